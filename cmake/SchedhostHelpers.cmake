@@ -1,0 +1,66 @@
+# Helpers so every schedhost target is declared the same way (STYLE.md).
+#
+#   schedhost_cc_library(NAME model SRCS a.cc b.cc DEPS fmt::fmt [PUBLIC_DEPS ...])
+#     -> static library schedhost_model, alias schedhost::model, include root = repo root.
+#   schedhost_cc_test(NAME model_test SRCS model_test.cc DEPS schedhost::model)
+#     -> GoogleTest binary registered with ctest (only when tests are built).
+#   schedhost_cc_binary(NAME schedctl SRCS main.cc DEPS ...)
+
+# Warnings, Werror and sanitizers travel on this INTERFACE target, never as global flags.
+add_library(schedhost_flags INTERFACE)
+add_library(schedhost::flags ALIAS schedhost_flags)
+target_compile_options(schedhost_flags INTERFACE -Wall -Wextra -Wno-missing-field-initializers)
+if(SCHEDHOST_WERROR)
+  target_compile_options(schedhost_flags INTERFACE -Werror)
+endif()
+if(SCHEDHOST_SANITIZE STREQUAL "address")
+  target_compile_options(schedhost_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                   -fno-sanitize-recover=undefined)
+  target_link_options(schedhost_flags INTERFACE -fsanitize=address,undefined)
+elseif(SCHEDHOST_SANITIZE STREQUAL "thread")
+  target_compile_options(schedhost_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  target_link_options(schedhost_flags INTERFACE -fsanitize=thread)
+elseif(NOT SCHEDHOST_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "SCHEDHOST_SANITIZE must be '', address or thread, not '${SCHEDHOST_SANITIZE}'")
+endif()
+if(SCHEDHOST_CLANG_TIDY)
+  find_program(SCHEDHOST_CLANG_TIDY_EXE NAMES clang-tidy-14 clang-tidy REQUIRED)
+endif()
+
+function(_schedhost_common target)
+  target_link_libraries(${target} PRIVATE schedhost::flags)
+  if(SCHEDHOST_CLANG_TIDY)
+    set_target_properties(${target} PROPERTIES CXX_CLANG_TIDY "${SCHEDHOST_CLANG_TIDY_EXE}")
+  endif()
+endfunction()
+
+function(schedhost_cc_library)
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
+  add_library(schedhost_${A_NAME} STATIC ${A_SRCS})
+  add_library(schedhost::${A_NAME} ALIAS schedhost_${A_NAME})
+  target_include_directories(schedhost_${A_NAME} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(schedhost_${A_NAME} PUBLIC ${A_PUBLIC_DEPS} ${A_DEPS})
+  set_target_properties(schedhost_${A_NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  _schedhost_common(schedhost_${A_NAME})
+endfunction()
+
+function(schedhost_cc_binary)
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_executable(${A_NAME} ${A_SRCS})
+  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS})
+  _schedhost_common(${A_NAME})
+endfunction()
+
+function(schedhost_cc_test)
+  if(NOT SCHEDHOST_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(A "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  add_executable(${A_NAME} ${A_SRCS})
+  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  _schedhost_common(${A_NAME})
+  set_target_properties(${A_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST
+                       PROPERTIES LABELS "${A_LABELS}"
+                       ENVIRONMENT "SCHEDHOST_PLUGIN_DIR=${SCHEDHOST_PLUGIN_OUTPUT_DIR};SCHEDHOST_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()

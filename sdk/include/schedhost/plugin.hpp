@@ -1,0 +1,955 @@
+// schedhost C++ plugin SDK: a header-only wrapper over the C ABI in plugin.h.
+//
+// A plugin is one class deriving from schedhost::Plugin and from the interface of each
+// extension point it implements. The SCHEDHOST_PLUGIN_LIBRARY macro exports the library's
+// entry symbol, writes its manifest, and turns every exception into an Error status, so no
+// C++ type or exception ever crosses the ABI.
+//
+//   class Hello final : public schedhost::Plugin, public schedhost::FilterPlugin {
+//    public:
+//     static constexpr std::string_view kName = "Hello";
+//     static constexpr std::string_view kVersion = "1.0.0";
+//     Hello(const schedhost::Host& host, const schedhost::Args& args) : Plugin(host) {}
+//     schedhost::Status Filter(const schedhost::CycleState&, const schedhost::Pod& pod,
+//                              const schedhost::NodeInfo& ni) override {
+//       if (ni.node().labels().Has(host().Intern("hello"))) return {};
+//       return schedhost::Status::Unschedulable("node(s) did not say hello");
+//     }
+//   };
+//   SCHEDHOST_PLUGIN_LIBRARY(Hello)
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace schedhost {
+
+// ---------------------------------------------------------------------------------------------
+// Basics
+// ---------------------------------------------------------------------------------------------
+
+/// Id is an interned string id (see schedhost_id).
+using Id = schedhost_id;
+
+/// ToStr views a std::string_view as an ABI string (no copy).
+inline schedhost_str ToStr(std::string_view s) noexcept { return {s.data(), s.size()}; }
+/// ToView views an ABI string as a std::string_view (no copy).
+inline std::string_view ToView(schedhost_str s) noexcept {
+  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
+}
+
+/// Code is the framework's status code.
+enum class Code : int32_t {
+  kSuccess = SCHEDHOST_SUCCESS,
+  kError = SCHEDHOST_ERROR,
+  kUnschedulable = SCHEDHOST_UNSCHEDULABLE,
+  kUnschedulableAndUnresolvable = SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE,
+  kWait = SCHEDHOST_WAIT,
+  kSkip = SCHEDHOST_SKIP,
+  kPending = SCHEDHOST_PENDING,
+};
+
+/// Status is an extension point's result: a code and the reasons behind it. Success carries no
+/// reasons and allocates nothing.
+class Status {
+ public:
+  Status() = default;
+  Status(Code code, std::vector<std::string> reasons) : code_(code), reasons_(std::move(reasons)) {}
+  Status(Code code, std::string reason) : code_(code) { reasons_.push_back(std::move(reason)); }
+
+  static Status Success() { return {}; }
+  static Status Error(std::string msg) { return {Code::kError, std::move(msg)}; }
+  static Status Unschedulable(std::string reason) { return {Code::kUnschedulable, std::move(reason)}; }
+  static Status UnschedulableAndUnresolvable(std::string reason) {
+    return {Code::kUnschedulableAndUnresolvable, std::move(reason)};
+  }
+  static Status Wait() { return Status(Code::kWait, std::vector<std::string>{}); }
+  static Status Skip() { return Status(Code::kSkip, std::vector<std::string>{}); }
+  static Status Pending(std::string reason) { return {Code::kPending, std::move(reason)}; }
+
+  Code code() const noexcept { return code_; }
+  bool ok() const noexcept { return code_ == Code::kSuccess; }
+  const std::vector<std::string>& reasons() const noexcept { return reasons_; }
+  /// AddReason appends one more reason (e.g. "Insufficient memory" after "Insufficient cpu").
+  Status& AddReason(std::string reason) {
+    reasons_.push_back(std::move(reason));
+    return *this;
+  }
+
+ private:
+  Code code_ = Code::kSuccess;
+  std::vector<std::string> reasons_;
+};
+
+/// ArgsError is thrown by Args accessors on a wrong type; create() reports it with its location.
+class ArgsError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Views
+// ---------------------------------------------------------------------------------------------
+
+/// Labels is a sorted label set of interned (key, value) ids.
+class Labels {
+ public:
+  Labels() = default;
+  explicit Labels(schedhost_labels raw) noexcept : raw_(raw) {}
+  std::span<const schedhost_label> items() const noexcept {
+    return raw_.len == 0 ? std::span<const schedhost_label>{}
+                         : std::span<const schedhost_label>{raw_.items, raw_.len};
+  }
+  size_t size() const noexcept { return raw_.len; }
+  bool empty() const noexcept { return raw_.len == 0; }
+  /// Get returns the value id under `key`, or nullopt.
+  std::optional<Id> Get(Id key) const noexcept {
+    auto s = items();
+    auto it = std::lower_bound(s.begin(), s.end(), key,
+                               [](const schedhost_label& l, Id k) { return l.key < k; });
+    if (it == s.end() || it->key != key) return std::nullopt;
+    return it->value;
+  }
+  bool Has(Id key) const noexcept { return Get(key).has_value(); }
+  schedhost_labels raw() const noexcept { return raw_; }
+
+ private:
+  schedhost_labels raw_{};
+};
+
+/// Resources is a sorted resource list (cpu in millicores, memory in bytes).
+class Resources {
+ public:
+  Resources() = default;
+  explicit Resources(schedhost_resources raw) noexcept : raw_(raw) {}
+  std::span<const schedhost_resource> items() const noexcept {
+    return raw_.len == 0 ? std::span<const schedhost_resource>{}
+                         : std::span<const schedhost_resource>{raw_.items, raw_.len};
+  }
+  /// Get returns the quantity of `name`, 0 when absent.
+  int64_t Get(Id name) const noexcept {
+    for (const auto& r : items()) {
+      if (r.name == name) return r.value;
+      if (r.name > name) break;
+    }
+    return 0;
+  }
+  bool Has(Id name) const noexcept {
+    for (const auto& r : items())
+      if (r.name == name) return true;
+    return false;
+  }
+
+ private:
+  schedhost_resources raw_{};
+};
+
+template <class T>
+std::span<const T> MakeSpan(const T* p, size_t n) noexcept {
+  return n == 0 ? std::span<const T>{} : std::span<const T>{p, n};
+}
+
+/// SelectorMatches tells whether `labels` satisfy a label selector (nil matches nothing).
+inline bool SelectorMatches(const schedhost_label_selector* sel, const Labels& labels) noexcept {
+  if (sel == nullptr) return false;
+  for (const auto& req : MakeSpan(sel->requirements, sel->len)) {
+    auto v = labels.Get(req.key);
+    auto values = MakeSpan(req.values, req.values_len);
+    bool in = v && std::find(values.begin(), values.end(), *v) != values.end();
+    switch (req.op) {
+      case SCHEDHOST_OP_IN:
+        if (!in) return false;
+        break;
+      case SCHEDHOST_OP_NOT_IN:
+        if (in) return false;
+        break;
+      case SCHEDHOST_OP_EXISTS:
+        if (!v) return false;
+        break;
+      case SCHEDHOST_OP_DOES_NOT_EXIST:
+        if (v) return false;
+        break;
+      default:
+        return false;  // Gt/Lt are not valid in label selectors
+    }
+  }
+  return true;
+}
+
+/// Node is a read-only view of a node.
+class Node {
+ public:
+  explicit Node(const schedhost_node_view* v) noexcept : v_(v) {}
+  std::string_view name() const noexcept { return ToView(v_->name); }
+  Id name_id() const noexcept { return v_->name_id; }
+  bool unschedulable() const noexcept { return v_->unschedulable != 0; }
+  Labels labels() const noexcept { return Labels(v_->labels); }
+  std::span<const schedhost_taint> taints() const noexcept { return MakeSpan(v_->taints, v_->taints_len); }
+  Resources allocatable() const noexcept { return Resources(v_->allocatable); }
+  Resources capacity() const noexcept { return Resources(v_->capacity); }
+  std::span<const schedhost_node_image> images() const noexcept {
+    return MakeSpan(v_->images, v_->images_len);
+  }
+  const schedhost_node_view* raw() const noexcept { return v_; }
+
+ private:
+  const schedhost_node_view* v_;
+};
+
+/// Pod is a read-only view of a pod, valid for the cycle that handed it out.
+class Pod {
+ public:
+  explicit Pod(const schedhost_pod_view* v) noexcept : v_(v) {}
+  std::string_view name() const noexcept { return ToView(v_->name); }
+  std::string_view namespace_name() const noexcept { return ToView(v_->namespace_name); }
+  Id namespace_id() const noexcept { return v_->namespace_id; }
+  std::string_view uid() const noexcept { return ToView(v_->uid); }
+  int32_t priority() const noexcept { return v_->priority; }
+  std::string_view scheduler_name() const noexcept { return ToView(v_->scheduler_name); }
+  std::string_view node_name() const noexcept { return ToView(v_->node_name); }
+  std::string_view nominated_node_name() const noexcept { return ToView(v_->nominated_node_name); }
+  int64_t creation_timestamp_ns() const noexcept { return v_->creation_timestamp_ns; }
+  Labels labels() const noexcept { return Labels(v_->labels); }
+  Labels node_selector() const noexcept { return Labels(v_->node_selector); }
+  const schedhost_affinity* affinity() const noexcept { return v_->affinity; }
+  std::span<const schedhost_toleration> tolerations() const noexcept {
+    return MakeSpan(v_->tolerations, v_->tolerations_len);
+  }
+  std::span<const schedhost_spread_constraint> spread_constraints() const noexcept {
+    return MakeSpan(v_->spread_constraints, v_->spread_constraints_len);
+  }
+  Resources requests() const noexcept { return Resources(v_->requests); }
+  int64_t non_zero_milli_cpu() const noexcept { return v_->non_zero_milli_cpu; }
+  int64_t non_zero_memory() const noexcept { return v_->non_zero_memory; }
+  std::span<const schedhost_host_port> host_ports() const noexcept {
+    return MakeSpan(v_->host_ports, v_->host_ports_len);
+  }
+  std::span<const schedhost_str> images() const noexcept { return MakeSpan(v_->images, v_->images_len); }
+  std::span<const schedhost_str> scheduling_gates() const noexcept {
+    return MakeSpan(v_->scheduling_gates, v_->scheduling_gates_len);
+  }
+  std::span<const schedhost_owner_ref> owner_refs() const noexcept {
+    return MakeSpan(v_->owner_refs, v_->owner_refs_len);
+  }
+  int32_t preemption_policy() const noexcept { return v_->preemption_policy; }
+  const schedhost_pod_view* raw() const noexcept { return v_; }
+
+ private:
+  const schedhost_pod_view* v_;
+};
+
+/// PodList iterates an array of pod view pointers as Pods.
+class PodList {
+ public:
+  PodList(const schedhost_pod_view* const* p, size_t n) noexcept : p_(p), n_(n) {}
+  size_t size() const noexcept { return n_; }
+  Pod operator[](size_t i) const noexcept { return Pod(p_[i]); }
+  struct Iterator {
+    const schedhost_pod_view* const* p;
+    Pod operator*() const noexcept { return Pod(*p); }
+    Iterator& operator++() noexcept { ++p; return *this; }
+    bool operator!=(const Iterator& o) const noexcept { return p != o.p; }
+  };
+  Iterator begin() const noexcept { return {p_}; }
+  Iterator end() const noexcept { return {p_ + n_}; }
+
+ private:
+  const schedhost_pod_view* const* p_;
+  size_t n_;
+};
+
+/// NodeInfo is a read-only view of a node with its pods and what they use.
+class NodeInfo {
+ public:
+  explicit NodeInfo(const schedhost_node_info_view* v) noexcept : v_(v) {}
+  Node node() const noexcept { return Node(v_->node); }
+  PodList pods() const noexcept { return {v_->pods, v_->pods_len}; }
+  PodList pods_with_affinity() const noexcept { return {v_->pods_with_affinity, v_->pods_with_affinity_len}; }
+  PodList pods_with_required_anti_affinity() const noexcept {
+    return {v_->pods_with_required_anti_affinity, v_->pods_with_required_anti_affinity_len};
+  }
+  Resources requested() const noexcept { return Resources(v_->requested); }
+  int64_t non_zero_requested_milli_cpu() const noexcept { return v_->non_zero_requested_milli_cpu; }
+  int64_t non_zero_requested_memory() const noexcept { return v_->non_zero_requested_memory; }
+  std::span<const schedhost_used_port> used_ports() const noexcept {
+    return MakeSpan(v_->used_ports, v_->used_ports_len);
+  }
+  std::span<const schedhost_image_state> image_states() const noexcept {
+    return MakeSpan(v_->image_states, v_->image_states_len);
+  }
+  uint64_t generation() const noexcept { return v_->generation; }
+  const schedhost_node_info_view* raw() const noexcept { return v_; }
+
+ private:
+  const schedhost_node_info_view* v_;
+};
+
+/// NodeInfoList iterates an array of node info view pointers (PreScore's feasible nodes).
+class NodeInfoList {
+ public:
+  NodeInfoList(const schedhost_node_info_view* const* p, size_t n) noexcept : p_(p), n_(n) {}
+  size_t size() const noexcept { return n_; }
+  NodeInfo operator[](size_t i) const noexcept { return NodeInfo(p_[i]); }
+
+ private:
+  const schedhost_node_info_view* const* p_;
+  size_t n_;
+};
+
+/// QueuedPod is a pod in the scheduling queue, as QueueSort sees it.
+class QueuedPod {
+ public:
+  explicit QueuedPod(const schedhost_queued_pod* q) noexcept : q_(q) {}
+  Pod pod() const noexcept { return Pod(q_->pod); }
+  int64_t timestamp_ns() const noexcept { return q_->timestamp_ns; }
+  int32_t attempts() const noexcept { return q_->attempts; }
+
+ private:
+  const schedhost_queued_pod* q_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The host
+// ---------------------------------------------------------------------------------------------
+
+/// Host is the framework handle of one plugin instance: interning, logging, the snapshot.
+class Host {
+ public:
+  Host(const schedhost_host_api* api, schedhost_host* host) noexcept : api_(api), host_(host) {}
+
+  const schedhost_host_api* api() const noexcept { return api_; }
+  schedhost_host* handle() const noexcept { return host_; }
+
+  Id Intern(std::string_view s) const noexcept { return api_->intern(host_, ToStr(s)); }
+  Id LookupId(std::string_view s) const noexcept { return api_->lookup_id(host_, ToStr(s)); }
+  std::string_view IdString(Id id) const noexcept { return ToView(api_->id_string(host_, id)); }
+
+  void Log(int32_t level, std::string_view msg) const noexcept { api_->log(host_, level, ToStr(msg)); }
+
+  size_t NodeCount() const noexcept { return api_->snapshot_node_count(host_); }
+  std::optional<NodeInfo> NodeAt(size_t i) const noexcept {
+    auto* v = api_->snapshot_node_at(host_, i);
+    return v ? std::optional<NodeInfo>(NodeInfo(v)) : std::nullopt;
+  }
+  std::optional<NodeInfo> GetNode(std::string_view name) const noexcept {
+    auto* v = api_->snapshot_get(host_, ToStr(name));
+    return v ? std::optional<NodeInfo>(NodeInfo(v)) : std::nullopt;
+  }
+  bool NodeSelectorTermMatches(const schedhost_node_selector_term& term, const Node& node) const noexcept {
+    return api_->node_selector_term_matches(host_, &term, node.raw()) != 0;
+  }
+
+ private:
+  const schedhost_host_api* api_;
+  schedhost_host* host_;
+};
+
+/// CycleState is the per-cycle storage shared by a profile's plugins, keyed by interned id.
+class CycleState {
+ public:
+  CycleState(const schedhost_host_api* api, const schedhost_cycle_state* s) noexcept
+      : api_(api), s_(const_cast<schedhost_cycle_state*>(s)) {}
+
+  /// Write stores `value` under `key`; copyable values are cloned for preemption simulation.
+  template <class V>
+  void Write(Id key, std::unique_ptr<V> value) {
+    schedhost_state_clone_fn clone = nullptr;
+    if constexpr (std::is_copy_constructible_v<V>) {
+      clone = [](const void* p) noexcept -> void* {
+        try {
+          return new V(*static_cast<const V*>(p));
+        } catch (...) {
+          return nullptr;
+        }
+      };
+    }
+    int32_t rc = api_->cycle_state_write(
+        s_, key, value.get(), [](void* p) noexcept { delete static_cast<V*>(p); }, clone);
+    if (rc != SCHEDHOST_OK) throw std::runtime_error("cycle_state_write failed");
+    value.release();
+  }
+  /// Read returns the value under `key`, or nullptr. The caller knows its type.
+  template <class V>
+  V* Read(Id key) const noexcept {
+    void* out = nullptr;
+    if (api_->cycle_state_read(s_, key, &out) != SCHEDHOST_OK) return nullptr;
+    return static_cast<V*>(out);
+  }
+  void Delete(Id key) noexcept { api_->cycle_state_delete(s_, key); }
+  schedhost_cycle_state* raw() const noexcept { return s_; }
+
+ private:
+  const schedhost_host_api* api_;
+  schedhost_cycle_state* s_;
+};
+
+/// Args reads a plugin's configuration tree (plugin_config.<Name>) with typed accessors.
+class Args {
+ public:
+  Args(const schedhost_host_api* api, const schedhost_config* node) noexcept : api_(api), node_(node) {}
+
+  bool present() const noexcept { return node_ != nullptr && api_->config_kind(node_) != SCHEDHOST_CONFIG_NONE; }
+  int32_t kind() const noexcept { return api_->config_kind(node_); }
+  /// operator[] returns the child under `key` (absent if this is not a table or lacks it).
+  Args operator[](std::string_view key) const noexcept {
+    return Args(api_, node_ ? api_->config_get(node_, ToStr(key)) : nullptr);
+  }
+  size_t size() const noexcept { return node_ ? api_->config_len(node_) : 0; }
+  /// At returns array element or table entry `i`; `key` receives the table key.
+  Args At(size_t i, std::string_view* key = nullptr) const noexcept {
+    schedhost_str k{};
+    auto* c = node_ ? api_->config_at(node_, i, &k) : nullptr;
+    if (key) *key = ToView(k);
+    return Args(api_, c);
+  }
+  std::string location() const { return node_ ? std::string(ToView(api_->config_location(node_))) : ""; }
+
+  int64_t Int(int64_t fallback) const {
+    if (!present()) return fallback;
+    int64_t v = 0;
+    if (api_->config_int(node_, &v) != SCHEDHOST_OK) Fail("an integer");
+    return v;
+  }
+  double Float(double fallback) const {
+    if (!present()) return fallback;
+    double v = 0;
+    if (api_->config_float(node_, &v) != SCHEDHOST_OK) Fail("a number");
+    return v;
+  }
+  bool Bool(bool fallback) const {
+    if (!present()) return fallback;
+    int32_t v = 0;
+    if (api_->config_bool(node_, &v) != SCHEDHOST_OK) Fail("a boolean");
+    return v != 0;
+  }
+  std::string String(std::string_view fallback) const {
+    if (!present()) return std::string(fallback);
+    schedhost_str v{};
+    if (api_->config_string(node_, &v) != SCHEDHOST_OK) Fail("a string");
+    return std::string(ToView(v));
+  }
+  /// Fail throws ArgsError naming this node's location and what was expected.
+  [[noreturn]] void Fail(std::string_view expected) const {
+    std::string loc = location();
+    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "expected " + std::string(expected));
+  }
+  const schedhost_config* raw() const noexcept { return node_; }
+
+ private:
+  const schedhost_host_api* api_;
+  const schedhost_config* node_;
+};
+
+/// NodeStatusMap is PostFilter's view of the per-node Filter statuses.
+class NodeStatusMap {
+ public:
+  NodeStatusMap(const schedhost_host_api* api, const schedhost_node_status_map* m) noexcept : api_(api), m_(m) {}
+  size_t size() const noexcept { return api_->node_status_count(m_); }
+  struct Entry {
+    std::string_view node_name;
+    Code code;
+    std::string_view message;
+  };
+  Entry At(size_t i) const noexcept {
+    schedhost_str n{}, msg{};
+    int32_t code = SCHEDHOST_ERROR;
+    api_->node_status_at(m_, i, &n, &code, &msg);
+    return {ToView(n), static_cast<Code>(code), ToView(msg)};
+  }
+  const schedhost_node_status_map* raw() const noexcept { return m_; }
+
+ private:
+  const schedhost_host_api* api_;
+  const schedhost_node_status_map* m_;
+};
+
+/// PreFilterResult restricts the nodes a pod's cycle considers (empty: all nodes).
+class PreFilterResult {
+ public:
+  PreFilterResult(const schedhost_host_api* api, schedhost_pre_filter_result* r) noexcept : api_(api), r_(r) {}
+  void SetNodes(std::span<const std::string_view> names) {
+    std::vector<schedhost_str> v;
+    v.reserve(names.size());
+    for (auto n : names) v.push_back(ToStr(n));
+    if (api_->pre_filter_result_set_nodes(r_, v.data(), v.size()) != SCHEDHOST_OK)
+      throw std::runtime_error("pre_filter_result_set_nodes failed");
+  }
+
+ private:
+  const schedhost_host_api* api_;
+  schedhost_pre_filter_result* r_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Plugin base and extension-point interfaces
+// ---------------------------------------------------------------------------------------------
+
+/// Plugin is the base of every plugin class: it keeps the instance's Host.
+class Plugin {
+ public:
+  explicit Plugin(const Host& host) noexcept : host_(host) {}
+  virtual ~Plugin() = default;
+  Plugin(const Plugin&) = delete;
+  Plugin& operator=(const Plugin&) = delete;
+  const Host& host() const noexcept { return host_; }
+
+ private:
+  Host host_;
+};
+
+/// PreEnqueuePlugin gates pods out of activeQ until it admits them (Success).
+class PreEnqueuePlugin {
+ public:
+  virtual ~PreEnqueuePlugin() = default;
+  virtual Status PreEnqueue(const Pod& pod) = 0;
+};
+
+/// QueueSortPlugin orders activeQ.
+class QueueSortPlugin {
+ public:
+  virtual ~QueueSortPlugin() = default;
+  virtual bool Less(const QueuedPod& a, const QueuedPod& b) = 0;
+};
+
+/// EnqueueExtensions names the cluster events that may make a rejected pod schedulable.
+class EnqueueExtensions {
+ public:
+  virtual ~EnqueueExtensions() = default;
+  /// The span must stay valid while the instance lives.
+  virtual std::span<const schedhost_event_registration> EventsToRegister() = 0;
+};
+
+/// PreFilterPlugin runs once per cycle before Filter.
+class PreFilterPlugin {
+ public:
+  virtual ~PreFilterPlugin() = default;
+  virtual Status PreFilter(CycleState& state, const Pod& pod, PreFilterResult& result) = 0;
+};
+
+/// PreFilterExtensions updates PreFilter state when a pod is added to or removed from a node.
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const Pod& pod, const Pod& to_add, const NodeInfo& ni) = 0;
+  virtual Status RemovePod(CycleState& state, const Pod& pod, const Pod& to_remove, const NodeInfo& ni) = 0;
+};
+
+/// FilterPlugin decides whether a pod fits a node; runs concurrently across nodes.
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual Status Filter(const CycleState& state, const Pod& pod, const NodeInfo& ni) = 0;
+};
+
+/// PostFilterPlugin runs when no node fits; may nominate a node.
+class PostFilterPlugin {
+ public:
+  virtual ~PostFilterPlugin() = default;
+  virtual Status PostFilter(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                            std::string& nominated_node) = 0;
+};
+
+/// PreScorePlugin runs once per cycle before Score with the feasible nodes.
+class PreScorePlugin {
+ public:
+  virtual ~PreScorePlugin() = default;
+  virtual Status PreScore(CycleState& state, const Pod& pod, const NodeInfoList& nodes) = 0;
+};
+
+/// ScorePlugin ranks a feasible node; runs concurrently across nodes.
+class ScorePlugin {
+ public:
+  virtual ~ScorePlugin() = default;
+  virtual Status Score(const CycleState& state, const Pod& pod, const NodeInfo& ni, int64_t& score) = 0;
+};
+
+/// ScoreExtensions normalises a Score plugin's scores into [0, 100].
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  virtual Status NormalizeScore(const CycleState& state, const Pod& pod,
+                                std::span<schedhost_node_score> scores) = 0;
+};
+
+/// ReservePlugin reserves per-node resources once a node is chosen; Unreserve undoes it.
+class ReservePlugin {
+ public:
+  virtual ~ReservePlugin() = default;
+  virtual Status Reserve(CycleState& state, const Pod& pod, std::string_view node) = 0;
+  virtual void Unreserve(CycleState& state, const Pod& pod, std::string_view node) = 0;
+};
+
+/// PermitPlugin approves, rejects or delays (Wait with a timeout) the binding.
+class PermitPlugin {
+ public:
+  virtual ~PermitPlugin() = default;
+  virtual Status Permit(CycleState& state, const Pod& pod, std::string_view node,
+                        std::chrono::nanoseconds& timeout) = 0;
+};
+
+/// PreBindPlugin runs before Bind.
+class PreBindPlugin {
+ public:
+  virtual ~PreBindPlugin() = default;
+  virtual Status PreBind(CycleState& state, const Pod& pod, std::string_view node) = 0;
+};
+
+/// BindPlugin binds the pod; Skip lets the next binder try.
+class BindPlugin {
+ public:
+  virtual ~BindPlugin() = default;
+  virtual Status Bind(CycleState& state, const Pod& pod, std::string_view node) = 0;
+};
+
+/// PostBindPlugin is told about a successful binding.
+class PostBindPlugin {
+ public:
+  virtual ~PostBindPlugin() = default;
+  virtual void PostBind(CycleState& state, const Pod& pod, std::string_view node) = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Glue: descriptors, manifest, entry symbol
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+inline const schedhost_host_api*& LibraryApi() noexcept {
+  static const schedhost_host_api* api = nullptr;
+  return api;
+}
+
+inline int32_t Report(schedhost_status* st, const Status& s) noexcept {
+  const auto* api = LibraryApi();
+  if (api != nullptr && st != nullptr) {
+    for (const auto& r : s.reasons()) api->status_add_reason(st, ToStr(r));
+  }
+  return static_cast<int32_t>(s.code());
+}
+
+inline int32_t ReportException(schedhost_status* st) noexcept {
+  const auto* api = LibraryApi();
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    if (api && st) api->status_add_reason(st, ToStr(e.what()));
+  } catch (...) {
+    if (api && st) api->status_add_reason(st, ToStr("unknown exception thrown by plugin"));
+  }
+  return SCHEDHOST_ERROR;
+}
+
+template <class T>
+struct Instance {
+  // Every trampoline casts the instance pointer back to T; qualified calls are not virtual.
+  static T* Of(void* p) noexcept { return static_cast<T*>(p); }
+};
+
+template <class T>
+int32_t Create(const schedhost_host_api* api, schedhost_host* host, const schedhost_config* args,
+               void** out, schedhost_status* st) noexcept {
+  try {
+    *out = new T(Host(api, host), Args(api, args));
+    return SCHEDHOST_SUCCESS;
+  } catch (...) {
+    return ReportException(st);
+  }
+}
+
+template <class T>
+void Destroy(void* p) noexcept {
+  delete static_cast<T*>(p);
+}
+
+template <class T>
+constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
+  schedhost_plugin_descriptor d{};
+  d.struct_size = sizeof(schedhost_plugin_descriptor);
+  d.name = {T::kName.data(), T::kName.size()};
+  d.version = {T::kVersion.data(), T::kVersion.size()};
+  d.create = &Create<T>;
+  d.destroy = &Destroy<T>;
+  if constexpr (std::is_base_of_v<PreEnqueuePlugin, T>) {
+    d.pre_enqueue = [](void* i, const schedhost_pod_view* pod, schedhost_status* st) noexcept -> int32_t {
+      try {
+        return Report(st, Instance<T>::Of(i)->T::PreEnqueue(Pod(pod)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<QueueSortPlugin, T>) {
+    d.queue_sort_less = [](void* i, const schedhost_queued_pod* a, const schedhost_queued_pod* b) noexcept -> int32_t {
+      try {
+        return Instance<T>::Of(i)->T::Less(QueuedPod(a), QueuedPod(b)) ? 1 : 0;
+      } catch (...) {
+        return 0;
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<EnqueueExtensions, T>) {
+    d.events_to_register = [](void* i, const schedhost_event_registration** out, size_t* n) noexcept -> int32_t {
+      try {
+        auto s = Instance<T>::Of(i)->T::EventsToRegister();
+        *out = s.data();
+        *n = s.size();
+        return SCHEDHOST_SUCCESS;
+      } catch (...) {
+        *out = nullptr;
+        *n = 0;
+        return SCHEDHOST_ERROR;
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PreFilterPlugin, T>) {
+    d.pre_filter = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                      schedhost_pre_filter_result* r, schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        PreFilterResult result(LibraryApi(), r);
+        return Report(st, Instance<T>::Of(i)->T::PreFilter(state, Pod(pod), result));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PreFilterExtensions, T>) {
+    d.pre_filter_add_pod = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                              const schedhost_pod_view* add, const schedhost_node_info_view* ni,
+                              schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::AddPod(state, Pod(pod), Pod(add), NodeInfo(ni)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+    d.pre_filter_remove_pod = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                                 const schedhost_pod_view* rm, const schedhost_node_info_view* ni,
+                                 schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::RemovePod(state, Pod(pod), Pod(rm), NodeInfo(ni)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<FilterPlugin, T>) {
+    d.filter = [](void* i, const schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                  const schedhost_node_info_view* ni, schedhost_status* st) noexcept -> int32_t {
+      try {
+        const CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::Filter(state, Pod(pod), NodeInfo(ni)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PostFilterPlugin, T>) {
+    d.post_filter = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                       const schedhost_node_status_map* m, schedhost_post_filter_result* r,
+                       schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        std::string nominated;
+        Status s = Instance<T>::Of(i)->T::PostFilter(state, Pod(pod), NodeStatusMap(LibraryApi(), m), nominated);
+        if (!nominated.empty()) LibraryApi()->post_filter_result_set_nominated_node(r, ToStr(nominated));
+        return Report(st, s);
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PreScorePlugin, T>) {
+    d.pre_score = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                     const schedhost_node_info_view* const* nodes, size_t n,
+                     schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::PreScore(state, Pod(pod), NodeInfoList(nodes, n)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<ScorePlugin, T>) {
+    d.score = [](void* i, const schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                 const schedhost_node_info_view* ni, int64_t* score, schedhost_status* st) noexcept -> int32_t {
+      try {
+        const CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::Score(state, Pod(pod), NodeInfo(ni), *score));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<ScoreExtensions, T>) {
+    d.normalize_score = [](void* i, const schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                           schedhost_node_score* scores, size_t n, schedhost_status* st) noexcept -> int32_t {
+      try {
+        const CycleState state(LibraryApi(), cs);
+        std::span<schedhost_node_score> s = n == 0 ? std::span<schedhost_node_score>{}
+                                                   : std::span<schedhost_node_score>{scores, n};
+        return Report(st, Instance<T>::Of(i)->T::NormalizeScore(state, Pod(pod), s));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<ReservePlugin, T>) {
+    d.reserve = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
+                   schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::Reserve(state, Pod(pod), ToView(node)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+    d.unreserve = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                     schedhost_str node) noexcept {
+      try {
+        CycleState state(LibraryApi(), cs);
+        Instance<T>::Of(i)->T::Unreserve(state, Pod(pod), ToView(node));
+      } catch (...) {
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PermitPlugin, T>) {
+    d.permit = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
+                  int64_t* timeout_ns, schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        std::chrono::nanoseconds timeout{0};
+        Status s = Instance<T>::Of(i)->T::Permit(state, Pod(pod), ToView(node), timeout);
+        *timeout_ns = timeout.count();
+        return Report(st, s);
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PreBindPlugin, T>) {
+    d.pre_bind = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
+                    schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::PreBind(state, Pod(pod), ToView(node)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<BindPlugin, T>) {
+    d.bind = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
+                schedhost_status* st) noexcept -> int32_t {
+      try {
+        CycleState state(LibraryApi(), cs);
+        return Report(st, Instance<T>::Of(i)->T::Bind(state, Pod(pod), ToView(node)));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+  }
+  if constexpr (std::is_base_of_v<PostBindPlugin, T>) {
+    d.post_bind = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                     schedhost_str node) noexcept {
+      try {
+        CycleState state(LibraryApi(), cs);
+        Instance<T>::Of(i)->T::PostBind(state, Pod(pod), ToView(node));
+      } catch (...) {
+      }
+    };
+  }
+  return d;
+}
+
+template <class... P>
+consteval size_t ManifestSize(std::string_view header) {
+  size_t n = header.size() + 1;  // trailing NUL
+  ((n += std::string_view("plugin ").size() + P::kName.size() + 1 + P::kVersion.size() + 1), ...);
+  return n;
+}
+
+template <size_t N, class... P>
+consteval std::array<char, N> MakeManifest(std::string_view header) {
+  std::array<char, N> out{};
+  size_t pos = 0;
+  auto put = [&](std::string_view s) {
+    for (char c : s) out[pos++] = c;
+  };
+  put(header);
+  ((put("plugin "), put(P::kName), put(" "), put(P::kVersion), put("\n")), ...);
+  out[pos] = '\0';
+  return out;
+}
+
+#ifndef SCHEDHOST_MIN_HOST_ABI_MINOR
+#define SCHEDHOST_MIN_HOST_ABI_MINOR 0
+#endif
+
+inline constexpr std::string_view kSdkVersion = SCHEDHOST_SDK_VERSION;
+
+template <class... P>
+int32_t Negotiate(schedhost_library_negotiation* io) noexcept {
+  static constexpr schedhost_plugin_descriptor kDescriptors[] = {MakeDescriptor<P>()...};
+  static constexpr auto kTable = [] {
+    std::array<const schedhost_plugin_descriptor*, sizeof...(P)> t{};
+    for (size_t i = 0; i < t.size(); ++i) t[i] = &kDescriptors[i];
+    return t;
+  }();
+  if (io == nullptr) return 1;
+  const size_t need = offsetof(schedhost_library_negotiation, error) + sizeof(io->error);
+  if (io->struct_size < need) return 1;
+  io->plugin_abi_major = SCHEDHOST_ABI_MAJOR;
+  io->plugin_abi_minor = SCHEDHOST_ABI_MINOR;
+  io->min_host_abi_minor = SCHEDHOST_MIN_HOST_ABI_MINOR;
+  io->sdk_version = ToStr(kSdkVersion);
+  if (io->host_abi_major != SCHEDHOST_ABI_MAJOR) {
+    io->error = ToStr("plugin library was built for another ABI major");
+    return 1;
+  }
+  if (io->api == nullptr || io->api->struct_size < offsetof(schedhost_host_api, find_candidates)) {
+    io->error = ToStr("host API table is missing or too small");
+    return 1;
+  }
+  LibraryApi() = io->api;
+  io->plugins = kTable.data();
+  io->plugins_len = sizeof...(P);
+  return 0;
+}
+
+}  // namespace detail
+}  // namespace schedhost
+
+/// SCHEDHOST_PLUGIN_LIBRARY(A, B, ...) exports the library's entry symbol for plugin classes
+/// A, B, ... and embeds its manifest. Use it once per library, at namespace scope.
+#define SCHEDHOST_PLUGIN_LIBRARY(...)                                                            \
+  namespace schedhost_library_ {                                                                 \
+  inline constexpr std::string_view kHeader =                                                    \
+      SCHEDHOST_MANIFEST_HEADER(SCHEDHOST_MIN_HOST_ABI_MINOR);                                   \
+  __attribute__((section(SCHEDHOST_MANIFEST_SECTION), used)) constexpr auto kManifest =          \
+      ::schedhost::detail::MakeManifest<::schedhost::detail::ManifestSize<__VA_ARGS__>(kHeader), \
+                                        __VA_ARGS__>(kHeader);                                   \
+  }                                                                                              \
+  extern "C" SCHEDHOST_EXPORT int32_t schedhost_plugin_library_v1(                              \
+      schedhost_library_negotiation* io) noexcept {                                              \
+    return ::schedhost::detail::Negotiate<__VA_ARGS__>(io);                                      \
+  }
