@@ -1,0 +1,183 @@
+#include "host/cache/node_info.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+
+namespace schedhost::cache {
+
+namespace {
+
+std::atomic<uint64_t> g_generation{0};
+
+// AddResources adds `add` (sorted by id) into `into` (sorted by id), keeping it sorted.
+void AddResources(std::vector<schedhost_resource>& into, schedhost_resources add, int sign) {
+  for (size_t i = 0; i < add.len; ++i) {
+    const auto& r = add.items[i];
+    auto it = std::lower_bound(into.begin(), into.end(), r.name,
+                               [](const schedhost_resource& a, schedhost_id n) { return a.name < n; });
+    if (it != into.end() && it->name == r.name) {
+      it->value += sign * r.value;
+    } else {
+      schedhost_resource nr{};
+      nr.name = r.name;
+      nr.value = sign * r.value;
+      into.insert(it, nr);
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t NextGeneration() { return g_generation.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+bool HasAffinity(const schedhost_pod_view& pod) {
+  const schedhost_affinity* a = pod.affinity;
+  if (a == nullptr) return false;
+  return a->pod_affinity.required_len > 0 || a->pod_affinity.preferred_len > 0 ||
+         a->pod_anti_affinity.required_len > 0 || a->pod_anti_affinity.preferred_len > 0;
+}
+
+bool HasRequiredAntiAffinity(const schedhost_pod_view& pod) {
+  return pod.affinity != nullptr && pod.affinity->pod_anti_affinity.required_len > 0;
+}
+
+NodeInfo::NodeInfo() {
+  generation_ = NextGeneration();
+  RefreshView();
+}
+
+NodeInfo::NodeInfo(std::shared_ptr<const model::Node> node) : node_(std::move(node)) {
+  generation_ = NextGeneration();
+  RefreshView();
+}
+
+NodeInfo::NodeInfo(const NodeInfo& other)
+    : node_(other.node_),
+      pods_(other.pods_),
+      pod_views_(other.pod_views_),
+      affinity_views_(other.affinity_views_),
+      anti_affinity_views_(other.anti_affinity_views_),
+      requested_(other.requested_),
+      non_zero_cpu_(other.non_zero_cpu_),
+      non_zero_memory_(other.non_zero_memory_),
+      used_ports_(other.used_ports_),
+      image_states_(other.image_states_),
+      generation_(other.generation_) {
+  RefreshView();
+}
+
+NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
+  if (this == &other) return *this;
+  node_ = other.node_;
+  pods_ = other.pods_;
+  pod_views_ = other.pod_views_;
+  affinity_views_ = other.affinity_views_;
+  anti_affinity_views_ = other.anti_affinity_views_;
+  requested_ = other.requested_;
+  non_zero_cpu_ = other.non_zero_cpu_;
+  non_zero_memory_ = other.non_zero_memory_;
+  used_ports_ = other.used_ports_;
+  image_states_ = other.image_states_;
+  generation_ = other.generation_;
+  RefreshView();
+  return *this;
+}
+
+void NodeInfo::SetNode(std::shared_ptr<const model::Node> node) {
+  node_ = std::move(node);
+  generation_ = NextGeneration();
+  RefreshView();
+}
+
+void NodeInfo::AddPod(std::shared_ptr<const model::Pod> pod) {
+  const schedhost_pod_view* v = pod->view();
+  pods_.push_back(std::move(pod));
+  pod_views_.push_back(v);
+  if (HasAffinity(*v)) affinity_views_.push_back(v);
+  if (HasRequiredAntiAffinity(*v)) anti_affinity_views_.push_back(v);
+  AddResources(requested_, v->requests, +1);
+  non_zero_cpu_ += v->non_zero_milli_cpu;
+  non_zero_memory_ += v->non_zero_memory;
+  for (size_t i = 0; i < v->host_ports_len; ++i) {
+    const auto& hp = v->host_ports[i];
+    used_ports_.push_back(schedhost_used_port{hp.protocol, hp.port, hp.host_ip});
+  }
+  generation_ = NextGeneration();
+  RefreshView();
+}
+
+bool NodeInfo::RemovePod(std::string_view uid) {
+  auto it = std::find_if(pods_.begin(), pods_.end(),
+                         [&](const auto& p) { return p->uid() == uid; });
+  if (it == pods_.end()) return false;
+  pods_.erase(it);
+  Recompute();
+  generation_ = NextGeneration();
+  RefreshView();
+  return true;
+}
+
+void NodeInfo::SetImageStates(std::vector<schedhost_image_state> states) {
+  image_states_ = std::move(states);
+  RefreshView();
+}
+
+int64_t NodeInfo::Requested(schedhost_id resource) const {
+  for (const auto& r : requested_) {
+    if (r.name == resource) return r.value;
+  }
+  return 0;
+}
+
+void NodeInfo::Recompute() {
+  pod_views_.clear();
+  affinity_views_.clear();
+  anti_affinity_views_.clear();
+  requested_.clear();
+  used_ports_.clear();
+  non_zero_cpu_ = 0;
+  non_zero_memory_ = 0;
+  for (const auto& pod : pods_) {
+    const schedhost_pod_view* v = pod->view();
+    pod_views_.push_back(v);
+    if (HasAffinity(*v)) affinity_views_.push_back(v);
+    if (HasRequiredAntiAffinity(*v)) anti_affinity_views_.push_back(v);
+    AddResources(requested_, v->requests, +1);
+    non_zero_cpu_ += v->non_zero_milli_cpu;
+    non_zero_memory_ += v->non_zero_memory;
+    for (size_t i = 0; i < v->host_ports_len; ++i) {
+      const auto& hp = v->host_ports[i];
+      used_ports_.push_back(schedhost_used_port{hp.protocol, hp.port, hp.host_ip});
+    }
+  }
+}
+
+void NodeInfo::RefreshView() {
+  schedhost_node_info_view& v = holder_.view;
+  v = schedhost_node_info_view{};
+  v.struct_size = sizeof(schedhost_node_info_view);
+  v.node = node_ ? node_->view() : nullptr;
+  v.pods = pod_views_.data();
+  v.pods_len = pod_views_.size();
+  v.pods_with_affinity = affinity_views_.data();
+  v.pods_with_affinity_len = affinity_views_.size();
+  v.pods_with_required_anti_affinity = anti_affinity_views_.data();
+  v.pods_with_required_anti_affinity_len = anti_affinity_views_.size();
+  v.requested = schedhost_resources{requested_.data(), requested_.size()};
+  v.non_zero_requested_milli_cpu = non_zero_cpu_;
+  v.non_zero_requested_memory = non_zero_memory_;
+  v.used_ports = used_ports_.data();
+  v.used_ports_len = used_ports_.size();
+  v.image_states = image_states_.data();
+  v.image_states_len = image_states_.size();
+  v.generation = generation_;
+  holder_.owner = this;
+}
+
+const NodeInfo* NodeInfo::FromView(const schedhost_node_info_view* v) {
+  static_assert(offsetof(Holder, view) == 0);
+  return v == nullptr ? nullptr : reinterpret_cast<const Holder*>(v)->owner;
+}
+
+}  // namespace schedhost::cache

@@ -1,0 +1,83 @@
+// NodeInfo: one node with the pods placed on it and what they use, aggregated for plugins.
+//
+// A NodeInfo keeps a ready schedhost_node_info_view pointing into its own arrays, so handing it
+// to a plugin costs nothing. Every mutation (AddPod, RemovePod, SetNode) bumps the generation and
+// refreshes the view. Copies rebuild their own view (they never share pointers with the source).
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "host/model/node.h"
+#include "host/model/pod.h"
+
+namespace schedhost::cache {
+
+/// NextGeneration returns a process-wide, strictly increasing generation number.
+uint64_t NextGeneration();
+
+/// NodeInfo aggregates a node and its pods; not thread-safe for mutation, safe to read
+/// concurrently once built.
+class NodeInfo {
+ public:
+  NodeInfo();
+  explicit NodeInfo(std::shared_ptr<const model::Node> node);
+  NodeInfo(const NodeInfo& other);
+  NodeInfo& operator=(const NodeInfo& other);
+  NodeInfo(NodeInfo&&) = delete;
+  NodeInfo& operator=(NodeInfo&&) = delete;
+
+  /// SetNode replaces the node object (keeps the pods).
+  void SetNode(std::shared_ptr<const model::Node> node);
+  /// AddPod places a pod on this node and adds what it uses.
+  void AddPod(std::shared_ptr<const model::Pod> pod);
+  /// RemovePod removes the pod with the same uid; returns false when it was not here.
+  bool RemovePod(std::string_view uid);
+  /// SetImageStates replaces the cluster-wide image summaries (sorted by name) for this node.
+  void SetImageStates(std::vector<schedhost_image_state> states);
+
+  const model::Node* node() const { return node_.get(); }
+  const std::shared_ptr<const model::Node>& node_ptr() const { return node_; }
+  const std::vector<std::shared_ptr<const model::Pod>>& pods() const { return pods_; }
+  uint64_t generation() const { return generation_; }
+  /// requested returns the summed effective requests of the pods, sorted by resource id.
+  const std::vector<schedhost_resource>& requested() const { return requested_; }
+  int64_t Requested(schedhost_id resource) const;
+
+  /// view returns the ABI view; valid until the next mutation of this NodeInfo.
+  const schedhost_node_info_view* view() const { return &holder_.view; }
+  /// FromView maps a view handed out by view() back to its NodeInfo.
+  static const NodeInfo* FromView(const schedhost_node_info_view* v);
+
+ private:
+  struct Holder {
+    schedhost_node_info_view view;  // first member: FromView relies on it
+    const NodeInfo* owner;
+  };
+  void Recompute();
+  void RefreshView();
+
+  std::shared_ptr<const model::Node> node_;
+  std::vector<std::shared_ptr<const model::Pod>> pods_;
+  std::vector<const schedhost_pod_view*> pod_views_;
+  std::vector<const schedhost_pod_view*> affinity_views_;
+  std::vector<const schedhost_pod_view*> anti_affinity_views_;
+  std::vector<schedhost_resource> requested_;
+  int64_t non_zero_cpu_ = 0;
+  int64_t non_zero_memory_ = 0;
+  std::vector<schedhost_used_port> used_ports_;
+  std::vector<schedhost_image_state> image_states_;
+  uint64_t generation_ = 0;
+  Holder holder_{};
+};
+
+/// HasAffinity tells whether a pod has pod affinity or anti-affinity terms of any kind.
+bool HasAffinity(const schedhost_pod_view& pod);
+/// HasRequiredAntiAffinity tells whether a pod has required anti-affinity terms.
+bool HasRequiredAntiAffinity(const schedhost_pod_view& pod);
+
+}  // namespace schedhost::cache

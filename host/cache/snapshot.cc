@@ -1,0 +1,111 @@
+#include "host/cache/snapshot.h"
+
+#include <algorithm>
+#include <map>
+
+namespace schedhost::cache {
+
+std::string NormalizedImageName(std::string_view name) {
+  // A tag follows the last ':' after the last '/', a digest follows '@'.
+  std::string out(name);
+  if (out.find('@') != std::string::npos) return out;
+  size_t slash = out.rfind('/');
+  size_t colon = out.rfind(':');
+  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) out += ":latest";
+  return out;
+}
+
+const NodeInfo* Snapshot::Get(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : infos_[it->second].get();
+}
+
+std::unique_ptr<Snapshot> Snapshot::Build(
+    const std::vector<std::shared_ptr<const model::Node>>& nodes,
+    const std::vector<std::shared_ptr<const model::Pod>>& pods) {
+  auto snap = std::make_unique<Snapshot>();
+  std::unordered_map<std::string_view, NodeInfo*> by_name;
+  for (const auto& n : nodes) {
+    snap->infos_.push_back(std::make_unique<NodeInfo>(n));
+    by_name[snap->infos_.back()->node()->name()] = snap->infos_.back().get();
+  }
+  for (const auto& p : pods) {
+    auto it = by_name.find(p->node_name());
+    if (p->node_name().empty() || it == by_name.end()) {
+      ++snap->ignored_pods_;
+      continue;
+    }
+    it->second->AddPod(p);
+  }
+  snap->Index();
+  return snap;
+}
+
+std::unique_ptr<Snapshot> Snapshot::FromNodeInfos(const std::vector<const NodeInfo*>& infos) {
+  auto snap = std::make_unique<Snapshot>();
+  for (const NodeInfo* ni : infos) snap->infos_.push_back(std::make_unique<NodeInfo>(*ni));
+  snap->Index();
+  return snap;
+}
+
+void Snapshot::Index() {
+  // Image summaries: size and how many nodes hold each normalised image name.
+  struct Summary {
+    int64_t size = 0;
+    int32_t nodes = 0;
+  };
+  std::map<std::string, Summary> images;
+  std::vector<std::vector<std::string>> per_node(infos_.size());
+  for (size_t i = 0; i < infos_.size(); ++i) {
+    const model::Node* node = infos_[i]->node();
+    if (node == nullptr) continue;
+    const schedhost_node_view* nv = node->view();
+    for (size_t k = 0; k < nv->images_len; ++k) {
+      const auto& img = nv->images[k];
+      for (size_t j = 0; j < img.names_len; ++j) {
+        std::string n = NormalizedImageName(std::string_view(img.names[j].data, img.names[j].len));
+        if (std::find(per_node[i].begin(), per_node[i].end(), n) != per_node[i].end()) continue;
+        auto& s = images[n];
+        s.size = img.size_bytes;
+        s.nodes += 1;
+        per_node[i].push_back(std::move(n));
+      }
+    }
+  }
+  image_names_.clear();
+  image_names_.reserve(images.size());
+  std::map<std::string_view, size_t> name_index;
+  for (const auto& [name, s] : images) {
+    name_index[name] = image_names_.size();
+    image_names_.push_back(name);
+  }
+  views_.clear();
+  with_affinity_.clear();
+  with_anti_affinity_.clear();
+  by_name_.clear();
+  for (size_t i = 0; i < infos_.size(); ++i) {
+    std::vector<schedhost_image_state> states;
+    for (const auto& n : per_node[i]) {
+      const std::string& stored = image_names_[name_index[n]];
+      const Summary& s = images[n];
+      schedhost_image_state st{};
+      st.name = schedhost_str{stored.data(), stored.size()};
+      st.size_bytes = s.size;
+      st.num_nodes = s.nodes;
+      states.push_back(st);
+    }
+    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+      return std::string_view(a.name.data, a.name.len) < std::string_view(b.name.data, b.name.len);
+    });
+    if (!states.empty() || infos_[i]->view()->image_states_len != 0) {
+      infos_[i]->SetImageStates(std::move(states));
+    }
+    const schedhost_node_info_view* v = infos_[i]->view();
+    views_.push_back(v);
+    if (v->pods_with_affinity_len > 0) with_affinity_.push_back(v);
+    if (v->pods_with_required_anti_affinity_len > 0) with_anti_affinity_.push_back(v);
+    if (infos_[i]->node() != nullptr) by_name_[infos_[i]->node()->name()] = i;
+  }
+}
+
+}  // namespace schedhost::cache

@@ -1,0 +1,62 @@
+// CycleState: per-cycle key/value storage shared by one profile's plugins.
+//
+// Keys are interned ids (plugins intern their key once at creation), so a read in Filter is a
+// scan of a few entries rather than a string-map lookup. Values are plugin-owned blobs with
+// destroy and clone callbacks from the plugin. Writes happen only in single-threaded phases
+// (PreFilter, PreScore, Reserve, Permit); concurrent reads are safe (ABI contract, plugin.h).
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace schedhost::framework {
+
+/// CycleState holds plugin values and the host's per-cycle skip sets.
+class CycleState {
+ public:
+  CycleState() = default;
+  ~CycleState();
+  CycleState(const CycleState&) = delete;
+  CycleState& operator=(const CycleState&) = delete;
+
+  /// Write stores `data` under `key`, destroying any previous value.
+  void Write(schedhost_id key, void* data, schedhost_state_destroy_fn destroy,
+             schedhost_state_clone_fn clone);
+  /// Read returns the value under `key` or nullptr (also when the stored value is nullptr).
+  bool Read(schedhost_id key, void** out) const;
+  /// Delete destroys the value under `key`, if any.
+  void Delete(schedhost_id key);
+  /// Clone copies every value that has a clone callback (others are left out) and the skip sets.
+  std::unique_ptr<CycleState> Clone() const;
+
+  /// Plugins whose PreFilter returned Skip: their Filter does not run this cycle.
+  std::unordered_set<std::string> skip_filter_plugins;
+  /// Plugins whose PreScore returned Skip: their Score does not run this cycle.
+  std::unordered_set<std::string> skip_score_plugins;
+  /// Whether reasons from every Filter plugin are collected (diagnostics, explain).
+  bool run_all_filters = false;
+
+  schedhost_cycle_state* abi() { return reinterpret_cast<schedhost_cycle_state*>(this); }
+  const schedhost_cycle_state* abi() const {
+    return reinterpret_cast<const schedhost_cycle_state*>(this);
+  }
+  static CycleState* From(schedhost_cycle_state* s) { return reinterpret_cast<CycleState*>(s); }
+  static const CycleState* From(const schedhost_cycle_state* s) {
+    return reinterpret_cast<const CycleState*>(s);
+  }
+
+ private:
+  struct Entry {
+    schedhost_id key;
+    void* data;
+    schedhost_state_destroy_fn destroy;
+    schedhost_state_clone_fn clone;
+  };
+  std::vector<Entry> entries_;
+};
+
+}  // namespace schedhost::framework

@@ -1,0 +1,175 @@
+// Framework: one profile's runtime — its plugin instances, the per-extension-point lists built
+// from config, and the runners that call plugins with upstream kube-scheduler's semantics.
+//
+//   auto fw = Framework::Build(expanded_profile, registry, options);   // throws FrameworkError
+//   fw->SetSnapshot(snapshot.get());
+//   CycleState state;
+//   auto [pre, status] = fw->RunPreFilterPlugins(state, pod);
+//   Status s = fw->RunFilterPlugins(state, pod, node_info_view);
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "host/cache/snapshot.h"
+#include "host/config/config.h"
+#include "host/config/point.h"
+#include "host/framework/cycle_state.h"
+#include "host/framework/parallel.h"
+#include "host/framework/status.h"
+#include "host/loader/loader.h"
+
+namespace schedhost::framework {
+
+class Framework;
+
+/// FrameworkError reports why a profile could not be built (names the profile and plugin).
+class FrameworkError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// PluginInstance is one created plugin of a profile; it keeps its library loaded.
+struct PluginInstance;
+
+/// PluginRef is a plugin enabled at one extension point, with its weight (Score only).
+struct PluginRef {
+  PluginInstance* plugin = nullptr;
+  int64_t weight = 1;
+};
+
+/// PreFilterResult is the node subset PreFilter plugins agreed on; nullopt means all nodes.
+using NodeNameSet = std::optional<std::unordered_set<std::string>>;
+
+/// NodeScore is a node's weighted total and the per-plugin scores behind it (for explain).
+struct NodeScore {
+  const schedhost_node_info_view* node_info = nullptr;
+  int64_t total = 0;
+  std::vector<int64_t> raw;       // per score plugin, before normalisation
+  std::vector<int64_t> weighted;  // per score plugin, normalised times weight
+};
+
+/// PermitResult is RunPermitPlugins' aggregate: Success, Wait with per-plugin timeouts, or a
+/// rejection/error status.
+struct PermitResult {
+  Status status;
+  std::vector<std::pair<std::string, std::chrono::nanoseconds>> waits;  // plugin -> timeout
+};
+
+/// Options are the host settings a framework needs.
+struct FrameworkOptions {
+  std::shared_ptr<Parallelizer> parallelizer;
+  int32_t percentage_of_nodes_to_score = 0;  // 0: upstream's adaptive default
+};
+
+/// Framework runs one profile. Build and destruction happen on the control thread; the Run*
+/// methods may be called from the scheduling thread while Filter/Score fan out to the pool.
+class Framework {
+ public:
+  /// Build creates every plugin instance of `profile` and validates the result (QueueSort
+  /// count, at least one Bind plugin, score weight overflow). Throws FrameworkError.
+  static std::unique_ptr<Framework> Build(const config::ExpandedProfile& profile,
+                                          const loader::PluginRegistry& registry,
+                                          FrameworkOptions options);
+  ~Framework();
+  Framework(const Framework&) = delete;
+  Framework& operator=(const Framework&) = delete;
+
+  const std::string& profile_name() const { return name_; }
+  int32_t percentage_of_nodes_to_score() const { return percentage_of_nodes_to_score_; }
+  /// Plugins enabled at `point`, in order.
+  const std::vector<PluginRef>& plugins(config::Point point) const {
+    return points_[static_cast<size_t>(point)];
+  }
+  /// PluginNames lists every instantiated plugin (any point).
+  std::vector<std::string> PluginNames() const;
+  /// QueueSortPluginName is the name of the single QueueSort plugin ("" if none).
+  std::string QueueSortPluginName() const;
+
+  /// SetSnapshot points the host API's snapshot functions at `snapshot` (not owned).
+  void SetSnapshot(const cache::Snapshot* snapshot) { snapshot_.store(snapshot); }
+  const cache::Snapshot* snapshot() const { return snapshot_.load(); }
+  Parallelizer& parallelizer() const { return *parallelizer_; }
+
+  /// BindFn writes a binding to the cluster state (what the host's bind_pod does for Bind
+  /// plugins such as DefaultBinder). Set once by the host before scheduling starts.
+  using BindFn = std::function<Status(const schedhost_pod_view* pod, std::string_view node)>;
+  void SetBinder(BindFn fn) { binder_ = std::move(fn); }
+  const BindFn& binder() const { return binder_; }
+
+  Status RunPreEnqueuePlugins(const schedhost_pod_view* pod);
+  /// QueueSortLess orders two queued pods with the QueueSort plugin.
+  bool QueueSortLess(const schedhost_queued_pod& a, const schedhost_queued_pod& b);
+  /// EventsToRegister collects every plugin's cluster-event registrations, by plugin name.
+  std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> EventsToRegister();
+
+  /// RunPreFilterPlugins runs PreFilter; Skip marks the plugin's Filter skipped in `state`.
+  std::pair<NodeNameSet, Status> RunPreFilterPlugins(CycleState& state, const schedhost_pod_view* pod);
+  Status RunPreFilterExtensionAddPod(CycleState& state, const schedhost_pod_view* pod,
+                                     const schedhost_pod_view* to_add,
+                                     const schedhost_node_info_view* ni);
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const schedhost_pod_view* pod,
+                                        const schedhost_pod_view* to_remove,
+                                        const schedhost_node_info_view* ni);
+  /// RunFilterPlugins runs Filter on one node; stops at the first failure unless
+  /// state.run_all_filters (then continues past Unschedulable, collecting reasons).
+  Status RunFilterPlugins(const CycleState& state, const schedhost_pod_view* pod,
+                          const schedhost_node_info_view* ni);
+  /// RunPostFilterPlugins runs until one succeeds or errors; returns the nominated node.
+  std::pair<std::string, Status> RunPostFilterPlugins(
+      CycleState& state, const schedhost_pod_view* pod,
+      const std::vector<std::pair<std::string, Status>>& node_statuses);
+  Status RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
+                            const std::vector<const schedhost_node_info_view*>& nodes);
+  /// RunScorePlugins scores `nodes` with every (non-skipped) Score plugin in parallel,
+  /// normalises, range-checks and weights; fills one NodeScore per node.
+  Status RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
+                         const std::vector<const schedhost_node_info_view*>& nodes,
+                         std::vector<NodeScore>& out);
+  Status RunReservePluginsReserve(CycleState& state, const schedhost_pod_view* pod,
+                                  std::string_view node);
+  void RunReservePluginsUnreserve(CycleState& state, const schedhost_pod_view* pod,
+                                  std::string_view node);
+  PermitResult RunPermitPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  Status RunPreBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  /// RunBindPlugins tries Bind plugins in order until one does not Skip.
+  Status RunBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  void RunPostBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+
+  /// ScorePluginNames lists the Score plugins in order (index-aligned with NodeScore::raw).
+  std::vector<std::string> ScorePluginNames() const;
+
+ private:
+  Framework() = default;
+
+  std::string name_;
+  int32_t percentage_of_nodes_to_score_ = 0;
+  std::vector<std::unique_ptr<PluginInstance>> instances_;
+  std::array<std::vector<PluginRef>, config::kNumPoints> points_;
+  std::shared_ptr<Parallelizer> parallelizer_;
+  std::atomic<const cache::Snapshot*> snapshot_{nullptr};
+  BindFn binder_;
+};
+
+/// NumFeasibleNodesToFind is upstream's adaptive sampling: how many feasible nodes to look for
+/// among `num_nodes`, given a percentage (0 = adaptive: 50% minus 1% per 125 nodes, at least 5%)
+/// and the minimum of 100 nodes.
+int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_nodes);
+
+/// FitErrorMessage formats upstream's "0/N nodes are available: ..." from per-node statuses.
+std::string FitErrorMessage(size_t num_nodes,
+                            const std::vector<std::pair<std::string, Status>>& node_statuses,
+                            const Status* pre_filter_failure = nullptr);
+
+}  // namespace schedhost::framework

@@ -1,0 +1,155 @@
+// Framework::Build: creating plugin instances from an expanded profile and validating the
+// result as upstream's NewFramework does (reference/004: unknown plugin, plugin not
+// implementing the point, duplicates, score-weight overflow, QueueSort and Bind counts).
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "host/framework/framework.h"
+#include "host/framework/plugin_instance.h"
+
+namespace schedhost::framework {
+namespace {
+
+// Upstream caps the sum of weight * MaxNodeScore at MaxInt64.
+constexpr int64_t kMaxTotalScore = std::numeric_limits<int64_t>::max();
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out.empty() ? "(none)" : out;
+}
+
+std::string Where(const config::EnabledPlugin& e) {
+  std::string loc = e.location.ToString();
+  return loc.empty() ? std::string() : loc + ": ";
+}
+
+}  // namespace
+
+Framework::~Framework() {
+  // Destroy instances in reverse creation order, on the control thread.
+  for (auto& p : points_) p.clear();
+  while (!instances_.empty()) instances_.pop_back();
+}
+
+std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profile,
+                                            const loader::PluginRegistry& registry,
+                                            FrameworkOptions options) {
+  std::unique_ptr<Framework> fw(new Framework());
+  fw->name_ = profile.name;
+  fw->percentage_of_nodes_to_score_ =
+      profile.percentage_of_nodes_to_score.value_or(options.percentage_of_nodes_to_score);
+  fw->parallelizer_ = options.parallelizer ? options.parallelizer : std::make_shared<Parallelizer>(1);
+  const std::string prefix = "profile \"" + profile.name + "\"";
+
+  std::map<std::string, PluginInstance*, std::less<>> made;
+  auto instantiate = [&](const config::EnabledPlugin& e,
+                         const loader::PluginEntry& entry) -> PluginInstance* {
+    if (auto it = made.find(e.name); it != made.end()) return it->second;
+    auto inst = std::make_unique<PluginInstance>();
+    inst->name = e.name;
+    inst->desc = entry.descriptor;
+    inst->library = entry.library;
+    if (auto it = profile.plugin_config.find(e.name); it != profile.plugin_config.end()) {
+      inst->args = it->second;
+    }
+    inst->handle.framework = fw.get();
+    inst->handle.plugin = inst.get();
+    if (inst->desc->create == nullptr) {
+      throw FrameworkError(prefix + ": plugin \"" + e.name + "\" has no create function");
+    }
+    StatusSink sink;
+    void* out = nullptr;
+    int32_t rc = inst->desc->create(HostApi(), &inst->handle,
+                                    inst->args ? config::AsAbi(inst->args.get()) : nullptr, &out,
+                                    sink.abi());
+    if (rc != SCHEDHOST_SUCCESS) {
+      Status s = ToStatus(rc, sink, e.name);
+      throw FrameworkError(prefix + ": plugin \"" + e.name + "\" could not be created: " +
+                           s.Message());
+    }
+    inst->instance = out;
+    PluginInstance* raw = inst.get();
+    fw->instances_.push_back(std::move(inst));
+    made.emplace(e.name, raw);
+    return raw;
+  };
+
+  int64_t total_score = 0;
+  for (size_t p = 0; p < config::kNumPoints; ++p) {
+    const auto point = static_cast<config::Point>(p);
+    const std::string point_name(config::PointName(point));
+    std::vector<std::string> seen;
+    for (const auto& e : profile.points[p]) {
+      if (std::find(seen.begin(), seen.end(), e.name) != seen.end()) {
+        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+                             "\" is enabled more than once; remove the duplicate");
+      }
+      seen.push_back(e.name);
+      const loader::PluginEntry* entry = registry.Find(e.name);
+      if (entry == nullptr) {
+        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+                             "\" is not known; loaded plugins are: " + JoinNames(registry.Names()) +
+                             " (check plugin_dirs and libraries)");
+      }
+      if ((loader::ImplementedPoints(*entry->descriptor) & (1u << p)) == 0) {
+        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+                             "\" does not implement " + point_name +
+                             "; enable it under multi_point or at a point it implements");
+      }
+      PluginRef ref;
+      ref.plugin = instantiate(e, *entry);
+      ref.weight = 1;
+      if (point == config::Point::kScore) {
+        ref.weight = e.weight == 0 ? 1 : e.weight;
+        if (ref.weight < 0) {
+          throw FrameworkError(Where(e) + prefix + ": score plugin \"" + e.name +
+                               "\" has a negative weight " + std::to_string(ref.weight));
+        }
+        if (ref.weight > (kMaxTotalScore - total_score) / SCHEDHOST_MAX_NODE_SCORE) {
+          throw FrameworkError(Where(e) + prefix + ": total score of Score plugins could overflow "
+                               "(weight " + std::to_string(ref.weight) + " of plugin \"" + e.name +
+                               "\"); lower the weights");
+        }
+        total_score += ref.weight * SCHEDHOST_MAX_NODE_SCORE;
+      }
+      fw->points_[p].push_back(ref);
+    }
+  }
+
+  const auto& sorts = fw->points_[static_cast<size_t>(config::Point::kQueueSort)];
+  if (sorts.empty()) {
+    throw FrameworkError(prefix + ": no queue_sort plugin is enabled; enable one (e.g. PrioritySort)");
+  }
+  if (sorts.size() > 1) {
+    throw FrameworkError(prefix + ": only one queue_sort plugin can be enabled, found " +
+                         std::to_string(sorts.size()));
+  }
+  if (fw->points_[static_cast<size_t>(config::Point::kBind)].empty()) {
+    throw FrameworkError(prefix + ": at least one bind plugin is needed (e.g. DefaultBinder)");
+  }
+  return fw;
+}
+
+std::vector<std::string> Framework::PluginNames() const {
+  std::vector<std::string> out;
+  for (const auto& i : instances_) out.push_back(i->name);
+  return out;
+}
+
+std::string Framework::QueueSortPluginName() const {
+  const auto& sorts = points_[static_cast<size_t>(config::Point::kQueueSort)];
+  return sorts.empty() ? std::string() : sorts.front().plugin->name;
+}
+
+std::vector<std::string> Framework::ScorePluginNames() const {
+  std::vector<std::string> out;
+  for (const auto& r : points_[static_cast<size_t>(config::Point::kScore)]) out.push_back(r.plugin->name);
+  return out;
+}
+
+}  // namespace schedhost::framework

@@ -1,0 +1,386 @@
+// The extension-point runners, with upstream kube-scheduler's semantics for each point.
+#include <algorithm>
+#include <mutex>
+
+#include "host/framework/framework.h"
+#include "host/framework/plugin_instance.h"
+
+namespace schedhost::framework {
+namespace {
+
+schedhost_str Str(std::string_view s) { return schedhost_str{s.data(), s.size()}; }
+
+const std::vector<PluginRef>& At(const std::array<std::vector<PluginRef>, config::kNumPoints>& p,
+                                 config::Point point) {
+  return p[static_cast<size_t>(point)];
+}
+
+// Wrap turns a non-rejection failure into upstream's "running <Point> plugin "X": msg" error.
+Status Wrap(Status s, std::string_view what, const std::string& plugin) {
+  if (s.IsRejected()) {
+    s.plugin = plugin;
+    return s;
+  }
+  return Status::Error("running " + std::string(what) + " plugin \"" + plugin + "\": " + s.Message(),
+                       plugin);
+}
+
+std::string GoList(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? " " : "") + names[i];
+  return out + "]";
+}
+
+}  // namespace
+
+Status Framework::RunPreEnqueuePlugins(const schedhost_pod_view* pod) {
+  for (const auto& ref : At(points_, config::Point::kPreEnqueue)) {
+    StatusSink sink;
+    Status s = ToStatus(ref.plugin->desc->pre_enqueue(ref.plugin->instance, pod, sink.abi()), sink,
+                        ref.plugin->name);
+    if (!s.ok()) {
+      if (!s.IsRejected()) return Wrap(std::move(s), "PreEnqueue", ref.plugin->name);
+      return s;
+    }
+  }
+  return {};
+}
+
+bool Framework::QueueSortLess(const schedhost_queued_pod& a, const schedhost_queued_pod& b) {
+  const auto& sorts = At(points_, config::Point::kQueueSort);
+  if (sorts.empty()) return a.timestamp_ns < b.timestamp_ns;
+  const PluginInstance* p = sorts.front().plugin;
+  return p->desc->queue_sort_less(p->instance, &a, &b) != 0;
+}
+
+std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>>
+Framework::EventsToRegister() {
+  std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> out;
+  for (const auto& inst : instances_) {
+    if (!SCHEDHOST_HAS_FIELD(inst->desc, schedhost_plugin_descriptor, events_to_register) ||
+        inst->desc->events_to_register == nullptr) {
+      continue;
+    }
+    const schedhost_event_registration* regs = nullptr;
+    size_t n = 0;
+    if (inst->desc->events_to_register(inst->instance, &regs, &n) != SCHEDHOST_SUCCESS) continue;
+    std::vector<schedhost_event_registration> copy;
+    if (regs != nullptr) copy.assign(regs, regs + n);
+    out.emplace_back(inst->name, std::move(copy));
+  }
+  return out;
+}
+
+std::pair<NodeNameSet, Status> Framework::RunPreFilterPlugins(CycleState& state,
+                                                              const schedhost_pod_view* pod) {
+  NodeNameSet result;
+  std::vector<std::string> plugins_with_nodes;
+  state.skip_filter_plugins.clear();
+  for (const auto& ref : At(points_, config::Point::kPreFilter)) {
+    StatusSink sink;
+    PreFilterResultSink r;
+    int32_t rc = ref.plugin->desc->pre_filter(ref.plugin->instance, state.abi(), pod,
+                                              reinterpret_cast<schedhost_pre_filter_result*>(&r),
+                                              sink.abi());
+    Status s = ToStatus(rc, sink, ref.plugin->name);
+    if (s.code == Code::kSkip) {
+      state.skip_filter_plugins.insert(ref.plugin->name);
+      continue;
+    }
+    if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name)};
+    if (!r.set) continue;
+    plugins_with_nodes.push_back(ref.plugin->name);
+    std::unordered_set<std::string> nodes(r.nodes.begin(), r.nodes.end());
+    if (!result) {
+      result = std::move(nodes);
+    } else {
+      for (auto it = result->begin(); it != result->end();) {
+        it = nodes.count(*it) ? std::next(it) : result->erase(it);
+      }
+    }
+    if (result->empty()) {
+      std::string msg = plugins_with_nodes.size() == 1
+                            ? "node(s) didn't satisfy plugin " + plugins_with_nodes[0]
+                            : "node(s) didn't satisfy plugin(s) " + GoList(plugins_with_nodes) +
+                                  " simultaneously";
+      return {std::nullopt, Status::Make(Code::kUnschedulableAndUnresolvable, msg)};
+    }
+  }
+  return {std::move(result), Status::Success()};
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const schedhost_pod_view* pod,
+                                              const schedhost_pod_view* to_add,
+                                              const schedhost_node_info_view* ni) {
+  for (const auto& ref : At(points_, config::Point::kPreFilter)) {
+    const auto* d = ref.plugin->desc;
+    if (d->pre_filter_add_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    StatusSink sink;
+    Status s = ToStatus(d->pre_filter_add_pod(ref.plugin->instance, state.abi(), pod, to_add, ni, sink.abi()),
+                        sink, ref.plugin->name);
+    if (!s.ok()) {
+      return Status::Error("running AddPod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
+                           ref.plugin->name);
+    }
+  }
+  return {};
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const schedhost_pod_view* pod,
+                                                 const schedhost_pod_view* to_remove,
+                                                 const schedhost_node_info_view* ni) {
+  for (const auto& ref : At(points_, config::Point::kPreFilter)) {
+    const auto* d = ref.plugin->desc;
+    if (d->pre_filter_remove_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    StatusSink sink;
+    Status s = ToStatus(
+        d->pre_filter_remove_pod(ref.plugin->instance, state.abi(), pod, to_remove, ni, sink.abi()), sink,
+        ref.plugin->name);
+    if (!s.ok()) {
+      return Status::Error("running RemovePod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
+                           ref.plugin->name);
+    }
+  }
+  return {};
+}
+
+Status Framework::RunFilterPlugins(const CycleState& state, const schedhost_pod_view* pod,
+                                   const schedhost_node_info_view* ni) {
+  Status merged;
+  for (const auto& ref : At(points_, config::Point::kFilter)) {
+    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    StatusSink sink;
+    int32_t rc = ref.plugin->desc->filter(ref.plugin->instance, state.abi(), pod, ni, sink.abi());
+    if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) continue;
+    Status s = ToStatus(rc, sink, ref.plugin->name);
+    if (s.ok()) continue;
+    if (!s.IsRejected()) {
+      return Status::Error("running \"" + ref.plugin->name + "\" filter plugin: " + s.Message(),
+                           ref.plugin->name);
+    }
+    if (!state.run_all_filters || s.code == Code::kUnschedulableAndUnresolvable) {
+      if (merged.ok()) return s;
+      merged.code = s.code;
+      merged.reasons.insert(merged.reasons.end(), s.reasons.begin(), s.reasons.end());
+      return merged;
+    }
+    if (merged.ok()) {
+      merged = std::move(s);
+    } else {
+      merged.reasons.insert(merged.reasons.end(), s.reasons.begin(), s.reasons.end());
+    }
+  }
+  return merged;
+}
+
+std::pair<std::string, Status> Framework::RunPostFilterPlugins(
+    CycleState& state, const schedhost_pod_view* pod,
+    const std::vector<std::pair<std::string, Status>>& node_statuses) {
+  NodeStatusMapView map;
+  map.statuses = &node_statuses;
+  map.messages.reserve(node_statuses.size());
+  for (const auto& [name, s] : node_statuses) map.messages.push_back(s.Message());
+  Status merged;
+  std::string nominated;
+  for (const auto& ref : At(points_, config::Point::kPostFilter)) {
+    StatusSink sink;
+    PostFilterResultSink r;
+    int32_t rc = ref.plugin->desc->post_filter(
+        ref.plugin->instance, state.abi(), pod, reinterpret_cast<const schedhost_node_status_map*>(&map),
+        reinterpret_cast<schedhost_post_filter_result*>(&r), sink.abi());
+    Status s = ToStatus(rc, sink, ref.plugin->name);
+    if (s.ok()) return {r.nominated_node, s};
+    if (s.code == Code::kUnschedulableAndUnresolvable) return {r.nominated_node, s};
+    if (!s.IsRejected()) return {"", Status::Error(s.Message(), ref.plugin->name)};
+    if (!r.nominated_node.empty()) nominated = r.nominated_node;
+    if (merged.ok()) merged.code = s.code;
+    merged.reasons.insert(merged.reasons.end(), s.reasons.begin(), s.reasons.end());
+  }
+  return {nominated, merged};
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
+                                     const std::vector<const schedhost_node_info_view*>& nodes) {
+  state.skip_score_plugins.clear();
+  for (const auto& ref : At(points_, config::Point::kPreScore)) {
+    StatusSink sink;
+    Status s = ToStatus(ref.plugin->desc->pre_score(ref.plugin->instance, state.abi(), pod, nodes.data(),
+                                                    nodes.size(), sink.abi()),
+                        sink, ref.plugin->name);
+    if (s.code == Code::kSkip) {
+      state.skip_score_plugins.insert(ref.plugin->name);
+      continue;
+    }
+    if (!s.ok()) {
+      return Status::Error("running PreScore plugin \"" + ref.plugin->name + "\": " + s.Message(),
+                           ref.plugin->name);
+    }
+  }
+  return {};
+}
+
+Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
+                                  const std::vector<const schedhost_node_info_view*>& nodes,
+                                  std::vector<NodeScore>& out) {
+  const auto& all = At(points_, config::Point::kScore);
+  std::vector<const PluginRef*> active;
+  for (const auto& ref : all) {
+    if (!state.skip_score_plugins.count(ref.plugin->name)) active.push_back(&ref);
+  }
+  const size_t np = all.size();
+  out.assign(nodes.size(), NodeScore{});
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    out[i].node_info = nodes[i];
+    out[i].raw.assign(np, 0);
+    out[i].weighted.assign(np, 0);
+  }
+  // One score array per plugin, laid out for NormalizeScore.
+  std::vector<std::vector<schedhost_node_score>> per_plugin(active.size());
+  for (auto& v : per_plugin) {
+    v.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) v[i] = schedhost_node_score{nodes[i], 0};
+  }
+  std::mutex err_mu;
+  Status first_error;
+  std::atomic<bool> stop{false};
+  parallelizer_->Until(
+      nodes.size(),
+      [&](size_t i) {
+        for (size_t k = 0; k < active.size(); ++k) {
+          const PluginInstance* p = active[k]->plugin;
+          StatusSink sink;
+          int64_t score = 0;
+          int32_t rc = p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
+          if (rc != SCHEDHOST_SUCCESS) {
+            Status s = ToStatus(rc, sink, p->name);
+            std::lock_guard<std::mutex> lock(err_mu);
+            if (first_error.ok()) {
+              first_error = Status::Error("running Score plugin \"" + p->name + "\": " + s.Message(), p->name);
+            }
+            stop.store(true);
+            return;
+          }
+          per_plugin[k][i].score = score;
+        }
+      },
+      &stop);
+  if (!first_error.ok()) return first_error;
+
+  for (size_t k = 0; k < active.size(); ++k) {
+    const PluginInstance* p = active[k]->plugin;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      size_t col = static_cast<size_t>(active[k] - all.data());
+      out[i].raw[col] = per_plugin[k][i].score;
+    }
+    if (p->desc->normalize_score == nullptr) continue;
+    StatusSink sink;
+    int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod, per_plugin[k].data(),
+                                          per_plugin[k].size(), sink.abi());
+    if (rc != SCHEDHOST_SUCCESS) {
+      Status s = ToStatus(rc, sink, p->name);
+      return Status::Error("running Normalize on Score plugin \"" + p->name + "\": " + s.Message(), p->name);
+    }
+  }
+  for (size_t k = 0; k < active.size(); ++k) {
+    const PluginRef& ref = *active[k];
+    size_t col = static_cast<size_t>(active[k] - all.data());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      int64_t s = per_plugin[k][i].score;
+      if (s > SCHEDHOST_MAX_NODE_SCORE || s < SCHEDHOST_MIN_NODE_SCORE) {
+        return Status::Error("plugin \"" + ref.plugin->name + "\" returns an invalid score " +
+                                 std::to_string(s) + ", it should in the range of [0, 100] after normalizing",
+                             ref.plugin->name);
+      }
+      out[i].weighted[col] = s * ref.weight;
+      out[i].total += s * ref.weight;
+    }
+  }
+  return {};
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const schedhost_pod_view* pod,
+                                           std::string_view node) {
+  for (const auto& ref : At(points_, config::Point::kReserve)) {
+    StatusSink sink;
+    Status s = ToStatus(ref.plugin->desc->reserve(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
+                        sink, ref.plugin->name);
+    if (!s.ok()) return Wrap(std::move(s), "Reserve", ref.plugin->name);
+  }
+  return {};
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const schedhost_pod_view* pod,
+                                           std::string_view node) {
+  const auto& list = At(points_, config::Point::kReserve);
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
+    if (it->plugin->desc->unreserve == nullptr) continue;
+    it->plugin->desc->unreserve(it->plugin->instance, state.abi(), pod, Str(node));
+  }
+}
+
+PermitResult Framework::RunPermitPlugins(CycleState& state, const schedhost_pod_view* pod,
+                                         std::string_view node) {
+  PermitResult result;
+  for (const auto& ref : At(points_, config::Point::kPermit)) {
+    StatusSink sink;
+    int64_t timeout_ns = 0;
+    Status s = ToStatus(
+        ref.plugin->desc->permit(ref.plugin->instance, state.abi(), pod, Str(node), &timeout_ns, sink.abi()),
+        sink, ref.plugin->name);
+    if (s.ok()) continue;
+    if (s.IsRejected()) {
+      s.plugin = ref.plugin->name;
+      result.status = std::move(s);
+      result.waits.clear();
+      return result;
+    }
+    if (s.code == Code::kWait) {
+      timeout_ns = std::clamp<int64_t>(timeout_ns, 0, SCHEDHOST_MAX_PERMIT_TIMEOUT_NS);
+      result.waits.emplace_back(ref.plugin->name, std::chrono::nanoseconds(timeout_ns));
+      continue;
+    }
+    result.status = Status::Error("running Permit plugin \"" + ref.plugin->name + "\": " + s.Message(),
+                                  ref.plugin->name);
+    result.waits.clear();
+    return result;
+  }
+  if (!result.waits.empty()) {
+    result.status = Status::Make(Code::kWait, "one or more plugins asked to wait and no plugin rejected pod \"" +
+                                                  std::string(pod->name.data, pod->name.len) + "\"");
+  }
+  return result;
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+  for (const auto& ref : At(points_, config::Point::kPreBind)) {
+    StatusSink sink;
+    Status s = ToStatus(ref.plugin->desc->pre_bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
+                        sink, ref.plugin->name);
+    if (!s.ok()) return Wrap(std::move(s), "PreBind", ref.plugin->name);
+  }
+  return {};
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+  Status last = Status::Make(Code::kSkip, "no Bind plugin bound the pod");
+  for (const auto& ref : At(points_, config::Point::kBind)) {
+    StatusSink sink;
+    Status s = ToStatus(ref.plugin->desc->bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
+                        sink, ref.plugin->name);
+    if (s.code == Code::kSkip) {
+      last = std::move(s);
+      continue;
+    }
+    if (!s.ok()) return Wrap(std::move(s), "Bind", ref.plugin->name);
+    return s;
+  }
+  return last;
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+  for (const auto& ref : At(points_, config::Point::kPostBind)) {
+    ref.plugin->desc->post_bind(ref.plugin->instance, state.abi(), pod, Str(node));
+  }
+}
+
+}  // namespace schedhost::framework

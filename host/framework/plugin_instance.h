@@ -1,0 +1,68 @@
+// PluginInstance and the host-side definitions of the ABI's opaque handles.
+//
+// Each plugin instance gets its own schedhost_host handle, so host functions know which
+// framework (snapshot, profile) and which plugin (log tags) a call comes from.
+#pragma once
+
+#include <schedhost/plugin.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/config/config_tree.h"
+#include "host/framework/status.h"
+#include "host/loader/loader.h"
+
+namespace schedhost::framework {
+class Framework;
+struct PluginInstance;
+}  // namespace schedhost::framework
+
+/// schedhost_host is the framework handle one plugin instance calls the host with.
+struct schedhost_host {
+  schedhost::framework::Framework* framework = nullptr;
+  schedhost::framework::PluginInstance* plugin = nullptr;
+};
+
+namespace schedhost::framework {
+
+/// PluginInstance owns one created plugin; destroying it calls the plugin's destroy and then
+/// releases its library reference (ABI rule 11: the library outlives everything made from it).
+struct PluginInstance {
+  std::string name;
+  const schedhost_plugin_descriptor* desc = nullptr;
+  std::shared_ptr<const loader::Library> library;  // null for in-process plugins
+  std::shared_ptr<const config::ConfigNode> args;
+  void* instance = nullptr;
+  schedhost_host handle;
+
+  PluginInstance() = default;
+  PluginInstance(const PluginInstance&) = delete;
+  PluginInstance& operator=(const PluginInstance&) = delete;
+  ~PluginInstance() {
+    if (instance != nullptr && desc->destroy != nullptr) desc->destroy(instance);
+  }
+};
+
+/// PreFilterResultSink is what a schedhost_pre_filter_result* points to.
+struct PreFilterResultSink {
+  bool set = false;
+  std::vector<std::string> nodes;
+};
+
+/// PostFilterResultSink is what a schedhost_post_filter_result* points to.
+struct PostFilterResultSink {
+  std::string nominated_node;
+};
+
+/// NodeStatusMapView is what a schedhost_node_status_map* points to.
+struct NodeStatusMapView {
+  const std::vector<std::pair<std::string, Status>>* statuses = nullptr;
+  std::vector<std::string> messages;  // joined reasons, index-aligned
+};
+
+/// HostApi returns the host function table given to every plugin (static, never freed).
+const schedhost_host_api* HostApi();
+
+}  // namespace schedhost::framework

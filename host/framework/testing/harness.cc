@@ -1,0 +1,196 @@
+#include "host/framework/testing/harness.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "host/config/expand.h"
+#include "host/config/host_config.h"
+#include "host/framework/plugin_instance.h"
+#include "host/model/decode.h"
+
+namespace schedhost::framework::testing {
+
+std::string PluginDir() {
+  const char* dir = std::getenv("SCHEDHOST_PLUGIN_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    throw std::runtime_error("SCHEDHOST_PLUGIN_DIR is not set (run the test through ctest)");
+  }
+  return dir;
+}
+
+Harness::Harness(bool load_builtin) : registry_(std::make_unique<loader::PluginRegistry>()) {
+  if (load_builtin) {
+    auto errors = registry_->LoadDirectory(PluginDir(), HostApi());
+    if (!errors.empty()) throw std::runtime_error("loading builtin plugins: " + errors.front());
+  }
+}
+
+Harness::~Harness() = default;
+
+void Harness::RegisterInProcess(const schedhost_plugin_descriptor* descriptor) {
+  registry_->RegisterInProcess(descriptor);
+  framework_.reset();
+}
+
+void Harness::SetConfig(std::string_view toml) {
+  config_toml_ = std::string(toml);
+  framework_.reset();
+}
+
+void Harness::OnlyPlugins(const std::vector<std::string>& plugins, std::string_view extra_toml) {
+  std::string toml = "[[profile]]\nname = \"test\"\n[profile.plugins.multi_point]\n"
+                     "disabled = [{ name = \"*\" }]\n"
+                     "enabled = [{ name = \"PrioritySort\" }, { name = \"DefaultBinder\" }";
+  for (const auto& p : plugins) toml += ", { name = \"" + p + "\" }";
+  toml += "]\n";
+  toml += extra_toml;
+  SetConfig(toml);
+}
+
+void Harness::AddObjects(std::string_view yaml) {
+  for (auto& obj : model::DecodeManifests(yaml, "test")) {
+    if (auto* node = std::get_if<std::shared_ptr<const model::Node>>(&obj)) {
+      nodes_.push_back(*node);
+    } else if (auto* pod = std::get_if<std::shared_ptr<const model::Pod>>(&obj)) {
+      pods_.push_back(*pod);
+    }
+  }
+  snapshot_.reset();
+}
+
+std::shared_ptr<const model::Pod> Harness::MakePod(std::string_view yaml) const {
+  for (auto& obj : model::DecodeManifests(yaml, "test")) {
+    if (auto* pod = std::get_if<std::shared_ptr<const model::Pod>>(&obj)) return *pod;
+  }
+  throw std::runtime_error("MakePod: no Pod in manifest");
+}
+
+Framework& Harness::framework() {
+  if (!framework_) {
+    config::HostConfig cfg = config::ParseConfig(config_toml_, "test.toml", {});
+    auto lookup = [this](std::string_view name) -> std::optional<uint32_t> {
+      const loader::PluginEntry* e = registry_->Find(name);
+      if (e == nullptr) return std::nullopt;
+      return loader::ImplementedPoints(*e->descriptor);
+    };
+    config::ExpandedProfile expanded = config::ExpandProfile(cfg.profiles.at(0), lookup, registry_->Names());
+    FrameworkOptions options;
+    options.parallelizer = std::make_shared<Parallelizer>(2);
+    options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
+    framework_ = Framework::Build(expanded, *registry_, options);
+    framework_->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
+      bindings_.push_back(std::string(pod->namespace_name.data, pod->namespace_name.len) + "/" +
+                          std::string(pod->name.data, pod->name.len) + " -> " + std::string(node));
+      return Status::Success();
+    });
+  }
+  framework_->SetSnapshot(&snapshot());
+  return *framework_;
+}
+
+const cache::Snapshot& Harness::snapshot() {
+  if (!snapshot_) {
+    snapshot_ = cache::Snapshot::Build(nodes_, pods_);
+    if (framework_) framework_->SetSnapshot(snapshot_.get());
+  }
+  return *snapshot_;
+}
+
+std::vector<Harness::NodeResult> Harness::RunFilter(const model::Pod& pod, bool run_all_filters) {
+  Framework& fw = framework();
+  const cache::Snapshot& snap = snapshot();
+  CycleState state;
+  state.run_all_filters = run_all_filters;
+  std::vector<NodeResult> out;
+  auto [subset, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  for (size_t i = 0; i < snap.size(); ++i) {
+    std::string name(snap.at(i).node()->name());
+    if (!pre.ok()) {
+      out.push_back({name, pre});
+    } else if (subset && !subset->count(name)) {
+      out.push_back({name, Status::Make(Code::kUnschedulableAndUnresolvable,
+                                        "node(s) didn't satisfy plugin(s) PreFilter result")});
+    } else {
+      out.push_back({name, fw.RunFilterPlugins(state, pod.view(), snap.views()[i])});
+    }
+  }
+  return out;
+}
+
+Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<NodeScore>& out) {
+  Framework& fw = framework();
+  const cache::Snapshot& snap = snapshot();
+  CycleState state;
+  auto [subset, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  if (!pre.ok()) return pre;
+  std::vector<const schedhost_node_info_view*> feasible;
+  for (size_t i = 0; i < snap.size(); ++i) {
+    if (subset && !subset->count(std::string(snap.at(i).node()->name()))) continue;
+    if (fw.RunFilterPlugins(state, pod.view(), snap.views()[i]).ok()) feasible.push_back(snap.views()[i]);
+  }
+  Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
+  if (!s.ok()) return s;
+  return fw.RunScorePlugins(state, pod.view(), feasible, out);
+}
+
+std::vector<std::pair<std::string, int64_t>> Harness::RunScore(const model::Pod& pod) {
+  std::vector<NodeScore> scores;
+  Status s = RunScoreDetailed(pod, scores);
+  if (!s.ok()) throw std::runtime_error("RunScore: " + s.Message());
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& ns : scores) {
+    out.emplace_back(std::string(ns.node_info->node->name.data, ns.node_info->node->name.len), ns.total);
+  }
+  return out;
+}
+
+std::string Harness::Schedule(const model::Pod& pod, std::string* failure) {
+  Framework& fw = framework();
+  const cache::Snapshot& snap = snapshot();
+  CycleState state;
+  auto [subset, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  std::vector<std::pair<std::string, Status>> statuses;
+  std::vector<const schedhost_node_info_view*> feasible;
+  if (pre.ok()) {
+    for (size_t i = 0; i < snap.size(); ++i) {
+      std::string name(snap.at(i).node()->name());
+      if (subset && !subset->count(name)) continue;
+      Status s = fw.RunFilterPlugins(state, pod.view(), snap.views()[i]);
+      if (s.ok()) {
+        feasible.push_back(snap.views()[i]);
+      } else {
+        statuses.emplace_back(name, std::move(s));
+      }
+    }
+  }
+  if (feasible.empty()) {
+    if (failure) *failure = FitErrorMessage(snap.size(), statuses, pre.ok() ? nullptr : &pre);
+    return "";
+  }
+  Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
+  std::vector<NodeScore> scores;
+  if (s.ok()) s = fw.RunScorePlugins(state, pod.view(), feasible, scores);
+  if (!s.ok()) {
+    if (failure) *failure = s.Message();
+    return "";
+  }
+  const NodeScore* best = &scores.front();
+  for (const auto& ns : scores) {
+    if (ns.total > best->total) best = &ns;
+  }
+  std::string node(best->node_info->node->name.data, best->node_info->node->name.len);
+  s = fw.RunReservePluginsReserve(state, pod.view(), node);
+  if (s.ok()) s = fw.RunPermitPlugins(state, pod.view(), node).status;
+  if (s.ok()) s = fw.RunPreBindPlugins(state, pod.view(), node);
+  if (s.ok()) s = fw.RunBindPlugins(state, pod.view(), node);
+  if (!s.ok()) {
+    fw.RunReservePluginsUnreserve(state, pod.view(), node);
+    if (failure) *failure = s.Message();
+    return "";
+  }
+  fw.RunPostBindPlugins(state, pod.view(), node);
+  return node;
+}
+
+}  // namespace schedhost::framework::testing

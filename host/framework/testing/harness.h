@@ -1,0 +1,86 @@
+// Harness: a real framework over a real snapshot, for tests of plugins and of the framework.
+//
+// It loads the builtin plugin libraries from $SCHEDHOST_PLUGIN_DIR through the real loader (or
+// takes in-process descriptors through the same C ABI), builds the profile from TOML text through
+// the real config code, and builds the snapshot from Kubernetes manifests.
+//
+//   Harness h;
+//   h.OnlyPlugins({"NodeResourcesFit"});
+//   h.AddObjects(R"(apiVersion: v1
+//   kind: Node ...)");
+//   auto results = h.RunFilter(*h.MakePod("apiVersion: v1\nkind: Pod ..."));
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "host/cache/snapshot.h"
+#include "host/framework/framework.h"
+#include "host/loader/loader.h"
+#include "host/model/node.h"
+#include "host/model/pod.h"
+
+namespace schedhost::framework::testing {
+
+/// PluginDir returns $SCHEDHOST_PLUGIN_DIR (the builtin plugins of the build tree).
+std::string PluginDir();
+
+/// Harness owns a registry, a profile's framework and a snapshot.
+class Harness {
+ public:
+  /// Harness loads every builtin plugin library when `load_builtin` is true.
+  explicit Harness(bool load_builtin = true);
+  ~Harness();
+
+  loader::PluginRegistry& registry() { return *registry_; }
+  /// RegisterInProcess adds a plugin by descriptor (same ABI path, no dlopen).
+  void RegisterInProcess(const schedhost_plugin_descriptor* descriptor);
+
+  /// SetConfig uses the first profile of a whole schedhost TOML config.
+  void SetConfig(std::string_view toml);
+  /// OnlyPlugins uses a profile whose multi_point holds PrioritySort, DefaultBinder and
+  /// `plugins` (all defaults disabled); `extra_toml` is appended (e.g. plugin_config tables).
+  void OnlyPlugins(const std::vector<std::string>& plugins, std::string_view extra_toml = "");
+
+  /// AddObjects decodes manifests and adds their nodes and bound pods to the cluster.
+  void AddObjects(std::string_view yaml);
+  /// MakePod decodes one pod manifest.
+  std::shared_ptr<const model::Pod> MakePod(std::string_view yaml) const;
+
+  /// framework builds (once per config) and returns the profile's framework.
+  Framework& framework();
+  /// snapshot builds (once per cluster change) and returns the snapshot.
+  const cache::Snapshot& snapshot();
+
+  struct NodeResult {
+    std::string node;
+    Status status;
+  };
+  /// RunFilter runs PreFilter, then Filter on every node (a PreFilter failure or a node left
+  /// out by the PreFilter result is reported for that node). Snapshot order.
+  std::vector<NodeResult> RunFilter(const model::Pod& pod, bool run_all_filters = false);
+  /// RunScore runs PreScore and Score on the nodes that pass RunFilter; returns node -> total.
+  std::vector<std::pair<std::string, int64_t>> RunScore(const model::Pod& pod);
+  /// RunScoreDetailed is RunScore returning per-plugin raw and weighted scores.
+  Status RunScoreDetailed(const model::Pod& pod, std::vector<NodeScore>& out);
+  /// Schedule runs one scheduling cycle (no queue, no binding cycle): the best node, or ""
+  /// with `failure` set to upstream's message.
+  std::string Schedule(const model::Pod& pod, std::string* failure = nullptr);
+
+  /// bindings records what the profile's Bind plugins bound ("namespace/name -> node").
+  const std::vector<std::string>& bindings() const { return bindings_; }
+
+ private:
+  std::unique_ptr<loader::PluginRegistry> registry_;
+  std::string config_toml_;
+  std::unique_ptr<Framework> framework_;
+  std::vector<std::shared_ptr<const model::Node>> nodes_;
+  std::vector<std::shared_ptr<const model::Pod>> pods_;
+  std::unique_ptr<cache::Snapshot> snapshot_;
+  std::vector<std::string> bindings_;
+};
+
+}  // namespace schedhost::framework::testing
