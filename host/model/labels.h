@@ -1,0 +1,37 @@
+// Labels, annotations and label selectors as plain data. A label set is a vector of
+// (key, value) pairs sorted by key with unique keys; selectors mirror metav1.LabelSelector
+// (matchLabels plus matchExpressions) and core/v1 node selector requirements.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/model/enums.h"
+
+namespace schedhost::model {
+
+// Labels is a sorted, key-unique list of (key, value) pairs (labels or annotations).
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// NormalizeLabels sorts `labels` by key and drops earlier duplicates, so the last value wins.
+void NormalizeLabels(Labels& labels);
+
+// FindLabel returns the value of `key` in a normalized label set, or nullptr.
+const std::string* FindLabel(const Labels& labels, std::string_view key);
+
+// SelectorRequirement is one matchExpressions / matchFields entry: key, operator, values.
+struct SelectorRequirement {
+  std::string key;
+  SelectorOp op = SelectorOp::kIn;
+  std::vector<std::string> values;
+};
+
+// LabelSelector mirrors metav1.LabelSelector; an empty selector matches everything.
+struct LabelSelector {
+  std::map<std::string, std::string> match_labels;
+  std::vector<SelectorRequirement> match_expressions;
+};
+
+}  // namespace schedhost::model

@@ -1,0 +1,90 @@
+// Nodes: NodeData mirrors the scheduling-relevant fields of core/v1 Node; Node is the immutable
+// made object with interned labels, taints, resources and a ready schedhost_node_view.
+// Node::Make applies the API server's default of allocatable = capacity when absent.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/model/affinity.h"
+#include "host/model/meta.h"
+#include "host/model/quantity.h"
+#include "host/model/view_arena.h"
+#include "schedhost/plugin.h"
+
+namespace schedhost::model {
+
+// NodeSpec mirrors the scheduling-relevant fields of core/v1 NodeSpec.
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+};
+
+// ContainerImage mirrors core/v1 ContainerImage (an image present on the node).
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+// NodeCondition mirrors the type and status of a core/v1 NodeCondition.
+struct NodeCondition {
+  std::string type;    // e.g. "Ready"
+  std::string status;  // "True", "False" or "Unknown"
+};
+
+// NodeStatus mirrors the scheduling-relevant fields of core/v1 NodeStatus.
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;  // Defaulted to capacity when empty.
+  std::vector<ContainerImage> images;
+  std::vector<NodeCondition> conditions;
+};
+
+// NodeData is a whole node as plain data.
+struct NodeData {
+  ObjectMeta metadata;  // Cluster-scoped: namespace_name stays "".
+  NodeSpec spec;
+  NodeStatus status;
+};
+
+// ApplyNodeDefaults clears the namespace (nodes are cluster-scoped), fills allocatable from
+// capacity when it is empty, normalizes labels and generates a missing uid; idempotent.
+void ApplyNodeDefaults(NodeData& node);
+
+// Node is an immutable node shared as shared_ptr<const Node>; its view lives as long as it does.
+class Node {
+ public:
+  // Make applies the defaults, interns strings and builds the view.
+  static std::shared_ptr<const Node> Make(NodeData data);
+
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // data returns the (defaulted) plain data.
+  const NodeData& data() const { return data_; }
+  // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_node_view).
+  const schedhost_node_view* view() const { return &holder_.view; }
+  // FromView returns the node whose view() is `v`; nullptr for null or foreign views.
+  static const Node* FromView(const schedhost_node_view* v);
+
+  // name returns metadata.name.
+  const std::string& name() const { return data_.metadata.name; }
+  // name_id returns the interned id of the name.
+  schedhost_id name_id() const { return holder_.view.name_id; }
+  // allocatable returns status.allocatable sorted by name id (cpu in millicores).
+  const std::vector<schedhost_resource>& allocatable() const { return allocatable_; }
+
+ private:
+  explicit Node(NodeData data);
+  void BuildView();
+
+  NodeData data_;
+  std::vector<schedhost_resource> allocatable_;
+  std::vector<schedhost_resource> capacity_;
+  internal::ViewArena arena_;
+  internal::ViewHolder<schedhost_node_view, Node> holder_{};
+};
+
+}  // namespace schedhost::model

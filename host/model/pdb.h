@@ -1,0 +1,80 @@
+// PodDisruptionBudgets (policy/v1): PodDisruptionBudgetData mirrors the fields preemption uses;
+// PodDisruptionBudget is the immutable made object with a ready schedhost_pdb_view.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "host/model/labels.h"
+#include "host/model/meta.h"
+#include "host/model/view_arena.h"
+#include "schedhost/plugin.h"
+
+namespace schedhost::model {
+
+// IntOrString mirrors intstr.IntOrString: an integer, or a string such as "50%".
+struct IntOrString {
+  bool is_string = false;
+  int32_t int_value = 0;
+  std::string string_value;
+
+  // ToString renders the integer or returns the string.
+  std::string ToString() const {
+    return is_string ? string_value : std::to_string(int_value);
+  }
+};
+
+// PodDisruptionBudgetSpec mirrors policy/v1 PodDisruptionBudgetSpec.
+struct PodDisruptionBudgetSpec {
+  std::optional<LabelSelector> selector;  // Absent: selects no pod.
+  std::optional<IntOrString> min_available;
+  std::optional<IntOrString> max_unavailable;
+};
+
+// PodDisruptionBudgetStatus mirrors the part of the status preemption reads.
+struct PodDisruptionBudgetStatus {
+  int32_t disruptions_allowed = 0;
+};
+
+// PodDisruptionBudgetData is a whole PDB as plain data.
+struct PodDisruptionBudgetData {
+  ObjectMeta metadata;  // namespace defaults to "default".
+  PodDisruptionBudgetSpec spec;
+  PodDisruptionBudgetStatus status;
+};
+
+// ApplyPdbDefaults sets namespace "default" when empty, normalizes labels and fills the uid.
+void ApplyPdbDefaults(PodDisruptionBudgetData& pdb);
+
+// PodDisruptionBudget is an immutable PDB shared as shared_ptr<const PodDisruptionBudget>.
+class PodDisruptionBudget {
+ public:
+  // Make applies the defaults and builds the view.
+  static std::shared_ptr<const PodDisruptionBudget> Make(PodDisruptionBudgetData data);
+
+  PodDisruptionBudget(const PodDisruptionBudget&) = delete;
+  PodDisruptionBudget& operator=(const PodDisruptionBudget&) = delete;
+
+  // data returns the (defaulted) plain data.
+  const PodDisruptionBudgetData& data() const { return data_; }
+  // view returns the ABI view with struct_size == sizeof(schedhost_pdb_view).
+  const schedhost_pdb_view* view() const { return &holder_.view; }
+  // FromView returns the PDB whose view() is `v`; nullptr for null or foreign views.
+  static const PodDisruptionBudget* FromView(const schedhost_pdb_view* v);
+
+  // name returns metadata.name.
+  const std::string& name() const { return data_.metadata.name; }
+  // namespace_name returns metadata.namespace.
+  const std::string& namespace_name() const { return data_.metadata.namespace_name; }
+
+ private:
+  explicit PodDisruptionBudget(PodDisruptionBudgetData data);
+
+  PodDisruptionBudgetData data_;
+  internal::ViewArena arena_;
+  internal::ViewHolder<schedhost_pdb_view, PodDisruptionBudget> holder_{};
+};
+
+}  // namespace schedhost::model

@@ -1,0 +1,104 @@
+#include "host/model/pod.h"
+
+#include <utility>
+
+#include "host/model/view_convert.h"
+
+namespace schedhost::model {
+namespace {
+
+constexpr uint64_t kPodViewMagic = 0x73636864706f6431ULL;  // "schdpod1"
+
+void DefaultRequestsFromLimits(std::vector<Container>& containers) {
+  for (Container& c : containers) {
+    for (const auto& [name, limit] : c.resources.limits) {
+      c.resources.requests.try_emplace(name, limit);
+    }
+  }
+}
+
+void AddInto(ResourceList& total, const ResourceList& add) {
+  for (const auto& [name, q] : add) total[name] += q;
+}
+
+void MaxInto(ResourceList& total, const ResourceList& other) {
+  for (const auto& [name, q] : other) {
+    auto [it, inserted] = total.try_emplace(name, q);
+    if (!inserted && it->second < q) it->second = q;
+  }
+}
+
+ResourceList WithDefaults(const ResourceList& requests, const ResourceList* defaults) {
+  ResourceList out = requests;
+  if (defaults != nullptr) {
+    for (const auto& [name, q] : *defaults) out.try_emplace(name, q);
+  }
+  return out;
+}
+
+}  // namespace
+
+void ApplyPodDefaults(PodData& pod) {
+  if (pod.metadata.namespace_name.empty()) pod.metadata.namespace_name = "default";
+  if (pod.spec.scheduler_name.empty()) pod.spec.scheduler_name = kDefaultSchedulerName;
+  DefaultRequestsFromLimits(pod.spec.containers);
+  DefaultRequestsFromLimits(pod.spec.init_containers);
+  DefaultMeta(pod.metadata);
+}
+
+ResourceList ComputePodRequests(const PodSpec& spec, const ResourceList* non_missing_defaults) {
+  ResourceList total;
+  for (const Container& c : spec.containers) {
+    AddInto(total, WithDefaults(c.resources.requests, non_missing_defaults));
+  }
+  // Init containers run one at a time, but sidecars (restartPolicy Always) keep running: an
+  // init container needs its own requests plus every sidecar started before it, and sidecars
+  // also run beside the app containers.
+  ResourceList sidecars;
+  ResourceList init_peak;
+  for (const Container& c : spec.init_containers) {
+    ResourceList requests = WithDefaults(c.resources.requests, non_missing_defaults);
+    if (c.restart_policy == "Always") {
+      AddInto(total, requests);
+      AddInto(sidecars, requests);
+      MaxInto(init_peak, sidecars);
+    } else {
+      AddInto(requests, sidecars);
+      MaxInto(init_peak, requests);
+    }
+  }
+  MaxInto(total, init_peak);
+  AddInto(total, spec.overhead);
+  return total;
+}
+
+PodResources ComputePodResources(const PodSpec& spec) {
+  PodResources out;
+  out.requests = internal::ToResources(ComputePodRequests(spec));
+  static const ResourceList kNonZeroDefaults = {
+      {"cpu", Quantity::FromMilli(kDefaultMilliCpuRequest)},
+      {"memory", Quantity::FromUnits(kDefaultMemoryRequest)},
+  };
+  ResourceList non_zero = ComputePodRequests(spec, &kNonZeroDefaults);
+  out.non_zero_milli_cpu = non_zero["cpu"].MilliValue();
+  out.non_zero_memory = non_zero["memory"].Value();
+  return out;
+}
+
+std::shared_ptr<const Pod> Pod::Make(PodData data) {
+  return std::shared_ptr<const Pod>(new Pod(std::move(data)));
+}
+
+Pod::Pod(PodData data) : data_(std::move(data)) {
+  ApplyPodDefaults(data_);
+  resources_ = ComputePodResources(data_.spec);
+  holder_.magic = kPodViewMagic;
+  holder_.owner = this;
+  BuildView();
+}
+
+const Pod* Pod::FromView(const schedhost_pod_view* v) {
+  return internal::OwnerFromView<Pod>(v, kPodViewMagic);
+}
+
+}  // namespace schedhost::model

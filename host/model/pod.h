@@ -1,0 +1,162 @@
+// Pods: PodData mirrors the scheduling-relevant fields of core/v1 Pod; Pod is the immutable
+// "made" object that owns the data, the interned arrays and a ready schedhost_pod_view.
+// Pod::Make applies the API server's defaults (namespace, scheduler name, requests from limits,
+// uid) and computes effective requests the way upstream's pod resource helpers do.
+//
+//   std::shared_ptr<const Pod> pod = Pod::Make(std::move(data));
+//   plugin->filter(instance, state, pod->view(), node_info, status);
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/model/affinity.h"
+#include "host/model/enums.h"
+#include "host/model/meta.h"
+#include "host/model/quantity.h"
+#include "host/model/view_arena.h"
+#include "schedhost/plugin.h"
+
+namespace schedhost::model {
+
+// The scheduler name a pod gets when its manifest names none.
+inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
+// Upstream's non-zero defaults: what a container that requests no cpu / memory counts as.
+inline constexpr int64_t kDefaultMilliCpuRequest = 100;
+inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;
+
+// ContainerPort mirrors core/v1 ContainerPort.
+struct ContainerPort {
+  std::string name;
+  int32_t container_port = 0;
+  int32_t host_port = 0;  // 0: no host port.
+  Protocol protocol = Protocol::kTCP;
+  std::string host_ip;
+};
+
+// ResourceRequirements mirrors core/v1 ResourceRequirements (requests and limits).
+struct ResourceRequirements {
+  ResourceList requests;
+  ResourceList limits;
+};
+
+// Container mirrors the scheduling-relevant fields of core/v1 Container.
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceRequirements resources;
+  std::vector<ContainerPort> ports;
+  // Init containers only: "Always" makes a sidecar whose requests persist beside the app.
+  std::string restart_policy;
+};
+
+// TopologySpreadConstraint mirrors core/v1 TopologySpreadConstraint.
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  WhenUnsatisfiable when_unsatisfiable = WhenUnsatisfiable::kDoNotSchedule;
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<NodeInclusionPolicy> node_affinity_policy;
+  std::optional<NodeInclusionPolicy> node_taints_policy;
+  std::vector<std::string> match_label_keys;
+};
+
+// PodSpec mirrors the scheduling-relevant fields of core/v1 PodSpec.
+struct PodSpec {
+  std::string scheduler_name;  // Defaulted to kDefaultSchedulerName.
+  std::string node_name;
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::optional<PreemptionPolicy> preemption_policy;
+  std::map<std::string, std::string> node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  ResourceList overhead;
+  std::vector<std::string> scheduling_gates;  // Gate names.
+};
+
+// PodStatus mirrors the scheduling-relevant fields of core/v1 PodStatus.
+struct PodStatus {
+  std::string nominated_node_name;
+};
+
+// PodData is a whole pod as plain data.
+struct PodData {
+  ObjectMeta metadata;  // namespace defaults to "default".
+  PodSpec spec;
+  PodStatus status;
+};
+
+// ApplyPodDefaults fills what the API server would: namespace "default", the default scheduler
+// name, requests copied from limits where a container sets only a limit, and a generated uid;
+// idempotent.
+void ApplyPodDefaults(PodData& pod);
+
+// PodResources are a pod's effective requests as the scheduler counts them.
+struct PodResources {
+  std::vector<schedhost_resource> requests;  // Sorted by name id; cpu in millicores.
+  int64_t non_zero_milli_cpu = 0;
+  int64_t non_zero_memory = 0;
+};
+
+// ComputePodRequests sums, per resource, the containers' requests, takes the max with each init
+// container (sidecars accumulate) and adds overhead, like upstream's PodRequests;
+// `non_missing_defaults` fills in resources a container does not mention (nullptr: none).
+ResourceList ComputePodRequests(const PodSpec& spec,
+                                const ResourceList* non_missing_defaults = nullptr);
+
+// ComputePodResources returns the effective requests plus the non-zero cpu and memory totals.
+PodResources ComputePodResources(const PodSpec& spec);
+
+// Pod is an immutable pod shared as shared_ptr<const Pod>; its view lives as long as it does.
+class Pod {
+ public:
+  // Make applies the defaults, interns strings, computes requests and builds the view.
+  static std::shared_ptr<const Pod> Make(PodData data);
+
+  Pod(const Pod&) = delete;
+  Pod& operator=(const Pod&) = delete;
+
+  // data returns the (defaulted) plain data.
+  const PodData& data() const { return data_; }
+  // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_pod_view).
+  const schedhost_pod_view* view() const { return &holder_.view; }
+  // FromView returns the pod whose view() is `v`; nullptr for null or foreign views.
+  static const Pod* FromView(const schedhost_pod_view* v);
+
+  // name returns metadata.name.
+  const std::string& name() const { return data_.metadata.name; }
+  // namespace_name returns metadata.namespace.
+  const std::string& namespace_name() const { return data_.metadata.namespace_name; }
+  // uid returns metadata.uid (generated when the data had none).
+  const std::string& uid() const { return data_.metadata.uid; }
+  // priority returns spec.priority, or 0 when unset.
+  int32_t priority() const { return data_.spec.priority.value_or(0); }
+  // node_name returns spec.nodeName ("" while unbound).
+  const std::string& node_name() const { return data_.spec.node_name; }
+  // requests returns the effective requests, sorted by name id (cpu in millicores).
+  const std::vector<schedhost_resource>& requests() const { return resources_.requests; }
+  // non_zero_milli_cpu returns the cpu request with the 100m per-container default.
+  int64_t non_zero_milli_cpu() const { return resources_.non_zero_milli_cpu; }
+  // non_zero_memory returns the memory request with the 200Mi per-container default.
+  int64_t non_zero_memory() const { return resources_.non_zero_memory; }
+
+ private:
+  explicit Pod(PodData data);
+  void BuildView();
+
+  PodData data_;
+  PodResources resources_;
+  internal::ViewArena arena_;
+  internal::ViewHolder<schedhost_pod_view, Pod> holder_{};
+};
+
+}  // namespace schedhost::model

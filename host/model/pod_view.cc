@@ -1,0 +1,194 @@
+// Builds schedhost_pod_view for Pod: every array points into the pod's arena or data.
+#include <algorithm>
+
+#include "host/model/interner.h"
+#include "host/model/pod.h"
+#include "host/model/view_convert.h"
+
+namespace schedhost::model {
+namespace {
+
+using internal::ToStr;
+using internal::ViewArena;
+
+schedhost_pod_affinity_term ConvertPodAffinityTerm(const PodAffinityTerm& term, int32_t weight,
+                                                   ViewArena& arena) {
+  schedhost_pod_affinity_term out{};
+  out.label_selector = internal::ConvertSelector(term.label_selector, arena);
+  out.namespaces = internal::InternList(term.namespaces, arena);
+  out.namespaces_len = term.namespaces.size();
+  out.namespace_selector = internal::ConvertSelector(term.namespace_selector, arena);
+  out.topology_key = Interner::Global().Intern(term.topology_key);
+  out.weight = weight;
+  out.match_label_keys = internal::InternList(term.match_label_keys, arena);
+  out.match_label_keys_len = term.match_label_keys.size();
+  out.mismatch_label_keys = internal::InternList(term.mismatch_label_keys, arena);
+  out.mismatch_label_keys_len = term.mismatch_label_keys.size();
+  return out;
+}
+
+schedhost_pod_affinity_terms ConvertPodAffinity(const std::optional<PodAffinity>& affinity,
+                                                ViewArena& arena) {
+  schedhost_pod_affinity_terms out{};
+  if (!affinity) return out;
+  auto* required = arena.Array<schedhost_pod_affinity_term>(affinity->required.size());
+  for (size_t i = 0; i < affinity->required.size(); ++i) {
+    required[i] = ConvertPodAffinityTerm(affinity->required[i], 0, arena);
+  }
+  auto* preferred = arena.Array<schedhost_pod_affinity_term>(affinity->preferred.size());
+  for (size_t i = 0; i < affinity->preferred.size(); ++i) {
+    const WeightedPodAffinityTerm& w = affinity->preferred[i];
+    preferred[i] = ConvertPodAffinityTerm(w.pod_affinity_term, w.weight, arena);
+  }
+  out.required = required;
+  out.required_len = affinity->required.size();
+  out.preferred = preferred;
+  out.preferred_len = affinity->preferred.size();
+  return out;
+}
+
+const schedhost_affinity* ConvertAffinity(const std::optional<Affinity>& affinity,
+                                          ViewArena& arena) {
+  if (!affinity) return nullptr;
+  auto* out = arena.One<schedhost_affinity>();
+  if (const auto& node = affinity->node_affinity) {
+    if (node->required) {
+      const auto& terms = node->required->node_selector_terms;
+      auto* items = arena.Array<schedhost_node_selector_term>(terms.size());
+      for (size_t i = 0; i < terms.size(); ++i) {
+        items[i] = internal::ConvertNodeSelectorTerm(terms[i], arena);
+      }
+      out->has_required_node_affinity = 1;
+      out->required_node_terms = items;
+      out->required_node_terms_len = terms.size();
+    }
+    auto* preferred = arena.Array<schedhost_preferred_term>(node->preferred.size());
+    for (size_t i = 0; i < node->preferred.size(); ++i) {
+      preferred[i].weight = node->preferred[i].weight;
+      preferred[i].term = internal::ConvertNodeSelectorTerm(node->preferred[i].preference, arena);
+    }
+    out->preferred_node_terms = preferred;
+    out->preferred_node_terms_len = node->preferred.size();
+  }
+  out->pod_affinity = ConvertPodAffinity(affinity->pod_affinity, arena);
+  out->pod_anti_affinity = ConvertPodAffinity(affinity->pod_anti_affinity, arena);
+  return out;
+}
+
+int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
+  return policy ? static_cast<int32_t>(*policy) : SCHEDHOST_POLICY_UNSET;
+}
+
+}  // namespace
+
+void Pod::BuildView() {
+  Interner& interner = Interner::Global();
+  const ObjectMeta& meta = data_.metadata;
+  const PodSpec& spec = data_.spec;
+  schedhost_pod_view& v = holder_.view;
+  v.struct_size = sizeof(schedhost_pod_view);
+  v.name = ToStr(meta.name);
+  v.namespace_name = ToStr(meta.namespace_name);
+  v.namespace_id = interner.Intern(meta.namespace_name);
+  v.priority = priority();
+  v.uid = ToStr(meta.uid);
+  v.scheduler_name = ToStr(spec.scheduler_name);
+  v.node_name = ToStr(spec.node_name);
+  v.nominated_node_name = ToStr(data_.status.nominated_node_name);
+  v.creation_timestamp_ns = meta.creation_timestamp_ns;
+  v.resource_version = meta.resource_version;
+  v.labels = internal::ConvertLabels(meta.labels, arena_);
+
+  auto* annotations = arena_.Array<schedhost_annotation>(meta.annotations.size());
+  for (size_t i = 0; i < meta.annotations.size(); ++i) {
+    annotations[i] = {ToStr(meta.annotations[i].first), ToStr(meta.annotations[i].second)};
+  }
+  v.annotations = annotations;
+  v.annotations_len = meta.annotations.size();
+
+  auto* owners = arena_.Array<schedhost_owner_ref>(meta.owner_references.size());
+  for (size_t i = 0; i < meta.owner_references.size(); ++i) {
+    const OwnerReference& ref = meta.owner_references[i];
+    owners[i].kind = ToStr(ref.kind);
+    owners[i].name = ToStr(ref.name);
+    owners[i].uid = ToStr(ref.uid);
+    owners[i].controller = ref.controller ? 1 : 0;
+  }
+  v.owner_refs = owners;
+  v.owner_refs_len = meta.owner_references.size();
+
+  v.node_selector = internal::ConvertLabelMap(spec.node_selector, arena_);
+  v.affinity = ConvertAffinity(spec.affinity, arena_);
+
+  auto* tolerations = arena_.Array<schedhost_toleration>(spec.tolerations.size());
+  for (size_t i = 0; i < spec.tolerations.size(); ++i) {
+    const Toleration& t = spec.tolerations[i];
+    tolerations[i].key = interner.Intern(t.key);
+    tolerations[i].value = interner.Intern(t.value);
+    tolerations[i].op = static_cast<int32_t>(t.op);
+    tolerations[i].effect = static_cast<int32_t>(t.effect);
+    // Upstream treats zero and negative seconds alike (evict at once); -1 is reserved for unset.
+    tolerations[i].toleration_seconds =
+        t.toleration_seconds ? std::max<int64_t>(*t.toleration_seconds, 0) : -1;
+  }
+  v.tolerations = tolerations;
+  v.tolerations_len = spec.tolerations.size();
+
+  const auto& constraints = spec.topology_spread_constraints;
+  auto* spread = arena_.Array<schedhost_spread_constraint>(constraints.size());
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const TopologySpreadConstraint& c = constraints[i];
+    spread[i].max_skew = c.max_skew;
+    spread[i].when_unsatisfiable = static_cast<int32_t>(c.when_unsatisfiable);
+    spread[i].topology_key = interner.Intern(c.topology_key);
+    spread[i].min_domains = c.min_domains.value_or(0);
+    spread[i].label_selector = internal::ConvertSelector(c.label_selector, arena_);
+    spread[i].node_affinity_policy = PolicyValue(c.node_affinity_policy);
+    spread[i].node_taints_policy = PolicyValue(c.node_taints_policy);
+    spread[i].match_label_keys = internal::InternList(c.match_label_keys, arena_);
+    spread[i].match_label_keys_len = c.match_label_keys.size();
+  }
+  v.spread_constraints = spread;
+  v.spread_constraints_len = constraints.size();
+
+  v.requests = schedhost_resources{resources_.requests.data(), resources_.requests.size()};
+  v.non_zero_milli_cpu = resources_.non_zero_milli_cpu;
+  v.non_zero_memory = resources_.non_zero_memory;
+
+  // Host ports come from app containers only, as upstream's NodePorts counts them.
+  size_t port_count = 0;
+  for (const Container& c : spec.containers) {
+    for (const ContainerPort& p : c.ports) port_count += p.host_port > 0 ? 1 : 0;
+  }
+  auto* ports = arena_.Array<schedhost_host_port>(port_count);
+  size_t next_port = 0;
+  for (const Container& c : spec.containers) {
+    for (const ContainerPort& p : c.ports) {
+      if (p.host_port <= 0) continue;
+      ports[next_port++] = {ProtocolId(p.protocol), p.host_port, ToStr(p.host_ip)};
+    }
+  }
+  v.host_ports = ports;
+  v.host_ports_len = port_count;
+
+  // Images: init containers first, then app containers, as upstream's ImageLocality sums them.
+  size_t image_count = spec.init_containers.size() + spec.containers.size();
+  auto* images = arena_.Array<schedhost_str>(image_count);
+  size_t next_image = 0;
+  for (const auto* list : {&spec.init_containers, &spec.containers}) {
+    for (const Container& c : *list) images[next_image++] = ToStr(c.image);
+  }
+  v.images = images;
+  v.images_len = image_count;
+
+  auto* gates = arena_.Array<schedhost_str>(spec.scheduling_gates.size());
+  for (size_t i = 0; i < spec.scheduling_gates.size(); ++i) gates[i] = ToStr(spec.scheduling_gates[i]);
+  v.scheduling_gates = gates;
+  v.scheduling_gates_len = spec.scheduling_gates.size();
+
+  v.preemption_policy = static_cast<int32_t>(
+      spec.preemption_policy.value_or(PreemptionPolicy::kPreemptLowerPriority));
+  v.priority_class_name = ToStr(spec.priority_class_name);
+}
+
+}  // namespace schedhost::model

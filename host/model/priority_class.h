@@ -1,0 +1,62 @@
+// PriorityClasses (scheduling.k8s.io/v1): PriorityClassData mirrors the object; PriorityClass
+// is the immutable made object with a ready schedhost_priority_class_view. Cluster-scoped.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "host/model/enums.h"
+#include "host/model/meta.h"
+#include "host/model/view_arena.h"
+#include "schedhost/plugin.h"
+
+namespace schedhost::model {
+
+// The highest value a PriorityClass not named "system-..." may have.
+inline constexpr int32_t kHighestUserDefinablePriority = 1'000'000'000;
+// The built-in system classes and their fixed values.
+inline constexpr std::string_view kSystemClusterCritical = "system-cluster-critical";
+inline constexpr int32_t kSystemClusterCriticalPriority = 2'000'000'000;
+inline constexpr std::string_view kSystemNodeCritical = "system-node-critical";
+inline constexpr int32_t kSystemNodeCriticalPriority = 2'000'001'000;
+
+// PriorityClassData mirrors scheduling.k8s.io/v1 PriorityClass.
+struct PriorityClassData {
+  ObjectMeta metadata;
+  int32_t value = 0;
+  bool global_default = false;
+  std::optional<PreemptionPolicy> preemption_policy;  // Unset means PreemptLowerPriority.
+  std::string description;
+};
+
+// PriorityClass is an immutable PriorityClass shared as shared_ptr<const PriorityClass>.
+class PriorityClass {
+ public:
+  // Make normalizes the metadata (uid, labels) and builds the view.
+  static std::shared_ptr<const PriorityClass> Make(PriorityClassData data);
+
+  PriorityClass(const PriorityClass&) = delete;
+  PriorityClass& operator=(const PriorityClass&) = delete;
+
+  // data returns the plain data.
+  const PriorityClassData& data() const { return data_; }
+  // view returns the ABI view with struct_size == sizeof(schedhost_priority_class_view).
+  const schedhost_priority_class_view* view() const { return &holder_.view; }
+  // FromView returns the class whose view() is `v`; nullptr for null or foreign views.
+  static const PriorityClass* FromView(const schedhost_priority_class_view* v);
+
+  // name returns metadata.name.
+  const std::string& name() const { return data_.metadata.name; }
+  // value returns the priority value pods of this class get.
+  int32_t value() const { return data_.value; }
+
+ private:
+  explicit PriorityClass(PriorityClassData data);
+
+  PriorityClassData data_;
+  internal::ViewHolder<schedhost_priority_class_view, PriorityClass> holder_{};
+};
+
+}  // namespace schedhost::model
