@@ -1,0 +1,129 @@
+// The host's configuration: host settings, listeners and scheduling profiles, read from TOML.
+//
+// The file mirrors kube-scheduler's KubeSchedulerConfiguration (see docs/config-reference.md).
+// Reading validates every value and merges each profile's multi_point plugins with the default
+// profile; turning a Profile into per-point plugin lists needs to know which points each plugin
+// implements and is done later by ExpandProfile (expand.h). Any problem throws ConfigError.
+//
+//   HostConfig config = LoadConfigFile("/etc/schedhost/schedhost.toml");
+//   for (const Profile& profile : config.profiles) { ... }
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/config/config_error.h"
+#include "host/config/config_tree.h"
+#include "host/config/point.h"
+
+namespace schedhost::config {
+
+// kDefaultProfileName is the schedulerName of a profile that does not name itself.
+inline constexpr std::string_view kDefaultProfileName = "default-scheduler";
+
+// kMaxScoreWeight is the largest weight a score plugin may be given.
+inline constexpr int32_t kMaxScoreWeight = 100000;
+
+// kMaxParallelism is the largest accepted `host.parallelism`.
+inline constexpr int32_t kMaxParallelism = 4096;
+
+// PluginEntry is one `{ name = ..., weight = ... }` of an enabled or disabled list.
+struct PluginEntry {
+  std::string name;
+  // weight is the score weight as written; 0 when not given (a score plugin then weighs 1).
+  int32_t weight = 0;
+  // location is where the entry is written (the profile's location for built-in defaults).
+  SourceLocation location;
+  // from_defaults is true for entries that come from the built-in default profile.
+  bool from_defaults = false;
+};
+
+// PluginSet is the enabled and disabled lists of one point (or of multi_point).
+struct PluginSet {
+  std::vector<PluginEntry> enabled;
+  std::vector<PluginEntry> disabled;
+};
+
+// Profile is one `[[profile]]`, merged with the defaults but not yet expanded per point.
+struct Profile {
+  // name is the schedulerName pods use to pick this profile.
+  std::string name{kDefaultProfileName};
+  // location is where the profile is declared (just the file for the implicit default profile).
+  SourceLocation location;
+  // percentage_of_nodes_to_score overrides the host setting when present (0..100).
+  std::optional<int32_t> percentage_of_nodes_to_score;
+  // multi_point holds the defaults merged with the user's multi_point lists (see merge.h).
+  PluginSet multi_point;
+  // points holds the user's lists for each specific point, indexed by PointIndex.
+  std::array<PluginSet, kNumPoints> points;
+  // plugin_config maps a plugin name to its arguments tree (a table).
+  std::map<std::string, std::shared_ptr<const ConfigNode>> plugin_config;
+};
+
+// UnloadPolicy says what happens to a plugin library no longer used by any profile.
+enum class UnloadPolicy {
+  kUnload,  // unload it once nothing of it can still be called
+  kPin,     // keep it mapped for the life of the process
+};
+
+// LibrarySpec is one explicitly listed plugin library, optionally pinned to a sha256.
+struct LibrarySpec {
+  // path is absolute or resolved against the config file's directory.
+  std::filesystem::path path;
+  // sha256 is the expected lower-case hex digest of the file, when pinned.
+  std::optional<std::string> sha256;
+  SourceLocation location;
+};
+
+// HostConfig is a whole config file, validated, with defaults filled in.
+struct HostConfig {
+  // source is the name the config was read under (its path for LoadConfigFile).
+  std::string source;
+  // parallelism is how many threads Filter and Score run on (1..kMaxParallelism).
+  int32_t parallelism = 16;
+  // percentage_of_nodes_to_score is 0 for upstream's adaptive default, else 1..100.
+  int32_t percentage_of_nodes_to_score = 0;
+  // pod_initial_backoff is the backoff after a pod's first failed attempt (> 0).
+  std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
+  // pod_max_backoff caps the doubling backoff (>= pod_initial_backoff).
+  std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
+  // plugin_dirs are the directories every *.so of which is loaded, resolved.
+  std::vector<std::filesystem::path> plugin_dirs{"/usr/lib/schedhost/plugins"};
+  // libraries are plugin libraries loaded by path, in file order.
+  std::vector<LibrarySpec> libraries;
+  // state_dir is where the host keeps its state (shadow copies of plugin libraries, ...).
+  std::filesystem::path state_dir{"/var/lib/schedhost"};
+  // unload is what happens to libraries no profile uses any more.
+  UnloadPolicy unload = UnloadPolicy::kUnload;
+  // api_listen is the gRPC endpoint: "unix://<path>" or "host:port".
+  std::string api_listen = "unix:///run/schedhost/schedhost.sock";
+  // metrics_listen is the metrics/health HTTP endpoint "host:port".
+  std::string metrics_listen = "127.0.0.1:10259";
+  // profiles are the scheduling profiles, in file order, names unique; never empty.
+  std::vector<Profile> profiles;
+
+  // FindProfile returns the profile named `name`, or nullptr.
+  const Profile* FindProfile(std::string_view name) const;
+};
+
+// ParseConfig reads a config from `text`; errors name `source_name`, relative paths resolve
+// against `base_dir` (left relative when it is empty). Throws ConfigError.
+HostConfig ParseConfig(std::string_view text, std::string_view source_name,
+                       const std::filesystem::path& base_dir);
+
+// LoadConfigFile reads the config file at `path`; relative paths in it resolve against its
+// directory. Throws ConfigError (also when the file cannot be read).
+HostConfig LoadConfigFile(const std::filesystem::path& path);
+
+// UnloadPolicyName returns the TOML spelling of `policy` ("unload" or "pin").
+std::string_view UnloadPolicyName(UnloadPolicy policy);
+
+}  // namespace schedhost::config

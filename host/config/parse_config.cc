@@ -1,0 +1,244 @@
+// ParseConfig and LoadConfigFile: the top level, [host], [api] and [metrics].
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "host/config/duration.h"
+#include "host/config/host_config.h"
+#include "host/config/toml_util.h"
+
+namespace schedhost::config {
+namespace {
+
+using internal::Context;
+using internal::Fail;
+
+// kMaxConfigFileBytes bounds what LoadConfigFile reads; real configs are a few kilobytes.
+constexpr std::uintmax_t kMaxConfigFileBytes = 16u << 20;
+
+std::filesystem::path ResolvePath(const Context& ctx, const toml::node& node,
+                                  std::string_view path) {
+  const toml::value<std::string>* s = node.as_string();
+  if (s == nullptr) {
+    Fail(ctx, node.source(), std::string(path) + " must be a string, not " +
+                                 internal::TypeName(node));
+  }
+  if (s->get().empty()) Fail(ctx, node.source(), std::string(path) + " must not be empty");
+  if (s->get().find('\0') != std::string::npos) {
+    Fail(ctx, node.source(), std::string(path) + " must not contain a NUL character");
+  }
+  std::filesystem::path p(s->get());
+  if (p.is_relative() && !ctx.base_dir.empty()) p = ctx.base_dir / p;
+  return p.lexically_normal();
+}
+
+std::optional<std::chrono::nanoseconds> GetDuration(const Context& ctx, const toml::table& table,
+                                                    std::string_view key,
+                                                    std::string_view path) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return std::nullopt;
+  const toml::value<std::string>* s = node->as_string();
+  if (s == nullptr) {
+    Fail(ctx, node->source(), std::string(path) + " must be a duration string like \"1s\" or " +
+                                  "\"500ms\", not " + internal::TypeName(*node));
+  }
+  std::string error;
+  std::optional<std::chrono::nanoseconds> d = ParseDuration(s->get(), &error);
+  if (!d) Fail(ctx, node->source(), std::string(path) + ": " + error);
+  if (d->count() <= 0) {
+    Fail(ctx, node->source(), std::string(path) + " must be positive, not \"" + s->get() + "\"");
+  }
+  return d;
+}
+
+bool IsHexSha256(const std::string& s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (!hex) return false;
+  }
+  return true;
+}
+
+void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& config) {
+  const toml::array& array = internal::ExpectArray(ctx, node, "host.libraries");
+  std::set<std::filesystem::path> seen;
+  config.libraries.clear();
+  for (size_t i = 0; i < array.size(); ++i) {
+    const std::string path = "host.libraries[" + std::to_string(i) + "]";
+    const toml::node& item = *array.get(i);
+    if (item.as_table() == nullptr) {
+      Fail(ctx, item.source(), path + " must be a table like { path = \"x/libfoo.so\", sha256 = "
+                                      "\"<64 hex digits>\" }, not " + internal::TypeName(item));
+    }
+    const toml::table& table = *item.as_table();
+    internal::CheckKeys(ctx, table, {"path", "sha256"}, path);
+    LibrarySpec spec;
+    spec.location = internal::At(ctx, table.source());
+    const toml::node* file = table.get("path");
+    if (file == nullptr) Fail(ctx, table.source(), path + " needs a path");
+    spec.path = ResolvePath(ctx, *file, path + ".path");
+    if (!seen.insert(spec.path).second) {
+      Fail(ctx, file->source(), "library " + spec.path.string() + " is listed twice");
+    }
+    if (std::optional<std::string> sha = internal::GetString(ctx, table, "sha256", path)) {
+      if (!IsHexSha256(*sha)) {
+        Fail(ctx, table.get("sha256")->source(),
+             path + ".sha256 must be 64 hexadecimal digits, not \"" + *sha + "\"");
+      }
+      for (char& c : *sha) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      spec.sha256 = std::move(*sha);
+    }
+    config.libraries.push_back(std::move(spec));
+  }
+}
+
+void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) {
+  internal::CheckKeys(ctx, host,
+                      {"parallelism", "percentage_of_nodes_to_score", "pod_initial_backoff",
+                       "pod_max_backoff", "plugin_dirs", "libraries", "state_dir", "unload"},
+                      "[host]");
+  if (auto v = internal::GetInt(ctx, host, "parallelism", "host.parallelism", 1, kMaxParallelism)) {
+    config.parallelism = static_cast<int32_t>(*v);
+  }
+  if (auto v = internal::GetInt(ctx, host, "percentage_of_nodes_to_score",
+                                "host.percentage_of_nodes_to_score", 0, 100)) {
+    config.percentage_of_nodes_to_score = static_cast<int32_t>(*v);
+  }
+  if (auto d = GetDuration(ctx, host, "pod_initial_backoff", "host.pod_initial_backoff")) {
+    config.pod_initial_backoff = *d;
+  }
+  if (auto d = GetDuration(ctx, host, "pod_max_backoff", "host.pod_max_backoff")) {
+    config.pod_max_backoff = *d;
+  }
+  if (config.pod_max_backoff < config.pod_initial_backoff) {
+    const toml::node* at = host.get("pod_max_backoff");
+    if (at == nullptr) at = host.get("pod_initial_backoff");
+    Fail(ctx, at->source(),
+         "host.pod_max_backoff (" + FormatDuration(config.pod_max_backoff) +
+             ") must not be shorter than host.pod_initial_backoff (" +
+             FormatDuration(config.pod_initial_backoff) + ")");
+  }
+  if (const toml::node* dirs = host.get("plugin_dirs")) {
+    const toml::array& array = internal::ExpectArray(ctx, *dirs, "host.plugin_dirs");
+    config.plugin_dirs.clear();
+    for (size_t i = 0; i < array.size(); ++i) {
+      std::filesystem::path dir =
+          ResolvePath(ctx, *array.get(i), "host.plugin_dirs[" + std::to_string(i) + "]");
+      if (std::find(config.plugin_dirs.begin(), config.plugin_dirs.end(), dir) !=
+          config.plugin_dirs.end()) {
+        Fail(ctx, array.get(i)->source(), "plugin directory " + dir.string() + " is listed twice");
+      }
+      config.plugin_dirs.push_back(std::move(dir));
+    }
+  }
+  if (const toml::node* libraries = host.get("libraries")) ParseLibraries(ctx, *libraries, config);
+  if (const toml::node* dir = host.get("state_dir")) {
+    config.state_dir = ResolvePath(ctx, *dir, "host.state_dir");
+  }
+  if (std::optional<std::string> unload = internal::GetString(ctx, host, "unload", "host.unload")) {
+    if (*unload == "unload") {
+      config.unload = UnloadPolicy::kUnload;
+    } else if (*unload == "pin") {
+      config.unload = UnloadPolicy::kPin;
+    } else {
+      Fail(ctx, host.get("unload")->source(),
+           "host.unload must be \"unload\" or \"pin\", not \"" + *unload + "\"");
+    }
+  }
+}
+
+// ValidHostPort says whether `s` is "host:port", "[v6]:port" or ":port" with a port 0..65535.
+bool ValidHostPort(std::string_view s) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos) return false;
+  std::string_view host = s.substr(0, colon);
+  std::string_view port = s.substr(colon + 1);
+  if (port.empty() || port.size() > 5) return false;
+  for (char c : port) {
+    if (c < '0' || c > '9') return false;
+  }
+  if (std::stoi(std::string(port)) > 65535) return false;
+  if (!host.empty() && host.front() == '[') return host.size() > 2 && host.back() == ']';
+  for (char c : host) {
+    if (c == ':' || c == '/' || c == ' ' || c == '[' || c == ']') return false;
+  }
+  return true;
+}
+
+std::string GetListen(const Context& ctx, const toml::table& table, std::string_view section,
+                      bool allow_unix, std::string fallback) {
+  const std::string path = std::string(section) + ".listen";
+  std::optional<std::string> listen = internal::GetString(ctx, table, "listen", path);
+  if (!listen) return fallback;
+  bool ok = ValidHostPort(*listen);
+  if (allow_unix && listen->starts_with("unix://")) ok = listen->size() > 8 && (*listen)[7] == '/';
+  if (!ok) {
+    Fail(ctx, table.get("listen")->source(),
+         path + " must be " + (allow_unix ? "\"unix:///absolute/path.sock\" or " : "") +
+             "\"host:port\" (port 0..65535), not \"" + *listen + "\"");
+  }
+  return *listen;
+}
+
+}  // namespace
+
+const Profile* HostConfig::FindProfile(std::string_view name) const {
+  for (const Profile& profile : profiles) {
+    if (profile.name == name) return &profile;
+  }
+  return nullptr;
+}
+
+std::string_view UnloadPolicyName(UnloadPolicy policy) {
+  return policy == UnloadPolicy::kPin ? "pin" : "unload";
+}
+
+HostConfig ParseConfig(std::string_view text, std::string_view source_name,
+                       const std::filesystem::path& base_dir) {
+  Context ctx{std::string(source_name), base_dir};
+  toml::table root = internal::ParseToml(ctx, text);
+  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "profile"}, "the top level");
+  HostConfig config;
+  config.source = ctx.source;
+  if (const toml::node* host = root.get("host")) {
+    ParseHost(ctx, internal::ExpectTable(ctx, *host, "[host]"), config);
+  }
+  if (const toml::node* api = root.get("api")) {
+    const toml::table& table = internal::ExpectTable(ctx, *api, "[api]");
+    internal::CheckKeys(ctx, table, {"listen"}, "[api]");
+    config.api_listen = GetListen(ctx, table, "api", true, config.api_listen);
+  }
+  if (const toml::node* metrics = root.get("metrics")) {
+    const toml::table& table = internal::ExpectTable(ctx, *metrics, "[metrics]");
+    internal::CheckKeys(ctx, table, {"listen"}, "[metrics]");
+    config.metrics_listen = GetListen(ctx, table, "metrics", false, config.metrics_listen);
+  }
+  internal::ParseProfiles(ctx, root.get("profile"), config);
+  return config;
+}
+
+HostConfig LoadConfigFile(const std::filesystem::path& path) {
+  const SourceLocation file{path.string(), 0, 0};
+  std::error_code ec;
+  std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw ConfigError(file, "cannot read config file: " + ec.message());
+  if (size > kMaxConfigFileBytes) {
+    throw ConfigError(file, "config file is " + std::to_string(size) +
+                                " bytes; the limit is " + std::to_string(kMaxConfigFileBytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(file, std::string("cannot open config file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(file, "cannot read config file");
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  std::filesystem::path base_dir = ec ? path.parent_path() : absolute.parent_path();
+  return ParseConfig(text.str(), file.file, base_dir.lexically_normal());
+}
+
+}  // namespace schedhost::config
