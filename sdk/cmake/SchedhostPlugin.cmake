@@ -33,7 +33,10 @@ function(schedhost_add_plugin target)
   if(A_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${A_OUTPUT_DIRECTORY})
   elseif(DEFINED SCHEDHOST_PLUGIN_OUTPUT_DIR)
+    # A builtin plugin of the schedhost tree: it lands beside the binaries and joins the
+    # `builtin_plugins` target.
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${SCHEDHOST_PLUGIN_OUTPUT_DIR})
+    set_property(GLOBAL APPEND PROPERTY SCHEDHOST_BUILTIN_PLUGIN_TARGETS ${target})
   endif()
   # GNU_UNIQUE symbols would pin the library in memory and share statics across versions.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-fno-gnu-unique>)

@@ -21,8 +21,10 @@ std::string PluginDir() {
 
 Harness::Harness(bool load_builtin) : registry_(std::make_unique<loader::PluginRegistry>()) {
   if (load_builtin) {
-    auto errors = registry_->LoadDirectory(PluginDir(), HostApi());
-    if (!errors.empty()) throw std::runtime_error("loading builtin plugins: " + errors.front());
+    registry_->LoadDirectory(PluginDir(), HostApi());
+    if (!registry_->load_errors().empty()) {
+      throw std::runtime_error("loading builtin plugins: " + registry_->load_errors().front());
+    }
   }
 }
 

@@ -1,0 +1,98 @@
+#include "host/cache/node_info.h"
+
+#include <gtest/gtest.h>
+
+#include "host/cache/snapshot.h"
+#include "host/model/decode.h"
+
+namespace schedhost::cache {
+namespace {
+
+template <class T>
+std::shared_ptr<const T> One(std::string_view yaml) {
+  for (auto& o : model::DecodeManifests(yaml, "test")) {
+    if (auto* p = std::get_if<std::shared_ptr<const T>>(&o)) return *p;
+  }
+  throw std::runtime_error("no object");
+}
+
+std::shared_ptr<const model::Node> NodeNamed(const std::string& name, const std::string& images = "") {
+  return One<model::Node>("apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+                          "}\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}\n" + images);
+}
+
+std::shared_ptr<const model::Pod> PodOn(const std::string& name, const std::string& node,
+                                        const std::string& extra = "") {
+  return One<model::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", uid: uid-" + name +
+                         "}\nspec:\n  nodeName: " + node +
+                         "\n  containers:\n  - name: c\n    image: nginx\n    resources: {requests: {cpu: 500m, memory: 1Gi}}\n"
+                         "    ports: [{containerPort: 80, hostPort: 8080}]\n" + extra);
+}
+
+TEST(NodeInfoTest, AddAndRemovePodsKeepAggregatesAndView) {
+  NodeInfo ni(NodeNamed("n1"));
+  uint64_t g0 = ni.generation();
+  ni.AddPod(PodOn("a", "n1"));
+  ni.AddPod(PodOn("b", "n1", "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                             "      - labelSelector: {matchLabels: {app: x}}\n        topologyKey: kubernetes.io/hostname\n"));
+  EXPECT_GT(ni.generation(), g0);
+  EXPECT_EQ(ni.Requested(SCHEDHOST_ID_CPU), 1000);
+  EXPECT_EQ(ni.Requested(SCHEDHOST_ID_MEMORY), 2LL << 30);
+  const schedhost_node_info_view* v = ni.view();
+  EXPECT_EQ(v->pods_len, 2u);
+  EXPECT_EQ(v->used_ports_len, 2u);
+  EXPECT_EQ(v->used_ports[0].port, 8080);
+  EXPECT_EQ(v->pods_with_affinity_len, 1u);
+  EXPECT_EQ(v->pods_with_required_anti_affinity_len, 1u);
+  EXPECT_EQ(v->non_zero_requested_milli_cpu, 1000);
+  EXPECT_EQ(NodeInfo::FromView(v), &ni);
+
+  uint64_t g1 = ni.generation();
+  EXPECT_TRUE(ni.RemovePod("uid-b"));
+  EXPECT_FALSE(ni.RemovePod("uid-b"));
+  EXPECT_GT(ni.generation(), g1);
+  EXPECT_EQ(ni.Requested(SCHEDHOST_ID_CPU), 500);
+  EXPECT_EQ(ni.view()->pods_len, 1u);
+  EXPECT_EQ(ni.view()->pods_with_affinity_len, 0u);
+  EXPECT_EQ(ni.view()->used_ports_len, 1u);
+}
+
+TEST(NodeInfoTest, CopyHasItsOwnView) {
+  auto copy = std::make_unique<NodeInfo>(NodeNamed("n1"));
+  copy->AddPod(PodOn("a", "n1"));
+  NodeInfo other(*copy);
+  copy.reset();  // the copy's view must not point into the original
+  EXPECT_EQ(other.view()->pods_len, 1u);
+  EXPECT_EQ(other.view()->requested.items[0].value, other.Requested(other.view()->requested.items[0].name));
+  EXPECT_EQ(NodeInfo::FromView(other.view()), &other);
+}
+
+TEST(SnapshotTest, BuildsIndexesAndImageSummaries) {
+  std::string img = "  images:\n  - names: [\"nginx:1.25\", \"docker.io/library/nginx@sha256:abc\"]\n    sizeBytes: 100000000\n"
+                    "  - names: [redis]\n    sizeBytes: 50000000\n";
+  auto snap = Snapshot::Build({NodeNamed("n1", img), NodeNamed("n2", "  images:\n  - names: [\"nginx:1.25\"]\n    sizeBytes: 100000000\n"),
+                               NodeNamed("n3")},
+                              {PodOn("a", "n1"), PodOn("b", "n3"), PodOn("orphan", "gone")});
+  ASSERT_EQ(snap->size(), 3u);
+  EXPECT_EQ(snap->ignored_pods(), 1u);
+  ASSERT_NE(snap->Get("n3"), nullptr);
+  EXPECT_EQ(snap->Get("n3")->view()->pods_len, 1u);
+  EXPECT_EQ(snap->Get("nope"), nullptr);
+  const auto* v1 = snap->Get("n1")->view();
+  ASSERT_EQ(v1->image_states_len, 3u);  // sorted: digest ref, nginx:1.25, redis:latest
+  EXPECT_EQ(std::string(v1->image_states[1].name.data, v1->image_states[1].name.len), "nginx:1.25");
+  EXPECT_EQ(v1->image_states[1].num_nodes, 2);
+  EXPECT_EQ(std::string(v1->image_states[2].name.data, v1->image_states[2].name.len), "redis:latest");
+  EXPECT_EQ(v1->image_states[2].num_nodes, 1);
+  EXPECT_EQ(snap->views()[0], v1);
+}
+
+TEST(SnapshotTest, NormalizedImageName) {
+  EXPECT_EQ(NormalizedImageName("nginx"), "nginx:latest");
+  EXPECT_EQ(NormalizedImageName("nginx:1.2"), "nginx:1.2");
+  EXPECT_EQ(NormalizedImageName("registry:5000/nginx"), "registry:5000/nginx:latest");
+  EXPECT_EQ(NormalizedImageName("nginx@sha256:abc"), "nginx@sha256:abc");
+}
+
+}  // namespace
+}  // namespace schedhost::cache

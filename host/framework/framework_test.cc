@@ -1,0 +1,596 @@
+// Framework tests: building profiles (every validation of reference/004) and the semantics of
+// every extension point, with scripted in-process plugins registered through the C ABI.
+#include "host/framework/framework.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+
+#include "host/framework/testing/fake_plugin.h"
+#include "host/framework/testing/harness.h"
+
+namespace schedhost::framework {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::FakePlugin;
+using testing::FakePlugins;
+using testing::Harness;
+using testing::Reasons;
+
+std::string NodeName(const schedhost_node_info_view* ni) {
+  return std::string(ni->node->name.data, ni->node->name.len);
+}
+
+std::string Nodes(int n) {
+  std::string y;
+  for (int i = 1; i <= n; ++i) {
+    y += "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n" + std::to_string(i) +
+         "\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}\n";
+  }
+  return y;
+}
+
+constexpr const char* kPod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n"
+                             "  containers: [{name: c, image: busybox}]\n";
+
+class FrameworkTest : public ::testing::Test {
+ protected:
+  FrameworkTest() : hp(std::make_unique<Harness>(false)) {
+    sort = &fakes.Add("Sort");
+    sort->queue_sort_less = [](const schedhost_queued_pod* a, const schedhost_queued_pod* b) {
+      return a->timestamp_ns < b->timestamp_ns;
+    };
+    binder = &fakes.Add("Binder");
+    binder->bind = [this](std::string_view node, Reasons&) {
+      bound.emplace_back(node);
+      return SCHEDHOST_SUCCESS;
+    };
+  }
+
+  // Use registers `plugins` (plus Sort and Binder) and enables them under multi_point.
+  void Use(const std::vector<FakePlugin*>& plugins, const std::string& extra = "") {
+    std::string toml = "[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\nenabled = [";
+    std::vector<FakePlugin*> all = {sort, binder};
+    all.insert(all.end(), plugins.begin(), plugins.end());
+    for (size_t i = 0; i < all.size(); ++i) {
+      H().RegisterInProcess(all[i]->descriptor());
+      toml += (i ? ", " : "") + std::string("{ name = \"") + all[i]->name + "\" }";
+    }
+    toml += "]\ndisabled = [{ name = \"*\" }]\n" + extra;
+    H().SetConfig(toml);
+  }
+
+  Harness& H() { return *hp; }
+  void Fresh() { hp = std::make_unique<Harness>(false); }
+
+  FakePlugins fakes;
+  std::unique_ptr<Harness> hp;
+  FakePlugin* sort = nullptr;
+  FakePlugin* binder = nullptr;
+  std::vector<std::string> bound;
+};
+
+// ---- Build-time validation -------------------------------------------------------------------
+
+TEST_F(FrameworkTest, BuildRejectsMissingQueueSortAndBind) {
+  FakePlugin& f = fakes.Add("OnlyFilter");
+  f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  H().RegisterInProcess(f.descriptor());
+  H().SetConfig("[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\n"
+              "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"OnlyFilter\" }]\n");
+  EXPECT_THAT([&] { H().framework(); }, ::testing::ThrowsMessage<FrameworkError>(HasSubstr("no queue_sort plugin")));
+
+  H().RegisterInProcess(sort->descriptor());
+  H().SetConfig("[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\ndisabled = [{ name = \"*\" }]\n"
+              "enabled = [{ name = \"OnlyFilter\" }, { name = \"Sort\" }]\n");
+  EXPECT_THAT([&] { H().framework(); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("at least one bind plugin is needed")));
+}
+
+TEST_F(FrameworkTest, BuildRejectsTwoQueueSortPlugins) {
+  FakePlugin& other = fakes.Add("OtherSort");
+  other.queue_sort_less = [](auto, auto) { return false; };
+  Use({&other});
+  EXPECT_THAT([&] { H().framework(); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("only one queue_sort plugin can be enabled")));
+}
+
+TEST_F(FrameworkTest, BuildReportsPluginCreateFailureWithReasons) {
+  FakePlugin& f = fakes.Add("Picky");
+  f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  f.create = [](Reasons& r) {
+    r.push_back("argument mode must be strict or lax");
+    return SCHEDHOST_ERROR;
+  };
+  Use({&f});
+  EXPECT_THAT([&] { H().framework(); },
+              ::testing::ThrowsMessage<FrameworkError>(AllOf(
+                  HasSubstr("plugin \"Picky\" could not be created"), HasSubstr("must be strict or lax"))));
+}
+
+TEST_F(FrameworkTest, BuildCreatesEachPluginOnceAcrossPoints) {
+  FakePlugin& f = fakes.Add("Multi");
+  int created = 0;
+  f.create = [&](Reasons&) {
+    ++created;
+    return SCHEDHOST_SUCCESS;
+  };
+  f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  f.score = [](auto, int64_t* s, Reasons&) {
+    *s = 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&f});
+  Framework& fw = H().framework();
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(fw.plugins(config::Point::kFilter).size(), 1u);
+  EXPECT_EQ(fw.plugins(config::Point::kScore).size(), 1u);
+  EXPECT_EQ(fw.plugins(config::Point::kFilter)[0].plugin, fw.plugins(config::Point::kScore)[0].plugin);
+}
+
+TEST_F(FrameworkTest, DestroyRunsForEveryInstance) {
+  FakePlugin& f = fakes.Add("Gone");
+  f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  Use({&f});
+  H().framework();
+  H().SetConfig("");  // drops the framework
+  EXPECT_EQ(f.destroyed, 1);
+  EXPECT_EQ(sort->destroyed, 1);
+}
+
+TEST_F(FrameworkTest, BuildChecksScoreWeights) {
+  // Build the expanded profile directly: TOML caps weights, the framework must not rely on it.
+  FakePlugin& a = fakes.Add("HeavyA");
+  a.score = [](auto, int64_t* s, Reasons&) { *s = 0; return SCHEDHOST_SUCCESS; };
+  FakePlugin& b = fakes.Add("HeavyB");
+  b.score = a.score;
+  for (FakePlugin* p : {sort, binder, &a, &b}) H().RegisterInProcess(p->descriptor());
+  config::ExpandedProfile prof;
+  prof.name = "heavy";
+  prof.points[config::PointIndex(config::Point::kQueueSort)].push_back({"Sort", 0, {}});
+  prof.points[config::PointIndex(config::Point::kBind)].push_back({"Binder", 0, {}});
+  const int32_t huge = std::numeric_limits<int32_t>::max();
+  prof.points[config::PointIndex(config::Point::kScore)].push_back({"HeavyA", huge, {}});
+  prof.points[config::PointIndex(config::Point::kScore)].push_back({"HeavyB", huge, {}});
+  // Two max-int32 weights times 100 still fit in int64 (as upstream, the overflow check can only
+  // trip with tens of millions of plugins), so this builds.
+  EXPECT_NO_THROW(Framework::Build(prof, H().registry(), {}));
+  config::ExpandedProfile negative = prof;
+  negative.points[config::PointIndex(config::Point::kScore)][1].weight = -2;
+  EXPECT_THAT([&] { Framework::Build(negative, H().registry(), {}); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("negative weight -2")));
+  config::ExpandedProfile dup = prof;
+  for (int i = 0; i < 3; ++i) dup.points[config::PointIndex(config::Point::kScore)].push_back({"HeavyB", huge, {}});
+  EXPECT_THAT([&] { Framework::Build(dup, H().registry(), {}); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("enabled more than once")));
+}
+
+TEST_F(FrameworkTest, BuildRejectsPluginAtPointItDoesNotImplement) {
+  FakePlugin& f = fakes.Add("FilterOnly");
+  f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  for (FakePlugin* p : {sort, binder, &f}) H().RegisterInProcess(p->descriptor());
+  config::ExpandedProfile prof;
+  prof.name = "p";
+  prof.points[config::PointIndex(config::Point::kQueueSort)].push_back({"Sort", 0, {}});
+  prof.points[config::PointIndex(config::Point::kBind)].push_back({"Binder", 0, {}});
+  prof.points[config::PointIndex(config::Point::kScore)].push_back({"FilterOnly", 1, {}});
+  EXPECT_THAT([&] { Framework::Build(prof, H().registry(), {}); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("\"FilterOnly\" does not implement score")));
+  prof.points[config::PointIndex(config::Point::kScore)].clear();
+  prof.points[config::PointIndex(config::Point::kFilter)].push_back({"Nope", 0, {}});
+  EXPECT_THAT([&] { Framework::Build(prof, H().registry(), {}); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("plugin \"Nope\" is not known")));
+}
+
+// ---- PreFilter and Filter --------------------------------------------------------------------
+
+TEST_F(FrameworkTest, PreFilterResultsIntersect) {
+  FakePlugin& a = fakes.Add("A");
+  a.pre_filter = [](auto, auto, std::vector<std::string>* nodes, bool* set, Reasons&) {
+    *nodes = {"n1", "n2"};
+    *set = true;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& b = fakes.Add("B");
+  b.pre_filter = [](auto, auto, std::vector<std::string>* nodes, bool* set, Reasons&) {
+    *nodes = {"n2", "n3"};
+    *set = true;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b});
+  H().AddObjects(Nodes(3));
+  auto pod = H().MakePod(kPod);
+  CycleState state;
+  auto [subset, status] = H().framework().RunPreFilterPlugins(state, pod->view());
+  ASSERT_TRUE(status.ok()) << status.Message();
+  ASSERT_TRUE(subset.has_value());
+  EXPECT_EQ(*subset, (std::unordered_set<std::string>{"n2"}));
+}
+
+TEST_F(FrameworkTest, PreFilterDisjointResultsAreUnresolvable) {
+  FakePlugin& a = fakes.Add("A");
+  a.pre_filter = [](auto, auto, std::vector<std::string>* nodes, bool* set, Reasons&) {
+    *nodes = {"n1"};
+    *set = true;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& b = fakes.Add("B");
+  b.pre_filter = [](auto, auto, std::vector<std::string>* nodes, bool* set, Reasons&) {
+    *nodes = {"n3"};
+    *set = true;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b});
+  auto pod = H().MakePod(kPod);
+  CycleState state;
+  auto [subset, status] = H().framework().RunPreFilterPlugins(state, pod->view());
+  EXPECT_EQ(status.code, Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(status.Message(), "node(s) didn't satisfy plugin(s) [A B] simultaneously");
+}
+
+TEST_F(FrameworkTest, PreFilterSkipSkipsThatPluginsFilter) {
+  FakePlugin& a = fakes.Add("Skipper");
+  a.pre_filter = [](auto, auto, auto, auto, Reasons&) { return SCHEDHOST_SKIP; };
+  std::atomic<int> filtered{0};
+  a.filter = [&](auto, auto, auto, Reasons& r) {
+    ++filtered;
+    r.push_back("should not run");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(3));
+  auto results = H().RunFilter(*H().MakePod(kPod));
+  for (const auto& r : results) EXPECT_TRUE(r.status.ok()) << r.node << ": " << r.status.Message();
+  EXPECT_EQ(filtered.load(), 0);
+}
+
+TEST_F(FrameworkTest, PreFilterFailureStopsAndNamesPlugin) {
+  struct Case {
+    int32_t code;
+    Code want;
+    std::string want_message;
+  };
+  for (const Case& c : {Case{SCHEDHOST_UNSCHEDULABLE, Code::kUnschedulable, "no way"},
+                        Case{SCHEDHOST_ERROR, Code::kError, "running PreFilter plugin \"First\": no way"},
+                        Case{42, Code::kError, "running PreFilter plugin \"First\": plugin returned unknown status code 42, no way"}}) {
+    FakePlugins local;
+    FakePlugin& first = local.Add("First");
+    first.pre_filter = [&](auto, auto, auto, auto, Reasons& r) {
+      r.push_back("no way");
+      return c.code;
+    };
+    FakePlugin& second = local.Add("Second");
+    bool second_ran = false;
+    second.pre_filter = [&](auto, auto, auto, auto, Reasons&) {
+      second_ran = true;
+      return SCHEDHOST_SUCCESS;
+    };
+    Fresh();
+    Use({&first, &second});
+    CycleState state;
+    auto pod = H().MakePod(kPod);
+    auto [subset, status] = H().framework().RunPreFilterPlugins(state, pod->view());
+    EXPECT_EQ(status.code, c.want);
+    EXPECT_EQ(status.Message(), c.want_message);
+    EXPECT_EQ(status.plugin, "First");
+    EXPECT_FALSE(second_ran);
+    Fresh();  // release the instances before `local` goes
+  }
+}
+
+TEST_F(FrameworkTest, FilterStopsAtFirstFailureOrCollectsAll) {
+  FakePlugin& a = fakes.Add("CpuCheck");
+  a.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
+    if (NodeName(ni) == "n1") return SCHEDHOST_SUCCESS;
+    r.push_back("Insufficient cpu");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  FakePlugin& b = fakes.Add("TaintCheck");
+  b.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
+    if (NodeName(ni) == "n3") {
+      r.push_back("node(s) had untolerated taint {dedicated: gpu}");
+      return SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE;
+    }
+    r.push_back("node(s) were unschedulable");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  Use({&a, &b});
+  H().AddObjects(Nodes(3));
+  auto pod = H().MakePod(kPod);
+  auto first = H().RunFilter(*pod);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[0].status.plugin, "TaintCheck");
+  EXPECT_THAT(first[0].status.reasons, ElementsAre("node(s) were unschedulable"));
+  EXPECT_EQ(first[1].status.plugin, "CpuCheck");
+  EXPECT_THAT(first[1].status.reasons, ElementsAre("Insufficient cpu"));
+
+  auto all = H().RunFilter(*pod, /*run_all_filters=*/true);
+  EXPECT_EQ(all[1].status.code, Code::kUnschedulable);
+  EXPECT_THAT(all[1].status.reasons, ElementsAre("Insufficient cpu", "node(s) were unschedulable"));
+  EXPECT_EQ(all[2].status.code, Code::kUnschedulableAndUnresolvable);
+  EXPECT_THAT(all[2].status.reasons,
+              ElementsAre("Insufficient cpu", "node(s) had untolerated taint {dedicated: gpu}"));
+}
+
+TEST_F(FrameworkTest, FilterErrorIsWrappedWithPluginName) {
+  FakePlugin& a = fakes.Add("Broken");
+  a.filter = [](auto, auto, auto, Reasons& r) {
+    r.push_back("lost my state");
+    return SCHEDHOST_ERROR;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(1));
+  auto results = H().RunFilter(*H().MakePod(kPod));
+  EXPECT_EQ(results[0].status.code, Code::kError);
+  EXPECT_EQ(results[0].status.Message(), "running \"Broken\" filter plugin: lost my state");
+}
+
+TEST_F(FrameworkTest, FitErrorMessageMatchesUpstream) {
+  FakePlugin& a = fakes.Add("Fit");
+  a.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
+    if (NodeName(ni) == "n3") {
+      r.push_back("node(s) had untolerated taint {dedicated: gpu}");
+      return SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE;
+    }
+    r.push_back("Insufficient cpu");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(3));
+  std::string failure;
+  EXPECT_EQ(H().Schedule(*H().MakePod(kPod), &failure), "");
+  EXPECT_EQ(failure, "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.");
+}
+
+// ---- PostFilter ------------------------------------------------------------------------------
+
+TEST_F(FrameworkTest, PostFilterFirstSuccessWinsAndSeesStatuses) {
+  FakePlugin& a = fakes.Add("Quiet");
+  a.post_filter = [](auto, std::string*, Reasons& r) {
+    r.push_back("nothing to preempt");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  FakePlugin& b = fakes.Add("Preemptor");
+  size_t seen = 0;
+  std::string seen_message;
+  b.post_filter = [&](const schedhost_node_status_map* m, std::string* nominated, Reasons&) {
+    seen = HostApi()->node_status_count(m);
+    schedhost_str name{}, msg{};
+    int32_t code = 0;
+    HostApi()->node_status_at(m, 0, &name, &code, &msg);
+    seen_message = std::string(name.data, name.len) + "=" + std::string(msg.data, msg.len);
+    *nominated = "n2";
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b});
+  auto pod = H().MakePod(kPod);
+  CycleState state;
+  std::vector<std::pair<std::string, Status>> statuses = {
+      {"n1", Status::Make(Code::kUnschedulable, "Insufficient cpu")},
+      {"n2", Status::Make(Code::kUnschedulable, "Insufficient cpu")}};
+  auto [nominated, status] = H().framework().RunPostFilterPlugins(state, pod->view(), statuses);
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(nominated, "n2");
+  EXPECT_EQ(seen, 2u);
+  EXPECT_EQ(seen_message, "n1=Insufficient cpu");
+}
+
+TEST_F(FrameworkTest, PostFilterAllUnschedulableMergesReasons) {
+  FakePlugin& a = fakes.Add("A");
+  a.post_filter = [](auto, std::string*, Reasons& r) {
+    r.push_back("a says no");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  FakePlugin& b = fakes.Add("B");
+  b.post_filter = [](auto, std::string*, Reasons& r) {
+    r.push_back("b says no");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  Use({&a, &b});
+  CycleState state;
+  auto [nominated, status] = H().framework().RunPostFilterPlugins(state, H().MakePod(kPod)->view(), {});
+  EXPECT_EQ(status.code, Code::kUnschedulable);
+  EXPECT_EQ(status.Message(), "a says no, b says no");
+  EXPECT_EQ(nominated, "");
+}
+
+// ---- Score -----------------------------------------------------------------------------------
+
+TEST_F(FrameworkTest, ScoresAreNormalisedWeightedAndSummed) {
+  FakePlugin& a = fakes.Add("Raw");  // scores 10, 20, 30 normalised to 33, 66, 100
+  a.score = [](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    *s = 10 * (NodeName(ni)[1] - '0');
+    return SCHEDHOST_SUCCESS;
+  };
+  a.normalize_score = [](schedhost_node_score* s, size_t n, Reasons&) {
+    int64_t max = 0;
+    for (size_t i = 0; i < n; ++i) max = std::max(max, s[i].score);
+    for (size_t i = 0; i < n; ++i) s[i].score = s[i].score * 100 / max;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& b = fakes.Add("Flat");  // 50 everywhere, weight 3
+  b.score = [](auto, int64_t* s, Reasons&) {
+    *s = 50;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b}, "[profile.plugins.score]\nenabled = [{ name = \"Flat\", weight = 3 }]\n");
+  H().AddObjects(Nodes(3));
+  auto scores = H().RunScore(*H().MakePod(kPod));
+  EXPECT_THAT(scores, ElementsAre(std::pair<std::string, int64_t>{"n1", 33 + 150},
+                                  std::pair<std::string, int64_t>{"n2", 66 + 150},
+                                  std::pair<std::string, int64_t>{"n3", 100 + 150}));
+}
+
+TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeIsAnError) {
+  FakePlugin& a = fakes.Add("TooHigh");
+  a.score = [](auto, int64_t* s, Reasons&) {
+    *s = 101;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(2));
+  std::vector<NodeScore> out;
+  Status s = H().RunScoreDetailed(*H().MakePod(kPod), out);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "plugin \"TooHigh\" returns an invalid score 101, it should in the range of [0, 100] after normalizing");
+}
+
+TEST_F(FrameworkTest, PreScoreSkipSkipsScoreAndScoreErrorStops) {
+  FakePlugin& a = fakes.Add("Skipped");
+  a.pre_score = [](auto, auto, Reasons&) { return SCHEDHOST_SKIP; };
+  a.score = [](auto, int64_t* s, Reasons&) {
+    *s = 1000;  // would be out of range if it ran
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& b = fakes.Add("Failing");
+  b.score = [](const schedhost_node_info_view* ni, int64_t* s, Reasons& r) {
+    *s = 0;
+    if (NodeName(ni) == "n150") {
+      r.push_back("cannot score n150");
+      return SCHEDHOST_ERROR;
+    }
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b});
+  H().AddObjects(Nodes(200));
+  std::vector<NodeScore> out;
+  Status s = H().RunScoreDetailed(*H().MakePod(kPod), out);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "running Score plugin \"Failing\": cannot score n150");
+}
+
+TEST_F(FrameworkTest, ScoreRunsInParallelOverManyNodes) {
+  FakePlugin& a = fakes.Add("ByIndex");
+  a.score = [](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    *s = std::stoi(NodeName(ni).substr(1)) % 101;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(500));
+  auto scores = H().RunScore(*H().MakePod(kPod));
+  ASSERT_EQ(scores.size(), 500u);
+  for (size_t i = 0; i < scores.size(); ++i) EXPECT_EQ(scores[i].second, static_cast<int64_t>((i + 1) % 101));
+}
+
+// ---- Reserve, Permit, Bind -------------------------------------------------------------------
+
+TEST_F(FrameworkTest, ReserveFailureUnreservesInReverseOrder) {
+  std::vector<std::string> calls;
+  FakePlugin& a = fakes.Add("R1");
+  a.reserve = [&](std::string_view n, Reasons&) {
+    calls.push_back("reserve R1 " + std::string(n));
+    return SCHEDHOST_SUCCESS;
+  };
+  a.unreserve = [&](std::string_view) { calls.push_back("unreserve R1"); };
+  FakePlugin& b = fakes.Add("R2");
+  b.reserve = [&](std::string_view, Reasons& r) {
+    calls.push_back("reserve R2");
+    r.push_back("volume gone");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  b.unreserve = [&](std::string_view) { calls.push_back("unreserve R2"); };
+  FakePlugin& c = fakes.Add("R3");
+  c.reserve = [&](std::string_view, Reasons&) {
+    calls.push_back("reserve R3");
+    return SCHEDHOST_SUCCESS;
+  };
+  c.unreserve = [&](std::string_view) { calls.push_back("unreserve R3"); };
+  Use({&a, &b, &c});
+  H().AddObjects(Nodes(1));
+  std::string failure;
+  EXPECT_EQ(H().Schedule(*H().MakePod(kPod), &failure), "");
+  EXPECT_EQ(failure, "volume gone");
+  EXPECT_THAT(calls, ElementsAre("reserve R1 n1", "reserve R2", "unreserve R3", "unreserve R2", "unreserve R1"));
+  EXPECT_TRUE(bound.empty());
+}
+
+TEST_F(FrameworkTest, PermitAggregatesWaitsCapsTimeoutAndStopsOnReject) {
+  FakePlugin& a = fakes.Add("WaitLong");
+  a.permit = [](std::string_view, int64_t* t, Reasons&) {
+    *t = SCHEDHOST_MAX_PERMIT_TIMEOUT_NS * 2;
+    return SCHEDHOST_WAIT;
+  };
+  FakePlugin& b = fakes.Add("WaitShort");
+  b.permit = [](std::string_view, int64_t* t, Reasons&) {
+    *t = 5'000'000'000;
+    return SCHEDHOST_WAIT;
+  };
+  Use({&a, &b});
+  CycleState state;
+  auto pod = H().MakePod(kPod);
+  PermitResult r = H().framework().RunPermitPlugins(state, pod->view(), "n1");
+  EXPECT_EQ(r.status.code, Code::kWait);
+  EXPECT_EQ(r.status.Message(), "one or more plugins asked to wait and no plugin rejected pod \"p\"");
+  ASSERT_EQ(r.waits.size(), 2u);
+  EXPECT_EQ(r.waits[0].first, "WaitLong");
+  EXPECT_EQ(r.waits[0].second, std::chrono::minutes(15));
+  EXPECT_EQ(r.waits[1].second, std::chrono::seconds(5));
+
+  FakePlugins more;
+  FakePlugin& rej = more.Add("Rejector");
+  rej.permit = [](std::string_view, int64_t*, Reasons& rs) {
+    rs.push_back("quota exceeded");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  FakePlugin& err = more.Add("Erring");
+  err.permit = [](std::string_view, int64_t*, Reasons& rs) {
+    rs.push_back("boom");
+    return SCHEDHOST_ERROR;
+  };
+  Fresh();
+  Use({&a, &rej});
+  r = H().framework().RunPermitPlugins(state, pod->view(), "n1");
+  EXPECT_EQ(r.status.code, Code::kUnschedulable);
+  EXPECT_EQ(r.status.plugin, "Rejector");
+  EXPECT_TRUE(r.waits.empty());
+  Fresh();
+  Use({&err});
+  r = H().framework().RunPermitPlugins(state, pod->view(), "n1");
+  EXPECT_EQ(r.status.code, Code::kError);
+  EXPECT_EQ(r.status.Message(), "running Permit plugin \"Erring\": boom");
+  Fresh();  // release the instances before `more` goes
+}
+
+TEST_F(FrameworkTest, BindTriesPluginsUntilOneDoesNotSkip) {
+  FakePlugin& skip = fakes.Add("SkipBinder");
+  int skipped = 0;
+  skip.bind = [&](std::string_view, Reasons&) {
+    ++skipped;
+    return SCHEDHOST_SKIP;
+  };
+  std::vector<std::string> post;
+  FakePlugin& pb = fakes.Add("After");
+  pb.post_bind = [&](std::string_view n) { post.emplace_back(n); };
+  // Explicit bind order: SkipBinder first, then Binder.
+  Use({&skip, &pb}, "[profile.plugins.bind]\nenabled = [{ name = \"SkipBinder\" }, { name = \"Binder\" }]\n");
+  H().AddObjects(Nodes(1));
+  EXPECT_EQ(H().Schedule(*H().MakePod(kPod)), "n1");
+  EXPECT_EQ(skipped, 1);
+  EXPECT_THAT(bound, ElementsAre("n1"));
+  EXPECT_THAT(post, ElementsAre("n1"));
+}
+
+TEST_F(FrameworkTest, PreEnqueueRejectionKeepsPodOut) {
+  FakePlugin& gate = fakes.Add("Gate");
+  gate.pre_enqueue = [](const schedhost_pod_view* pod, Reasons& r) {
+    if (pod->scheduling_gates_len == 0) return SCHEDHOST_SUCCESS;
+    r.push_back("waiting for scheduling gates");
+    return SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE;
+  };
+  Use({&gate});
+  auto open = H().MakePod(kPod);
+  auto gated = H().MakePod(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: g}\nspec:\n  schedulingGates: [{name: wait}]\n"
+      "  containers: [{name: c, image: x}]\n");
+  EXPECT_TRUE(H().framework().RunPreEnqueuePlugins(open->view()).ok());
+  Status s = H().framework().RunPreEnqueuePlugins(gated->view());
+  EXPECT_EQ(s.code, Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.plugin, "Gate");
+}
+
+}  // namespace
+}  // namespace schedhost::framework

@@ -1,0 +1,51 @@
+#include "host/framework/parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+namespace schedhost::framework {
+namespace {
+
+TEST(ParallelizerTest, VisitsEveryIndexExactlyOnce) {
+  for (int workers : {1, 2, 4, 16}) {
+    Parallelizer p(workers);
+    for (size_t n : {0u, 1u, 7u, 1000u, 5000u}) {
+      std::vector<std::atomic<int>> hits(n);
+      p.Until(n, [&](size_t i) { hits[i].fetch_add(1); });
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << workers << " workers, n=" << n;
+    }
+  }
+}
+
+TEST(ParallelizerTest, StopSkipsRemainingWork) {
+  Parallelizer p(4);
+  std::atomic<bool> stop{false};
+  std::atomic<int> done{0};
+  p.Until(100000, [&](size_t i) {
+    if (i == 10) stop.store(true);
+    done.fetch_add(1);
+  }, &stop);
+  EXPECT_LT(done.load(), 100000);
+  // The pool is reusable after a stopped loop.
+  std::atomic<int> all{0};
+  p.Until(1000, [&](size_t) { all.fetch_add(1); });
+  EXPECT_EQ(all.load(), 1000);
+}
+
+TEST(ParallelizerTest, ConcurrentCallersAreSerialised) {
+  Parallelizer p(3);
+  std::atomic<long> sum{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int k = 0; k < 20; ++k) p.Until(500, [&](size_t i) { sum.fetch_add(static_cast<long>(i)); });
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(sum.load(), 4L * 20 * (499L * 500 / 2));
+}
+
+}  // namespace
+}  // namespace schedhost::framework

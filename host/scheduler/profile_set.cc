@@ -1,0 +1,171 @@
+#include "host/scheduler/profile_set.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "host/config/config_tree.h"
+#include "host/framework/plugin_instance.h"
+
+namespace schedhost::scheduler {
+namespace {
+
+const std::filesystem::path kInstalledPluginDir = "/usr/lib/schedhost/plugins";
+
+// Canonical text of a plugin argument tree, to compare QueueSort arguments across profiles.
+void Serialize(const config::ConfigNode* node, std::string& out) {
+  const schedhost_config* c = config::AsAbi(node);
+  switch (config::ConfigKind(c)) {
+    case SCHEDHOST_CONFIG_TABLE:
+    case SCHEDHOST_CONFIG_ARRAY: {
+      out += config::ConfigKind(c) == SCHEDHOST_CONFIG_TABLE ? "{" : "[";
+      for (size_t i = 0; i < config::ConfigLen(c); ++i) {
+        schedhost_str key{};
+        const schedhost_config* child = config::ConfigAt(c, i, &key);
+        out.append(key.data == nullptr ? "" : std::string(key.data, key.len)).append("=");
+        Serialize(config::FromAbi(child), out);
+        out += ",";
+      }
+      out += config::ConfigKind(c) == SCHEDHOST_CONFIG_TABLE ? "}" : "]";
+      break;
+    }
+    case SCHEDHOST_CONFIG_STRING: {
+      schedhost_str s{};
+      config::ConfigString(c, &s);
+      out += "\"" + std::string(s.data, s.len) + "\"";
+      break;
+    }
+    case SCHEDHOST_CONFIG_INT: {
+      int64_t v = 0;
+      config::ConfigInt(c, &v);
+      out += std::to_string(v);
+      break;
+    }
+    case SCHEDHOST_CONFIG_FLOAT: {
+      double v = 0;
+      config::ConfigFloat(c, &v);
+      out += std::to_string(v);
+      break;
+    }
+    case SCHEDHOST_CONFIG_BOOL: {
+      int32_t v = 0;
+      config::ConfigBool(c, &v);
+      out += v ? "true" : "false";
+      break;
+    }
+    default: out += "null";
+  }
+}
+
+std::string QueueSortKey(const config::ExpandedProfile& p) {
+  const auto& sorts = p.PluginsAt(config::Point::kQueueSort);
+  if (sorts.empty()) return "";
+  std::string key = sorts.front().name + ":";
+  if (auto it = p.plugin_config.find(sorts.front().name); it != p.plugin_config.end()) {
+    Serialize(it->second.get(), key);
+  }
+  return key;
+}
+
+}  // namespace
+
+std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe) {
+  std::error_code ec;
+  auto dir = std::filesystem::weakly_canonical(exe, ec).parent_path().parent_path() / "plugins";
+  if (!ec && std::filesystem::is_directory(dir, ec)) return dir;
+  return kInstalledPluginDir;
+}
+
+ProfileSet::~ProfileSet() {
+  // Frameworks (and so plugin instances) go before the registry that keeps their libraries.
+  frameworks_.clear();
+}
+
+std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cfg,
+                                                    const std::filesystem::path& builtin_dir) {
+  std::shared_ptr<ProfileSet> set(new ProfileSet());
+  set->registry_ = std::make_shared<loader::PluginRegistry>();
+  // A config that leaves plugin_dirs at its default gets the builtin plugins of this binary.
+  set->plugin_dirs_ = cfg.plugin_dirs;
+  if (set->plugin_dirs_ == std::vector<std::filesystem::path>{kInstalledPluginDir}) {
+    set->plugin_dirs_ = {builtin_dir};
+  }
+  const schedhost_host_api* api = framework::HostApi();
+  try {
+    for (const auto& dir : set->plugin_dirs_) set->registry_->LoadDirectory(dir, api);
+    for (const auto& lib : cfg.libraries) {
+      auto loaded = set->registry_->LoadLibrary(lib.path, api);
+      if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
+        throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
+                              " has sha256 " + loaded->sha256() + " but the config pins " + *lib.sha256 +
+                              "; update the pin or restore the expected file");
+      }
+    }
+  } catch (const loader::LoadError& e) {
+    throw ProfileSetError(e.what());
+  }
+  if (!set->registry_->load_errors().empty()) {
+    std::string msg = "some plugin libraries were refused:";
+    for (const auto& e : set->registry_->load_errors()) msg += "\n  " + e;
+    throw ProfileSetError(msg);
+  }
+  auto lookup = [&set](std::string_view name) -> std::optional<uint32_t> {
+    const loader::PluginEntry* e = set->registry_->Find(name);
+    if (e == nullptr) return std::nullopt;
+    return loader::ImplementedPoints(*e->descriptor);
+  };
+  set->parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
+  std::string queue_sort_key;
+  for (const auto& profile : cfg.profiles) {
+    config::ExpandedProfile expanded;
+    try {
+      expanded = config::ExpandProfile(profile, lookup, set->registry_->Names());
+    } catch (const config::ConfigError& e) {
+      throw ProfileSetError(e.what());
+    }
+    framework::FrameworkOptions options;
+    options.parallelizer = set->parallelizer_;
+    options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
+    try {
+      set->frameworks_.push_back(framework::Framework::Build(expanded, *set->registry_, options));
+    } catch (const framework::FrameworkError& e) {
+      throw ProfileSetError(e.what());
+    }
+    std::string key = QueueSortKey(expanded);
+    if (set->expanded_.empty()) {
+      queue_sort_key = key;
+    } else if (key != queue_sort_key) {
+      throw ProfileSetError(profile.location.ToString() + ": profile \"" + profile.name +
+                            "\" uses a different queue_sort plugin or arguments than profile \"" +
+                            set->expanded_.front().name +
+                            "\"; all profiles share one queue and must agree on QueueSort");
+    }
+    set->expanded_.push_back(std::move(expanded));
+  }
+  return set;
+}
+
+framework::Framework* ProfileSet::Find(std::string_view scheduler_name) const {
+  for (const auto& fw : frameworks_) {
+    if (fw->profile_name() == scheduler_name) return fw.get();
+  }
+  return nullptr;
+}
+
+std::string ProfileSet::Describe() const {
+  std::ostringstream out;
+  out << "Plugin libraries (" << registry_->Libraries().size() << "):\n";
+  for (const auto& lib : registry_->Libraries()) {
+    out << "  " << lib->path().filename().string() << "  abi " << lib->abi_major() << "."
+        << lib->abi_minor() << "  sdk " << lib->sdk_version() << "  sha256 "
+        << lib->sha256().substr(0, 12) << "\n";
+    for (const auto& p : lib->manifest().plugins) {
+      out << "      " << p.name << " " << p.version << "\n";
+    }
+  }
+  for (const auto& p : expanded_) {
+    out << "\nProfile \"" << p.name << "\"\n" << config::Describe(p);
+  }
+  return out.str();
+}
+
+}  // namespace schedhost::scheduler

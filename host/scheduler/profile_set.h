@@ -1,0 +1,64 @@
+// ProfileSet: every profile of a config, built and validated together, plus the plugin
+// libraries they hold. Immutable once built (DESIGN.md §4): a reload builds a new set and swaps
+// one pointer; frameworks and libraries go away when the last holder releases the set.
+//
+//   auto set = ProfileSet::Build(config, BuiltinPluginDir(argv0));   // throws ProfileSetError
+//   const framework::Framework* fw = set->Find(pod.scheduler_name());
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/config/expand.h"
+#include "host/config/host_config.h"
+#include "host/framework/framework.h"
+#include "host/loader/loader.h"
+
+namespace schedhost::scheduler {
+
+/// ProfileSetError reports why a config could not become a ProfileSet.
+class ProfileSetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// BuiltinPluginDir returns the builtin plugin directory of a binary: `<exe>/../plugins` in a
+/// build tree when it exists, otherwise the installed /usr/lib/schedhost/plugins.
+std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe);
+
+/// ProfileSet owns the registry, the expanded profiles and one framework per profile.
+class ProfileSet {
+ public:
+  /// Build loads the plugin libraries the config names (plugin_dirs, libraries; when plugin_dirs
+  /// is left at its default, `builtin_dir` is used instead), expands and builds every profile,
+  /// and checks that all profiles agree on the QueueSort plugin and its arguments.
+  static std::shared_ptr<const ProfileSet> Build(const config::HostConfig& config,
+                                                 const std::filesystem::path& builtin_dir);
+
+  /// Find returns the framework of the profile named `scheduler_name`, or nullptr.
+  framework::Framework* Find(std::string_view scheduler_name) const;
+  const std::vector<std::unique_ptr<framework::Framework>>& frameworks() const { return frameworks_; }
+  const std::vector<config::ExpandedProfile>& profiles() const { return expanded_; }
+  const loader::PluginRegistry& registry() const { return *registry_; }
+  /// plugin_dirs are the directories the libraries were loaded from.
+  const std::vector<std::filesystem::path>& plugin_dirs() const { return plugin_dirs_; }
+  /// Describe renders profiles, points, plugins, weights and libraries for people.
+  std::string Describe() const;
+
+  ~ProfileSet();
+
+ private:
+  ProfileSet() = default;
+
+  std::shared_ptr<loader::PluginRegistry> registry_;
+  std::vector<std::filesystem::path> plugin_dirs_;
+  std::vector<config::ExpandedProfile> expanded_;
+  std::shared_ptr<framework::Parallelizer> parallelizer_;
+  std::vector<std::unique_ptr<framework::Framework>> frameworks_;
+};
+
+}  // namespace schedhost::scheduler

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages schedhost builds, tests and runs with. Needs root.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git file binutils
+  libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
+  nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 clang-tidy-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev abigail-tools
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
