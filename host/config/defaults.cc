@@ -11,8 +11,8 @@ std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
   // limits, VolumeBinding, VolumeZone): schedhost's model has no volumes, so they are out of
   // scope. Weights are the upstream default score weights.
   std::vector<DefaultPlugin> plugins = {
-      {"SchedulingGates", 0}, {"PrioritySort", 0}, {"NodeUnschedulable", 0},
-      {"NodeName", 0},        {"TaintToleration", 3}, {"NodeAffinity", 2},
+      {"SchedulingGates", 0}, {"PrioritySort", 0},     {"NodeUnschedulable", 0},
+      {"NodeName", 0},        {"TaintToleration", 3},  {"NodeAffinity", 2},
       {"NodePorts", 0},       {"NodeResourcesFit", 1},
   };
   if constexpr (kIncludeNotYetBuiltDefaults) {

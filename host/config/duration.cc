@@ -122,7 +122,8 @@ std::string FormatDuration(std::chrono::nanoseconds d) {
   int64_t count = d.count();
   if (count == 0) return "0s";
   std::string sign = count < 0 ? "-" : "";
-  uint64_t n = count < 0 ? uint64_t{0} - static_cast<uint64_t>(count) : static_cast<uint64_t>(count);
+  uint64_t n =
+      count < 0 ? uint64_t{0} - static_cast<uint64_t>(count) : static_cast<uint64_t>(count);
   // Below one second Go uses the largest sub-second unit that keeps an integer part.
   auto with_fraction = [](uint64_t value, uint64_t unit, std::string_view suffix) {
     std::string out = std::to_string(value / unit);

@@ -154,8 +154,8 @@ class Expander {
       if (cached == masks_.end()) cached = masks_.emplace(name, lookup_(name)).first;
       if (!cached->second.has_value()) {
         Fail(entry.location, "",
-             "plugin_config." + name + " configures an unknown plugin: " +
-                 UnknownPluginMessage(name));
+             "plugin_config." + name +
+                 " configures an unknown plugin: " + UnknownPluginMessage(name));
       }
     }
   }

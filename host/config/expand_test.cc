@@ -9,12 +9,12 @@
 namespace schedhost::config {
 namespace {
 
-using testing::FakeRegistry;
-using testing::Names;
-using testing::NamesAndWeights;
 using ::testing::ElementsAre;
+using testing::FakeRegistry;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing::Names;
+using testing::NamesAndWeights;
 
 HostConfig Parse(std::string_view text) { return ParseConfig(text, "schedhost.toml", ""); }
 
@@ -72,7 +72,8 @@ TEST(ExpandTest, OrderingPartsOneTwoThree) {
       {"only implementers, with weights", "", Point::kScore, {"A(2)", "C(3)"}},
       {"only implementers", "", Point::kPreScore, {"C(0)"}},
       {"parts 1, 2, 3",
-       "[profile.plugins.filter]\nenabled = [{ name = \"Y\" }, { name = \"C\" }, { name = \"A\" }]\n",
+       "[profile.plugins.filter]\nenabled = [{ name = \"Y\" }, { name = \"C\" }, { name = \"A\" "
+       "}]\n",
        Point::kFilter,
        {"C(0)", "A(0)", "B(0)", "Y(0)"}},
       {"disabled at point",
@@ -91,9 +92,12 @@ TEST(ExpandTest, OrderingPartsOneTwoThree) {
        Point::kFilter,
        {"Y(0)", "C(0)"}},
       {"star with nothing enabled empties the point",
-       "[profile.plugins.score]\ndisabled = [{ name = \"*\" }]\n", Point::kScore, {}},
+       "[profile.plugins.score]\ndisabled = [{ name = \"*\" }]\n",
+       Point::kScore,
+       {}},
       {"specific weight wins and keeps point order",
-       "[profile.plugins.score]\nenabled = [{ name = \"X\", weight = 9 }, { name = \"C\", weight = 7 }]\n",
+       "[profile.plugins.score]\nenabled = [{ name = \"X\", weight = 9 }, { name = \"C\", weight = "
+       "7 }]\n",
        Point::kScore,
        {"C(7)", "A(2)", "X(9)"}},
       {"weight 0 means 1",
@@ -101,7 +105,8 @@ TEST(ExpandTest, OrderingPartsOneTwoThree) {
        Point::kScore,
        {"A(1)", "C(3)", "X(1)"}},
       {"other points untouched",
-       "[profile.plugins.filter]\ndisabled = [{ name = \"*\" }]\n", Point::kScore,
+       "[profile.plugins.filter]\ndisabled = [{ name = \"*\" }]\n",
+       Point::kScore,
        {"A(2)", "C(3)"}},
   };
   FakeRegistry registry = TestRegistry();
@@ -177,9 +182,7 @@ TEST(ExpandTest, ErrorsNameLocationProfilePointAndFix) {
        "schedhost.toml:4:28",
        "profile \"default-scheduler\", point multi_point: plugin \"Nope\" is not known; loaded "
        "plugins are: A, B, C, X, Y (check plugin_dirs and libraries)"},
-      {"unknown default",
-       "\n[[profile]]\nname = \"d\"\n",
-       "schedhost.toml:2:1",
+      {"unknown default", "\n[[profile]]\nname = \"d\"\n", "schedhost.toml:2:1",
        "profile \"d\", point multi_point: plugin \"SchedulingGates\" is not known; loaded "
        "plugins are: A, B, C, X, Y (check plugin_dirs and libraries); it is a default plugin: "
        "if it is not wanted, add { name = \"SchedulingGates\" } to "
@@ -191,8 +194,7 @@ TEST(ExpandTest, ErrorsNameLocationProfilePointAndFix) {
        "implements filter); remove it from plugins.score.enabled, or list it under "
        "plugins.multi_point to enable it at every point it implements"},
       {"plugin_config for an unknown plugin",
-       "[[profile]]\n" + no_defaults + "[profile.plugin_config.Ax]\nk = 1\n",
-       "schedhost.toml:4:1",
+       "[[profile]]\n" + no_defaults + "[profile.plugin_config.Ax]\nk = 1\n", "schedhost.toml:4:1",
        "profile \"default-scheduler\": plugin_config.Ax configures an unknown plugin: plugin "
        "\"Ax\" is not known (did you mean \"A\"?); loaded plugins are: A, B, C, X, Y (check "
        "plugin_dirs and libraries)"},
@@ -210,8 +212,9 @@ TEST(ExpandTest, ErrorsNameLocationProfilePointAndFix) {
 }
 
 TEST(ExpandTest, UnknownPluginWithoutNamesSaysNothingIsLoaded) {
-  HostConfig config = Parse("[[profile]]\n[profile.plugins.multi_point]\n"
-                            "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"Q\" }]\n");
+  HostConfig config = Parse(
+      "[[profile]]\n[profile.plugins.multi_point]\n"
+      "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"Q\" }]\n");
   try {
     ExpandProfile(config.profiles[0], FakeRegistry().Lookup());
     FAIL() << "expected ConfigError";
@@ -256,8 +259,9 @@ TEST(ExpandTest, DuplicatesInProgrammaticProfilesAreRejected) {
 TEST(ExpandTest, MultiPointPluginsImplementingNothingAreFine) {
   FakeRegistry registry;
   registry.Add("Idle", {});
-  HostConfig config = Parse("[[profile]]\n[profile.plugins.multi_point]\n"
-                            "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"Idle\" }]\n");
+  HostConfig config = Parse(
+      "[[profile]]\n[profile.plugins.multi_point]\n"
+      "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"Idle\" }]\n");
   ExpandedProfile e = ExpandProfile(config.profiles[0], registry.Lookup());
   for (Point point : kAllPoints) EXPECT_THAT(e.PluginsAt(point), IsEmpty());
 }

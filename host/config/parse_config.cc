@@ -24,8 +24,8 @@ std::filesystem::path ResolvePath(const Context& ctx, const toml::node& node,
                                   std::string_view path) {
   const toml::value<std::string>* s = node.as_string();
   if (s == nullptr) {
-    Fail(ctx, node.source(), std::string(path) + " must be a string, not " +
-                                 internal::TypeName(node));
+    Fail(ctx, node.source(),
+         std::string(path) + " must be a string, not " + internal::TypeName(node));
   }
   if (s->get().empty()) Fail(ctx, node.source(), std::string(path) + " must not be empty");
   if (s->get().find('\0') != std::string::npos) {
@@ -37,14 +37,14 @@ std::filesystem::path ResolvePath(const Context& ctx, const toml::node& node,
 }
 
 std::optional<std::chrono::nanoseconds> GetDuration(const Context& ctx, const toml::table& table,
-                                                    std::string_view key,
-                                                    std::string_view path) {
+                                                    std::string_view key, std::string_view path) {
   const toml::node* node = table.get(key);
   if (node == nullptr) return std::nullopt;
   const toml::value<std::string>* s = node->as_string();
   if (s == nullptr) {
-    Fail(ctx, node->source(), std::string(path) + " must be a duration string like \"1s\" or " +
-                                  "\"500ms\", not " + internal::TypeName(*node));
+    Fail(ctx, node->source(),
+         std::string(path) + " must be a duration string like \"1s\" or " + "\"500ms\", not " +
+             internal::TypeName(*node));
   }
   std::string error;
   std::optional<std::chrono::nanoseconds> d = ParseDuration(s->get(), &error);
@@ -72,8 +72,11 @@ void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& conf
     const std::string path = "host.libraries[" + std::to_string(i) + "]";
     const toml::node& item = *array.get(i);
     if (item.as_table() == nullptr) {
-      Fail(ctx, item.source(), path + " must be a table like { path = \"x/libfoo.so\", sha256 = "
-                                      "\"<64 hex digits>\" }, not " + internal::TypeName(item));
+      Fail(ctx, item.source(),
+           path +
+               " must be a table like { path = \"x/libfoo.so\", sha256 = "
+               "\"<64 hex digits>\" }, not " +
+               internal::TypeName(item));
     }
     const toml::table& table = *item.as_table();
     internal::CheckKeys(ctx, table, {"path", "sha256"}, path);
@@ -228,8 +231,8 @@ HostConfig LoadConfigFile(const std::filesystem::path& path) {
   std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) throw ConfigError(file, "cannot read config file: " + ec.message());
   if (size > kMaxConfigFileBytes) {
-    throw ConfigError(file, "config file is " + std::to_string(size) +
-                                " bytes; the limit is " + std::to_string(kMaxConfigFileBytes));
+    throw ConfigError(file, "config file is " + std::to_string(size) + " bytes; the limit is " +
+                                std::to_string(kMaxConfigFileBytes));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(file, std::string("cannot open config file: ") + std::strerror(errno));

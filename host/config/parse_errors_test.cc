@@ -65,8 +65,7 @@ TEST(ParseErrorsTest, HostSection) {
       {"duration negative", "[host]\npod_max_backoff = \"-1s\"\n", 2, 19,
        "host.pod_max_backoff must be positive, not \"-1s\""},
       {"max below initial", "[host]\npod_initial_backoff = \"5s\"\npod_max_backoff = \"2s\"\n", 3,
-       19,
-       "host.pod_max_backoff (2s) must not be shorter than host.pod_initial_backoff (5s)"},
+       19, "host.pod_max_backoff (2s) must not be shorter than host.pod_initial_backoff (5s)"},
       {"initial above default max", "[host]\npod_initial_backoff = \"1m\"\n", 2, 23,
        "host.pod_max_backoff (10s) must not be shorter than host.pod_initial_backoff (1m0s)"},
       {"plugin_dirs not array", "[host]\nplugin_dirs = \"/x\"\n", 2, 15,
@@ -84,10 +83,11 @@ TEST(ParseErrorsTest, HostSection) {
        "host.libraries[0] needs a path"},
       {"library unknown key", "[host]\nlibraries = [{ path = \"a.so\", sha = \"00\" }]\n", 2, 31,
        "unknown key \"sha\" in host.libraries[0]; did you mean \"sha256\"?"},
-      {"library bad sha256", "[host]\nlibraries = [{ path = \"a.so\", sha256 = \"abc\" }]\n", 2,
-       40, "host.libraries[0].sha256 must be 64 hexadecimal digits, not \"abc\""},
-      {"library listed twice", "[host]\nlibraries = [{ path = \"a.so\" }, { path = \"/etc/sh/a.so\" }]\n",
-       2, 42, "library /etc/sh/a.so is listed twice"},
+      {"library bad sha256", "[host]\nlibraries = [{ path = \"a.so\", sha256 = \"abc\" }]\n", 2, 40,
+       "host.libraries[0].sha256 must be 64 hexadecimal digits, not \"abc\""},
+      {"library listed twice",
+       "[host]\nlibraries = [{ path = \"a.so\" }, { path = \"/etc/sh/a.so\" }]\n", 2, 42,
+       "library /etc/sh/a.so is listed twice"},
       {"unload unknown", "[host]\nunload = \"keep\"\n", 2, 10,
        "host.unload must be \"unload\" or \"pin\", not \"keep\""},
       {"state_dir not string", "[host]\nstate_dir = false\n", 2, 13,
@@ -153,39 +153,48 @@ TEST(ParseErrorsTest, Profiles) {
        "\"Foo\" }"},
       {"entry empty name", "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"\" }]\n",
        3, 21, "profile \"default-scheduler\", point filter: enabled[0].name must not be empty"},
-      {"entry unknown key", "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"A\", wieght = 2 }]\n",
-       3, 26,
+      {"entry unknown key",
+       "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"A\", wieght = 2 }]\n", 3, 26,
        "unknown key \"wieght\" in profile \"default-scheduler\", point score, enabled[0]; did you "
        "mean \"weight\"?"},
-      {"weight on filter", "[[profile]]\nname = \"p\"\n[profile.plugins.filter]\nenabled = [{ name = \"Foo\", weight = 2 }]\n",
+      {"weight on filter",
+       "[[profile]]\nname = \"p\"\n[profile.plugins.filter]\nenabled = [{ name = \"Foo\", weight = "
+       "2 }]\n",
        4, 37,
        "profile \"p\", point filter: plugin \"Foo\": weight applies to score only; set it under "
        "plugins.score or plugins.multi_point"},
-      {"weight too large", "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"Foo\", weight = 100001 }]\n",
-       3, 37,
+      {"weight too large",
+       "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"Foo\", weight = 100001 }]\n", 3,
+       37,
        "profile \"default-scheduler\", point score: plugin \"Foo\": weight must be between 0 and "
        "100000, not 100001"},
-      {"weight negative", "[[profile]]\n[profile.plugins.multi_point]\nenabled = [{ name = \"Foo\", weight = -1 }]\n",
+      {"weight negative",
+       "[[profile]]\n[profile.plugins.multi_point]\nenabled = [{ name = \"Foo\", weight = -1 }]\n",
        3, 37,
        "profile \"default-scheduler\", point multi_point: plugin \"Foo\": weight must be between "
        "0 and 100000, not -1"},
-      {"weight not integer", "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"Foo\", weight = \"2\" }]\n",
-       3, 37,
+      {"weight not integer",
+       "[[profile]]\n[profile.plugins.score]\nenabled = [{ name = \"Foo\", weight = \"2\" }]\n", 3,
+       37,
        "profile \"default-scheduler\", point score: plugin \"Foo\": weight must be an integer, not "
        "a string"},
-      {"weight in disabled", "[[profile]]\n[profile.plugins.score]\ndisabled = [{ name = \"Foo\", weight = 2 }]\n",
-       3, 38,
+      {"weight in disabled",
+       "[[profile]]\n[profile.plugins.score]\ndisabled = [{ name = \"Foo\", weight = 2 }]\n", 3, 38,
        "profile \"default-scheduler\", point score: disabled[0]: weight has no meaning in a "
        "disabled list; remove it"},
       {"wildcard enabled", "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"*\" }]\n",
        3, 21,
        "profile \"default-scheduler\", point filter: enabled[0]: \"*\" stands for every plugin and "
        "is only allowed in disabled lists"},
-      {"enabled twice", "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"A\" }, { name = \"B\" },\n  { name = \"A\" }]\n",
+      {"enabled twice",
+       "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"A\" }, { name = \"B\" },\n  { "
+       "name = \"A\" }]\n",
        4, 3,
        "profile \"default-scheduler\", point filter: plugin \"A\" is enabled twice (first at "
        "schedhost.toml:3:12); remove one of the entries"},
-      {"enabled twice in multi_point", "[[profile]]\nname = \"m\"\n[profile.plugins.multi_point]\nenabled = [{ name = \"TaintToleration\" }, { name = \"TaintToleration\", weight = 1 }]\n",
+      {"enabled twice in multi_point",
+       "[[profile]]\nname = \"m\"\n[profile.plugins.multi_point]\nenabled = [{ name = "
+       "\"TaintToleration\" }, { name = \"TaintToleration\", weight = 1 }]\n",
        4, 42,
        "profile \"m\", point multi_point: plugin \"TaintToleration\" is enabled twice (first at "
        "schedhost.toml:4:12); remove one of the entries"},
@@ -196,8 +205,9 @@ TEST(ParseErrorsTest, Profiles) {
        "arguments, not an integer"},
       {"plugin_config wildcard", "[[profile]]\n[profile.plugin_config.\"*\"]\n", 2, 24,
        "profile \"default-scheduler\": plugin_config needs a plugin name as key, not \"*\""},
-      {"plugin_config date", "[[profile]]\n[profile.plugin_config.Foo]\nwhen = 2024-01-01T00:00:00Z\n",
-       3, 8, "plugin arguments cannot hold a date-time; write it as a string"},
+      {"plugin_config date",
+       "[[profile]]\n[profile.plugin_config.Foo]\nwhen = 2024-01-01T00:00:00Z\n", 3, 8,
+       "plugin arguments cannot hold a date-time; write it as a string"},
   };
   for (const ErrorCase& c : cases) ExpectError(c);
 }

@@ -36,16 +36,17 @@ std::vector<PluginEntry> ParseEntries(const Context& ctx, const toml::node& node
       Fail(ctx, table->get("weight")->source(),
            where + ": " + entry_path + ": weight has no meaning in a disabled list; remove it");
     }
-    CheckKeys(ctx, *table,
-              enabled ? std::vector<std::string>{"name", "weight"}
-                      : std::vector<std::string>{"name"},
-              where + ", " + entry_path);
+    CheckKeys(
+        ctx, *table,
+        enabled ? std::vector<std::string>{"name", "weight"} : std::vector<std::string>{"name"},
+        where + ", " + entry_path);
     PluginEntry entry;
     entry.location = At(ctx, table->source());
     std::optional<std::string> name =
         GetString(ctx, *table, "name", where + ": " + entry_path + ".name");
     if (!name) {
-      Fail(ctx, table->source(), where + ": " + entry_path + " needs a name, e.g. { name = \"Foo\" }");
+      Fail(ctx, table->source(),
+           where + ": " + entry_path + " needs a name, e.g. { name = \"Foo\" }");
     }
     if (name->empty()) {
       Fail(ctx, table->get("name")->source(),
@@ -60,8 +61,9 @@ std::vector<PluginEntry> ParseEntries(const Context& ctx, const toml::node& node
     const std::string plugin = where + ": plugin \"" + entry.name + "\"";
     if (const toml::node* weight = table->get("weight"); weight != nullptr && !weighted) {
       Fail(ctx, weight->source(),
-           plugin + ": weight applies to score only; set it under plugins.score or "
-                    "plugins.multi_point");
+           plugin +
+               ": weight applies to score only; set it under plugins.score or "
+               "plugins.multi_point");
     }
     if (auto weight = GetInt(ctx, *table, "weight", plugin + ": weight", 0, kMaxScoreWeight)) {
       entry.weight = static_cast<int32_t>(*weight);
@@ -134,8 +136,8 @@ Profile ParseProfile(const Context& ctx, const toml::node& node, size_t index) {
   const std::string prefix = "profile[" + std::to_string(index) + "]";
   const toml::table* table = node.as_table();
   if (table == nullptr) {
-    Fail(ctx, node.source(), prefix + " must be a table (write [[profile]]), not " +
-                                 TypeName(node));
+    Fail(ctx, node.source(),
+         prefix + " must be a table (write [[profile]]), not " + TypeName(node));
   }
   CheckKeys(ctx, *table, {"name", "percentage_of_nodes_to_score", "plugins", "plugin_config"},
             "[[profile]]");

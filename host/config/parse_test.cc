@@ -32,8 +32,8 @@ std::vector<std::string> DefaultEntries() {
 
 TEST(DefaultsTest, UpstreamDefaultProfileOrder) {
   std::vector<std::string> expected = {
-      "SchedulingGates(0)", "PrioritySort(0)",    "NodeUnschedulable(0)",  "NodeName(0)",
-      "TaintToleration(3)", "NodeAffinity(2)",    "NodePorts(0)",          "NodeResourcesFit(1)"};
+      "SchedulingGates(0)", "PrioritySort(0)", "NodeUnschedulable(0)", "NodeName(0)",
+      "TaintToleration(3)", "NodeAffinity(2)", "NodePorts(0)",         "NodeResourcesFit(1)"};
   if (kIncludeNotYetBuiltDefaults) {
     expected.insert(expected.end(),
                     {"PodTopologySpread(2)", "InterPodAffinity(2)", "DefaultPreemption(0)",

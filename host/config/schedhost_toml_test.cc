@@ -1,9 +1,9 @@
 // The shipped config files: config/schedhost.toml must equal the built-in defaults, and the
 // examples must load and expand.
-#include <cstdlib>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "host/config/config_test_util.h"
 #include "host/config/defaults.h"
@@ -12,9 +12,9 @@
 namespace schedhost::config {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::FakeRegistry;
 using testing::NamesAndWeights;
-using ::testing::ElementsAre;
 
 std::filesystem::path SourceDir() {
   if (const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR")) return dir;

@@ -11,9 +11,15 @@ TEST(SuggestTest, EditDistance) {
     size_t distance;
   };
   const std::vector<Case> cases = {
-      {"", "", 0},         {"abc", "", 3},          {"host", "host", 0}, {"Host", "host", 0},
-      {"hots", "host", 1}, {"paralelism", "parallelism", 1},           {"kitten", "sitting", 3},
-      {"ab", "ba", 1},     {"abc", "ca", 3},
+      {"", "", 0},
+      {"abc", "", 3},
+      {"host", "host", 0},
+      {"Host", "host", 0},
+      {"hots", "host", 1},
+      {"paralelism", "parallelism", 1},
+      {"kitten", "sitting", 3},
+      {"ab", "ba", 1},
+      {"abc", "ca", 3},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(EditDistance(c.a, c.b), c.distance) << c.a << " / " << c.b;
@@ -22,14 +28,14 @@ TEST(SuggestTest, EditDistance) {
 }
 
 TEST(SuggestTest, ClosestMatchOnlyForLikelyTypos) {
-  const std::vector<std::string> keys = {"parallelism", "pod_max_backoff", "sha256", "score",
-                                         "pre_score", "NodeName"};
+  const std::vector<std::string> keys = {"parallelism", "pod_max_backoff", "sha256",
+                                         "score",       "pre_score",       "NodeName"};
   struct Case {
     std::string word;
     std::optional<std::string> match;
   };
   const std::vector<Case> cases = {
-      {"paralelism", "parallelism"}, {"scroe", "score"},     {"sha", "sha256"},
+      {"paralelism", "parallelism"}, {"scroe", "score"},        {"sha", "sha256"},
       {"nodename", "NodeName"},      {"prescore", "pre_score"}, {"foo", std::nullopt},
       {"x", std::nullopt},           {"score", std::nullopt},  // exact matches are not typos
   };

@@ -70,14 +70,12 @@ void CheckKeys(const Context& ctx, const toml::table& table, const std::vector<s
 
 const toml::table& ExpectTable(const Context& ctx, const toml::node& node, std::string_view path) {
   if (const toml::table* table = node.as_table()) return *table;
-  Fail(ctx, node.source(),
-       std::string(path) + " must be a table, not " + TypeName(node));
+  Fail(ctx, node.source(), std::string(path) + " must be a table, not " + TypeName(node));
 }
 
 const toml::array& ExpectArray(const Context& ctx, const toml::node& node, std::string_view path) {
   if (const toml::array* array = node.as_array()) return *array;
-  Fail(ctx, node.source(),
-       std::string(path) + " must be an array, not " + TypeName(node));
+  Fail(ctx, node.source(), std::string(path) + " must be an array, not " + TypeName(node));
 }
 
 std::optional<std::string> GetString(const Context& ctx, const toml::table& table,

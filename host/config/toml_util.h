@@ -4,6 +4,8 @@
 // is part of the config API. Every helper throws ConfigError at the offending key or value.
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -11,8 +13,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "host/config/config_error.h"
 #include "host/config/config_tree.h"
