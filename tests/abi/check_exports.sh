@@ -1,0 +1,68 @@
+#!/bin/sh
+# Checks plugin libraries export only the entry symbol and carry no UNIQUE-bound symbol
+# (ABI.md rules 10 and 12).
+#
+#   check_exports.sh NM READELF PATH...
+#
+# Each PATH is a .so file or a directory whose *.so files are checked; a missing or empty
+# directory is fine (builtin plugins may not exist yet). Linker-defined symbols (_init, _fini,
+# __bss_start, _edata, _end) are ignored. Exits non-zero if any library fails.
+set -u
+nm=$1
+readelf=$2
+shift 2
+entry=schedhost_plugin_library_v1
+failed=0
+checked=0
+
+check() {
+  lib=$1
+  bad=0
+  checked=$((checked + 1))
+  if ! out=$("$nm" -D --defined-only "$lib" 2>&1); then
+    echo "FAIL $lib: nm cannot read it: $out"
+    failed=1
+    return 0
+  fi
+  extra=$(printf '%s\n' "$out" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//' |
+          grep -v -x -e "$entry" -e _init -e _fini -e __bss_start -e _edata -e _end)
+  if ! printf '%s\n' "$out" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//' | grep -q -x "$entry"; then
+    echo "FAIL $lib: does not export $entry"
+    failed=1
+    bad=1
+  fi
+  if [ -n "$extra" ]; then
+    echo "FAIL $lib: exports more than $entry:"
+    printf '%s\n' "$extra" | sed 's/^/    /'
+    echo "  fix: build it with schedhost_add_plugin (hidden visibility and a version script)"
+    failed=1
+    bad=1
+  fi
+  unique=$("$readelf" -Ws "$lib" | awk '$5 == "UNIQUE" { print $8 }' | sort -u)
+  if [ -n "$unique" ]; then
+    echo "FAIL $lib: has UNIQUE-bound symbols (pin the library in memory):"
+    printf '%s\n' "$unique" | sed 's/^/    /'
+    echo "  fix: compile with -fno-gnu-unique or hidden visibility"
+    failed=1
+    bad=1
+  fi
+  if [ "$bad" -eq 0 ]; then echo "ok   $lib"; fi
+}
+
+for path in "$@"; do
+  if [ -d "$path" ]; then
+    for lib in "$path"/*.so; do
+      [ -e "$lib" ] || continue
+      check "$lib"
+    done
+  elif [ -e "$path" ]; then
+    check "$path"
+  else
+    case "$path" in
+      *.so) echo "FAIL $path: missing (was it built?)"; failed=1 ;;
+      *) echo "note: $path does not exist; no libraries there" ;;
+    esac
+  fi
+done
+echo "checked $checked libraries"
+exit "$failed"

@@ -1,0 +1,454 @@
+// Loads every test plugin of tests/abi into this g++-built host through PluginRegistry and calls
+// it through its descriptor with hand-made views, then checks every bad library is refused with
+// a message that names the file, the versions and the fix (ABI.md rule 13).
+#include <dlfcn.h>
+#include <elf.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "host/loader/loader.h"
+#include "host/loader/sha256.h"
+
+// The host-side definitions of two opaque ABI handles, as this test host implements them.
+struct schedhost_status {
+  std::vector<std::string> reasons;
+};
+struct schedhost_host {
+  int unused = 0;
+};
+
+namespace schedhost::loader {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kConstructorMarker = "SCHEDHOST_ABI_TEST_CONSTRUCTOR_RAN";
+
+fs::path PluginPath(const char* file) { return fs::path(SCHEDHOST_ABI_PLUGIN_DIR) / file; }
+
+// --- a minimal host API: reasons, interning; everything else NULL ---------------------------
+
+std::vector<std::string>& InternTable() {
+  static std::vector<std::string> table(SCHEDHOST_ID_WELL_KNOWN_COUNT);
+  return table;
+}
+
+schedhost_id FakeLookup(schedhost_host*, schedhost_str s) noexcept {
+  const std::string_view v(s.data, s.len);
+  const auto& t = InternTable();
+  for (size_t i = SCHEDHOST_ID_WELL_KNOWN_COUNT; i < t.size(); ++i) {
+    if (t[i] == v) return static_cast<schedhost_id>(i);
+  }
+  return 0;
+}
+
+schedhost_id FakeIntern(schedhost_host* host, schedhost_str s) noexcept {
+  if (s.len == 0) return 0;
+  if (schedhost_id id = FakeLookup(host, s)) return id;
+  InternTable().emplace_back(s.data, s.len);
+  return static_cast<schedhost_id>(InternTable().size() - 1);
+}
+
+schedhost_id Id(std::string_view s) { return FakeIntern(nullptr, {s.data(), s.size()}); }
+
+void FakeAddReason(schedhost_status* status, schedhost_str reason) noexcept {
+  status->reasons.emplace_back(reason.data, reason.len);
+}
+
+const schedhost_host_api* TestApi() {
+  static const schedhost_host_api api = [] {
+    schedhost_host_api a{};
+    a.struct_size = sizeof a;
+    a.abi_major = SCHEDHOST_ABI_MAJOR;
+    a.abi_minor = SCHEDHOST_ABI_MINOR;
+    a.status_add_reason = &FakeAddReason;
+    a.intern = &FakeIntern;
+    a.lookup_id = &FakeLookup;
+    return a;
+  }();
+  return &api;
+}
+
+// --- views built by hand ----------------------------------------------------------------------
+
+using LabelMap = std::map<std::string, std::string>;
+
+// FakeNode is a node info view over one node with `labels`; it points into itself, so it is
+// neither copied nor moved.
+struct FakeNode {
+  std::vector<schedhost_label> labels;  // sorted by key id
+  schedhost_node_view node{};
+  schedhost_node_info_view info{};
+
+  explicit FakeNode(const LabelMap& kv = {}) {
+    for (const auto& [k, v] : kv) labels.push_back({Id(k), Id(v)});
+    std::sort(labels.begin(), labels.end(),
+              [](const schedhost_label& a, const schedhost_label& b) { return a.key < b.key; });
+    node.struct_size = sizeof node;
+    node.name = {"node-1", 6};
+    node.labels = {labels.data(), labels.size()};
+    info.struct_size = sizeof info;
+    info.node = &node;
+  }
+  FakeNode(const FakeNode&) = delete;
+  FakeNode& operator=(const FakeNode&) = delete;
+};
+
+struct FakePod {
+  std::string name;
+  schedhost_pod_view view{};
+
+  explicit FakePod(std::string n) : name(std::move(n)) {
+    view.struct_size = sizeof view;
+    view.name = {name.data(), name.size()};
+    view.namespace_name = {"default", 7};
+    view.namespace_id = SCHEDHOST_ID_NAMESPACE_DEFAULT;
+  }
+};
+
+// Instance creates and destroys one plugin instance through its descriptor.
+class Instance {
+ public:
+  explicit Instance(const schedhost_plugin_descriptor* d) : d_(d) {
+    schedhost_status status;
+    const int32_t rc = d_->create(TestApi(), &host_, nullptr, &instance_, &status);
+    EXPECT_EQ(rc, SCHEDHOST_SUCCESS) << (status.reasons.empty() ? "" : status.reasons[0]);
+  }
+  ~Instance() {
+    if (d_->destroy != nullptr) d_->destroy(instance_);
+  }
+  int32_t Filter(const FakePod& pod, const FakeNode& node, schedhost_status& status) const {
+    return d_->filter(instance_, nullptr, &pod.view, &node.info, &status);
+  }
+  int32_t Score(const FakePod& pod, const FakeNode& node, int64_t& score) const {
+    schedhost_status status;
+    return d_->score(instance_, nullptr, &pod.view, &node.info, &score, &status);
+  }
+
+ private:
+  const schedhost_plugin_descriptor* d_;
+  schedhost_host host_;
+  void* instance_ = nullptr;
+};
+
+std::string ReadFileHash(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return Sha256Hex(bytes);
+}
+
+std::string LoadFailure(PluginRegistry& r, const fs::path& p,
+                      const schedhost_host_api* api = TestApi()) {
+  try {
+    r.LoadLibrary(p, api);
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+// TempDir is a scratch directory removed at the end of a test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "schedhost_abi_XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+  fs::path Write(const char* name, const std::vector<char>& bytes) const {
+    const fs::path p = path_ / name;
+    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// --- good plugins -----------------------------------------------------------------------------
+
+TEST(AbiLoaderTest, C99PluginFiltersAndScoresThroughTheDescriptor) {
+  PluginRegistry registry;
+  const fs::path path = PluginPath("c99_plugin.so");
+  const auto lib = registry.LoadLibrary(path, TestApi());
+  EXPECT_EQ(lib->path(), path);
+  EXPECT_EQ(lib->sha256(), ReadFileHash(path));
+  EXPECT_EQ(lib->abi_major(), 1u);
+  EXPECT_EQ(lib->abi_minor(), static_cast<uint32_t>(SCHEDHOST_ABI_MINOR));
+  EXPECT_EQ(lib->sdk_version(), SCHEDHOST_SDK_VERSION);
+  ASSERT_EQ(lib->manifest().plugins.size(), 1u);
+  EXPECT_EQ(lib->manifest().plugins[0].name, "CNodeLabel");
+  EXPECT_EQ(lib->manifest().compiler.rfind("gcc ", 0), 0u) << lib->manifest().compiler;
+
+  const PluginEntry* entry = registry.Find("CNodeLabel");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->library, lib);
+  EXPECT_EQ(ImplementedPoints(*entry->descriptor), kFilterBit | kScoreBit);
+
+  Instance plugin(entry->descriptor);
+  const FakePod pod("web");
+  const FakeNode yes(LabelMap{{"c99", "yes"}, {"zone", "a"}, {"disk", "ssd"}});
+  const FakeNode no(LabelMap{{"c99", "no"}});
+  const FakeNode none;
+  schedhost_status ok, rejected, missing;
+  EXPECT_EQ(plugin.Filter(pod, yes, ok), SCHEDHOST_SUCCESS);
+  EXPECT_TRUE(ok.reasons.empty());
+  EXPECT_EQ(plugin.Filter(pod, no, rejected), SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(rejected.reasons, std::vector<std::string>{"node(s) didn't have label c99=yes"});
+  EXPECT_EQ(plugin.Filter(pod, none, missing), SCHEDHOST_UNSCHEDULABLE);
+  int64_t score = -1;
+  EXPECT_EQ(plugin.Score(pod, yes, score), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(score, 3);
+  EXPECT_EQ(plugin.Score(pod, none, score), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(score, 0);
+}
+
+TEST(AbiLoaderTest, GccPluginThrowBecomesErrorStatus) {
+  PluginRegistry registry;
+  registry.LoadLibrary(PluginPath("gcc_plugin.so"), TestApi());
+  const PluginEntry* entry = registry.Find("GccPlugin");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(ImplementedPoints(*entry->descriptor), static_cast<uint32_t>(kFilterBit));
+  Instance plugin(entry->descriptor);
+  const FakeNode node;
+  schedhost_status fine, thrown, rejected, after;
+  EXPECT_EQ(plugin.Filter(FakePod("web"), node, fine), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(plugin.Filter(FakePod("throw"), node, thrown), SCHEDHOST_ERROR);
+  EXPECT_EQ(thrown.reasons, std::vector<std::string>{"boom from libstdc++"});
+  EXPECT_EQ(plugin.Filter(FakePod("reject"), node, rejected), SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(rejected.reasons, std::vector<std::string>{"GccPlugin says no"});
+  EXPECT_EQ(plugin.Filter(FakePod("web"), node, after), SCHEDHOST_SUCCESS);  // carries on
+}
+
+TEST(AbiLoaderTest, ClangLibcxxPluginThrowBecomesErrorStatus) {
+  if (!SCHEDHOST_HAVE_CLANG_PLUGIN) GTEST_SKIP() << "clang++-14 with a static libc++ not available";
+  PluginRegistry registry;
+  const auto lib = registry.LoadLibrary(PluginPath("clang_thrower.so"), TestApi());
+  EXPECT_EQ(lib->manifest().compiler.rfind("clang ", 0), 0u) << lib->manifest().compiler;
+  const PluginEntry* entry = registry.Find("ClangThrower");
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(ImplementedPoints(*entry->descriptor), kFilterBit | kScoreBit);
+  Instance plugin(entry->descriptor);
+  const FakeNode node(LabelMap{{"zone", "a"}});
+  schedhost_status fine, thrown, again;
+  EXPECT_EQ(plugin.Filter(FakePod("web"), node, fine), SCHEDHOST_SUCCESS);
+  for (int i = 0; i < 3; ++i) {  // the runtime must survive repeated throws
+    schedhost_status s;
+    EXPECT_EQ(plugin.Filter(FakePod("throw"), node, s), SCHEDHOST_ERROR);
+    EXPECT_EQ(s.reasons, std::vector<std::string>{"boom from libc++"});
+  }
+  // A host-side exception still works after the plugin's libc++ unwound its own.
+  EXPECT_THROW(throw std::runtime_error("host"), std::runtime_error);
+  int64_t score = 0;
+  EXPECT_EQ(plugin.Score(FakePod("web"), node, score), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(score, 7);
+  EXPECT_EQ(plugin.Filter(FakePod("web"), node, again), SCHEDHOST_SUCCESS);
+}
+
+TEST(AbiLoaderTest, LoadDirectoryLoadsTheGoodAndReportsTheBad) {
+  PluginRegistry registry;
+  registry.LoadDirectory(SCHEDHOST_ABI_PLUGIN_DIR, TestApi());
+  std::vector<std::string> want = {"CNodeLabel", "GccPlugin"};
+  if (SCHEDHOST_HAVE_CLANG_PLUGIN) want.insert(want.begin() + 1, "ClangThrower");
+  EXPECT_EQ(registry.Names(), want);
+  std::vector<std::string> refused_files;
+  for (const std::string& e : registry.load_errors()) {
+    refused_files.push_back(fs::path(e.substr(0, e.find(".so") + 3)).filename().string());
+  }
+  std::vector<std::string> want_refused = {"bad_abi2.so", "bad_gnu_unique.so",
+                                           "bad_min_host_minor.so", "bad_no_entry.so"};
+  if (!SCHEDHOST_HAVE_UNIQUE_LIB) want_refused.erase(want_refused.begin() + 1);
+  EXPECT_EQ(refused_files, want_refused);
+  EXPECT_EQ(std::getenv(kConstructorMarker), nullptr) << "a refused library's code ran";
+
+  try {
+    registry.LoadDirectory("/nonexistent/plugins", TestApi());
+    ADD_FAILURE() << "a missing directory was accepted";
+  } catch (const LoadError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/plugins: not a directory (No such file or directory)");
+  }
+}
+
+// --- refusals -----------------------------------------------------------------------------------
+
+struct Refusal {
+  std::string name;
+  fs::path path;
+  std::vector<std::string> parts;
+};
+
+std::vector<char> ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<char> ForeignElfHeader() {
+  Elf64_Ehdr h{};
+  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+  h.e_ident[EI_CLASS] = ELFCLASS64;
+  h.e_ident[EI_DATA] = ELFDATA2LSB;
+  h.e_ident[EI_VERSION] = EV_CURRENT;
+  h.e_type = ET_DYN;
+#if defined(__x86_64__)
+  h.e_machine = EM_AARCH64;
+#else
+  h.e_machine = EM_X86_64;
+#endif
+  h.e_version = EV_CURRENT;
+  h.e_ehsize = sizeof h;
+  std::vector<char> out(sizeof h);
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
+  ASSERT_EQ(unsetenv(kConstructorMarker), 0);
+  TempDir tmp;
+  std::vector<char> truncated = ReadAll(PluginPath("c99_plugin.so"));
+  ASSERT_GT(truncated.size(), 100u);
+  truncated.resize(100);
+  const std::string text = "this is not a library\n";
+  Dl_info libm{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(static_cast<double (*)(double)>(&std::cos)), &libm), 0);
+#if defined(__x86_64__)
+  const std::string foreign = "built for aarch64, this host is x86_64";
+#else
+  const std::string foreign = "built for x86_64, this host is aarch64";
+#endif
+
+  std::vector<Refusal> cases = {
+      {"future major", PluginPath("bad_abi2.so"),
+       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.0 — rebuild against "
+        "schedhost-sdk 1.x"}},
+      {"newer minor", PluginPath("bad_min_host_minor.so"),
+       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.0 — upgrade "
+        "schedhost or rebuild the plugin against an older schedhost-sdk"}},
+      {"no entry", PluginPath("bad_no_entry.so"),
+       {"bad_no_entry.so: does not export the entry function schedhost_plugin_library_v1"}},
+      {"truncated", tmp.Write("truncated.so", truncated),
+       {"truncated.so: truncated: section header table at offset ", "beyond file size 100"}},
+      {"text", tmp.Write("notes.so", std::vector<char>(text.begin(), text.end())),
+       {"notes.so: not an ELF file (bad magic)"}},
+      {"other machine", tmp.Write("foreign.so", ForeignElfHeader()), {"foreign.so: " + foreign}},
+      {"not a plugin", libm.dli_fname,
+       {"not a schedhost plugin library (no schedhost_manifest section)"}},
+  };
+  if (SCHEDHOST_HAVE_UNIQUE_LIB) {
+    cases.push_back({"gnu unique", PluginPath("bad_gnu_unique.so"),
+                     {"bad_gnu_unique.so: defines GNU_UNIQUE symbols",
+                      "CallCount<int>()::count (_ZZ9CallCountIiERivE5count)",
+                      "build it with -fno-gnu-unique or hidden visibility"}});
+  }
+  PluginRegistry registry;
+  registry.LoadLibrary(PluginPath("gcc_plugin.so"), TestApi());
+  for (const Refusal& c : cases) {
+    const std::string error = LoadFailure(registry, c.path);
+    EXPECT_EQ(error.find(fs::absolute(c.path).string()), 0u)
+        << c.name << ": the message must start with the file: " << error;
+    for (const std::string& part : c.parts) {
+      EXPECT_NE(error.find(part), std::string::npos)
+          << c.name << ":\n  got:    " << error << "\n  wanted: " << part;
+    }
+    EXPECT_EQ(registry.Names(), std::vector<std::string>{"GccPlugin"}) << c.name;
+    EXPECT_EQ(registry.Libraries().size(), 1u) << c.name;
+    if (c.name != "not a plugin") {
+      EXPECT_FALSE(PluginRegistry::IsLoaded(c.path)) << c.name << " was dlopened";
+    }
+  }
+  EXPECT_EQ(std::getenv(kConstructorMarker), nullptr)
+      << "code of a refused library ran: " << std::getenv(kConstructorMarker);
+}
+
+TEST(AbiLoaderTest, RefusesDuplicatePluginNamesAcrossLibraries) {
+  TempDir tmp;
+  const fs::path original = PluginPath("c99_plugin.so");
+  const fs::path copy = tmp.Write("copy_of_c99.so", ReadAll(original));
+  PluginRegistry registry;
+  const auto lib = registry.LoadLibrary(original, TestApi());
+  EXPECT_EQ(LoadFailure(registry, copy),
+            "plugin CNodeLabel is provided by both " + original.string() + " and " + copy.string());
+  EXPECT_EQ(registry.Find("CNodeLabel")->library, lib);
+  EXPECT_EQ(registry.Libraries().size(), 1u);
+  EXPECT_FALSE(PluginRegistry::IsLoaded(copy)) << "the refused copy stayed mapped";
+  EXPECT_EQ(LoadFailure(registry, original), original.string() + " is already loaded");
+}
+
+TEST(AbiLoaderTest, QuotesTheLibrarysOwnRefusal) {
+  PluginRegistry registry;
+  schedhost_host_api no_intern = *TestApi();
+  no_intern.intern = nullptr;  // CNodeLabel needs it
+  EXPECT_EQ(LoadFailure(registry, PluginPath("c99_plugin.so"), &no_intern),
+            PluginPath("c99_plugin.so").string() +
+                ": the library refused this host (ABI 1.0, code 1): \"CNodeLabel needs "
+                "status_add_reason and intern from the host\"");
+  // The C++ SDK refuses a missing host table.
+  const std::string error = LoadFailure(registry, PluginPath("gcc_plugin.so"), nullptr);
+  EXPECT_NE(error.find("the library refused this host"), std::string::npos) << error;
+  EXPECT_NE(error.find("\"host API table is missing or too small\""), std::string::npos) << error;
+  EXPECT_TRUE(registry.Names().empty());
+  EXPECT_FALSE(PluginRegistry::IsLoaded(PluginPath("c99_plugin.so")));
+  EXPECT_FALSE(PluginRegistry::IsLoaded(PluginPath("gcc_plugin.so")));
+}
+
+// --- unloading ----------------------------------------------------------------------------------
+
+std::vector<const char*> GoodPlugins() {
+  std::vector<const char*> out = {"c99_plugin.so", "gcc_plugin.so"};
+  if (SCHEDHOST_HAVE_CLANG_PLUGIN) out.push_back("clang_thrower.so");
+  return out;
+}
+
+TEST(AbiLoaderTest, LibraryIsClosedWhenTheLastReferenceGoes) {
+  for (const char* file : GoodPlugins()) {
+    const fs::path path = PluginPath(file);
+    PluginRegistry registry;
+    std::shared_ptr<const Library> lib = registry.LoadLibrary(path, TestApi());
+    EXPECT_TRUE(PluginRegistry::IsLoaded(path)) << file;
+    PluginEntry kept = *registry.Find(registry.Names().at(0));  // e.g. a framework's plugin
+    EXPECT_TRUE(registry.Unload(*lib));
+    EXPECT_FALSE(registry.Unload(*lib));
+    EXPECT_TRUE(registry.Names().empty());
+    EXPECT_TRUE(registry.Libraries().empty());
+    {
+      // Still callable through the kept reference.
+      Instance plugin(kept.descriptor);
+      schedhost_status status;
+      EXPECT_NE(plugin.Filter(FakePod("web"), FakeNode(LabelMap{{"c99", "yes"}}), status), SCHEDHOST_ERROR);
+    }
+    EXPECT_TRUE(PluginRegistry::IsLoaded(path)) << file << " closed while still referenced";
+    kept.library.reset();
+    EXPECT_TRUE(PluginRegistry::IsLoaded(path)) << file;  // `lib` still holds it
+    lib.reset();
+    EXPECT_FALSE(PluginRegistry::IsLoaded(path)) << file << " could not be unloaded";
+  }
+}
+
+// Repeated load / call / unload: under the asan preset this finds leaks and use-after-unload.
+TEST(AbiLoaderTest, LoadUnloadLoop) {
+  for (int i = 0; i < 20; ++i) {
+    PluginRegistry registry;
+    for (const char* file : GoodPlugins()) registry.LoadLibrary(PluginPath(file), TestApi());
+    for (const std::string& name : registry.Names()) {
+      Instance plugin(registry.Find(name)->descriptor);
+      schedhost_status status;
+      plugin.Filter(FakePod("throw"), FakeNode(), status);
+    }
+  }
+  for (const char* file : GoodPlugins()) EXPECT_FALSE(PluginRegistry::IsLoaded(PluginPath(file)));
+}
+
+}  // namespace
+}  // namespace schedhost::loader
