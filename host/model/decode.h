@@ -1,0 +1,80 @@
+// Decoding Kubernetes manifests (YAML, multi-document, or JSON) into made objects: v1 Pod,
+// v1 Node, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass, also inside a
+// `kind: List` (or PodList, NodeList, ...) `items:` list. Unknown fields are ignored; wrong
+// types, invalid values (see validation.h) and unknown kinds throw DecodeError naming the
+// source, the 1-based document, the object, the field path and the reason:
+//
+//   demo.yaml: document 3 (Pod default/web-1): spec.containers[0].resources.requests.cpu:
+//   invalid quantity "abc": unexpected character 'a' at offset 0
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "host/model/node.h"
+#include "host/model/pdb.h"
+#include "host/model/pod.h"
+#include "host/model/priority_class.h"
+
+namespace schedhost::model {
+
+// Object is one decoded object.
+using Object = std::variant<std::shared_ptr<const Pod>, std::shared_ptr<const Node>,
+                            std::shared_ptr<const PodDisruptionBudget>,
+                            std::shared_ptr<const PriorityClass>>;
+
+// DecodeError is a manifest the decoder refused; what() reads
+// "<source>: document <n> (<Kind> <namespace/name>): <path>: <reason>", leaving out the parts
+// that are unknown (document 0 means the input as a whole).
+class DecodeError : public std::runtime_error {
+ public:
+  // DecodeError composes what() from its parts.
+  DecodeError(std::string source, int document, std::string object, std::string path,
+              std::string reason, int line = 0);
+
+  // source returns the source name given to DecodeManifests (e.g. the file path).
+  const std::string& source() const { return source_; }
+  // document returns the 1-based document index; 0 for errors about the whole input.
+  int document() const { return document_; }
+  // object returns "<Kind> <namespace/name>" (or just the kind) when known, else "".
+  const std::string& object() const { return object_; }
+  // path returns the JSON-style field path ("spec.tolerations[1].effect"), or "".
+  const std::string& path() const { return path_; }
+  // reason returns why the input was refused.
+  const std::string& reason() const { return reason_; }
+  // line returns the 1-based line of a YAML syntax error; 0 when not known.
+  int line() const { return line_; }
+
+ private:
+  std::string source_;
+  int document_;
+  std::string object_;
+  std::string path_;
+  std::string reason_;
+  int line_;
+};
+
+// DecodeLimits bound the work and memory one call may use; defaults suit real clusters.
+struct DecodeLimits {
+  size_t max_input_bytes = 64 * 1024 * 1024;
+  size_t max_documents = 100000;
+  // Document size, counted after expanding YAML aliases (so alias bombs are refused).
+  size_t max_document_nodes = 2'000'000;
+  size_t max_document_scalar_bytes = 64 * 1024 * 1024;
+};
+
+// DecodeManifests decodes every object in `text` in input order, skipping empty documents;
+// throws DecodeError (and changes nothing) on the first problem.
+std::vector<Object> DecodeManifests(std::string_view text, std::string_view source_name,
+                                    const DecodeLimits& limits = {});
+
+// DecodeFile reads `path` and decodes it with the path as source name; throws DecodeError when
+// the file cannot be read or is too large.
+std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits = {});
+
+}  // namespace schedhost::model
