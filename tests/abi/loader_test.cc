@@ -191,7 +191,11 @@ TEST(AbiLoaderTest, C99PluginFiltersAndScoresThroughTheDescriptor) {
   EXPECT_EQ(lib->sdk_version(), SCHEDHOST_SDK_VERSION);
   ASSERT_EQ(lib->manifest().plugins.size(), 1u);
   EXPECT_EQ(lib->manifest().plugins[0].name, "CNodeLabel");
+#if defined(__clang__)
+  EXPECT_EQ(lib->manifest().compiler.rfind("clang ", 0), 0u) << lib->manifest().compiler;
+#else
   EXPECT_EQ(lib->manifest().compiler.rfind("gcc ", 0), 0u) << lib->manifest().compiler;
+#endif
 
   const PluginEntry* entry = registry.Find("CNodeLabel");
   ASSERT_NE(entry, nullptr);
