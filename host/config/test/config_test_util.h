@@ -14,7 +14,7 @@
 #include "host/config/expand.h"
 #include "host/config/point.h"
 
-namespace schedhost::config::testing {
+namespace schedhost::config::test {
 
 // Mask returns the bitmask of `points`.
 inline uint32_t Mask(std::initializer_list<Point> points) {
@@ -87,4 +87,4 @@ inline std::vector<std::string> NamesAndWeights(const std::vector<EnabledPlugin>
   return out;
 }
 
-}  // namespace schedhost::config::testing
+}  // namespace schedhost::config::test

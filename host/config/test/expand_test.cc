@@ -3,18 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "host/config/config_test_util.h"
+#include "host/config/test/config_test_util.h"
 #include "host/config/defaults.h"
 
 namespace schedhost::config {
 namespace {
 
 using ::testing::ElementsAre;
-using testing::FakeRegistry;
+using test::FakeRegistry;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::Names;
-using testing::NamesAndWeights;
+using test::Names;
+using test::NamesAndWeights;
 
 HostConfig Parse(std::string_view text) { return ParseConfig(text, "schedhost.toml", ""); }
 

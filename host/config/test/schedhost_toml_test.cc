@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "host/config/config_test_util.h"
+#include "host/config/test/config_test_util.h"
 #include "host/config/defaults.h"
 #include "host/config/expand.h"
 
@@ -13,8 +13,8 @@ namespace schedhost::config {
 namespace {
 
 using ::testing::ElementsAre;
-using testing::FakeRegistry;
-using testing::NamesAndWeights;
+using test::FakeRegistry;
+using test::NamesAndWeights;
 
 std::filesystem::path SourceDir() {
   if (const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR")) return dir;
