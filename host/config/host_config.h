@@ -107,7 +107,8 @@ struct HostConfig {
   std::string api_listen = "unix:///run/schedhost/schedhost.sock";
   // metrics_listen is the metrics/health HTTP endpoint "host:port".
   std::string metrics_listen = "127.0.0.1:10259";
-  // profiles are the scheduling profiles, in file order, names unique; never empty.
+  // profiles are the scheduling profiles in file order, names unique; ParseConfig never leaves
+  // it empty.
   std::vector<Profile> profiles;
 
   // FindProfile returns the profile named `name`, or nullptr.

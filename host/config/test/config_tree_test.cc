@@ -174,6 +174,24 @@ TEST(ConfigTreeErrorTest, DatesAndBadTomlAreRefusedWithLocation) {
   }
 }
 
+TEST(ConfigTreeAbiTest, AccessorsFitTheHostApiTable) {
+  // Compiles only while the accessors have exactly the table's signatures.
+  schedhost_host_api api{};
+  api.config_kind = &ConfigKind;
+  api.config_get = &ConfigGet;
+  api.config_len = &ConfigLen;
+  api.config_at = &ConfigAt;
+  api.config_string = &ConfigString;
+  api.config_int = &ConfigInt;
+  api.config_float = &ConfigFloat;
+  api.config_bool = &ConfigBool;
+  api.config_location = &ConfigLocation;
+  auto tree = ParsePluginArgs("k = 5\n");
+  int64_t v = 0;
+  EXPECT_EQ(api.config_int(api.config_get(AsAbi(tree.get()), Str("k")), &v), SCHEDHOST_OK);
+  EXPECT_EQ(v, 5);
+}
+
 TEST(ConfigTreeErrorTest, NodeFindMatchesConfigGet) {
   auto tree = ParsePluginArgs("a = 1\n[t]\nb = 2\n");
   ASSERT_NE(tree->Find("t"), nullptr);
