@@ -13,7 +13,7 @@ constexpr size_t kMaxNameLength = 128;
 
 uint32_t ImplementedPoints(const schedhost_plugin_descriptor& d) noexcept {
   // Read a slot only after struct_size proves the plugin's descriptor has it (ABI.md rule 4).
-#define SCHEDHOST_POINT_(field, bit)                                                    \
+#define SCHEDHOST_POINT_(field, bit)                                                   \
   ((d.struct_size >= offsetof(schedhost_plugin_descriptor, field) + sizeof(d.field) && \
     d.field != nullptr)                                                                \
        ? static_cast<uint32_t>(bit)                                                    \
@@ -47,8 +47,8 @@ std::string CheckDescriptor(const schedhost_plugin_descriptor* d, size_t index,
   }
   if (d->name.len == 0 || d->name.data == nullptr) throw LoadError(where + " has an empty name");
   if (d->name.len > kMaxNameLength) {
-    throw LoadError(where + " has a name of " + std::to_string(d->name.len) +
-                    " bytes (at most " + std::to_string(kMaxNameLength) + ")");
+    throw LoadError(where + " has a name of " + std::to_string(d->name.len) + " bytes (at most " +
+                    std::to_string(kMaxNameLength) + ")");
   }
   std::string name(d->name.data, d->name.len);
   const bool clean = std::all_of(name.begin(), name.end(), [](char c) {

@@ -19,7 +19,8 @@ constexpr uint16_t kHostMachine = EM_AARCH64;
 #error "the schedhost loader knows the ELF machine of x86_64 and arm64 hosts only"
 #endif
 
-static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big);
+static_assert(std::endian::native == std::endian::little ||
+              std::endian::native == std::endian::big);
 // The loader reads headers with memcpy, so it accepts only files in the host's own byte order
 // (a library in the other order could not be loaded anyway).
 constexpr unsigned char kHostData =
@@ -40,11 +41,16 @@ T ReadAt(const std::vector<uint8_t>& bytes, uint64_t offset) {
 
 std::string TypeName(uint16_t type) {
   switch (type) {
-    case ET_NONE: return "ET_NONE";
-    case ET_REL: return "a relocatable object, ET_REL";
-    case ET_EXEC: return "an executable, ET_EXEC";
-    case ET_CORE: return "a core dump, ET_CORE";
-    default: return "e_type " + std::to_string(type);
+    case ET_NONE:
+      return "ET_NONE";
+    case ET_REL:
+      return "a relocatable object, ET_REL";
+    case ET_EXEC:
+      return "an executable, ET_EXEC";
+    case ET_CORE:
+      return "a core dump, ET_CORE";
+    default:
+      return "e_type " + std::to_string(type);
   }
 }
 
@@ -54,16 +60,26 @@ uint16_t ElfFile::HostMachine() noexcept { return kHostMachine; }
 
 std::string ElfFile::MachineName(uint16_t machine) {
   switch (machine) {
-    case EM_X86_64: return "x86_64";
-    case EM_AARCH64: return "aarch64";
-    case EM_386: return "i386";
-    case EM_ARM: return "arm";
-    case EM_RISCV: return "riscv";
-    case EM_PPC64: return "ppc64";
-    case EM_S390: return "s390x";
-    case EM_MIPS: return "mips";
-    case EM_LOONGARCH: return "loongarch";
-    default: return "e_machine " + std::to_string(machine);
+    case EM_X86_64:
+      return "x86_64";
+    case EM_AARCH64:
+      return "aarch64";
+    case EM_386:
+      return "i386";
+    case EM_ARM:
+      return "arm";
+    case EM_RISCV:
+      return "riscv";
+    case EM_PPC64:
+      return "ppc64";
+    case EM_S390:
+      return "s390x";
+    case EM_MIPS:
+      return "mips";
+    case EM_LOONGARCH:
+      return "loongarch";
+    default:
+      return "e_machine " + std::to_string(machine);
   }
 }
 
@@ -223,10 +239,8 @@ void ElfFile::ParseDynamicSymbols() {
     if (s.size % sizeof(Elf64_Sym) != 0) {
       Fail(".dynsym size " + std::to_string(s.size) + " is not a multiple of its entry size");
     }
-    if (s.link == 0 || s.link >= sections_.size() ||
-        sections_[s.link].type != SHT_STRTAB) {
-      Fail(".dynsym links to section " + std::to_string(s.link) +
-           ", which is not a string table");
+    if (s.link == 0 || s.link >= sections_.size() || sections_[s.link].type != SHT_STRTAB) {
+      Fail(".dynsym links to section " + std::to_string(s.link) + ", which is not a string table");
     }
     const SectionInfo& strtab = sections_[s.link];
     const uint64_t n = s.size / sizeof(Elf64_Sym);
@@ -234,8 +248,8 @@ void ElfFile::ParseDynamicSymbols() {
     for (uint64_t k = 1; k < n; ++k) {  // entry 0 is the reserved null symbol
       const auto sym = ReadAt<Elf64_Sym>(bytes_, s.offset + k * sizeof(Elf64_Sym));
       ElfSymbol out;
-      out.name = std::string(StringAt(strtab, sym.st_name, "name of .dynsym entry " +
-                                                               std::to_string(k)));
+      out.name =
+          std::string(StringAt(strtab, sym.st_name, "name of .dynsym entry " + std::to_string(k)));
       out.binding = ELF64_ST_BIND(sym.st_info);
       out.type = ELF64_ST_TYPE(sym.st_info);
       out.defined = sym.st_shndx != SHN_UNDEF;

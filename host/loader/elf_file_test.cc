@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "host/loader/manifest.h"
@@ -25,7 +25,9 @@ Elf64_Ehdr Header(const std::vector<uint8_t>& b) {
   return h;
 }
 
-void SetHeader(std::vector<uint8_t>& b, const Elf64_Ehdr& h) { std::memcpy(b.data(), &h, sizeof h); }
+void SetHeader(std::vector<uint8_t>& b, const Elf64_Ehdr& h) {
+  std::memcpy(b.data(), &h, sizeof h);
+}
 
 // SectionHeaderOffset finds where section `name`'s header sits in a well-formed file.
 size_t SectionHeaderOffset(const std::vector<uint8_t>& b, std::string_view name) {
@@ -132,7 +134,10 @@ TEST(ElfFileTest, RefusesBadFilesWithSpecificErrors) {
   const std::string host = x86 ? "x86_64" : "aarch64";
   const HeaderCase cases[] = {
       {"empty", [](auto& b) { b.clear(); }, "libfoo.so: not an ELF file (empty)"},
-      {"text", [](auto& b) { b.assign({'h', 'e', 'l', 'l', 'o', '\n'}); },
+      {"text",
+       [](auto& b) {
+         b.assign({'h', 'e', 'l', 'l', 'o', '\n'});
+       },
        "libfoo.so: not an ELF file (bad magic)"},
       {"magic prefix", [](auto& b) { b.resize(3); },
        "libfoo.so: truncated: 3 bytes, shorter than the ELF identification (16 bytes)"},

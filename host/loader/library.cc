@@ -101,8 +101,10 @@ Manifest CheckBeforeLoading(const ElfFile& elf, const std::string& file) {
       names += (i ? ", " : "") + Demangle(unique[i]);
     }
     if (unique.size() > 5) names += " and " + std::to_string(unique.size() - 5) + " more";
-    throw LoadError(file + ": defines GNU_UNIQUE symbols, which would pin it in memory and share "
-                           "statics between versions: " + names +
+    throw LoadError(file +
+                    ": defines GNU_UNIQUE symbols, which would pin it in memory and share "
+                    "statics between versions: " +
+                    names +
                     " — build it with -fno-gnu-unique or hidden visibility (schedhost_add_plugin "
                     "does both)");
   }
@@ -144,7 +146,8 @@ std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path,
     std::lock_guard<std::mutex> lock(DlMutex());
     try {
       // Explicit RTLD_NOW | RTLD_LOCAL: Boost.DLL's default is lazy binding (ABI.md rule 10).
-      lib->handle_->so.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+      lib->handle_->so.load(path,
+                            boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
       throw LoadError(file + ": dlopen failed: " + e.what());
     }
@@ -172,12 +175,11 @@ std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path,
   const Manifest& m = lib->manifest_;
   if (io.plugin_abi_major != m.abi_major || io.plugin_abi_minor != m.abi_minor ||
       io.min_host_abi_minor != m.min_host_minor) {
-    throw LoadError(file + ": negotiation says ABI " +
-                    Version(io.plugin_abi_major, io.plugin_abi_minor) + " (min host minor " +
-                    std::to_string(io.min_host_abi_minor) + ") but the manifest says ABI " +
-                    Version(m.abi_major, m.abi_minor) + " (min host minor " +
-                    std::to_string(m.min_host_minor) +
-                    ") — the library is inconsistent; rebuild it");
+    throw LoadError(
+        file + ": negotiation says ABI " + Version(io.plugin_abi_major, io.plugin_abi_minor) +
+        " (min host minor " + std::to_string(io.min_host_abi_minor) +
+        ") but the manifest says ABI " + Version(m.abi_major, m.abi_minor) + " (min host minor " +
+        std::to_string(m.min_host_minor) + ") — the library is inconsistent; rebuild it");
   }
   if (io.plugins_len == 0) throw LoadError(file + ": the library provides no plugins");
   if (io.plugins_len > kMaxPluginsPerLibrary || io.plugins == nullptr) {

@@ -11,8 +11,7 @@ namespace fs = std::filesystem;
 #endif
 const char* const kHostVersion = SCHEDHOST_HOST_VERSION;
 
-PluginRegistry::PluginRegistry(std::string host_version)
-    : host_version_(std::move(host_version)) {}
+PluginRegistry::PluginRegistry(std::string host_version) : host_version_(std::move(host_version)) {}
 
 std::shared_ptr<const Library> PluginRegistry::LoadLibrary(const fs::path& path,
                                                            const schedhost_host_api* api) {

@@ -42,8 +42,8 @@ extern const char* const kHostVersion;
 
 /// kDescriptorSizeV1_0 is sizeof(schedhost_plugin_descriptor) in ABI 1.0, the smallest
 /// descriptor a host of major 1 accepts.
-inline constexpr size_t kDescriptorSizeV1_0 =
-    offsetof(schedhost_plugin_descriptor, post_bind) + sizeof(schedhost_plugin_descriptor::post_bind);
+inline constexpr size_t kDescriptorSizeV1_0 = offsetof(schedhost_plugin_descriptor, post_bind) +
+                                              sizeof(schedhost_plugin_descriptor::post_bind);
 
 /// Library is one loaded plugin library; immutable once loaded. It is dlclosed when the last
 /// shared_ptr to it goes away, so whoever calls into its descriptors must hold one.

@@ -63,8 +63,9 @@ Manifest ParseManifest(std::string_view text) {
         Fail(line_no, "expected 'schedhost-manifest 1' first, got " + Quote(line));
       }
       if (format != kManifestFormat) {
-        Fail(line_no, "manifest format " + std::to_string(format) + " is not supported (this host " +
-                          "reads format " + std::to_string(kManifestFormat) + ")");
+        Fail(line_no, "manifest format " + std::to_string(format) +
+                          " is not supported (this host " + "reads format " +
+                          std::to_string(kManifestFormat) + ")");
       }
       have_format = true;
       continue;

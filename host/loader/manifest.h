@@ -35,7 +35,7 @@ struct ManifestPlugin {
 
 /// Manifest is the parsed manifest of one library.
 struct Manifest {
-  uint32_t abi_major = 0;       // "abi M.m": the ABI the library was built against
+  uint32_t abi_major = 0;  // "abi M.m": the ABI the library was built against
   uint32_t abi_minor = 0;
   uint32_t min_host_minor = 0;  // "min-host-minor N": the oldest host minor it works with
   std::string sdk_version;      // "sdk V"

@@ -75,8 +75,8 @@ TEST(RegistryTest, RefusesBadDescriptorsAndChangesNothing) {
   const std::pair<const schedhost_plugin_descriptor*, std::string> cases[] = {
       {nullptr, "in-process registration: plugin #0 has a NULL descriptor"},
       {&small, "has a descriptor of struct_size " + std::to_string(kDescriptorSizeV1_0 - 8) +
-                   ", smaller than the ABI 1.0 descriptor (" +
-                   std::to_string(kDescriptorSizeV1_0) + " bytes)"},
+                   ", smaller than the ABI 1.0 descriptor (" + std::to_string(kDescriptorSizeV1_0) +
+                   " bytes)"},
       {&empty, "in-process registration: plugin #0 has an empty name"},
       {&null_name, "has an empty name"},
       {&spaced, "has a name with spaces or control characters: 'Two Words'"},

@@ -9,10 +9,10 @@
 #error "abi_layout.inc freezes the LP64 layout (x86_64, arm64)"
 #endif
 
-#define SCHEDHOST_CHECK_SIZE(T, size, align)                          \
-  _Static_assert(sizeof(T) == (size), "sizeof(" #T ") changed");      \
+#define SCHEDHOST_CHECK_SIZE(T, size, align)                     \
+  _Static_assert(sizeof(T) == (size), "sizeof(" #T ") changed"); \
   _Static_assert(alignof(T) == (align), "alignof(" #T ") changed")
-#define SCHEDHOST_CHECK_FIELD(T, field, offset, size)                                    \
+#define SCHEDHOST_CHECK_FIELD(T, field, offset, size)                                     \
   _Static_assert(offsetof(T, field) == (offset), "offsetof(" #T ", " #field ") changed"); \
   _Static_assert(sizeof(((T*)0)->field) == (size), "sizeof(" #T "." #field ") changed")
 #define SCHEDHOST_CHECK_VALUE(name, value) _Static_assert((name) == (value), #name " changed")

@@ -10,11 +10,11 @@
 #error "abi_layout.inc freezes the LP64 layout (x86_64, arm64)"
 #endif
 
-#define SCHEDHOST_CHECK_SIZE(T, size, align)                                                  \
-  static_assert(sizeof(T) == (size), "sizeof(" #T ") changed");                               \
-  static_assert(alignof(T) == (align), "alignof(" #T ") changed");                            \
+#define SCHEDHOST_CHECK_SIZE(T, size, align)                       \
+  static_assert(sizeof(T) == (size), "sizeof(" #T ") changed");    \
+  static_assert(alignof(T) == (align), "alignof(" #T ") changed"); \
   static_assert(std::is_standard_layout_v<T> && std::is_trivial_v<T>, #T " is not plain C data")
-#define SCHEDHOST_CHECK_FIELD(T, field, offset, size)                                   \
+#define SCHEDHOST_CHECK_FIELD(T, field, offset, size)                                    \
   static_assert(offsetof(T, field) == (offset), "offsetof(" #T ", " #field ") changed"); \
   static_assert(sizeof(T::field) == (size), "sizeof(" #T "." #field ") changed")
 #define SCHEDHOST_CHECK_VALUE(name, value) static_assert((name) == (value), #name " changed")

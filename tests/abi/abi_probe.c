@@ -4,10 +4,9 @@
  * The functions do nothing and are never called. */
 #include <schedhost/plugin.h>
 
-#define SCHEDHOST_PROBE(name, type)                                                  \
-  __attribute__((visibility("default"), noinline)) void schedhost_abi_probe_##name( \
-      type* p) {                                                                    \
-    (void)p;                                                                        \
+#define SCHEDHOST_PROBE(name, type)                                                           \
+  __attribute__((visibility("default"), noinline)) void schedhost_abi_probe_##name(type* p) { \
+    (void)p;                                                                                  \
   }
 
 /* Plain-data structs and tables. */

@@ -10,7 +10,8 @@ __attribute__((section(SCHEDHOST_MANIFEST_SECTION), used)) static const char man
     "abi 2.0\n"
     "min-host-minor 0\n"
     "sdk 2.0.0\n"
-    "compiler " SCHEDHOST_COMPILER_TAG "\n"
+    "compiler " SCHEDHOST_COMPILER_TAG
+    "\n"
     "plugin FutureMajor 2.0.0\n";
 
 SCHEDHOST_BAD_LIB_CONSTRUCTOR("bad_abi2")

@@ -19,8 +19,8 @@ inline int& CallCount() {
   return count;
 }
 
-extern "C" SCHEDHOST_EXPORT int32_t schedhost_plugin_library_v1(
-    schedhost_library_negotiation* io) noexcept {
+extern "C" SCHEDHOST_EXPORT int32_t
+schedhost_plugin_library_v1(schedhost_library_negotiation* io) noexcept {
   (void)io;
   return ++CallCount<int>() > 0 ? 1 : 0;
 }

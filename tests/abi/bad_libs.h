@@ -5,9 +5,9 @@
 
 #include <stdlib.h>
 
-#define SCHEDHOST_BAD_LIB_CONSTRUCTOR(lib)                                 \
+#define SCHEDHOST_BAD_LIB_CONSTRUCTOR(lib)                                  \
   __attribute__((constructor)) static void schedhost_bad_lib_loaded(void) { \
-    setenv("SCHEDHOST_ABI_TEST_CONSTRUCTOR_RAN", lib, 1);                    \
+    setenv("SCHEDHOST_ABI_TEST_CONSTRUCTOR_RAN", lib, 1);                   \
   }
 
 #endif /* SCHEDHOST_TESTS_ABI_BAD_LIBS_H_ */

@@ -21,8 +21,7 @@ static schedhost_str c99_str(const char* s) {
 }
 
 static int32_t c99_create(const schedhost_host_api* api, schedhost_host* host,
-                          const schedhost_config* args, void** instance,
-                          schedhost_status* status) {
+                          const schedhost_config* args, void** instance, schedhost_status* status) {
   c99_instance* self = (c99_instance*)malloc(sizeof *self);
   (void)args;
   if (self == NULL) {

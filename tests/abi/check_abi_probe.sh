@@ -20,7 +20,8 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! "$abidw" --no-corpus-path --no-comp-dir-path --short-locs --out-file "$tmp/current.abi" "$probe"; then
+if ! "$abidw" --no-corpus-path --no-comp-dir-path --short-locs --out-file "$tmp/current.abi" \
+     "$probe"; then
   echo "FAIL: abidw could not read $probe"
   exit 1
 fi

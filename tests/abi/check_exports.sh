@@ -24,9 +24,10 @@ check() {
     failed=1
     return 0
   fi
-  extra=$(printf '%s\n' "$out" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//' |
+  names=$(printf '%s\n' "$out" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//')
+  extra=$(printf '%s\n' "$names" |
           grep -v -x -e "$entry" -e _init -e _fini -e __bss_start -e _edata -e _end)
-  if ! printf '%s\n' "$out" | awk 'NF >= 2 { print $NF }' | sed 's/@.*//' | grep -q -x "$entry"; then
+  if ! printf '%s\n' "$names" | grep -q -x "$entry"; then
     echo "FAIL $lib: does not export $entry"
     failed=1
     bad=1

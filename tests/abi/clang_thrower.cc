@@ -3,7 +3,6 @@
 // std::runtime_error for pods named "throw": the SDK must catch it inside the library and hand
 // the host an Error status with the message (ABI.md rules 8 and 10).
 #include <schedhost/plugin.hpp>
-
 #include <stdexcept>
 
 class ClangThrower final : public schedhost::Plugin,

@@ -1,7 +1,6 @@
 // GccPlugin: a C++ plugin built by g++ with schedhost_add_plugin, the way builtin plugins are.
 // Its Filter throws for pods named "throw"; the SDK turns that into an Error status.
 #include <schedhost/plugin.hpp>
-
 #include <stdexcept>
 
 class GccPlugin final : public schedhost::Plugin, public schedhost::FilterPlugin {

@@ -1,11 +1,14 @@
 // Loads every test plugin of tests/abi into this g++-built host through PluginRegistry and calls
 // it through its descriptor with hand-made views, then checks every bad library is refused with
 // a message that names the file, the versions and the fix (ABI.md rule 13).
+#include "host/loader/loader.h"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -13,9 +16,9 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "host/loader/loader.h"
 #include "host/loader/sha256.h"
 
 // The host-side definitions of two opaque ABI handles, as this test host implements them.
@@ -126,6 +129,8 @@ class Instance {
   ~Instance() {
     if (d_->destroy != nullptr) d_->destroy(instance_);
   }
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
   int32_t Filter(const FakePod& pod, const FakeNode& node, schedhost_status& status) const {
     return d_->filter(instance_, nullptr, &pod.view, &node.info, &status);
   }
@@ -147,7 +152,7 @@ std::string ReadFileHash(const fs::path& p) {
 }
 
 std::string LoadFailure(PluginRegistry& r, const fs::path& p,
-                      const schedhost_host_api* api = TestApi()) {
+                        const schedhost_host_api* api = TestApi()) {
   try {
     r.LoadLibrary(p, api);
   } catch (const LoadError& e) {
@@ -170,7 +175,8 @@ class TempDir {
   const fs::path& path() const { return path_; }
   fs::path Write(const char* name, const std::vector<char>& bytes) const {
     const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return p;
   }
 
@@ -273,7 +279,8 @@ TEST(AbiLoaderTest, LoadDirectoryLoadsTheGoodAndReportsTheBad) {
     refused_files.push_back(fs::path(e.substr(0, e.find(".so") + 3)).filename().string());
   }
   std::vector<std::string> want_refused = {"bad_abi2.so", "bad_gnu_unique.so",
-                                           "bad_min_host_minor.so", "bad_no_entry.so"};
+                                           "bad_min_host_minor.so", "bad_negotiation.so",
+                                           "bad_no_entry.so"};
   if (!SCHEDHOST_HAVE_UNIQUE_LIB) want_refused.erase(want_refused.begin() + 1);
   EXPECT_EQ(refused_files, want_refused);
   EXPECT_EQ(std::getenv(kConstructorMarker), nullptr) << "a refused library's code ran";
@@ -284,6 +291,12 @@ TEST(AbiLoaderTest, LoadDirectoryLoadsTheGoodAndReportsTheBad) {
   } catch (const LoadError& e) {
     EXPECT_STREQ(e.what(), "/nonexistent/plugins: not a directory (No such file or directory)");
   }
+}
+
+std::vector<const char*> GoodPlugins() {
+  std::vector<const char*> out = {"c99_plugin.so", "gcc_plugin.so"};
+  if (SCHEDHOST_HAVE_CLANG_PLUGIN) out.push_back("clang_thrower.so");
+  return out;
 }
 
 // --- refusals -----------------------------------------------------------------------------------
@@ -334,24 +347,31 @@ TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
 #endif
 
   std::vector<Refusal> cases = {
-      {"future major", PluginPath("bad_abi2.so"),
+      {"future major",
+       PluginPath("bad_abi2.so"),
        {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.0 — rebuild against "
         "schedhost-sdk 1.x"}},
-      {"newer minor", PluginPath("bad_min_host_minor.so"),
+      {"newer minor",
+       PluginPath("bad_min_host_minor.so"),
        {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.0 — upgrade "
         "schedhost or rebuild the plugin against an older schedhost-sdk"}},
-      {"no entry", PluginPath("bad_no_entry.so"),
+      {"no entry",
+       PluginPath("bad_no_entry.so"),
        {"bad_no_entry.so: does not export the entry function schedhost_plugin_library_v1"}},
-      {"truncated", tmp.Write("truncated.so", truncated),
+      {"truncated",
+       tmp.Write("truncated.so", truncated),
        {"truncated.so: truncated: section header table at offset ", "beyond file size 100"}},
-      {"text", tmp.Write("notes.so", std::vector<char>(text.begin(), text.end())),
+      {"text",
+       tmp.Write("notes.so", std::vector<char>(text.begin(), text.end())),
        {"notes.so: not an ELF file (bad magic)"}},
       {"other machine", tmp.Write("foreign.so", ForeignElfHeader()), {"foreign.so: " + foreign}},
-      {"not a plugin", libm.dli_fname,
+      {"not a plugin",
+       libm.dli_fname,
        {"not a schedhost plugin library (no schedhost_manifest section)"}},
   };
   if (SCHEDHOST_HAVE_UNIQUE_LIB) {
-    cases.push_back({"gnu unique", PluginPath("bad_gnu_unique.so"),
+    cases.push_back({"gnu unique",
+                     PluginPath("bad_gnu_unique.so"),
                      {"bad_gnu_unique.so: defines GNU_UNIQUE symbols",
                       "CallCount<int>()::count (_ZZ9CallCountIiERivE5count)",
                       "build it with -fno-gnu-unique or hidden visibility"}});
@@ -407,13 +427,78 @@ TEST(AbiLoaderTest, QuotesTheLibrarysOwnRefusal) {
   EXPECT_FALSE(PluginRegistry::IsLoaded(PluginPath("gcc_plugin.so")));
 }
 
-// --- unloading ----------------------------------------------------------------------------------
-
-std::vector<const char*> GoodPlugins() {
-  std::vector<const char*> out = {"c99_plugin.so", "gcc_plugin.so"};
-  if (SCHEDHOST_HAVE_CLANG_PLUGIN) out.push_back("clang_thrower.so");
-  return out;
+// Every check the loader makes after dlopen, driven through one library whose reply depends on
+// the host version string; each refusal must also close the library again.
+TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
+  const fs::path path = PluginPath("bad_negotiation.so");
+  const std::string file = path.string();
+  const size_t small = offsetof(schedhost_plugin_descriptor, post_bind);
+  const std::pair<const char*, std::string> cases[] = {
+      {"reply-minor", file +
+                          ": negotiation says ABI 1.7 (min host minor 0) but the manifest says "
+                          "ABI 1.0 (min host minor 0) — the library is inconsistent; rebuild it"},
+      {"reply-min-host",
+       file + ": negotiation says ABI 1.0 (min host minor 1) but the manifest says ABI 1.0 (min "
+              "host minor 0)"},
+      {"reply-major", file + ": negotiation says ABI 2.0 (min host minor 0)"},
+      {"no-plugins", file + ": the library provides no plugins"},
+      {"null-table", file + ": negotiation returned 1 plugins in a NULL table"},
+      {"duplicate", file + ": plugin name Negotiator appears twice in the library"},
+      {"small", file + ": plugin #1 has a descriptor of struct_size " + std::to_string(small) +
+                    ", smaller than the ABI 1.0 descriptor (" +
+                    std::to_string(sizeof(schedhost_plugin_descriptor)) +
+                    " bytes) — rebuild it against schedhost-sdk 1.x"},
+      {"unnamed", file + ": plugin #0 has an empty name"},
+      {"spaced", file + ": plugin #0 has a name with spaces or control characters: 'Two Words'"},
+      {"null-entry", file + ": plugin #1 has a NULL descriptor"},
+      {"anything else", file + ": the library refused this host (ABI 1.0, code 3): "
+                               "\"bad_negotiation only talks to its test scenarios\""},
+  };
+  for (const auto& [scenario, error] : cases) {
+    PluginRegistry registry(scenario);
+    const std::string got = LoadFailure(registry, path);
+    EXPECT_EQ(got.find(error), 0u) << scenario << ":\n  got:    " << got << "\n  wanted: " << error;
+    EXPECT_TRUE(registry.Names().empty()) << scenario;
+    EXPECT_TRUE(registry.Libraries().empty()) << scenario;
+    EXPECT_FALSE(PluginRegistry::IsLoaded(path)) << scenario << ": left loaded after refusal";
+  }
+  PluginRegistry registry("good");
+  const auto lib = registry.LoadLibrary(path, TestApi());
+  EXPECT_EQ(registry.Names(), std::vector<std::string>{"Negotiator"});
+  EXPECT_EQ(ImplementedPoints(*lib->descriptors()[0]), 0u);
 }
+
+// Filter runs concurrently across nodes (ABI.md rule 9); under the tsan preset this checks the
+// SDK's exception path and the plugins' read-only instance state.
+TEST(AbiLoaderTest, ParallelFilterCalls) {
+  PluginRegistry registry;
+  for (const char* file : GoodPlugins()) registry.LoadLibrary(PluginPath(file), TestApi());
+  std::vector<std::pair<std::string, std::unique_ptr<Instance>>> plugins;
+  for (const std::string& name : registry.Names()) {
+    plugins.emplace_back(name, std::make_unique<Instance>(registry.Find(name)->descriptor));
+  }
+  const FakeNode node(LabelMap{{"c99", "yes"}});
+  const FakePod throws("throw"), fine("web");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const FakePod& pod = (i + t) % 2 ? throws : fine;
+        for (const auto& [name, plugin] : plugins) {
+          schedhost_status status;
+          const int32_t want =
+              (name != "CNodeLabel" && &pod == &throws) ? SCHEDHOST_ERROR : SCHEDHOST_SUCCESS;
+          if (plugin->Filter(pod, node, status) != want) ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// --- unloading ----------------------------------------------------------------------------------
 
 TEST(AbiLoaderTest, LibraryIsClosedWhenTheLastReferenceGoes) {
   for (const char* file : GoodPlugins()) {
@@ -430,7 +515,8 @@ TEST(AbiLoaderTest, LibraryIsClosedWhenTheLastReferenceGoes) {
       // Still callable through the kept reference.
       Instance plugin(kept.descriptor);
       schedhost_status status;
-      EXPECT_NE(plugin.Filter(FakePod("web"), FakeNode(LabelMap{{"c99", "yes"}}), status), SCHEDHOST_ERROR);
+      EXPECT_NE(plugin.Filter(FakePod("web"), FakeNode(LabelMap{{"c99", "yes"}}), status),
+                SCHEDHOST_ERROR);
     }
     EXPECT_TRUE(PluginRegistry::IsLoaded(path)) << file << " closed while still referenced";
     kept.library.reset();
