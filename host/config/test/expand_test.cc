@@ -3,18 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "host/config/test/config_test_util.h"
 #include "host/config/defaults.h"
+#include "host/config/test/config_test_util.h"
 
 namespace schedhost::config {
 namespace {
 
-using ::testing::ElementsAre;
 using test::FakeRegistry;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using test::Names;
 using test::NamesAndWeights;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 HostConfig Parse(std::string_view text) { return ParseConfig(text, "schedhost.toml", ""); }
 

@@ -5,16 +5,16 @@
 
 #include <cstdlib>
 
-#include "host/config/test/config_test_util.h"
 #include "host/config/defaults.h"
 #include "host/config/expand.h"
+#include "host/config/test/config_test_util.h"
 
 namespace schedhost::config {
 namespace {
 
-using ::testing::ElementsAre;
 using test::FakeRegistry;
 using test::NamesAndWeights;
+using ::testing::ElementsAre;
 
 std::filesystem::path SourceDir() {
   if (const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR")) return dir;
