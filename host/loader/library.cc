@@ -61,6 +61,23 @@ std::string Copy(schedhost_str s) {
   return (s.data == nullptr || s.len == 0) ? std::string() : std::string(s.data, s.len);
 }
 
+// DlopenReason digs dlerror()'s text out of Boost.DLL's exception message and drops the file
+// name dlerror() starts with (the caller names the file already).
+std::string DlopenReason(std::string_view message, std::string_view file) {
+  constexpr std::string_view kTag = "(dlerror system message: ";
+  size_t start = message.find(kTag);
+  if (start == std::string_view::npos) return std::string(message);
+  start += kTag.size();
+  size_t end = message.rfind("): ");
+  if (end == std::string_view::npos || end < start) end = message.rfind(')');
+  if (end == std::string_view::npos || end < start) end = message.size();
+  std::string_view reason = message.substr(start, end - start);
+  if (reason.substr(0, file.size()) == file && reason.substr(file.size(), 2) == ": ") {
+    reason.remove_prefix(file.size() + 2);
+  }
+  return std::string(reason);
+}
+
 ElfFile ReadElf(const fs::path& path) {
   try {
     return ElfFile::Read(path);
@@ -149,7 +166,7 @@ std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path,
       lib->handle_->so.load(path,
                             boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
-      throw LoadError(file + ": dlopen failed: " + e.what());
+      throw LoadError(file + ": dlopen failed: " + DlopenReason(e.what(), file));
     }
   }
   // The entry is noexcept by contract; Boost.DLL resolves it as a plain function pointer.

@@ -278,9 +278,9 @@ TEST(AbiLoaderTest, LoadDirectoryLoadsTheGoodAndReportsTheBad) {
   for (const std::string& e : registry.load_errors()) {
     refused_files.push_back(fs::path(e.substr(0, e.find(".so") + 3)).filename().string());
   }
-  std::vector<std::string> want_refused = {"bad_abi2.so", "bad_gnu_unique.so",
+  std::vector<std::string> want_refused = {"bad_abi2.so",           "bad_gnu_unique.so",
                                            "bad_min_host_minor.so", "bad_negotiation.so",
-                                           "bad_no_entry.so"};
+                                           "bad_no_entry.so",       "bad_undefined.so"};
   if (!SCHEDHOST_HAVE_UNIQUE_LIB) want_refused.erase(want_refused.begin() + 1);
   EXPECT_EQ(refused_files, want_refused);
   EXPECT_EQ(std::getenv(kConstructorMarker), nullptr) << "a refused library's code ran";
@@ -365,6 +365,9 @@ TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
        tmp.Write("notes.so", std::vector<char>(text.begin(), text.end())),
        {"notes.so: not an ELF file (bad magic)"}},
       {"other machine", tmp.Write("foreign.so", ForeignElfHeader()), {"foreign.so: " + foreign}},
+      {"unresolved symbol",
+       PluginPath("bad_undefined.so"),
+       {"bad_undefined.so: dlopen failed: undefined symbol: schedhost_symbol_no_host_has"}},
       {"not a plugin",
        libm.dli_fname,
        {"not a schedhost plugin library (no schedhost_manifest section)"}},
