@@ -78,9 +78,9 @@ class Decoder {
 
   void DecodeRoot(const YamlNode* root) {
     if (root->kind != YamlNode::Kind::kMap) {
-      throw DecodeError(source_, document_, "", "",
-                        "expected an object (a Kubernetes manifest), got " +
-                            internal::Describe(root));
+      throw DecodeError(
+          source_, document_, "", "",
+          "expected an object (a Kubernetes manifest), got " + internal::Describe(root));
     }
     DecodeObject(root, "", nullptr);
   }
@@ -104,8 +104,8 @@ class Decoder {
         if (k.kind == kind) spec = &k;
       }
       if (spec == nullptr) {
-        Fail(top.Path("kind"), "unsupported kind " + internal::Quote(kind) + "; " +
-                                   std::string(kSupportedKinds));
+        Fail(top.Path("kind"),
+             "unsupported kind " + internal::Quote(kind) + "; " + std::string(kSupportedKinds));
       }
       identity = Identity(node, *spec);
       if (api_version.empty()) Fail(top.Path("apiVersion"), "required");
@@ -216,9 +216,9 @@ std::vector<Object> DecodeManifests(std::string_view text, std::string_view sour
       throw DecodeError(source, index, "", "", e.what(), e.line);
     }
     if (static_cast<size_t>(index) > limits.max_documents) {
-      throw DecodeError(source, index, "", "",
-                        "too many documents (the limit is " +
-                            std::to_string(limits.max_documents) + ")");
+      throw DecodeError(
+          source, index, "", "",
+          "too many documents (the limit is " + std::to_string(limits.max_documents) + ")");
     }
     if (doc.root == nullptr || doc.root->kind == YamlNode::Kind::kNull) continue;
     Decoder(source, index, &out).DecodeRoot(doc.root);
@@ -236,7 +236,8 @@ std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limi
                           std::to_string(limits.max_input_bytes));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DecodeError(path, 0, "", "", std::string("cannot open file: ") + std::strerror(errno));
+  if (!in)
+    throw DecodeError(path, 0, "", "", std::string("cannot open file: ") + std::strerror(errno));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw DecodeError(path, 0, "", "", "cannot read file: I/O error");

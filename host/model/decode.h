@@ -24,9 +24,9 @@
 namespace schedhost::model {
 
 // Object is one decoded object.
-using Object = std::variant<std::shared_ptr<const Pod>, std::shared_ptr<const Node>,
-                            std::shared_ptr<const PodDisruptionBudget>,
-                            std::shared_ptr<const PriorityClass>>;
+using Object =
+    std::variant<std::shared_ptr<const Pod>, std::shared_ptr<const Node>,
+                 std::shared_ptr<const PodDisruptionBudget>, std::shared_ptr<const PriorityClass>>;
 
 // DecodeError is a manifest the decoder refused; what() reads
 // "<source>: document <n> (<Kind> <namespace/name>): <path>: <reason>", leaving out the parts

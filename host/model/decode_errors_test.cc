@@ -48,7 +48,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
       {"quantity overflow", PodWithContainer("    resources: {limits: {memory: 1e30}}"),
        pod + "spec.containers[0].resources.limits.memory: invalid quantity \"1e30\": value out of "
              "range (magnitude above 9223372036854775807 units)"},
-      {"missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "t.yaml: document 1: kind: required"},
+      {"missing kind", "apiVersion: v1\nmetadata: {name: x}\n",
+       "t.yaml: document 1: kind: required"},
       {"unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n",
        "t.yaml: document 1: kind: unsupported kind \"Deployment\"; supported: v1 Pod, v1 Node, "
        "policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, or a v1 List of them"},
@@ -61,8 +62,9 @@ TEST(DecodeErrorsTest, ExactMessages) {
        "t.yaml: document 1: expected an object (a Kubernetes manifest), got a list"},
       {"yaml syntax error", "apiVersion: v1\nkind: [Pod\n",
        "t.yaml: document 1: line 3: YAML syntax error: end of sequence flow not found"},
-      {"syntax error in a later document", "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\n"
-                                           "a: b: c\n",
+      {"syntax error in a later document",
+       "kind: Node\napiVersion: v1\nmetadata: {name: a}\n---\n"
+       "a: b: c\n",
        "t.yaml: document 2: line 5: YAML syntax error: illegal map value"},
       {"recursive alias", "a: &x [*x]\n",
        "t.yaml: document 1: line 1: alias refers to an enclosing node (recursive alias)"},
@@ -71,8 +73,9 @@ TEST(DecodeErrorsTest, ExactMessages) {
       {"invalid name", "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\n",
        "t.yaml: document 1 (Pod default/Web_1): metadata.name: invalid value \"Web_1\": " +
            std::string(kSubdomain)},
-      {"invalid namespace", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: Prod}\n"
-                            "spec: {containers: [{name: c}]}\n",
+      {"invalid namespace",
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: Prod}\n"
+       "spec: {containers: [{name: c}]}\n",
        "t.yaml: document 1 (Pod Prod/p): metadata.namespace: invalid value \"Prod\": a lowercase "
        "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
        "and end with an alphanumeric character"},
@@ -92,7 +95,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
        "apiVersion: v1\nkind: Node\nmetadata: {name: n, creationTimestamp: yesterday}\n",
        "t.yaml: document 1 (Node n): metadata.creationTimestamp: invalid timestamp \"yesterday\": "
        "want RFC 3339 like \"2024-01-02T15:04:05Z\""},
-      {"bad resourceVersion", "apiVersion: v1\nkind: Node\nmetadata: {name: n, resourceVersion: x1}\n",
+      {"bad resourceVersion",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n, resourceVersion: x1}\n",
        "t.yaml: document 1 (Node n): metadata.resourceVersion: invalid value \"x1\": must be a "
        "decimal unsigned 64-bit integer"},
       {"spec is a string", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: hello\n",
@@ -103,7 +107,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
        pod + "spec.containers: must have at least one container"},
       {"container without a name", Pod("  containers: [{image: nginx}]\n"),
        pod + "spec.containers[0].name: required"},
-      {"duplicate container name", Pod("  initContainers: [{name: c}]\n  containers: [{name: c}]\n"),
+      {"duplicate container name",
+       Pod("  initContainers: [{name: c}]\n  containers: [{name: c}]\n"),
        pod + "spec.containers[0].name: duplicate container name \"c\""},
       {"quoted integer", Pod("  priority: \"10\"\n  containers: [{name: c}]\n"),
        pod + "spec.priority: expected an integer, got string \"10\""},
@@ -128,7 +133,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
       {"containerPort missing", PodWithContainer("    ports: [{hostPort: 80}]"),
        pod + "spec.containers[0].ports[0].containerPort: must be between 1 and 65535, inclusive, "
              "got 0"},
-      {"hostPort out of range", PodWithContainer("    ports: [{containerPort: 80, hostPort: 70000}]"),
+      {"hostPort out of range",
+       PodWithContainer("    ports: [{containerPort: 80, hostPort: 70000}]"),
        pod + "spec.containers[0].ports[0].hostPort: must be between 1 and 65535, inclusive, got "
              "70000"},
       {"bad protocol", PodWithContainer("    ports: [{containerPort: 80, protocol: HTTP}]"),
@@ -153,7 +159,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
        pod + "spec.tolerations[0].operator: must be Exists when `key` is empty, which means "
              "\"match all values and all keys\""},
       {"tolerationSeconds without NoExecute",
-       Pod("  containers: [{name: c}]\n  tolerations: [{operator: Exists, tolerationSeconds: 5}]\n"),
+       Pod("  containers: [{name: c}]\n  tolerations: [{operator: Exists, tolerationSeconds: "
+           "5}]\n"),
        pod + "spec.tolerations[0].effect: effect must be 'NoExecute' when `tolerationSeconds` is "
              "set"},
       {"maxSkew zero",
@@ -265,55 +272,68 @@ TEST(DecodeErrorsTest, ExactMessages) {
            "matchLabelKeys: [app]}]}}\n"),
        pod + "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
              "matchLabelKeys: must not be specified when labelSelector is not set"},
-      {"bad scheduling gate", Pod("  containers: [{name: c}]\n  schedulingGates: [{name: \"a b\"}]\n"),
+      {"bad scheduling gate",
+       Pod("  containers: [{name: c}]\n  schedulingGates: [{name: \"a b\"}]\n"),
        pod + "spec.schedulingGates[0].name: invalid value \"a b\": name part must consist of "
              "alphanumeric characters, '-', '_' or '.', and must start and end with an "
              "alphanumeric character"},
-      {"taint without effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-                               "spec: {taints: [{key: k}]}\n",
+      {"taint without effect",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+       "spec: {taints: [{key: k}]}\n",
        "t.yaml: document 1 (Node n1): spec.taints[0].effect: required"},
-      {"taint with a bad effect", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-                                  "spec: {taints: [{key: k, effect: Never}]}\n",
+      {"taint with a bad effect",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+       "spec: {taints: [{key: k, effect: Never}]}\n",
        "t.yaml: document 1 (Node n1): spec.taints[0].effect: unsupported value \"Never\": "
        "supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""},
-      {"duplicate taint", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: "
-                          "[{key: k, effect: NoSchedule}, {key: k, value: v, effect: NoSchedule}]}\n",
+      {"duplicate taint",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec: {taints: "
+       "[{key: k, effect: NoSchedule}, {key: k, value: v, effect: NoSchedule}]}\n",
        "t.yaml: document 1 (Node n1): spec.taints[1]: taints must be unique by key and effect "
        "pair, duplicate \"k\" with effect NoSchedule"},
-      {"bad capacity", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-                       "status: {capacity: {cpu: 1.2.3}}\n",
+      {"bad capacity",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+       "status: {capacity: {cpu: 1.2.3}}\n",
        "t.yaml: document 1 (Node n1): status.capacity.cpu: invalid quantity \"1.2.3\": unexpected "
        "character '.' at offset 3"},
-      {"non-boolean unschedulable", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
-                                    "spec: {unschedulable: yes}\n",
+      {"non-boolean unschedulable",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+       "spec: {unschedulable: yes}\n",
        "t.yaml: document 1 (Node n1): spec.unschedulable: expected a boolean (true or false), got "
        "\"yes\""},
-      {"PDB with both bounds", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
-                               "metadata: {name: b}\nspec: {minAvailable: 1, maxUnavailable: 1}\n",
+      {"PDB with both bounds",
+       "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+       "metadata: {name: b}\nspec: {minAvailable: 1, maxUnavailable: 1}\n",
        "t.yaml: document 1 (PodDisruptionBudget default/b): spec: minAvailable and "
        "maxUnavailable cannot be both set"},
-      {"PDB above 100%", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
-                         "metadata: {name: b}\nspec: {minAvailable: 150%}\n",
+      {"PDB above 100%",
+       "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+       "metadata: {name: b}\nspec: {minAvailable: 150%}\n",
        "t.yaml: document 1 (PodDisruptionBudget default/b): spec.minAvailable: invalid value "
        "\"150%\": must not be greater than 100%"},
-      {"PDB quoted number", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
-                            "metadata: {name: b}\nspec: {maxUnavailable: \"2\"}\n",
+      {"PDB quoted number",
+       "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+       "metadata: {name: b}\nspec: {maxUnavailable: \"2\"}\n",
        "t.yaml: document 1 (PodDisruptionBudget default/b): spec.maxUnavailable: invalid value "
        "\"2\": a string value must be a percentage between 0% and 100%, like \"50%\""},
-      {"PDB negative", "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
-                       "metadata: {name: b}\nspec: {minAvailable: -1}\n",
+      {"PDB negative",
+       "apiVersion: policy/v1\nkind: PodDisruptionBudget\n"
+       "metadata: {name: b}\nspec: {minAvailable: -1}\n",
        "t.yaml: document 1 (PodDisruptionBudget default/b): spec.minAvailable: must be greater "
        "than or equal to 0, got -1"},
-      {"PDB wrong apiVersion", "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\n"
-                               "metadata: {name: b}\n",
+      {"PDB wrong apiVersion",
+       "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\n"
+       "metadata: {name: b}\n",
        "t.yaml: document 1 (PodDisruptionBudget default/b): apiVersion: unsupported apiVersion "
        "\"policy/v1beta1\" for kind PodDisruptionBudget (want \"policy/v1\")"},
-      {"PriorityClass too high", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-                                 "metadata: {name: big}\nvalue: 2000000000\n",
+      {"PriorityClass too high",
+       "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+       "metadata: {name: big}\nvalue: 2000000000\n",
        "t.yaml: document 1 (PriorityClass big): value: maximum allowed value of a user defined "
        "priority is 1000000000, got 2000000000"},
-      {"PriorityClass reserved name", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
-                                      "metadata: {name: system-mine}\nvalue: 5\n",
+      {"PriorityClass reserved name",
+       "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+       "metadata: {name: system-mine}\nvalue: 5\n",
        "t.yaml: document 1 (PriorityClass system-mine): metadata.name: priority class names with "
        "'system-' prefix are reserved for system use only: \"system-mine\" with value 5 is not a "
        "built-in class"},

@@ -58,8 +58,8 @@ TEST(DecodeLimitsTest, AliasBombIsRefused) {
   // Each level doubles the expanded size: 2^40 nodes if aliases were expanded.
   std::string text = "a0: &a0 [x, x]\n";
   for (int i = 1; i <= 40; ++i) {
-    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
-            std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
+    text += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" + std::to_string(i - 1) +
+            ", *a" + std::to_string(i - 1) + "]\n";
   }
   std::string error = ErrorOf(text);
   EXPECT_NE(error.find("document too large: more than 2000000 YAML nodes"), std::string::npos)
@@ -76,15 +76,17 @@ TEST(DecodeLimitsTest, LabelsPerObject) {
 TEST(DecodeLimitsTest, AnnotationBytes) {
   std::string text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  annotations:\n    a: " +
                      std::string(kMaxAnnotationBytes, 'x') + "\n";
-  EXPECT_EQ(ErrorOf(text), "big.yaml: document 1 (Node n): metadata.annotations: may not be more "
-                           "than 262144 bytes in total, got 262145");
+  EXPECT_EQ(ErrorOf(text),
+            "big.yaml: document 1 (Node n): metadata.annotations: may not be more "
+            "than 262144 bytes in total, got 262145");
 }
 
 TEST(DecodeLimitsTest, ContainersPerPod) {
   std::string text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n";
   for (size_t i = 0; i <= kMaxContainers; ++i) text += "  - name: c" + std::to_string(i) + "\n";
-  EXPECT_EQ(ErrorOf(text), "big.yaml: document 1 (Pod default/p): spec.containers: too many "
-                           "items: 1025 (the limit is 1024)");
+  EXPECT_EQ(ErrorOf(text),
+            "big.yaml: document 1 (Pod default/p): spec.containers: too many "
+            "items: 1025 (the limit is 1024)");
 }
 
 TEST(NameChecksTest, Table) {

@@ -32,32 +32,31 @@ NodeData DecodeNode(const MapReader& object) {
   MapReader spec(object.Get("spec"), object.Path("spec"));
   node.spec.unschedulable =
       ReadBool(spec.Get("unschedulable"), spec.Path("unschedulable")).value_or(false);
-  ReadList(spec.Get("taints"), spec.Path("taints"), [&](const YamlNode* item, const std::string& p) {
-    MapReader m(item, p);
-    Taint t;
-    t.key = ReadString(m.Get("key"), m.Path("key"));
-    t.value = ReadString(m.Get("value"), m.Path("value"));
-    t.effect = ReadEnum<TaintEffect>(
-                   m.Get("effect"), m.Path("effect"),
-                   [](std::string_view s) -> std::optional<TaintEffect> {
-                     return s.empty() ? std::nullopt : ParseTaintEffect(s);
-                   },
-                   "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"")
-                   .value_or(TaintEffect::kNone);
-    node.spec.taints.push_back(std::move(t));
-  });
+  ReadList(spec.Get("taints"), spec.Path("taints"),
+           [&](const YamlNode* item, const std::string& p) {
+             MapReader m(item, p);
+             Taint t;
+             t.key = ReadString(m.Get("key"), m.Path("key"));
+             t.value = ReadString(m.Get("value"), m.Path("value"));
+             t.effect = ReadEnum<TaintEffect>(
+                            m.Get("effect"), m.Path("effect"),
+                            [](std::string_view s) -> std::optional<TaintEffect> {
+                              return s.empty() ? std::nullopt : ParseTaintEffect(s);
+                            },
+                            "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"")
+                            .value_or(TaintEffect::kNone);
+             node.spec.taints.push_back(std::move(t));
+           });
   MapReader status(object.Get("status"), object.Path("status"));
   node.status.capacity = ReadResourceList(status.Get("capacity"), status.Path("capacity"));
-  node.status.allocatable =
-      ReadResourceList(status.Get("allocatable"), status.Path("allocatable"));
+  node.status.allocatable = ReadResourceList(status.Get("allocatable"), status.Path("allocatable"));
   ReadList(status.Get("images"), status.Path("images"),
            [&](const YamlNode* item, const std::string& p) {
              MapReader m(item, p);
              ContainerImage image;
              image.names = ReadStringList(m.Get("names"), m.Path("names"));
              image.size_bytes =
-                 ReadInt(m.Get("sizeBytes"), m.Path("sizeBytes"), INT64_MIN, INT64_MAX)
-                     .value_or(0);
+                 ReadInt(m.Get("sizeBytes"), m.Path("sizeBytes"), INT64_MIN, INT64_MAX).value_or(0);
              node.status.images.push_back(std::move(image));
            });
   ReadList(status.Get("conditions"), status.Path("conditions"),

@@ -19,7 +19,8 @@ Container ReadContainer(const YamlNode* node, const std::string& path) {
     MapReader port(item, p);
     ContainerPort out;
     out.name = ReadString(port.Get("name"), port.Path("name"));
-    out.container_port = ReadInt32(port.Get("containerPort"), port.Path("containerPort")).value_or(0);
+    out.container_port =
+        ReadInt32(port.Get("containerPort"), port.Path("containerPort")).value_or(0);
     out.host_port = ReadInt32(port.Get("hostPort"), port.Path("hostPort")).value_or(0);
     out.protocol = ReadEnum<Protocol>(port.Get("protocol"), port.Path("protocol"), ParseProtocol,
                                       "\"TCP\", \"UDP\", \"SCTP\"")
@@ -75,8 +76,7 @@ PodData DecodePod(const MapReader& object) {
   s.scheduler_name = ReadString(spec.Get("schedulerName"), spec.Path("schedulerName"));
   s.node_name = ReadString(spec.Get("nodeName"), spec.Path("nodeName"));
   s.priority = ReadInt32(spec.Get("priority"), spec.Path("priority"));
-  s.priority_class_name =
-      ReadString(spec.Get("priorityClassName"), spec.Path("priorityClassName"));
+  s.priority_class_name = ReadString(spec.Get("priorityClassName"), spec.Path("priorityClassName"));
   s.preemption_policy =
       ReadEnum<PreemptionPolicy>(spec.Get("preemptionPolicy"), spec.Path("preemptionPolicy"),
                                  ParsePreemptionPolicy, "\"PreemptLowerPriority\", \"Never\"");

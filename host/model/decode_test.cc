@@ -158,8 +158,7 @@ TEST(DecodeTest, FullPod) {
   EXPECT_EQ(d.spec.tolerations[2].toleration_seconds, 300);
   ASSERT_EQ(d.spec.topology_spread_constraints.size(), 1u);
   EXPECT_EQ(d.spec.topology_spread_constraints[0].min_domains, 3);
-  EXPECT_EQ(d.spec.topology_spread_constraints[0].node_taints_policy,
-            NodeInclusionPolicy::kIgnore);
+  EXPECT_EQ(d.spec.topology_spread_constraints[0].node_taints_policy, NodeInclusionPolicy::kIgnore);
   ASSERT_EQ(d.spec.containers[0].ports.size(), 2u);
   EXPECT_EQ(d.spec.containers[0].ports[1].protocol, Protocol::kUDP);
   EXPECT_EQ(d.spec.scheduling_gates, std::vector<std::string>{"example.com/wait"});
@@ -324,9 +323,10 @@ TEST(DecodeTest, DecodeFileUsesThePathAsSource) {
     EXPECT_EQ(e.source(), path);
     EXPECT_EQ(e.document(), 2);
     EXPECT_EQ(std::string(e.what()),
-              path + ": document 2: kind: unsupported kind \"Deployment\"; supported: v1 Pod, "
-                     "v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 "
-                     "PriorityClass, or a v1 List of them");
+              path +
+                  ": document 2: kind: unsupported kind \"Deployment\"; supported: v1 Pod, "
+                  "v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 "
+                  "PriorityClass, or a v1 List of them");
   }
   {
     std::ofstream out(path);

@@ -86,7 +86,8 @@ std::optional<PodAffinity> ReadPodAffinity(const YamlNode* node, const std::stri
     MapReader w(item, p);
     WeightedPodAffinityTerm term;
     term.weight = ReadInt32(w.Get("weight"), w.Path("weight")).value_or(0);
-    term.pod_affinity_term = ReadPodAffinityTerm(w.Get("podAffinityTerm"), w.Path("podAffinityTerm"));
+    term.pod_affinity_term =
+        ReadPodAffinityTerm(w.Get("podAffinityTerm"), w.Path("podAffinityTerm"));
     out.preferred.push_back(std::move(term));
   });
   return out;
@@ -136,8 +137,8 @@ void MapReader::Collect(const YamlNode* node, bool merged, int depth) {
   }
   std::sort(keys.begin(), keys.end());
   auto dup = std::adjacent_find(keys.begin(), keys.end());
-  if (dup != keys.end()) Fail(Child(path_, *dup), std::string("duplicate key") +
-                                                      (merged ? " in a merged object" : ""));
+  if (dup != keys.end())
+    Fail(Child(path_, *dup), std::string("duplicate key") + (merged ? " in a merged object" : ""));
   for (const YamlNode* m : merges) {
     if (!IsAbsent(m) && m->kind == Kind::kMap) {
       Collect(m, true, depth + 1);
@@ -263,8 +264,8 @@ ObjectMeta ReadMeta(const YamlNode* node, const std::string& path) {
     std::string text = ReadString(ts, m.Path("creationTimestamp"));
     std::optional<int64_t> ns = ParseRfc3339(text);
     if (!ns) {
-      Fail(m.Path("creationTimestamp"), "invalid timestamp " + Quote(text) +
-                                            ": want RFC 3339 like \"2024-01-02T15:04:05Z\"");
+      Fail(m.Path("creationTimestamp"),
+           "invalid timestamp " + Quote(text) + ": want RFC 3339 like \"2024-01-02T15:04:05Z\"");
     }
     meta.creation_timestamp_ns = *ns;
   }
@@ -328,8 +329,7 @@ std::optional<Affinity> ReadAffinity(const YamlNode* node, const std::string& pa
     affinity.node_affinity = std::move(out);
   }
   affinity.pod_affinity = ReadPodAffinity(m.Get("podAffinity"), m.Path("podAffinity"));
-  affinity.pod_anti_affinity =
-      ReadPodAffinity(m.Get("podAntiAffinity"), m.Path("podAntiAffinity"));
+  affinity.pod_anti_affinity = ReadPodAffinity(m.Get("podAntiAffinity"), m.Path("podAntiAffinity"));
   return affinity;
 }
 

@@ -55,7 +55,7 @@ class Interner {
 
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string_view, schedhost_id> ids_;  // Keys point into blocks_.
-  std::vector<std::unique_ptr<char[]>> blocks_;               // Stable copies of the text.
+  std::vector<std::unique_ptr<char[]>> blocks_;             // Stable copies of the text.
   size_t block_used_ = 0;
   size_t block_size_ = 0;
   std::atomic<std::string_view*> chunks_[kMaxChunks] = {};

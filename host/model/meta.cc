@@ -72,10 +72,10 @@ void DefaultMeta(ObjectMeta& meta) {
 
 std::optional<int64_t> ParseRfc3339(std::string_view s) {
   int64_t year, month, day, hour, minute, second;
-  if (!ReadDigits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' ||
-      !ReadDigits(s, 5, 2, &month) || s[7] != '-' || !ReadDigits(s, 8, 2, &day) ||
-      (s[10] != 'T' && s[10] != 't') || !ReadDigits(s, 11, 2, &hour) || s[13] != ':' ||
-      !ReadDigits(s, 14, 2, &minute) || s[16] != ':' || !ReadDigits(s, 17, 2, &second)) {
+  if (!ReadDigits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !ReadDigits(s, 5, 2, &month) ||
+      s[7] != '-' || !ReadDigits(s, 8, 2, &day) || (s[10] != 'T' && s[10] != 't') ||
+      !ReadDigits(s, 11, 2, &hour) || s[13] != ':' || !ReadDigits(s, 14, 2, &minute) ||
+      s[16] != ':' || !ReadDigits(s, 17, 2, &second)) {
     return std::nullopt;
   }
   if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 ||
@@ -111,8 +111,8 @@ std::optional<int64_t> ParseRfc3339(std::string_view s) {
     return std::nullopt;
   }
   if (pos != s.size()) return std::nullopt;
-  int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                    second - offset_seconds;
+  int64_t seconds =
+      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
   // int64 nanoseconds cover 1677-09-21 .. 2262-04-11.
   constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1;
   if (seconds > kMaxSeconds || seconds < -kMaxSeconds) return std::nullopt;

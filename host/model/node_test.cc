@@ -16,9 +16,8 @@ TEST(NodeTest, ViewAndDefaults) {
   NodeData data;
   data.metadata.name = "node-1";
   data.metadata.namespace_name = "ignored";  // Nodes are cluster-scoped.
-  data.metadata.labels = {{"topology.kubernetes.io/zone", "z1"},
-                          {"kubernetes.io/hostname", "node-1"},
-                          {"custom", "x"}};
+  data.metadata.labels = {
+      {"topology.kubernetes.io/zone", "z1"}, {"kubernetes.io/hostname", "node-1"}, {"custom", "x"}};
   data.metadata.resource_version = 5;
   data.spec.unschedulable = true;
   data.spec.taints = {{"dedicated", "gpu", TaintEffect::kNoSchedule},

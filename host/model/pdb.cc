@@ -17,8 +17,7 @@ void ApplyPdbDefaults(PodDisruptionBudgetData& pdb) {
   DefaultMeta(pdb.metadata);
 }
 
-std::shared_ptr<const PodDisruptionBudget> PodDisruptionBudget::Make(
-    PodDisruptionBudgetData data) {
+std::shared_ptr<const PodDisruptionBudget> PodDisruptionBudget::Make(PodDisruptionBudgetData data) {
   return std::shared_ptr<const PodDisruptionBudget>(new PodDisruptionBudget(std::move(data)));
 }
 

@@ -21,9 +21,7 @@ struct IntOrString {
   std::string string_value;
 
   // ToString renders the integer or returns the string.
-  std::string ToString() const {
-    return is_string ? string_value : std::to_string(int_value);
-  }
+  std::string ToString() const { return is_string ? string_value : std::to_string(int_value); }
 };
 
 // PodDisruptionBudgetSpec mirrors policy/v1 PodDisruptionBudgetSpec.

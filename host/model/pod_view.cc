@@ -182,7 +182,8 @@ void Pod::BuildView() {
   v.images_len = image_count;
 
   auto* gates = arena_.Array<schedhost_str>(spec.scheduling_gates.size());
-  for (size_t i = 0; i < spec.scheduling_gates.size(); ++i) gates[i] = ToStr(spec.scheduling_gates[i]);
+  for (size_t i = 0; i < spec.scheduling_gates.size(); ++i)
+    gates[i] = ToStr(spec.scheduling_gates[i]);
   v.scheduling_gates = gates;
   v.scheduling_gates_len = spec.scheduling_gates.size();
 

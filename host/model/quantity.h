@@ -59,9 +59,9 @@ struct Quantity {
   // Comparisons look at the amount only, never at the format.
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.nano_ == b.nano_; }
   friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
-    return a.nano_ < b.nano_ ? std::strong_ordering::less
-                             : (a.nano_ > b.nano_ ? std::strong_ordering::greater
-                                                  : std::strong_ordering::equal);
+    return a.nano_ < b.nano_
+               ? std::strong_ordering::less
+               : (a.nano_ > b.nano_ ? std::strong_ordering::greater : std::strong_ordering::equal);
   }
 
  private:

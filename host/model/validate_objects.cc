@@ -72,9 +72,9 @@ void CheckContainer(const std::string& path, const Container& c, bool init,
   for (const auto& [name, request] : c.resources.requests) {
     auto limit = c.resources.limits.find(name);
     if (limit != c.resources.limits.end() && request > limit->second) {
-      Fail(Child(Child(resources, "requests"), name),
-           "must be less than or equal to " + name + " limit of " + limit->second.ToString() +
-               ", got " + request.ToString());
+      Fail(Child(Child(resources, "requests"), name), "must be less than or equal to " + name +
+                                                          " limit of " + limit->second.ToString() +
+                                                          ", got " + request.ToString());
     }
   }
   CheckListSize(Child(path, "ports"), c.ports.size());
@@ -164,13 +164,15 @@ void CheckAffinity(const std::string& path, const Affinity& affinity) {
 void CheckToleration(const std::string& path, const Toleration& t) {
   if (!t.key.empty()) CheckQualifiedField(Child(path, "key"), t.key);
   if (t.key.empty() && t.op != TolerationOperator::kExists) {
-    Fail(Child(path, "operator"), "must be Exists when `key` is empty, which means \"match all "
-                                  "values and all keys\"");
+    Fail(Child(path, "operator"),
+         "must be Exists when `key` is empty, which means \"match all "
+         "values and all keys\"");
   }
   if (t.op == TolerationOperator::kExists && !t.value.empty()) {
     Fail(Child(path, "operator"), "value must be empty when `operator` is 'Exists'");
   }
-  if (t.op == TolerationOperator::kEqual) internal::CheckLabelValueField(Child(path, "value"), t.value);
+  if (t.op == TolerationOperator::kEqual)
+    internal::CheckLabelValueField(Child(path, "value"), t.value);
   if (t.toleration_seconds && t.effect != TaintEffect::kNoExecute) {
     Fail(Child(path, "effect"), "effect must be 'NoExecute' when `tolerationSeconds` is set");
   }
@@ -202,8 +204,7 @@ void CheckSpreadConstraints(const std::string& path,
     CheckKeyList(Child(item, "matchLabelKeys"), c.match_label_keys);
     if (!seen.emplace(c.topology_key, c.when_unsatisfiable).second) {
       Fail(item, "duplicate constraint for topologyKey " + Quote(c.topology_key) +
-                     " and whenUnsatisfiable " +
-                     std::string(ToString(c.when_unsatisfiable)));
+                     " and whenUnsatisfiable " + std::string(ToString(c.when_unsatisfiable)));
     }
   }
 }
@@ -298,9 +299,8 @@ std::optional<FieldError> ValidatePdb(const PodDisruptionBudgetData& pdb) {
     if (spec.min_available && spec.max_unavailable) {
       Fail("spec", "minAvailable and maxUnavailable cannot be both set");
     }
-    for (const auto& [field, value] :
-         {std::pair{"spec.minAvailable", &spec.min_available},
-          std::pair{"spec.maxUnavailable", &spec.max_unavailable}}) {
+    for (const auto& [field, value] : {std::pair{"spec.minAvailable", &spec.min_available},
+                                       std::pair{"spec.maxUnavailable", &spec.max_unavailable}}) {
       if (!*value) continue;
       const IntOrString& v = **value;
       if (!v.is_string) {

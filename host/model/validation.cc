@@ -1,9 +1,10 @@
 // Name syntax checks and the shared metadata / selector / resource checks.
+#include "host/model/validation.h"
+
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 
-#include "host/model/validation.h"
 #include "host/model/validation_util.h"
 
 namespace schedhost::model {
@@ -126,13 +127,14 @@ std::string Quote(std::string_view s) {
 
 void CheckListSize(const std::string& path, size_t n, size_t max) {
   if (n > max) {
-    Fail(path, "too many items: " + std::to_string(n) + " (the limit is " + std::to_string(max) +
-                   ")");
+    Fail(path,
+         "too many items: " + std::to_string(n) + " (the limit is " + std::to_string(max) + ")");
   }
 }
 
 void CheckSubdomainField(const std::string& path, std::string_view value) {
-  if (auto why = CheckDnsSubdomain(value)) Fail(path, "invalid value " + Quote(value) + ": " + *why);
+  if (auto why = CheckDnsSubdomain(value))
+    Fail(path, "invalid value " + Quote(value) + ": " + *why);
 }
 
 void CheckDnsLabelField(const std::string& path, std::string_view value) {
@@ -186,9 +188,11 @@ void CheckRequirement(const std::string& path, const SelectorRequirement& req, b
       break;
     case SelectorOp::kGt:
     case SelectorOp::kLt: {
-      if (!node) Fail(op_path, "not a valid selector operator: \"" + std::string(ToString(req.op)) + "\"");
+      if (!node)
+        Fail(op_path, "not a valid selector operator: \"" + std::string(ToString(req.op)) + "\"");
       if (req.values.size() != 1) {
-        Fail(Child(path, "values"), "must be specified single value when `operator` is 'Lt' or 'Gt'");
+        Fail(Child(path, "values"),
+             "must be specified single value when `operator` is 'Lt' or 'Gt'");
       }
       const std::string& v = req.values[0];
       std::string_view digits = v;
@@ -216,7 +220,8 @@ void CheckMeta(const ObjectMeta& meta, bool namespaced) {
   CheckListSize("metadata.annotations", meta.annotations.size(), kMaxLabels);
   for (const auto& [key, value] : meta.annotations) {
     if (auto why = CheckQualifiedName(key)) {
-      Fail(Child("metadata.annotations", key), "invalid annotation key " + Quote(key) + ": " + *why);
+      Fail(Child("metadata.annotations", key),
+           "invalid annotation key " + Quote(key) + ": " + *why);
     }
     annotation_bytes += key.size() + value.size();
   }

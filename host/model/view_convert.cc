@@ -8,9 +8,8 @@ namespace schedhost::model::internal {
 namespace {
 
 schedhost_labels SortedLabels(schedhost_label* items, size_t len) {
-  std::sort(items, items + len, [](const schedhost_label& a, const schedhost_label& b) {
-    return a.key < b.key;
-  });
+  std::sort(items, items + len,
+            [](const schedhost_label& a, const schedhost_label& b) { return a.key < b.key; });
   return schedhost_labels{items, len};
 }
 
@@ -34,8 +33,7 @@ schedhost_labels ConvertLabels(const Labels& labels, ViewArena& arena) {
   return SortedLabels(items, labels.size());
 }
 
-schedhost_labels ConvertLabelMap(const std::map<std::string, std::string>& map,
-                                 ViewArena& arena) {
+schedhost_labels ConvertLabelMap(const std::map<std::string, std::string>& map, ViewArena& arena) {
   auto* items = arena.Array<schedhost_label>(map.size());
   Interner& interner = Interner::Global();
   size_t i = 0;

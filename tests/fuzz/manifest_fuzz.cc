@@ -90,8 +90,8 @@ uint64_t TouchPod(const schedhost_pod_view* v) {
     sum += Touch(v->annotations[i].key) + Touch(v->annotations[i].value);
   }
   for (size_t i = 0; i < v->owner_refs_len; ++i) {
-    sum += Touch(v->owner_refs[i].kind) + Touch(v->owner_refs[i].name) +
-           Touch(v->owner_refs[i].uid);
+    sum +=
+        Touch(v->owner_refs[i].kind) + Touch(v->owner_refs[i].name) + Touch(v->owner_refs[i].uid);
   }
   if (const schedhost_affinity* a = v->affinity) {
     for (size_t i = 0; i < a->required_node_terms_len; ++i) sum += Touch(a->required_node_terms[i]);
@@ -139,7 +139,8 @@ struct Visitor {
     if (schedhost::model::Node::FromView(node->view()) != node.get()) std::abort();
     return TouchNode(node->view());
   }
-  uint64_t operator()(const std::shared_ptr<const schedhost::model::PodDisruptionBudget>& pdb) const {
+  uint64_t operator()(
+      const std::shared_ptr<const schedhost::model::PodDisruptionBudget>& pdb) const {
     if (schedhost::model::PodDisruptionBudget::FromView(pdb->view()) != pdb.get()) std::abort();
     return Touch(pdb->view()->name) + Touch(pdb->view()->selector);
   }
