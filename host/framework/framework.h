@@ -23,7 +23,8 @@
 #include <vector>
 
 #include "host/cache/snapshot.h"
-#include "host/config/config.h"
+#include "host/config/expand.h"
+#include "host/config/host_config.h"
 #include "host/config/point.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/parallel.h"

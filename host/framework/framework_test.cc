@@ -8,6 +8,7 @@
 #include <atomic>
 #include <string>
 
+#include "host/framework/plugin_instance.h"
 #include "host/framework/testing/fake_plugin.h"
 #include "host/framework/testing/harness.h"
 
