@@ -123,8 +123,7 @@ TEST(ImplementedPointsTest, SlotsBeyondStructSizeAreNotRead) {
   EXPECT_EQ(ImplementedPoints(d), 0u);
 }
 
-TEST(ImplementedPointsTest, UnloadOfUnknownLibraryIsFalse) {
-  PluginRegistry r;
+TEST(RegistryTest, IsLoadedIsFalseForAFileNeverLoaded) {
   EXPECT_FALSE(PluginRegistry::IsLoaded("/nonexistent/libnothing.so"));
 }
 
