@@ -3,7 +3,8 @@
 #   schedhost_cc_library(NAME model SRCS a.cc b.cc DEPS fmt::fmt [PUBLIC_DEPS ...])
 #     -> static library schedhost_model, alias schedhost::model, include root = repo root.
 #   schedhost_cc_test(NAME model_test SRCS model_test.cc DEPS schedhost::model)
-#     -> GoogleTest binary registered with ctest (only when tests are built).
+#     -> GoogleTest binary registered with ctest (only when tests are built); its main
+#        (cmake/test_main.cc) sets SCHEDHOST_PLUGIN_DIR and SCHEDHOST_SOURCE_DIR.
 #   schedhost_cc_binary(NAME schedctl SRCS main.cc DEPS ...)
 
 # Warnings, Werror and sanitizers travel on this INTERFACE target, never as global flags.
@@ -60,11 +61,17 @@ function(schedhost_cc_test)
     return()
   endif()
   cmake_parse_arguments(A "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
-  add_executable(${A_NAME} ${A_SRCS})
-  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  add_executable(${A_NAME} ${A_SRCS} ${PROJECT_SOURCE_DIR}/cmake/test_main.cc)
+  target_link_libraries(${A_NAME} PRIVATE ${A_DEPS} GTest::gtest GTest::gmock)
+  target_compile_definitions(${A_NAME} PRIVATE
+    SCHEDHOST_TEST_PLUGIN_DIR="${SCHEDHOST_PLUGIN_OUTPUT_DIR}"
+    SCHEDHOST_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   _schedhost_common(${A_NAME})
   set_target_properties(${A_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST
-                       PROPERTIES LABELS "${A_LABELS}"
-                       ENVIRONMENT "SCHEDHOST_PLUGIN_DIR=${SCHEDHOST_PLUGIN_OUTPUT_DIR};SCHEDHOST_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # Paths reach the tests through test_main.cc; only labels travel as ctest properties.
+  if(A_LABELS)
+    gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${A_LABELS}")
+  else()
+    gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST)
+  endif()
 endfunction()
