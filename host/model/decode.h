@@ -2,7 +2,9 @@
 // v1 Node, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass, also inside a
 // `kind: List` (or PodList, NodeList, ...) `items:` list. Unknown fields are ignored; wrong
 // types, invalid values (see validation.h) and unknown kinds throw DecodeError naming the
-// source, the 1-based document, the object, the field path and the reason:
+// source, the 1-based document, the object, the field path and the reason. Where a string is
+// expected any scalar is taken as written (labels {version: 1.0} give "1.0"); where a number or
+// boolean is expected, quoted values are refused as upstream's JSON decoding does:
 //
 //   demo.yaml: document 3 (Pod default/web-1): spec.containers[0].resources.requests.cpu:
 //   invalid quantity "abc": unexpected character 'a' at offset 0

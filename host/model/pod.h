@@ -1,7 +1,9 @@
 // Pods: PodData mirrors the scheduling-relevant fields of core/v1 Pod; Pod is the immutable
 // "made" object that owns the data, the interned arrays and a ready schedhost_pod_view.
 // Pod::Make applies the API server's defaults (namespace, scheduler name, requests from limits,
-// uid) and computes effective requests the way upstream's pod resource helpers do.
+// uid) and computes effective requests the way upstream's pod resource helpers do. A made Pod
+// never changes, so it may be read from any number of threads; to change a pod, copy data(),
+// edit it and Make a new one.
 //
 //   std::shared_ptr<const Pod> pod = Pod::Make(std::move(data));
 //   plugin->filter(instance, state, pod->view(), node_info, status);

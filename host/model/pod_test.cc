@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 #include "host/model/interner.h"
 
@@ -360,6 +361,33 @@ TEST(PodTest, AffinityAndSelectorsInTheView) {
   EXPECT_EQ(pt.mismatch_label_keys_len, 0u);
   ASSERT_EQ(a->pod_anti_affinity.preferred_len, 1u);
   EXPECT_EQ(a->pod_anti_affinity.preferred[0].weight, 70);
+}
+
+TEST(PodTest, ConcurrentMakeInternsConsistently) {
+  // Pods built on several threads at once share one interner; equal strings get equal ids.
+  constexpr int kThreads = 4;
+  std::vector<std::vector<std::shared_ptr<const Pod>>> pods(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        PodData data;
+        data.metadata.name = "p" + std::to_string(i);
+        data.metadata.labels = {{"concurrent-key-" + std::to_string(i), "v" + std::to_string(t)}};
+        data.spec.containers = {MakeContainer("c", {{"vendor.io/r" + std::to_string(i), Q("1")}})};
+        pods[t].push_back(Pod::Make(std::move(data)));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int i = 0; i < 200; ++i) {
+    const schedhost_id key = pods[0][i]->view()->labels.items[0].key;
+    for (int t = 1; t < kThreads; ++t) {
+      EXPECT_EQ(pods[t][i]->view()->labels.items[0].key, key);
+      EXPECT_EQ(pods[t][i]->requests()[0].name, pods[0][i]->requests()[0].name);
+    }
+    EXPECT_EQ(Interner::Global().Str(key), "concurrent-key-" + std::to_string(i));
+  }
 }
 
 }  // namespace
