@@ -66,7 +66,8 @@ class Node {
   const NodeData& data() const { return data_; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_node_view).
   const schedhost_node_view* view() const { return &holder_.view; }
-  // FromView returns the node whose view() is `v`; nullptr for null or foreign views.
+  // FromView returns the node whose view() is `v`; nullptr for null (and, via a tag
+  // stored beside the view, for most views it did not make: pass only views the host made).
   static const Node* FromView(const schedhost_node_view* v);
 
   // name returns metadata.name.

@@ -59,7 +59,8 @@ class PodDisruptionBudget {
   const PodDisruptionBudgetData& data() const { return data_; }
   // view returns the ABI view with struct_size == sizeof(schedhost_pdb_view).
   const schedhost_pdb_view* view() const { return &holder_.view; }
-  // FromView returns the PDB whose view() is `v`; nullptr for null or foreign views.
+  // FromView returns the PDB whose view() is `v`; nullptr for null (and, via a tag
+  // stored beside the view, for most views it did not make: pass only views the host made).
   static const PodDisruptionBudget* FromView(const schedhost_pdb_view* v);
 
   // name returns metadata.name.

@@ -131,7 +131,8 @@ class Pod {
   const PodData& data() const { return data_; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_pod_view).
   const schedhost_pod_view* view() const { return &holder_.view; }
-  // FromView returns the pod whose view() is `v`; nullptr for null or foreign views.
+  // FromView returns the pod whose view() is `v`; nullptr for null (and, via a tag
+  // stored beside the view, for most views it did not make: pass only views the host made).
   static const Pod* FromView(const schedhost_pod_view* v);
 
   // name returns metadata.name.

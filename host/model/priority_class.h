@@ -44,7 +44,8 @@ class PriorityClass {
   const PriorityClassData& data() const { return data_; }
   // view returns the ABI view with struct_size == sizeof(schedhost_priority_class_view).
   const schedhost_priority_class_view* view() const { return &holder_.view; }
-  // FromView returns the class whose view() is `v`; nullptr for null or foreign views.
+  // FromView returns the class whose view() is `v`; nullptr for null (and, via a tag
+  // stored beside the view, for most views it did not make: pass only views the host made).
   static const PriorityClass* FromView(const schedhost_priority_class_view* v);
 
   // name returns metadata.name.

@@ -55,6 +55,7 @@ struct Quantity {
     nano_ += other.nano_;
     return *this;
   }
+  // operator+ returns the exact sum.
   friend Quantity operator+(Quantity a, const Quantity& b) { return a += b; }
   // Comparisons look at the amount only, never at the format.
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.nano_ == b.nano_; }
