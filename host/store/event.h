@@ -1,0 +1,64 @@
+// Object kinds the store keeps and the events its watchers receive. Objects travel as
+// model::Object (a variant of the four immutable shared_ptr types); an event carries the new
+// state, the previous one for MODIFIED and DELETED, and the store-wide resource version.
+//
+//   store.Watch(0, [](const store::Event& e) { if (e.kind == store::Kind::kPod) ... });
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "host/model/decode.h"
+
+namespace schedhost::store {
+
+// Kind is the type of a stored object.
+enum class Kind { kPod, kNode, kPodDisruptionBudget, kPriorityClass };
+
+// ToString names a kind as Kubernetes does ("Pod", "Node", "PodDisruptionBudget", ...).
+std::string_view ToString(Kind kind);
+
+// KindOf returns the kind of the object held by `object`.
+Kind KindOf(const model::Object& object);
+
+// Namespaced tells whether objects of `kind` live in a namespace (Pod, PodDisruptionBudget).
+bool Namespaced(Kind kind);
+
+// ObjectKey returns the store key: "namespace/name" for namespaced kinds ("" namespace reads as
+// "default"), just the name for cluster-scoped ones.
+std::string ObjectKey(Kind kind, std::string_view namespace_name, std::string_view name);
+
+// KeyOf returns the store key of `object`.
+std::string KeyOf(const model::Object& object);
+
+// MetaOf returns the metadata of the object held by `object` (which must not be null).
+const model::ObjectMeta& MetaOf(const model::Object& object);
+
+// Describe renders "<Kind> <key>", e.g. "Pod default/web-1", for messages.
+std::string Describe(const model::Object& object);
+
+// EventType says what happened to an object.
+enum class EventType { kAdded, kModified, kDeleted };
+
+// ToString names an event type as the watch API does ("ADDED", "MODIFIED", "DELETED").
+std::string_view ToString(EventType type);
+
+// Event is one change delivered to watchers, in resource-version order.
+struct Event {
+  EventType type = EventType::kAdded;
+  Kind kind = Kind::kPod;
+  // object is the new state (ADDED, MODIFIED) or the last stored state (DELETED).
+  model::Object object;
+  // old_object is the state before the change (MODIFIED, DELETED); empty for ADDED.
+  std::optional<model::Object> old_object;
+  // resource_version is the store version this change created; for a resync it is the store's
+  // version when the resync was taken (the same for every event of the resync).
+  uint64_t resource_version = 0;
+  // resync marks the synthetic ADDED events sent instead of a replay when the watcher asked for
+  // history older than the event log keeps: one per object existing at that moment.
+  bool resync = false;
+};
+
+}  // namespace schedhost::store
