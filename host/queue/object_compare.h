@@ -1,0 +1,27 @@
+// Field-by-field equality of model objects, for deciding what an update changed. The model's
+// plain-data structs have no operator==, so these compare every field; each comparison unpacks
+// its struct with a structured binding, so a field added to the model without being added here
+// fails to compile instead of being silently ignored.
+#pragma once
+
+#include <vector>
+
+#include "host/model/node.h"
+#include "host/model/pod.h"
+
+namespace schedhost::queue::internal {
+
+/// SameMetaExceptVersion compares two ObjectMetas ignoring resource_version.
+bool SameMetaExceptVersion(const model::ObjectMeta& a, const model::ObjectMeta& b);
+/// SamePodSpec compares two PodSpecs field by field.
+bool SamePodSpec(const model::PodSpec& a, const model::PodSpec& b);
+/// SameTolerations compares two toleration lists in order.
+bool SameTolerations(const std::vector<model::Toleration>& a,
+                     const std::vector<model::Toleration>& b);
+/// SameTaints compares two taint lists in order.
+bool SameTaints(const std::vector<model::Taint>& a, const std::vector<model::Taint>& b);
+/// SameConditions compares two node condition lists as type -> status maps (order ignored).
+bool SameConditions(const std::vector<model::NodeCondition>& a,
+                    const std::vector<model::NodeCondition>& b);
+
+}  // namespace schedhost::queue::internal

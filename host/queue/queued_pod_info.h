@@ -1,0 +1,90 @@
+// The vocabulary of the scheduling queue: a queued pod with its attempt bookkeeping, where a pod
+// sits (activeQ, backoffQ, unschedulable, gated, in flight), what PreEnqueue answered, the
+// injectable clock and the options that tune backoff and the unschedulable flush.
+//
+//   QueueOptions opts;  opts.clock = [&] { return fake_now; };
+//   SchedulingQueue q(callbacks, opts);
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "host/model/pod.h"
+
+namespace schedhost::queue {
+
+/// TimePoint is the queue's notion of time: a monotonic clock reading.
+using TimePoint = std::chrono::steady_clock::time_point;
+/// Clock returns "now"; tests inject a fake one so every timing decision is deterministic.
+using Clock = std::function<TimePoint()>;
+
+/// QueueError reports input the queue refused (unknown pod, pod already queued, bad options);
+/// the queue is unchanged when it is thrown.
+class QueueError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// PodLocation names the one place a pending pod is in at any moment.
+enum class PodLocation {
+  kNone,           // Not tracked by the queue.
+  kActive,         // activeQ: ready to be popped, ordered by QueueSort.
+  kBackoff,        // backoffQ: failed recently, waits out its backoff.
+  kUnschedulable,  // Failed; waits for a cluster event, an update or the periodic flush.
+  kGated,          // Rejected by PreEnqueue; kept beside the unschedulable pods.
+  kInFlight,       // Popped and being scheduled; not yet bound or requeued.
+};
+
+/// LocationName returns the lower-case name of `where` ("none", "active", "backoff",
+/// "unschedulable", "gated", "in_flight"), as used in metrics labels and messages.
+std::string_view LocationName(PodLocation where);
+
+/// PreEnqueueResult is the verdict of the PreEnqueue plugins on a pod.
+struct PreEnqueueResult {
+  bool admitted = true;
+  std::string plugin;   // The rejecting plugin when !admitted.
+  std::string message;  // Its reason, for explain and events.
+};
+
+/// QueuedPodInfo is a pending pod plus the queue's bookkeeping about it.
+struct QueuedPodInfo {
+  std::shared_ptr<const model::Pod> pod;
+  /// timestamp is when the pod last entered the queue (added or failed); QueueSort ties use it.
+  TimePoint timestamp{};
+  /// initial_attempt_timestamp is when the pod first entered activeQ (unset while never admitted).
+  std::optional<TimePoint> initial_attempt_timestamp;
+  /// attempts counts scheduling attempts; Pop increments it.
+  int attempts = 0;
+  /// unschedulable_plugins are the plugins that rejected the last attempt (or gate the pod).
+  std::set<std::string, std::less<>> unschedulable_plugins;
+  /// pending_plugins are the plugins that answered Pending in the last attempt.
+  std::set<std::string, std::less<>> pending_plugins;
+  /// gated is true while PreEnqueue keeps the pod out of activeQ.
+  bool gated = false;
+  /// gate_message is the rejecting PreEnqueue plugin's reason while gated.
+  std::string gate_message;
+};
+
+/// QueueOptions tunes the queue; the defaults are upstream's.
+struct QueueOptions {
+  /// pod_initial_backoff is the backoff after the first failed attempt (> 0).
+  std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
+  /// pod_max_backoff caps the doubling backoff (>= pod_initial_backoff).
+  std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
+  /// pod_max_in_unschedulable is how long a pod may stay unschedulable before the leftover
+  /// flush moves it back regardless of events (> 0).
+  std::chrono::nanoseconds pod_max_in_unschedulable = std::chrono::minutes(5);
+  /// clock reads the time; empty means std::chrono::steady_clock::now.
+  Clock clock;
+};
+
+/// BackoffDuration returns min(initial * 2^(attempts-1), max), and zero for a pod never attempted.
+std::chrono::nanoseconds BackoffDuration(const QueueOptions& options, int attempts);
+
+}  // namespace schedhost::queue
