@@ -40,25 +40,11 @@ bool Conflicts(const WantedPort& want, const schedhost_used_port& used) {
   return want.ip.empty() || IsWildcard(used_ip) || want.ip == used_ip;
 }
 
-// RejectArguments refuses plugin_config for a plugin that takes none, so a misspelt or
-// misplaced key is reported rather than silently ignored.
-void RejectArguments(const Args& args, std::string_view plugin) {
-  if (!args.present()) return;
-  if (args.kind() != SCHEDHOST_CONFIG_TABLE) args.Fail("a table (it takes no arguments)");
-  if (args.size() == 0) return;
-  std::string_view key;
-  Args first = args.At(0, &key);
-  std::string loc = first.location();
-  throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." +
-                  std::string(plugin) + "." + std::string(key) + ": " + std::string(plugin) +
-                  " takes no arguments");
-}
-
 }  // namespace
 
 NodePorts::NodePorts(const Host& host, const Args& args)
     : Plugin(host), state_key_(host.Intern(kStateKey)) {
-  RejectArguments(args, kName);
+  args.ExpectNone(kName);
 }
 
 Status NodePorts::PreFilter(CycleState& state, const Pod& pod, PreFilterResult& /*result*/) {

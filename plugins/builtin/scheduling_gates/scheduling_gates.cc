@@ -10,24 +10,10 @@ constexpr schedhost_event_registration kEvents[] = {
     {{SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_UPDATE_POD_SCHEDULING_GATES_ELIMINATED}, nullptr},
 };
 
-// RejectArguments refuses plugin_config for a plugin that takes none, so a misspelt or
-// misplaced key is reported rather than silently ignored.
-void RejectArguments(const Args& args, std::string_view plugin) {
-  if (!args.present()) return;
-  if (args.kind() != SCHEDHOST_CONFIG_TABLE) args.Fail("a table (it takes no arguments)");
-  if (args.size() == 0) return;
-  std::string_view key;
-  Args first = args.At(0, &key);
-  std::string loc = first.location();
-  throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." +
-                  std::string(plugin) + "." + std::string(key) + ": " + std::string(plugin) +
-                  " takes no arguments");
-}
-
 }  // namespace
 
 SchedulingGates::SchedulingGates(const Host& host, const Args& args) : Plugin(host) {
-  RejectArguments(args, kName);
+  args.ExpectNone(kName);
 }
 
 Status SchedulingGates::PreEnqueue(const Pod& pod) {

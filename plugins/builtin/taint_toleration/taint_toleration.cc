@@ -17,46 +17,11 @@ struct PreScoreState {
   std::vector<schedhost_toleration> tolerations;
 };
 
-template <class Tolerations>
-bool AnyTolerates(const Tolerations& tolerations, const schedhost_taint& taint) {
-  return std::any_of(tolerations.begin(), tolerations.end(),
-                     [&](const schedhost_toleration& t) { return TolerationTolerates(t, taint); });
-}
-
-// RejectArguments refuses plugin_config for a plugin that takes none, so a misspelt or
-// misplaced key is reported rather than silently ignored.
-void RejectArguments(const Args& args, std::string_view plugin) {
-  if (!args.present()) return;
-  if (args.kind() != SCHEDHOST_CONFIG_TABLE) args.Fail("a table (it takes no arguments)");
-  if (args.size() == 0) return;
-  std::string_view key;
-  Args first = args.At(0, &key);
-  std::string loc = first.location();
-  throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." +
-                  std::string(plugin) + "." + std::string(key) + ": " + std::string(plugin) +
-                  " takes no arguments");
-}
-
 }  // namespace
-
-bool TolerationTolerates(const schedhost_toleration& toleration, const schedhost_taint& taint) {
-  if (toleration.effect != SCHEDHOST_EFFECT_NONE && toleration.effect != taint.effect) {
-    return false;
-  }
-  if (toleration.key != SCHEDHOST_ID_EMPTY && toleration.key != taint.key) return false;
-  switch (toleration.op) {
-    case SCHEDHOST_TOLERATION_EQUAL:
-      return toleration.value == taint.value;
-    case SCHEDHOST_TOLERATION_EXISTS:
-      return true;
-    default:
-      return false;
-  }
-}
 
 TaintToleration::TaintToleration(const Host& host, const Args& args)
     : Plugin(host), state_key_(host.Intern(kStateKey)) {
-  RejectArguments(args, kName);
+  args.ExpectNone(kName);
 }
 
 Status TaintToleration::Filter(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni) {

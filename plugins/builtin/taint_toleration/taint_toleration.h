@@ -51,8 +51,5 @@ class TaintToleration final : public Plugin,
   Id state_key_;
 };
 
-/// TolerationTolerates applies upstream's toleration rule to one taint: an empty effect matches
-/// every effect, an empty key every key; Exists ignores the value, Equal compares it.
-bool TolerationTolerates(const schedhost_toleration& toleration, const schedhost_taint& taint);
 
 }  // namespace schedhost::plugins

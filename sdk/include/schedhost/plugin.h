@@ -633,7 +633,8 @@ typedef struct schedhost_host_api {
 
   /* --- status, logging, memory ------------------------------------------------------------ */
 
-  /** Adds a reason (copied) to a status: one reason per distinct cause, e.g. "Insufficient cpu". */
+  /** Adds a reason (copied) to a status: one reason per distinct cause, e.g. "Insufficient cpu".
+   *  A NULL status is ignored. */
   void (*status_add_reason)(schedhost_status* status, schedhost_str reason) SCHEDHOST_NOEXCEPT;
   /** Logs through the host's logger, tagged with the plugin's name. */
   void (*log)(schedhost_host* host, int32_t level, schedhost_str message) SCHEDHOST_NOEXCEPT;
@@ -808,7 +809,8 @@ typedef struct schedhost_host_api {
   int32_t (*set_nominated_node)(schedhost_host* host, const schedhost_pod_view* pod,
                                 schedhost_str node_name) SCHEDHOST_NOEXCEPT;
   /** Binds `pod` to `node_name` in the cluster state (what a Bind plugin does). Fails when the
-   *  pod is gone, already bound, or changed since the cycle read it. */
+   *  pod is gone, already bound, or changed since the cycle read it; the reasons go to `status`
+   *  (may be NULL: pass the status of the running Bind call to relay them). */
   int32_t (*bind_pod)(schedhost_host* host, const schedhost_pod_view* pod,
                       schedhost_str node_name, schedhost_status* status) SCHEDHOST_NOEXCEPT;
 

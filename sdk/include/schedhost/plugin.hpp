@@ -192,6 +192,26 @@ inline bool SelectorMatches(const schedhost_label_selector* sel, const Labels& l
   return true;
 }
 
+/// Tolerates applies Kubernetes' toleration rule to one taint: an empty toleration effect matches
+/// every effect, an empty key (with Exists) every key; Exists ignores the value, Equal compares it.
+inline bool Tolerates(const schedhost_toleration& toleration, const schedhost_taint& taint) noexcept {
+  if (toleration.effect != SCHEDHOST_EFFECT_NONE && toleration.effect != taint.effect) return false;
+  if (toleration.key != SCHEDHOST_ID_EMPTY && toleration.key != taint.key) return false;
+  switch (toleration.op) {
+    case SCHEDHOST_TOLERATION_EQUAL: return toleration.value == taint.value;
+    case SCHEDHOST_TOLERATION_EXISTS: return true;
+    default: return false;
+  }
+}
+
+/// AnyTolerates tells whether one of `tolerations` tolerates `taint`.
+inline bool AnyTolerates(std::span<const schedhost_toleration> tolerations, const schedhost_taint& taint) noexcept {
+  for (const auto& t : tolerations) {
+    if (Tolerates(t, taint)) return true;
+  }
+  return false;
+}
+
 /// Node is a read-only view of a node.
 class Node {
  public:
@@ -324,6 +344,24 @@ class QueuedPod {
   const schedhost_queued_pod* q_;
 };
 
+namespace detail {
+/// CurrentStatus is the status sink of the extension-point call running on this thread (set by
+/// the trampolines of the non-hot points: PostFilter, Reserve, Permit, PreBind, Bind), so host
+/// calls made from inside the plugin can add their reasons to the call's status.
+inline schedhost_status*& CurrentStatus() noexcept {
+  thread_local schedhost_status* status = nullptr;
+  return status;
+}
+/// StatusScope sets CurrentStatus for one call and restores the previous value.
+struct StatusScope {
+  explicit StatusScope(schedhost_status* s) noexcept : prev(CurrentStatus()) { CurrentStatus() = s; }
+  ~StatusScope() { CurrentStatus() = prev; }
+  StatusScope(const StatusScope&) = delete;
+  StatusScope& operator=(const StatusScope&) = delete;
+  schedhost_status* prev;
+};
+}  // namespace detail
+
 // ---------------------------------------------------------------------------------------------
 // The host
 // ---------------------------------------------------------------------------------------------
@@ -353,6 +391,15 @@ class Host {
   }
   bool NodeSelectorTermMatches(const schedhost_node_selector_term& term, const Node& node) const noexcept {
     return api_->node_selector_term_matches(host_, &term, node.raw()) != 0;
+  }
+  /// BindPod asks the host to bind `pod` to `node` (what a Bind plugin does). The host's reasons
+  /// for a failure go straight into the running call's status; the returned Status is then an
+  /// Error carrying `context` (e.g. "binding pod ns/name to node n1").
+  Status BindPod(const Pod& pod, std::string_view node, std::string context = {}) const {
+    int32_t rc = api_->bind_pod(host_, pod.raw(), ToStr(node), detail::CurrentStatus());
+    if (rc == SCHEDHOST_OK) return {};
+    if (context.empty()) return Status(Code::kError, std::vector<std::string>{});
+    return Status::Error(std::move(context));
   }
 
  private:
@@ -443,6 +490,17 @@ class Args {
     schedhost_str v{};
     if (api_->config_string(node_, &v) != SCHEDHOST_OK) Fail("a string");
     return std::string(ToView(v));
+  }
+  /// ExpectNone refuses any argument for a plugin that takes none (an empty table is fine), so a
+  /// misspelt or misplaced key is reported instead of silently ignored.
+  void ExpectNone(std::string_view plugin) const {
+    if (!present()) return;
+    if (kind() != SCHEDHOST_CONFIG_TABLE) Fail("a table (it takes no arguments)");
+    if (size() == 0) return;
+    std::string_view key;
+    std::string loc = At(0, &key).location();
+    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." + std::string(plugin) +
+                    "." + std::string(key) + ": " + std::string(plugin) + " takes no arguments");
   }
   /// Fail throws ArgsError naming this node's location and what was expected.
   [[noreturn]] void Fail(std::string_view expected) const {
@@ -768,6 +826,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                        schedhost_status* st) noexcept -> int32_t {
       try {
         CycleState state(LibraryApi(), cs);
+        StatusScope scope(st);
         std::string nominated;
         Status s = Instance<T>::Of(i)->T::PostFilter(state, Pod(pod), NodeStatusMap(LibraryApi(), m), nominated);
         if (!nominated.empty()) LibraryApi()->post_filter_result_set_nominated_node(r, ToStr(nominated));
@@ -818,6 +877,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                    schedhost_status* st) noexcept -> int32_t {
       try {
         CycleState state(LibraryApi(), cs);
+        StatusScope scope(st);
         return Report(st, Instance<T>::Of(i)->T::Reserve(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
@@ -837,6 +897,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                   int64_t* timeout_ns, schedhost_status* st) noexcept -> int32_t {
       try {
         CycleState state(LibraryApi(), cs);
+        StatusScope scope(st);
         std::chrono::nanoseconds timeout{0};
         Status s = Instance<T>::Of(i)->T::Permit(state, Pod(pod), ToView(node), timeout);
         *timeout_ns = timeout.count();
@@ -851,6 +912,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                     schedhost_status* st) noexcept -> int32_t {
       try {
         CycleState state(LibraryApi(), cs);
+        StatusScope scope(st);
         return Report(st, Instance<T>::Of(i)->T::PreBind(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
@@ -862,6 +924,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                 schedhost_status* st) noexcept -> int32_t {
       try {
         CycleState state(LibraryApi(), cs);
+        StatusScope scope(st);
         return Report(st, Instance<T>::Of(i)->T::Bind(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
