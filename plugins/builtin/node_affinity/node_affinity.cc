@@ -49,7 +49,8 @@ bool NodeAffinity::RequiredMatch(const Pod& pod, const Node& node, bool* enforce
   }
   if (!NodeSelectorMatches(pod.node_selector(), node.labels())) return false;
   const schedhost_affinity* a = pod.affinity();
-  if (a != nullptr && a->has_required_node_affinity != 0 && !AnyTermMatches(RequiredTerms(a), node)) {
+  if (a != nullptr && a->has_required_node_affinity != 0 &&
+      !AnyTermMatches(RequiredTerms(a), node)) {
     return false;
   }
   return true;
@@ -101,7 +102,8 @@ Status NodeAffinity::Filter(const CycleState& /*state*/, const Pod& pod, const N
       std::string(enforced_failed ? kErrReasonEnforced : kErrReasonPod));
 }
 
-Status NodeAffinity::PreScore(CycleState& /*state*/, const Pod& pod, const NodeInfoList& /*nodes*/) {
+Status NodeAffinity::PreScore(CycleState& /*state*/, const Pod& pod,
+                              const NodeInfoList& /*nodes*/) {
   if (PreferredTerms(pod.affinity()).empty() && args_.preferred.empty()) return Status::Skip();
   return {};
 }

@@ -8,10 +8,9 @@
 //     { match_expressions = [{ key = "pool", operator = "In", values = ["batch"] }] }] }
 #pragma once
 
-#include <schedhost/plugin.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <schedhost/plugin.hpp>
 #include <span>
 #include <string_view>
 #include <vector>

@@ -64,7 +64,8 @@ bool IsInteger(std::string_view s) {
   return !s.empty() && ec == std::errc() && ptr == s.data() + s.size();
 }
 
-void CheckKeys(const Args& table, const std::string& path, std::initializer_list<std::string_view> known) {
+void CheckKeys(const Args& table, const std::string& path,
+               std::initializer_list<std::string_view> known) {
   for (size_t i = 0; i < table.size(); ++i) {
     std::string_view key;
     Args child = table.At(i, &key);
@@ -111,7 +112,8 @@ NodeSelectorTerms::OwnedRequirement ReadRequirement(const Host& host, const Args
   const Args vals = at["values"];
   if (vals.present()) {
     ExpectKind(vals, path + ".values", SCHEDHOST_CONFIG_ARRAY, "an array of strings");
-    for (size_t i = 0; i < vals.size(); ++i) values.push_back(ReadString(vals.At(i), Idx(path + ".values", i)));
+    for (size_t i = 0; i < vals.size(); ++i)
+      values.push_back(ReadString(vals.At(i), Idx(path + ".values", i)));
   }
   NodeSelectorTerms::OwnedRequirement req;
   const auto* found = std::find_if(std::begin(kOperators), std::end(kOperators),
@@ -130,33 +132,41 @@ NodeSelectorTerms::OwnedRequirement ReadRequirement(const Host& host, const Args
   } else {
     if (!IsLabelKey(key)) {
       Fail(at["key"], path + ".key",
-           "\"" + key + "\" is not a valid label key (optional DNS subdomain prefix and '/', then "
-           "at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric)");
+           "\"" + key +
+               "\" is not a valid label key (optional DNS subdomain prefix and '/', then "
+               "at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric)");
     }
     if (!known) {
       Fail(at["operator"], path + ".operator",
-           "\"" + op_name + "\" is not a valid node selector operator (In, NotIn, Exists, "
-           "DoesNotExist, Gt, Lt)");
+           "\"" + op_name +
+               "\" is not a valid node selector operator (In, NotIn, Exists, "
+               "DoesNotExist, Gt, Lt)");
     }
     switch (found->op) {
       case SCHEDHOST_OP_IN:
       case SCHEDHOST_OP_NOT_IN:
-        if (values.empty()) Fail(at, path + ".values", "for 'In', 'NotIn' operators, values set can't be empty");
+        if (values.empty())
+          Fail(at, path + ".values", "for 'In', 'NotIn' operators, values set can't be empty");
         break;
       case SCHEDHOST_OP_EXISTS:
       case SCHEDHOST_OP_DOES_NOT_EXIST:
-        if (!values.empty()) Fail(at["values"], path + ".values", "values set must be empty for exists and does not exist");
+        if (!values.empty())
+          Fail(at["values"], path + ".values",
+               "values set must be empty for exists and does not exist");
         break;
       default:
-        if (values.size() != 1) Fail(at, path + ".values", "for 'Gt', 'Lt' operators, exactly one value is required");
+        if (values.size() != 1)
+          Fail(at, path + ".values", "for 'Gt', 'Lt' operators, exactly one value is required");
         if (!IsInteger(values[0])) {
-          Fail(at["values"], path + ".values", "for 'Gt', 'Lt' operators, the value must be an integer");
+          Fail(at["values"], path + ".values",
+               "for 'Gt', 'Lt' operators, the value must be an integer");
         }
         break;
     }
     for (size_t i = 0; i < values.size(); ++i) {
       if (!IsLabelValue(values[i])) {
-        Fail(vals.At(i), Idx(path + ".values", i), "\"" + values[i] + "\" is not a valid label value");
+        Fail(vals.At(i), Idx(path + ".values", i),
+             "\"" + values[i] + "\" is not a valid label value");
       }
     }
     req.key = host.Intern(key);
@@ -174,10 +184,12 @@ NodeSelectorTerms::OwnedTerm ReadTerm(const Host& host, const Args& at, const st
     const std::string key = field ? "match_fields" : "match_expressions";
     const Args list = at[key];
     if (!list.present()) continue;
-    ExpectKind(list, path + "." + key, SCHEDHOST_CONFIG_ARRAY, "an array of requirements");
+    std::string list_path = path;
+    list_path.append(".").append(key);
+    ExpectKind(list, list_path, SCHEDHOST_CONFIG_ARRAY, "an array of requirements");
     auto& out = field ? term.match_fields : term.match_expressions;
     for (size_t i = 0; i < list.size(); ++i) {
-      out.push_back(ReadRequirement(host, list.At(i), Idx(path + "." + key, i), field));
+      out.push_back(ReadRequirement(host, list.At(i), Idx(list_path, i), field));
     }
   }
   return term;
@@ -235,8 +247,8 @@ NodeSelectorTerms::NodeSelectorTerms(std::vector<OwnedTerm> terms) : owned_(std:
     abi_fields_.push_back(AbiRequirements(t.match_fields));
   }
   for (size_t i = 0; i < owned_.size(); ++i) {
-    abi_terms_.push_back({abi_exprs_[i].data(), abi_exprs_[i].size(), abi_fields_[i].data(),
-                          abi_fields_[i].size()});
+    abi_terms_.push_back(
+        {abi_exprs_[i].data(), abi_exprs_[i].size(), abi_fields_[i].data(), abi_fields_[i].size()});
     weights_.push_back(owned_[i].weight);
   }
 }
@@ -248,7 +260,8 @@ NodeAffinityArgs ParseNodeAffinityArgs(const Host& host, const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view key;
     Args child = args.At(i, &key);
-    if (key != "added_affinity") Fail(child, std::string(key), "unknown key (known keys: added_affinity)");
+    if (key != "added_affinity")
+      Fail(child, std::string(key), "unknown key (known keys: added_affinity)");
   }
   const Args added = args["added_affinity"];
   if (!added.present()) return out;

@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <ostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +28,22 @@ using framework::testing::Harness;
 using ::testing::HasSubstr;
 
 constexpr char kName[] = "NodeAffinity";
+
+// ReadmeToml returns the ```toml example of this plugin's README.md.
+std::string ReadmeToml(const std::string& folder) {
+  const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
+  if (src == nullptr)
+    throw std::runtime_error("SCHEDHOST_SOURCE_DIR is not set (run through ctest)");
+  std::ifstream in(std::string(src) + "/plugins/builtin/" + folder + "/README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const size_t begin = readme.find("```toml\n");
+  if (begin == std::string::npos)
+    throw std::runtime_error("README.md of " + folder + " has no toml example");
+  const size_t end = readme.find("```", begin + 8);
+  return readme.substr(begin + 8, end - begin - 8);
+}
 constexpr char kPodReason[] = "node(s) didn't match Pod's node affinity/selector";
 constexpr char kEnforcedReason[] = "node(s) didn't match scheduler-enforced node affinity";
 constexpr char kPreFilterReason[] = "node(s) didn't satisfy plugin(s) PreFilter result";
@@ -48,13 +68,14 @@ std::string PodYaml(const std::string& name, const std::string& spec) {
 // Required renders a required node affinity with `terms`, a flow sequence of terms.
 std::string Required(const std::string& terms) {
   return "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-         "        nodeSelectorTerms: " + terms + "\n";
+         "        nodeSelectorTerms: " +
+         terms + "\n";
 }
 
 // Preferred renders preferred node affinity terms, a flow sequence of {weight, preference}.
 std::string Preferred(const std::string& terms) {
-  return "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution: " + terms +
-         "\n";
+  return "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution: " +
+         terms + "\n";
 }
 
 std::string Added(const std::string& body) {
@@ -71,7 +92,8 @@ Verdicts RunFilter(Harness& h, const std::string& pod) {
       out[r.node] = "";
       continue;
     }
-    EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable) << r.node << ": " << r.status.Message();
+    EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable)
+        << r.node << ": " << r.status.Message();
     EXPECT_EQ(r.status.reasons.size(), 1u) << r.node;
     out[r.node] = r.status.Message();
   }
@@ -107,27 +129,36 @@ const Verdicts kOnly3 = {{"n1", kPodReason}, {"n2", kPodReason}, {"n3", ""}};
 const Verdicts kOnly12 = {{"n1", ""}, {"n2", ""}, {"n3", kPodReason}};
 const Verdicts kNone = {{"n1", kPodReason}, {"n2", kPodReason}, {"n3", kPodReason}};
 const Verdicts kAll = {{"n1", ""}, {"n2", ""}, {"n3", ""}};
-constexpr char kAddedZoneA[] =
-    R"(added_affinity = { required_during_scheduling_ignored_during_execution = { node_selector_terms = [{ match_expressions = [{ key = "zone", operator = "In", values = ["a"] }] }] } })";
+constexpr char kAddedZoneA[] = R"(added_affinity = { )"
+                               R"(required_during_scheduling_ignored_during_execution = { )"
+                               R"(node_selector_terms = [{ match_expressions = [{ key = "zone", )"
+                               R"(operator = "In", values = ["a"] }] }] } })";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, NodeAffinityFilterTest,
     ::testing::Values(
         FilterCase{"NoConstraints", "", "", kAll},
         FilterCase{"NodeSelector", "  nodeSelector: {zone: a}\n", "", kOnly1},
-        FilterCase{"NodeSelectorNeedsEveryLabel", "  nodeSelector: {zone: a, disk: hdd}\n", "", kNone},
-        FilterCase{"In", Required("[{matchExpressions: [{key: zone, operator: In, values: [a, b]}]}]"), "",
-                   kOnly12},
+        FilterCase{"NodeSelectorNeedsEveryLabel", "  nodeSelector: {zone: a, disk: hdd}\n", "",
+                   kNone},
+        FilterCase{"In",
+                   Required("[{matchExpressions: [{key: zone, operator: In, values: [a, b]}]}]"),
+                   "", kOnly12},
         FilterCase{"NotInMatchesMissingLabel",
-                   Required("[{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]"), "",
+                   Required("[{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]"),
+                   "",
                    {{"n1", kPodReason}, {"n2", ""}, {"n3", ""}}},
-        FilterCase{"Exists", Required("[{matchExpressions: [{key: disk, operator: Exists}]}]"), "", kOnly12},
-        FilterCase{"DoesNotExist", Required("[{matchExpressions: [{key: disk, operator: DoesNotExist}]}]"), "",
+        FilterCase{"Exists", Required("[{matchExpressions: [{key: disk, operator: Exists}]}]"), "",
+                   kOnly12},
+        FilterCase{"DoesNotExist",
+                   Required("[{matchExpressions: [{key: disk, operator: DoesNotExist}]}]"), "",
                    kOnly3},
-        FilterCase{"Gt", Required("[{matchExpressions: [{key: gen, operator: Gt, values: [\"4\"]}]}]"), "",
-                   kOnly2},
-        FilterCase{"Lt", Required("[{matchExpressions: [{key: gen, operator: Lt, values: [\"4\"]}]}]"), "",
-                   kOnly1},
+        FilterCase{"Gt",
+                   Required("[{matchExpressions: [{key: gen, operator: Gt, values: [\"4\"]}]}]"),
+                   "", kOnly2},
+        FilterCase{"Lt",
+                   Required("[{matchExpressions: [{key: gen, operator: Lt, values: [\"4\"]}]}]"),
+                   "", kOnly1},
         FilterCase{"TermsAreORed",
                    Required("[{matchExpressions: [{key: zone, operator: In, values: [a]}]}, "
                             "{matchExpressions: [{key: disk, operator: In, values: [hdd]}]}]"),
@@ -140,33 +171,49 @@ INSTANTIATE_TEST_SUITE_P(
                    "  nodeSelector: {disk: ssd}\n" +
                        Required("[{matchExpressions: [{key: zone, operator: In, values: [b]}]}]"),
                    "", kNone},
-        FilterCase{"FieldNotInDoesNotNarrow",
-                   Required("[{matchFields: [{key: metadata.name, operator: NotIn, values: [n1]}]}]"), "",
-                   {{"n1", kPodReason}, {"n2", ""}, {"n3", ""}}},
+        FilterCase{
+            "FieldNotInDoesNotNarrow",
+            Required("[{matchFields: [{key: metadata.name, operator: NotIn, values: [n1]}]}]"),
+            "",
+            {{"n1", kPodReason}, {"n2", ""}, {"n3", ""}}},
         FilterCase{"FieldInNarrowsInPreFilter",
-                   Required("[{matchFields: [{key: metadata.name, operator: In, values: [n2]}]}]"), "",
+                   Required("[{matchFields: [{key: metadata.name, operator: In, values: [n2]}]}]"),
+                   "",
                    {{"n1", kPreFilterReason}, {"n2", ""}, {"n3", kPreFilterReason}}},
         FilterCase{"NarrowedNodeStillFiltered",
                    Required("[{matchFields: [{key: metadata.name, operator: In, values: [n1]}], "
                             "matchExpressions: [{key: zone, operator: In, values: [b]}]}]"),
-                   "", {{"n1", kPodReason}, {"n2", kPreFilterReason}, {"n3", kPreFilterReason}}},
+                   "",
+                   {{"n1", kPodReason}, {"n2", kPreFilterReason}, {"n3", kPreFilterReason}}},
         FilterCase{"NarrowingIsTheUnionOverTerms",
                    Required("[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}, "
                             "{matchFields: [{key: metadata.name, operator: In, values: [n3]}]}]"),
-                   "", {{"n1", ""}, {"n2", kPreFilterReason}, {"n3", ""}}},
+                   "",
+                   {{"n1", ""}, {"n2", kPreFilterReason}, {"n3", ""}}},
         FilterCase{"ATermWithoutNameFieldAllowsEveryNode",
                    Required("[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}, "
                             "{matchExpressions: [{key: zone, operator: In, values: [b]}]}]"),
                    "", kOnly12},
-        FilterCase{"AddedAffinityIsEnforced", "", kAddedZoneA,
+        FilterCase{"AddedAffinityIsEnforced",
+                   "",
+                   kAddedZoneA,
                    {{"n1", ""}, {"n2", kEnforcedReason}, {"n3", kEnforcedReason}}},
-        FilterCase{"AddedAffinityFirstThenPod", "  nodeSelector: {disk: hdd}\n", kAddedZoneA,
+        FilterCase{"AddedAffinityFirstThenPod",
+                   "  nodeSelector: {disk: hdd}\n",
+                   kAddedZoneA,
                    {{"n1", kPodReason}, {"n2", kEnforcedReason}, {"n3", kEnforcedReason}}},
-        FilterCase{"AddedAffinityByNodeName", "",
-                   R"(added_affinity = { required_during_scheduling_ignored_during_execution = { node_selector_terms = [{ match_fields = [{ key = "metadata.name", operator = "In", values = ["n3"] }] }] } })",
+        FilterCase{"AddedAffinityByNodeName",
+                   "",
+                   R"(added_affinity = { )"
+                   R"(required_during_scheduling_ignored_during_execution = { )"
+                   R"(node_selector_terms = [{ match_fields = [{ key = "metadata.name", )"
+                   R"(operator = "In", values = ["n3"] }] }] } })",
                    {{"n1", kEnforcedReason}, {"n2", kEnforcedReason}, {"n3", ""}}},
         FilterCase{"AddedPreferredOnlyDoesNotFilter", "",
-                   R"(added_affinity = { preferred_during_scheduling_ignored_during_execution = [{ weight = 5, preference = { match_expressions = [{ key = "zone", operator = "In", values = ["a"] }] } }] })",
+                   R"(added_affinity = { )"
+                   R"(preferred_during_scheduling_ignored_during_execution = [{ weight = 5, )"
+                   R"(preference = { match_expressions = [{ key = "zone", operator = "In", )"
+                   R"(values = ["a"] }] } }] })",
                    kAll}),
     [](const auto& info) { return info.param.name; });
 
@@ -174,9 +221,9 @@ TEST(NodeAffinityPreFilter, DisjointNameFieldsConflict) {
   Harness h;
   h.OnlyPlugins({kName});
   h.AddObjects(ThreeNodes());
-  const std::string pod = PodYaml(
-      "p", Required("[{matchFields: [{key: metadata.name, operator: In, values: [n1]}, "
-                    "{key: metadata.name, operator: In, values: [n2]}]}]"));
+  const std::string pod =
+      PodYaml("p", Required("[{matchFields: [{key: metadata.name, operator: In, values: [n1]}, "
+                            "{key: metadata.name, operator: In, values: [n2]}]}]"));
   for (const auto& r : h.RunFilter(*h.MakePod(pod))) {
     EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable) << r.node;
     EXPECT_EQ(r.status.reasons, std::vector<std::string>{"pod affinity terms conflict"}) << r.node;
@@ -193,7 +240,8 @@ TEST(NodeAffinityFilter, ScheduleFailureMessage) {
   h.AddObjects(ThreeNodes());
   std::string failure;
   EXPECT_EQ(h.Schedule(*h.MakePod(PodYaml("p", "  nodeSelector: {zone: c}\n")), &failure), "");
-  EXPECT_EQ(failure, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
+  EXPECT_EQ(failure,
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
   EXPECT_EQ(h.Schedule(*h.MakePod(PodYaml("q", "  nodeSelector: {zone: b}\n"))), "n2");
 }
 
@@ -238,25 +286,49 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, NodeAffinityScoreTest,
     ::testing::Values(
         // n1: 2 + 3, n2: 5 + 3, n3: 0; normalised by 8: 62, 100, 0.
-        ScoreCase{"PodPreferredTerms",
-                  Preferred("[{weight: 2, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}, "
-                            "{weight: 5, preference: {matchExpressions: [{key: disk, operator: In, values: [hdd]}]}}, "
-                            "{weight: 3, preference: {matchExpressions: [{key: disk, operator: Exists}]}}]"),
-                  "", {{"n1", 5}, {"n2", 8}, {"n3", 0}}, {{"n1", 62}, {"n2", 100}, {"n3", 0}}},
-        ScoreCase{"NoPreferredTermsSkipsScore", "  nodeSelector: {}\n", "", {{"n1", 0}, {"n2", 0}, {"n3", 0}},
+        ScoreCase{
+            "PodPreferredTerms",
+            Preferred(
+                "[{weight: 2, preference: {matchExpressions: [{key: zone, operator: In, values: "
+                "[a]}]}}, "
+                "{weight: 5, preference: {matchExpressions: [{key: disk, operator: In, values: "
+                "[hdd]}]}}, "
+                "{weight: 3, preference: {matchExpressions: [{key: disk, operator: Exists}]}}]"),
+            "",
+            {{"n1", 5}, {"n2", 8}, {"n3", 0}},
+            {{"n1", 62}, {"n2", 100}, {"n3", 0}}},
+        ScoreCase{"NoPreferredTermsSkipsScore",
+                  "  nodeSelector: {}\n",
+                  "",
+                  {{"n1", 0}, {"n2", 0}, {"n3", 0}},
                   {{"n1", 0}, {"n2", 0}, {"n3", 0}}},
         ScoreCase{"NothingMatchesStaysZero",
-                  Preferred("[{weight: 7, preference: {matchExpressions: [{key: zone, operator: In, values: [z]}]}}]"),
-                  "", {{"n1", 0}, {"n2", 0}, {"n3", 0}}, {{"n1", 0}, {"n2", 0}, {"n3", 0}}},
+                  Preferred("[{weight: 7, preference: {matchExpressions: [{key: zone, operator: "
+                            "In, values: [z]}]}}]"),
+                  "",
+                  {{"n1", 0}, {"n2", 0}, {"n3", 0}},
+                  {{"n1", 0}, {"n2", 0}, {"n3", 0}}},
         // Added 10 on zone b plus the pod's 2 on zone a: 2, 10, 0 -> 20, 100, 0.
-        ScoreCase{"AddedPreferredTermsCount",
-                  Preferred("[{weight: 2, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}]"),
-                  R"(added_affinity = { preferred_during_scheduling_ignored_during_execution = [{ weight = 10, preference = { match_expressions = [{ key = "zone", operator = "In", values = ["b"] }] } }] })",
-                  {{"n1", 2}, {"n2", 10}, {"n3", 0}}, {{"n1", 20}, {"n2", 100}, {"n3", 0}}},
+        ScoreCase{
+            "AddedPreferredTermsCount",
+            Preferred("[{weight: 2, preference: {matchExpressions: [{key: zone, operator: In, "
+                      "values: [a]}]}}]"),
+            R"(added_affinity = { )"
+            R"(preferred_during_scheduling_ignored_during_execution = [{ weight = )"
+            R"(10, )"
+            R"(preference = { match_expressions = [{ key = "zone", operator = "In", )"
+            R"(values = ["b"] }] } }] })",
+            {{"n1", 2}, {"n2", 10}, {"n3", 0}},
+            {{"n1", 20}, {"n2", 100}, {"n3", 0}}},
         // Only added preferred terms: the pod has none, Score still runs. 3 on n3 by name.
-        ScoreCase{"AddedPreferredAlone", "",
-                  R"(added_affinity = { preferred_during_scheduling_ignored_during_execution = [{ weight = 3, preference = { match_fields = [{ key = "metadata.name", operator = "In", values = ["n3"] }] } }] })",
-                  {{"n1", 0}, {"n2", 0}, {"n3", 3}}, {{"n1", 0}, {"n2", 0}, {"n3", 100}}}),
+        ScoreCase{"AddedPreferredAlone",
+                  "",
+                  R"(added_affinity = { )"
+                  R"(preferred_during_scheduling_ignored_during_execution = [{ weight = 3, )"
+                  R"(preference = { match_fields = [{ key = "metadata.name", operator = "In", )"
+                  R"(values = ["n3"] }] } }] })",
+                  {{"n1", 0}, {"n2", 0}, {"n3", 3}},
+                  {{"n1", 0}, {"n2", 0}, {"n3", 100}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(NodeAffinityScore, SchedulePrefersTheHeaviestMatch) {
@@ -264,8 +336,11 @@ TEST(NodeAffinityScore, SchedulePrefersTheHeaviestMatch) {
   h.OnlyPlugins({kName});
   h.AddObjects(ThreeNodes());
   const std::string pod = PodYaml(
-      "p", Preferred("[{weight: 1, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}, "
-                     "{weight: 9, preference: {matchExpressions: [{key: gen, operator: Gt, values: [\"4\"]}]}}]"));
+      "p",
+      Preferred(
+          "[{weight: 1, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}, "
+          "{weight: 9, preference: {matchExpressions: [{key: gen, operator: Gt, values: "
+          "[\"4\"]}]}}]"));
   EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "n2");
 }
 
@@ -298,8 +373,10 @@ TEST_P(NodeAffinityArgsTest, RefusesBadArguments) {
 
 // Req wraps one requirement table into added_affinity's required block.
 std::string Req(const std::string& requirement, const std::string& list = "match_expressions") {
-  return "added_affinity = { required_during_scheduling_ignored_during_execution = { node_selector_terms = "
-         "[{ " + list + " = [" + requirement + "] }] } }";
+  return "added_affinity = { required_during_scheduling_ignored_during_execution = { "
+         "node_selector_terms = "
+         "[{ " +
+         list + " = [" + requirement + "] }] } }";
 }
 constexpr char kReqPath[] =
     "plugin_config.NodeAffinity.added_affinity.required_during_scheduling_ignored_during_execution."
@@ -308,47 +385,80 @@ constexpr char kReqPath[] =
 INSTANTIATE_TEST_SUITE_P(
     Cases, NodeAffinityArgsTest,
     ::testing::Values(
-        ArgsCase{"UnknownTopKey", "added_affinty = {}", "plugin_config.NodeAffinity.added_affinty: unknown key"},
+        ArgsCase{"UnknownTopKey", "added_affinty = {}",
+                 "plugin_config.NodeAffinity.added_affinty: unknown key"},
         ArgsCase{"UnknownAffinityKey", "added_affinity = { required = {} }",
                  "plugin_config.NodeAffinity.added_affinity.required: unknown key"},
-        ArgsCase{"MissingTerms", "added_affinity = { required_during_scheduling_ignored_during_execution = {} }",
-                 "required_during_scheduling_ignored_during_execution.node_selector_terms: is required"},
+        ArgsCase{
+            "MissingTerms",
+            "added_affinity = { required_during_scheduling_ignored_during_execution = {} }",
+            "required_during_scheduling_ignored_during_execution.node_selector_terms: is required"},
         ArgsCase{"BadOperator", Req(R"({ key = "zone", operator = "Equals", values = ["a"] })"),
-                 std::string(kReqPath) + "match_expressions[0].operator: \"Equals\" is not a valid node "
-                                         "selector operator"},
+                 std::string(kReqPath) +
+                     "match_expressions[0].operator: \"Equals\" is not a valid node "
+                     "selector operator"},
         ArgsCase{"MissingOperator", Req(R"({ key = "zone", values = ["a"] })"),
                  std::string(kReqPath) + "match_expressions[0].operator: is required"},
-        ArgsCase{"InWithoutValues", Req(R"({ key = "zone", operator = "In" })"),
-                 "match_expressions[0].values: for 'In', 'NotIn' operators, values set can't be empty"},
-        ArgsCase{"ExistsWithValues", Req(R"({ key = "zone", operator = "Exists", values = ["a"] })"),
-                 "match_expressions[0].values: values set must be empty for exists and does not exist"},
-        ArgsCase{"GtWithTwoValues", Req(R"({ key = "gen", operator = "Gt", values = ["1", "2"] })"),
-                 "match_expressions[0].values: for 'Gt', 'Lt' operators, exactly one value is required"},
-        ArgsCase{"LtNotAnInteger", Req(R"({ key = "gen", operator = "Lt", values = ["x1"] })"),
-                 "match_expressions[0].values: for 'Gt', 'Lt' operators, the value must be an integer"},
+        ArgsCase{
+            "InWithoutValues", Req(R"({ key = "zone", operator = "In" })"),
+            "match_expressions[0].values: for 'In', 'NotIn' operators, values set can't be empty"},
+        ArgsCase{
+            "ExistsWithValues", Req(R"({ key = "zone", operator = "Exists", values = ["a"] })"),
+            "match_expressions[0].values: values set must be empty for exists and does not exist"},
+        ArgsCase{
+            "GtWithTwoValues", Req(R"({ key = "gen", operator = "Gt", values = ["1", "2"] })"),
+            "match_expressions[0].values: for 'Gt', 'Lt' operators, exactly one value is required"},
+        ArgsCase{
+            "LtNotAnInteger", Req(R"({ key = "gen", operator = "Lt", values = ["x1"] })"),
+            "match_expressions[0].values: for 'Gt', 'Lt' operators, the value must be an integer"},
         ArgsCase{"BadKey", Req(R"({ key = "bad key", operator = "Exists" })"),
                  "match_expressions[0].key: \"bad key\" is not a valid label key"},
-        ArgsCase{"BadValue", Req(R"({ key = "zone", operator = "In", values = ["ok", "bad value!"] })"),
+        ArgsCase{"BadValue",
+                 Req(R"({ key = "zone", operator = "In", values = ["ok", "bad value!"] })"),
                  "match_expressions[0].values[1]: \"bad value!\" is not a valid label value"},
         ArgsCase{"ValueNotAString", Req(R"({ key = "zone", operator = "In", values = [1] })"),
                  "match_expressions[0].values[0]: expected a string"},
-        ArgsCase{"FieldOtherThanName", Req(R"({ key = "metadata.uid", operator = "In", values = ["x"] })", "match_fields"),
-                 "match_fields[0].key: \"metadata.uid\": the only supported field is metadata.name"},
-        ArgsCase{"FieldWithExists", Req(R"({ key = "metadata.name", operator = "Exists" })", "match_fields"),
-                 "match_fields[0].operator: \"Exists\" is not a valid field selector operator (In, NotIn)"},
+        ArgsCase{
+            "FieldOtherThanName",
+            Req(R"({ key = "metadata.uid", operator = "In", values = ["x"] })", "match_fields"),
+            "match_fields[0].key: \"metadata.uid\": the only supported field is metadata.name"},
+        ArgsCase{"FieldWithExists",
+                 Req(R"({ key = "metadata.name", operator = "Exists" })", "match_fields"),
+                 "match_fields[0].operator: \"Exists\" is not a valid field selector operator (In, "
+                 "NotIn)"},
         ArgsCase{"FieldWithTwoValues",
-                 Req(R"({ key = "metadata.name", operator = "In", values = ["a", "b"] })", "match_fields"),
+                 Req(R"({ key = "metadata.name", operator = "In", values = ["a", "b"] })",
+                     "match_fields"),
                  "match_fields[0].values: must have one element"},
-        ArgsCase{"PreferredWeightZero",
-                 R"(added_affinity = { preferred_during_scheduling_ignored_during_execution = [{ weight = 0, preference = {} }] })",
-                 "preferred_during_scheduling_ignored_during_execution[0].weight: 0 not in valid range [1, 100]"},
+        ArgsCase{
+            "PreferredWeightZero",
+            R"(added_affinity = { )"
+            R"(preferred_during_scheduling_ignored_during_execution = [{ weight = 0, )"
+            R"(preference = {} }] })",
+            "preferred_during_scheduling_ignored_during_execution[0].weight: 0 not in valid range "
+            "[1, 100]"},
         ArgsCase{"PreferredWithoutPreference",
-                 R"(added_affinity = { preferred_during_scheduling_ignored_during_execution = [{ weight = 1 }] })",
+                 R"(added_affinity = { )"
+                 R"(preferred_during_scheduling_ignored_during_execution = [{ weight = )"
+                 R"(1 }] })",
                  "preferred_during_scheduling_ignored_during_execution[0].preference: is required"},
         ArgsCase{"TermNotATable",
-                 R"(added_affinity = { required_during_scheduling_ignored_during_execution = { node_selector_terms = ["zone"] } })",
+                 R"(added_affinity = { )"
+                 R"(required_during_scheduling_ignored_during_execution = { )"
+                 R"(node_selector_terms = ["zone"] } })",
                  "node_selector_terms[0]: expected a { match_expressions, match_fields } table"}),
     [](const auto& info) { return info.param.name; });
+
+TEST(NodeAffinityArgs, ReadmeExampleWorks) {
+  Harness h;
+  h.OnlyPlugins({kName}, ReadmeToml("node_affinity"));
+  h.AddObjects(NodeYaml("batch-a", "{node-pool: batch, topology.kubernetes.io/zone: zone-a}") +
+               NodeYaml("spot-b", "{node-pool: spot, topology.kubernetes.io/zone: zone-b}") +
+               NodeYaml("web", "{node-pool: web}"));
+  EXPECT_EQ(RunFilter(h, PodYaml("p", "")),
+            (Verdicts{{"batch-a", ""}, {"spot-b", ""}, {"web", kEnforcedReason}}));
+  EXPECT_EQ(h.Schedule(*h.MakePod(PodYaml("q", ""))), "batch-a");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Cluster events and queueing hint
@@ -398,7 +508,8 @@ TEST_P(NodeAffinityHintTest, QueuesOnlyNodesThatNowMatch) {
   const HintCase& c = GetParam();
   Harness h;
   h.OnlyPlugins({kName}, c.args.empty() ? "" : Added(c.args));
-  h.AddObjects(NodeYaml("a1", "{zone: a}") + NodeYaml("a2", "{zone: a, disk: ssd}") + NodeYaml("b1", "{zone: b}"));
+  h.AddObjects(NodeYaml("a1", "{zone: a}") + NodeYaml("a2", "{zone: a, disk: ssd}") +
+               NodeYaml("b1", "{zone: b}"));
   const auto& inst = Instance(h);
   const schedhost_event_registration* regs = nullptr;
   size_t n = 0;
@@ -409,19 +520,22 @@ TEST_P(NodeAffinityHintTest, QueuesOnlyNodesThatNowMatch) {
   EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &old_obj, &new_obj), c.want);
 }
 
-constexpr char kAddedDisk[] =
-    R"(added_affinity = { required_during_scheduling_ignored_during_execution = { node_selector_terms = [{ match_expressions = [{ key = "disk", operator = "Exists" }] }] } })";
+constexpr char kAddedDisk[] = R"(added_affinity = { )"
+                              R"(required_during_scheduling_ignored_during_execution = { )"
+                              R"(node_selector_terms = [{ match_expressions = [{ key = "disk", )"
+                              R"(operator = "Exists" }] }] } })";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, NodeAffinityHintTest,
-    ::testing::Values(HintCase{"AddedNodeThatMatches", "", nullptr, "a1", SCHEDHOST_QUEUE},
-                      HintCase{"AddedNodeThatDoesNot", "", nullptr, "b1", SCHEDHOST_QUEUE_SKIP},
-                      HintCase{"UpdateStartsMatching", "", "b1", "a1", SCHEDHOST_QUEUE},
-                      HintCase{"UpdateStopsMatching", "", "a1", "b1", SCHEDHOST_QUEUE_SKIP},
-                      HintCase{"UpdateOfANodeThatAlreadyMatched", "", "a1", "a2", SCHEDHOST_QUEUE_SKIP},
-                      HintCase{"NoNodeInTheEvent", "", nullptr, nullptr, SCHEDHOST_QUEUE},
-                      HintCase{"AddedAffinityRefuses", kAddedDisk, nullptr, "a1", SCHEDHOST_QUEUE_SKIP},
-                      HintCase{"AddedAffinityAccepts", kAddedDisk, "a1", "a2", SCHEDHOST_QUEUE}),
+    ::testing::Values(
+        HintCase{"AddedNodeThatMatches", "", nullptr, "a1", SCHEDHOST_QUEUE},
+        HintCase{"AddedNodeThatDoesNot", "", nullptr, "b1", SCHEDHOST_QUEUE_SKIP},
+        HintCase{"UpdateStartsMatching", "", "b1", "a1", SCHEDHOST_QUEUE},
+        HintCase{"UpdateStopsMatching", "", "a1", "b1", SCHEDHOST_QUEUE_SKIP},
+        HintCase{"UpdateOfANodeThatAlreadyMatched", "", "a1", "a2", SCHEDHOST_QUEUE_SKIP},
+        HintCase{"NoNodeInTheEvent", "", nullptr, nullptr, SCHEDHOST_QUEUE},
+        HintCase{"AddedAffinityRefuses", kAddedDisk, nullptr, "a1", SCHEDHOST_QUEUE_SKIP},
+        HintCase{"AddedAffinityAccepts", kAddedDisk, "a1", "a2", SCHEDHOST_QUEUE}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -74,20 +74,30 @@ NodeResourcesFit::Request NodeResourcesFit::ComputeRequest(const Pod& pod) const
   Request req;
   for (const schedhost_resource& r : pod.requests().items()) {
     switch (r.name) {
-      case SCHEDHOST_ID_CPU: req.milli_cpu = r.value; continue;
-      case SCHEDHOST_ID_MEMORY: req.memory = r.value; continue;
-      case SCHEDHOST_ID_EPHEMERAL_STORAGE: req.ephemeral_storage = r.value; continue;
-      case SCHEDHOST_ID_PODS: continue;
-      default: break;
+      case SCHEDHOST_ID_CPU:
+        req.milli_cpu = r.value;
+        continue;
+      case SCHEDHOST_ID_MEMORY:
+        req.memory = r.value;
+        continue;
+      case SCHEDHOST_ID_EPHEMERAL_STORAGE:
+        req.ephemeral_storage = r.value;
+        continue;
+      case SCHEDHOST_ID_PODS:
+        continue;
+      default:
+        break;
     }
     if (r.value == 0) continue;  // upstream checks only scalar resources actually requested
     const std::string_view name = host().IdString(r.name);
     if (!IsScalarResourceName(name)) continue;  // not tracked per node, as upstream
     if (IsExtendedResourceName(name)) {
-      if (std::binary_search(ignored_resources_.begin(), ignored_resources_.end(), r.name)) continue;
+      if (std::binary_search(ignored_resources_.begin(), ignored_resources_.end(), r.name))
+        continue;
       if (!ignored_groups_.empty()) {
         const std::string_view group = name.substr(0, name.find('/'));
-        if (std::find(ignored_groups_.begin(), ignored_groups_.end(), group) != ignored_groups_.end()) {
+        if (std::find(ignored_groups_.begin(), ignored_groups_.end(), group) !=
+            ignored_groups_.end()) {
           continue;
         }
       }
@@ -99,7 +109,8 @@ NodeResourcesFit::Request NodeResourcesFit::ComputeRequest(const Pod& pod) const
 
 void NodeResourcesFit::Insufficient(const Request& req, const Resources& allocatable,
                                     const Resources& requested, size_t pods, Status& out) const {
-  if (static_cast<int64_t>(pods) + 1 > allocatable.Get(SCHEDHOST_ID_PODS)) AddReason(out, kTooManyPods);
+  if (static_cast<int64_t>(pods) + 1 > allocatable.Get(SCHEDHOST_ID_PODS))
+    AddReason(out, kTooManyPods);
   if (req.milli_cpu == 0 && req.memory == 0 && req.ephemeral_storage == 0 && req.scalars.empty()) {
     return;
   }
@@ -124,8 +135,9 @@ Status NodeResourcesFit::PreFilter(CycleState& state, const Pod& pod, PreFilterR
 Status NodeResourcesFit::Filter(const CycleState& state, const Pod& /*pod*/, const NodeInfo& ni) {
   const auto* req = state.Read<Request>(prefilter_key_);
   if (req == nullptr) {
-    return Status::Error("reading \"" + std::string(kPreFilterStateKey) +
-                         "\" from cycle state: not found (is PreFilter of NodeResourcesFit enabled?)");
+    return Status::Error(
+        "reading \"" + std::string(kPreFilterStateKey) +
+        "\" from cycle state: not found (is PreFilter of NodeResourcesFit enabled?)");
   }
   Status out;
   Insufficient(*req, ni.node().allocatable(), ni.requested(), ni.pods().size(), out);
@@ -134,13 +146,17 @@ Status NodeResourcesFit::Filter(const CycleState& state, const Pod& /*pod*/, con
 
 int64_t NodeResourcesFit::PodRequestFor(const Pod& pod, const ScoredResource& r) const {
   switch (r.kind) {
-    case Kind::kCpu: return pod.non_zero_milli_cpu();
-    case Kind::kMemory: return pod.non_zero_memory();
-    default: return pod.requests().Get(r.id);
+    case Kind::kCpu:
+      return pod.non_zero_milli_cpu();
+    case Kind::kMemory:
+      return pod.non_zero_memory();
+    default:
+      return pod.requests().Get(r.id);
   }
 }
 
-Status NodeResourcesFit::PreScore(CycleState& state, const Pod& pod, const NodeInfoList& /*nodes*/) {
+Status NodeResourcesFit::PreScore(CycleState& state, const Pod& pod,
+                                  const NodeInfoList& /*nodes*/) {
   auto s = std::make_unique<PreScoreState>();
   s->requests.reserve(resources_.size());
   for (const auto& r : resources_) s->requests.push_back(PodRequestFor(pod, r));
@@ -155,7 +171,8 @@ int64_t NodeResourcesFit::ShapeScore(int64_t utilization) const {
       if (i == 0) return shape_[0].score;
       const FitShapePoint& a = shape_[i - 1];
       const FitShapePoint& b = shape_[i];
-      return a.score + (b.score - a.score) * (utilization - a.utilization) / (b.utilization - a.utilization);
+      return a.score +
+             (b.score - a.score) * (utilization - a.utilization) / (b.utilization - a.utilization);
     }
   }
   return shape_.back().score;
@@ -208,7 +225,8 @@ Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const No
         alloc = allocatable.Get(r.id);
         used = requested.Get(r.id) + pod_req;
         break;
-      case Kind::kUnscored: continue;
+      case Kind::kUnscored:
+        continue;
     }
     if (alloc <= 0) continue;  // the node does not have it: left out of the average
     const int64_t s = ResourceScore(used, alloc);
@@ -246,7 +264,8 @@ int32_t NodeResourcesFit::NodeChangeHint(void* instance, const schedhost_pod_vie
     const Resources was = Node(before).allocatable();
     auto grew = [&](Id id) { return alloc.Get(id) > was.Get(id); };
     if (grew(SCHEDHOST_ID_PODS)) return SCHEDHOST_QUEUE;
-    if ((req.milli_cpu > 0 && grew(SCHEDHOST_ID_CPU)) || (req.memory > 0 && grew(SCHEDHOST_ID_MEMORY)) ||
+    if ((req.milli_cpu > 0 && grew(SCHEDHOST_ID_CPU)) ||
+        (req.memory > 0 && grew(SCHEDHOST_ID_MEMORY)) ||
         (req.ephemeral_storage > 0 && grew(SCHEDHOST_ID_EPHEMERAL_STORAGE))) {
       return SCHEDHOST_QUEUE;
     }

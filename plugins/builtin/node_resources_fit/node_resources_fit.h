@@ -8,9 +8,8 @@
 //   scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = 1 }] }
 #pragma once
 
-#include <schedhost/plugin.hpp>
-
 #include <cstdint>
+#include <schedhost/plugin.hpp>
 #include <span>
 #include <string>
 #include <string_view>

@@ -49,7 +49,8 @@ bool IsNamePart(std::string_view s) {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-void CheckKeys(const Args& table, const std::string& path, std::initializer_list<std::string_view> known) {
+void CheckKeys(const Args& table, const std::string& path,
+               std::initializer_list<std::string_view> known) {
   for (size_t i = 0; i < table.size(); ++i) {
     std::string_view key;
     Args child = table.At(i, &key);
@@ -88,8 +89,9 @@ std::vector<std::string> ReadNames(const Args& at, const std::string& path, bool
     }
     if (!IsQualifiedName(name)) {
       Fail(at.At(i), Idx(path, i),
-           "\"" + name + "\" is not a qualified name (optional DNS subdomain prefix and '/', then "
-           "at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric)");
+           "\"" + name +
+               "\" is not a qualified name (optional DNS subdomain prefix and '/', then "
+               "at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric)");
     }
     out.push_back(std::move(name));
   }
@@ -110,7 +112,8 @@ std::vector<FitResourceSpec> ReadResources(const Args& at, const std::string& pa
     spec.name = ReadString(item["name"], p + ".name");
     if (spec.name.empty()) Fail(item["name"], p + ".name", "must not be empty");
     for (const auto& prev : out) {
-      if (prev.name == spec.name) Fail(item["name"], p + ".name", "resource \"" + spec.name + "\" is listed twice");
+      if (prev.name == spec.name)
+        Fail(item["name"], p + ".name", "resource \"" + spec.name + "\" is listed twice");
     }
     // Upstream defaults a weight it cannot tell from 0 to 1; here an absent weight is 1 and an
     // explicit 0 is refused like any other value outside [1, 100].
@@ -146,7 +149,8 @@ std::vector<FitShapePoint> ReadShape(const Args& rtcr, const std::string& path) 
     int64_t u = ReadInt(pt["utilization"], p + ".utilization");
     int64_t s = ReadInt(pt["score"], p + ".score");
     if (u < 0 || u > kMaxUtilization) {
-      Fail(pt["utilization"], p + ".utilization", std::to_string(u) + " not in valid range [0, 100]");
+      Fail(pt["utilization"], p + ".utilization",
+           std::to_string(u) + " not in valid range [0, 100]");
     }
     if (s < 0 || s > kMaxCustomScore) {
       Fail(pt["score"], p + ".score", std::to_string(s) + " not in valid range [0, 10]");
@@ -196,7 +200,8 @@ FitArgs ParseFitArgs(const Args& args) {
     const Args ss = args["scoring_strategy"];
     if (ss.present()) {
       const std::string p = "scoring_strategy";
-      ExpectKind(ss, p, SCHEDHOST_CONFIG_TABLE, "a table { type, resources, requested_to_capacity_ratio }");
+      ExpectKind(ss, p, SCHEDHOST_CONFIG_TABLE,
+                 "a table { type, resources, requested_to_capacity_ratio }");
       CheckKeys(ss, p + ".", {"type", "resources", "requested_to_capacity_ratio"});
       // As upstream, a given scoring strategy must name its type; only an absent strategy
       // defaults to LeastAllocated.
@@ -211,7 +216,8 @@ FitArgs ParseFitArgs(const Args& args) {
       } else if (type == "RequestedToCapacityRatio") {
         out.type = FitScoringType::kRequestedToCapacityRatio;
       } else {
-        Fail(ss["type"], p + ".type", "Unsupported value: \"" + type + "\": " + std::string(kSupported));
+        Fail(ss["type"], p + ".type",
+             "Unsupported value: \"" + type + "\": " + std::string(kSupported));
       }
       out.resources = ReadResources(ss["resources"], p + ".resources");
       const Args rtcr = ss["requested_to_capacity_ratio"];

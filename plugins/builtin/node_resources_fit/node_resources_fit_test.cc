@@ -6,8 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <ostream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,20 +28,38 @@ using ::testing::HasSubstr;
 
 constexpr char kName[] = "NodeResourcesFit";
 
+// ReadmeToml returns the ```toml example of this plugin's README.md.
+std::string ReadmeToml(const std::string& folder) {
+  const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
+  if (src == nullptr)
+    throw std::runtime_error("SCHEDHOST_SOURCE_DIR is not set (run through ctest)");
+  std::ifstream in(std::string(src) + "/plugins/builtin/" + folder + "/README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const size_t begin = readme.find("```toml\n");
+  if (begin == std::string::npos)
+    throw std::runtime_error("README.md of " + folder + " has no toml example");
+  const size_t end = readme.find("```", begin + 8);
+  return readme.substr(begin + 8, end - begin - 8);
+}
+
 // NodeYaml renders a node with `allocatable`, a flow map such as {cpu: "4", pods: "10"}.
 std::string NodeYaml(const std::string& name, const std::string& allocatable) {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name + "}\nstatus: {allocatable: " +
-         allocatable + "}\n---\n";
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+         "}\nstatus: {allocatable: " + allocatable + "}\n---\n";
 }
 
 // PodYaml renders a pod (bound to `node` unless empty) whose container requests `requests` and
 // whose init container (when `init` is not empty) requests `init`.
 std::string PodYaml(const std::string& name, const std::string& node, const std::string& requests,
                     const std::string& init = "") {
-  std::string y = "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", uid: " + name + "}\nspec:\n";
+  std::string y =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", uid: " + name + "}\nspec:\n";
   if (!node.empty()) y += "  nodeName: " + node + "\n";
   if (!init.empty()) {
-    y += "  initContainers:\n  - {name: init, image: busybox, resources: {requests: " + init + "}}\n";
+    y += "  initContainers:\n  - {name: init, image: busybox, resources: {requests: " + init +
+         "}}\n";
   }
   y += "  containers:\n  - name: c\n    image: busybox\n";
   if (!requests.empty()) y += "    resources: {requests: " + requests + "}\n";
@@ -52,15 +74,15 @@ std::string PluginConfig(const std::string& body) {
 // Filter
 // ---------------------------------------------------------------------------------------------
 
-constexpr char kFilterNode[] =
-    R"({cpu: "10", memory: "20", pods: "32", ephemeral-storage: "20", example.com/aaa: "5", hugepages-2Mi: "4"})";
+constexpr char kFilterNode[] = R"({cpu: "10", memory: "20", pods: "32", ephemeral-storage: "20", )"
+                               R"(example.com/aaa: "5", hugepages-2Mi: "4"})";
 
 struct FilterCase {
   std::string name;
-  std::string existing;  // requests of a pod already on n1; "-" for no pod
-  std::string incoming;  // requests of the pod being scheduled ("" for none)
-  std::string init;      // requests of the incoming pod's init container
-  std::string args;      // plugin_config body
+  std::string existing;              // requests of a pod already on n1; "-" for no pod
+  std::string incoming;              // requests of the pod being scheduled ("" for none)
+  std::string init;                  // requests of the incoming pod's init container
+  std::string args;                  // plugin_config body
   std::vector<std::string> reasons;  // empty: fits
   std::string node = kFilterNode;
 
@@ -91,43 +113,106 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, NodeResourcesFitFilterTest,
     ::testing::Values(
         FilterCase{"NoRequestsFitAFullNode", R"({cpu: "10", memory: "20"})", "", "", "", {}},
-        FilterCase{"ExactFit", R"({cpu: "5", memory: "5"})", R"({cpu: "5", memory: "15"})", "", "", {}},
-        FilterCase{"CpuAndMemoryShort", R"({cpu: "10", memory: "20"})", R"({cpu: "1", memory: "1"})", "",
-                   "", {"Insufficient cpu", "Insufficient memory"}},
-        FilterCase{"OnlyCpuShort", R"({cpu: "9", memory: "5"})", R"({cpu: "2", memory: "1"})", "", "",
+        FilterCase{
+            "ExactFit", R"({cpu: "5", memory: "5"})", R"({cpu: "5", memory: "15"})", "", "", {}},
+        FilterCase{"CpuAndMemoryShort",
+                   R"({cpu: "10", memory: "20"})",
+                   R"({cpu: "1", memory: "1"})",
+                   "",
+                   "",
+                   {"Insufficient cpu", "Insufficient memory"}},
+        FilterCase{"OnlyCpuShort",
+                   R"({cpu: "9", memory: "5"})",
+                   R"({cpu: "2", memory: "1"})",
+                   "",
+                   "",
                    {"Insufficient cpu"}},
-        FilterCase{"OnlyMemoryShort", R"({cpu: "5", memory: "19"})", R"({cpu: "1", memory: "2"})", "", "",
+        FilterCase{"OnlyMemoryShort",
+                   R"({cpu: "5", memory: "19"})",
+                   R"({cpu: "1", memory: "2"})",
+                   "",
+                   "",
                    {"Insufficient memory"}},
-        FilterCase{"InitContainerLargerThanContainers", R"({cpu: "8"})", R"({cpu: "1"})", R"({cpu: "3"})",
-                   "", {"Insufficient cpu"}},
-        FilterCase{"InitContainerSmallerThanContainers", R"({cpu: "8"})", R"({cpu: "2"})",
-                   R"({cpu: "1"})", "", {}},
-        FilterCase{"EphemeralStorageShort", R"({ephemeral-storage: "15"})", R"({ephemeral-storage: "6"})",
-                   "", "", {"Insufficient ephemeral-storage"}},
-        FilterCase{"ExtendedResourceShort", R"({example.com/aaa: "3"})", R"({example.com/aaa: "3"})", "",
-                   "", {"Insufficient example.com/aaa"}},
-        FilterCase{"ExtendedResourceTheNodeLacks", "-", R"({example.com/bbb: "1"})", "", "",
-                   {"Insufficient example.com/bbb"}},
-        FilterCase{"ZeroRequestOfAbsentExtendedResource", "-", R"({example.com/bbb: "0"})", "", "", {}},
-        FilterCase{"IgnoredResource", "-", R"({example.com/bbb: "1"})", "", R"(ignored_resources = ["example.com/bbb"])",
+        FilterCase{"InitContainerLargerThanContainers",
+                   R"({cpu: "8"})",
+                   R"({cpu: "1"})",
+                   R"({cpu: "3"})",
+                   "",
+                   {"Insufficient cpu"}},
+        FilterCase{"InitContainerSmallerThanContainers",
+                   R"({cpu: "8"})",
+                   R"({cpu: "2"})",
+                   R"({cpu: "1"})",
+                   "",
                    {}},
-        FilterCase{"IgnoredResourceOnlyThatOne", "-", R"({example.com/bbb: "1", example.com/ccc: "1"})", "",
-                   R"(ignored_resources = ["example.com/bbb"])", {"Insufficient example.com/ccc"}},
-        FilterCase{"IgnoredResourceGroup", "-", R"({example.com/bbb: "1", example.com/aaa: "10"})", "",
-                   R"(ignored_resource_groups = ["example.com"])", {}},
-        FilterCase{"IgnoredGroupLeavesOtherDomains", "-", R"({other.io/x: "1"})", "",
-                   R"(ignored_resource_groups = ["example.com"])", {"Insufficient other.io/x"}},
-        FilterCase{"HugepagesAreNotExtendedAndCannotBeIgnored", "-",
-                   R"({memory: "2", hugepages-2Mi: "5"})", "", R"(ignored_resources = ["hugepages-2Mi"])",
+        FilterCase{"EphemeralStorageShort",
+                   R"({ephemeral-storage: "15"})",
+                   R"({ephemeral-storage: "6"})",
+                   "",
+                   "",
+                   {"Insufficient ephemeral-storage"}},
+        FilterCase{"ExtendedResourceShort",
+                   R"({example.com/aaa: "3"})",
+                   R"({example.com/aaa: "3"})",
+                   "",
+                   "",
+                   {"Insufficient example.com/aaa"}},
+        FilterCase{"ExtendedResourceTheNodeLacks",
+                   "-",
+                   R"({example.com/bbb: "1"})",
+                   "",
+                   "",
+                   {"Insufficient example.com/bbb"}},
+        FilterCase{
+            "ZeroRequestOfAbsentExtendedResource", "-", R"({example.com/bbb: "0"})", "", "", {}},
+        FilterCase{"IgnoredResource",
+                   "-",
+                   R"({example.com/bbb: "1"})",
+                   "",
+                   R"(ignored_resources = ["example.com/bbb"])",
+                   {}},
+        FilterCase{"IgnoredResourceOnlyThatOne",
+                   "-",
+                   R"({example.com/bbb: "1", example.com/ccc: "1"})",
+                   "",
+                   R"(ignored_resources = ["example.com/bbb"])",
+                   {"Insufficient example.com/ccc"}},
+        FilterCase{"IgnoredResourceGroup",
+                   "-",
+                   R"({example.com/bbb: "1", example.com/aaa: "10"})",
+                   "",
+                   R"(ignored_resource_groups = ["example.com"])",
+                   {}},
+        FilterCase{"IgnoredGroupLeavesOtherDomains",
+                   "-",
+                   R"({other.io/x: "1"})",
+                   "",
+                   R"(ignored_resource_groups = ["example.com"])",
+                   {"Insufficient other.io/x"}},
+        FilterCase{"HugepagesAreNotExtendedAndCannotBeIgnored",
+                   "-",
+                   R"({memory: "2", hugepages-2Mi: "5"})",
+                   "",
+                   R"(ignored_resources = ["hugepages-2Mi"])",
                    {"Insufficient hugepages-2Mi"}},
-        FilterCase{"EveryReasonInOrder", "{}",
-                   R"({cpu: "11", memory: "21", ephemeral-storage: "21", example.com/aaa: "6"})", "", "",
+        FilterCase{"EveryReasonInOrder",
+                   "{}",
+                   R"({cpu: "11", memory: "21", ephemeral-storage: "21", example.com/aaa: "6"})",
+                   "",
+                   "",
                    {"Too many pods", "Insufficient cpu", "Insufficient memory",
                     "Insufficient ephemeral-storage", "Insufficient example.com/aaa"},
-                   R"({cpu: "10", memory: "20", pods: "1", ephemeral-storage: "20", example.com/aaa: "5"})"},
-        FilterCase{"TooManyPodsForAPodRequestingNothing", "{}", "", "", "", {"Too many pods"},
+                   R"({cpu: "10", memory: "20", pods: "1", ephemeral-storage: "20", )"
+                   R"(example.com/aaa: "5"})"},
+        FilterCase{"TooManyPodsForAPodRequestingNothing",
+                   "{}",
+                   "",
+                   "",
+                   "",
+                   {"Too many pods"},
                    R"({cpu: "10", memory: "20", pods: "1"})"},
-        FilterCase{"NoPodsAllocatableMeansNoRoom", "-", "", "", "", {"Too many pods"}, R"({cpu: "10"})"}),
+        FilterCase{
+            "NoPodsAllocatableMeansNoRoom", "-", "", "", "", {"Too many pods"}, R"({cpu: "10"})"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(NodeResourcesFitFilter, ScheduleFailureMessageCountsReasons) {
@@ -143,7 +228,8 @@ TEST(NodeResourcesFitFilter, ScheduleFailureMessageCountsReasons) {
 
 TEST(NodeResourcesFitFilter, MissingPreFilterStateIsAnError) {
   Harness h;
-  h.OnlyPlugins({kName}, "[profile.plugins.pre_filter]\ndisabled = [{ name = \"NodeResourcesFit\" }]\n");
+  h.OnlyPlugins({kName},
+                "[profile.plugins.pre_filter]\ndisabled = [{ name = \"NodeResourcesFit\" }]\n");
   h.AddObjects(NodeYaml("n1", R"({cpu: "1", pods: "10"})"));
   auto results = h.RunFilter(*h.MakePod(PodYaml("p", "", "")));
   ASSERT_EQ(results.size(), 1u);
@@ -195,69 +281,112 @@ const std::string kGpuCluster =
     NodeYaml("n2", R"({cpu: "4", memory: 10Gi, pods: "110"})") +
     PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi, example.com/gpu: "1"})");
 constexpr char kGpuArgs[] =
-    R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 1 }, { name = "example.com/gpu", weight = 2 }] })";
+    R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
+    R"(weight = 1 }, { name = "memory", weight = 1 }, { name = "example.com/gpu", )"
+    R"(weight = 2 }] })";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, NodeResourcesFitScoreTest,
     ::testing::Values(
         // (4000-2000)*100/4000=50, (10-3)*100/10=70 -> 60; 5000*100/6000=83, 80 -> 81.
-        ScoreCase{"LeastAllocatedIsTheDefault", "", TwoNodes(), kIncoming, {{"n1", 60}, {"n2", 81}}},
-        ScoreCase{"LeastAllocatedExplicit", R"(scoring_strategy = { type = "LeastAllocated" })", TwoNodes(),
-                  kIncoming, {{"n1", 60}, {"n2", 81}}},
+        ScoreCase{
+            "LeastAllocatedIsTheDefault", "", TwoNodes(), kIncoming, {{"n1", 60}, {"n2", 81}}},
+        ScoreCase{"LeastAllocatedExplicit",
+                  R"(scoring_strategy = { type = "LeastAllocated" })",
+                  TwoNodes(),
+                  kIncoming,
+                  {{"n1", 60}, {"n2", 81}}},
         // 50, 30 -> 40; 16, 20 -> 18.
-        ScoreCase{"MostAllocated", R"(scoring_strategy = { type = "MostAllocated" })", TwoNodes(), kIncoming,
+        ScoreCase{"MostAllocated",
+                  R"(scoring_strategy = { type = "MostAllocated" })",
+                  TwoNodes(),
+                  kIncoming,
                   {{"n1", 40}, {"n2", 18}}},
         // (50*3 + 30)/4 = 45; (16*3 + 20)/4 = 17.
         ScoreCase{"MostAllocatedWeighted",
-                  R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = 3 }, { name = "memory" }] })",
-                  TwoNodes(), kIncoming, {{"n1", 45}, {"n2", 17}}},
+                  R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
+                  R"(weight = 3 }, { name = "memory" }] })",
+                  TwoNodes(),
+                  kIncoming,
+                  {{"n1", 45}, {"n2", 17}}},
         // Shape 0%->10, 100%->0: cpu 100-50=50, mem 70 -> 60; cpu 100-16=84, mem 80 -> 82.
         ScoreCase{"RequestedToCapacityRatioFalling",
-                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 10 }, { utilization = 100, score = 0 }] } })",
-                  TwoNodes(), kIncoming, {{"n1", 60}, {"n2", 82}}},
+                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+                  R"(requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 10 }, )"
+                  R"({ utilization = 100, score = 0 }] } })",
+                  TwoNodes(),
+                  kIncoming,
+                  {{"n1", 60}, {"n2", 82}}},
         // Weights cpu 1, memory 2: (50 + 60)/3 = 36.7 -> 37; (16 + 40)/3 = 18.7 -> 19 (rounded).
         ScoreCase{"RequestedToCapacityRatioRoundsTheAverage",
-                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 2 }], requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 0 }, { utilization = 100, score = 10 }] } })",
-                  TwoNodes(), kIncoming, {{"n1", 37}, {"n2", 19}}},
+                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+                  R"(resources = [{ name = "cpu", weight = 1 }, { name = "memory", weight = 2 }], )"
+                  R"(requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 0 }, )"
+                  R"({ utilization = 100, score = 10 }] } })",
+                  TwoNodes(),
+                  kIncoming,
+                  {{"n1", 37}, {"n2", 19}}},
         // Shape flat 0 up to 40%: n1 cpu 0+100*(50-40)/60=16, memory 0 is left out -> 16; n2 all 0.
         ScoreCase{"RequestedToCapacityRatioLeavesZeroScoresOut",
-                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 0 }, { utilization = 40, score = 0 }, { utilization = 100, score = 10 }] } })",
-                  TwoNodes(), kIncoming, {{"n1", 16}, {"n2", 0}}},
+                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+                  R"(requested_to_capacity_ratio = { shape = [{ utilization = 0, score = 0 }, )"
+                  R"({ utilization = 40, score = 0 }, { utilization = 100, score = 10 }] } })",
+                  TwoNodes(),
+                  kIncoming,
+                  {{"n1", 16}, {"n2", 0}}},
         // No requests: 100m and 200Mi count for the pod and for the pod already on n1.
-        ScoreCase{"NonZeroDefaultsForPodAndNode", "",
+        ScoreCase{"NonZeroDefaultsForPodAndNode",
+                  "",
                   NodeYaml("n1", R"({cpu: "1", memory: 1000Mi, pods: "110"})") +
-                      NodeYaml("n2", R"({cpu: "1", memory: 1000Mi, pods: "110"})") + PodYaml("existing", "n1", ""),
-                  PodYaml("incoming", "", ""), {{"n1", 70}, {"n2", 85}}},
+                      NodeYaml("n2", R"({cpu: "1", memory: 1000Mi, pods: "110"})") +
+                      PodYaml("existing", "n1", ""),
+                  PodYaml("incoming", "", ""),
+                  {{"n1", 70}, {"n2", 85}}},
         // 100m > 50m allocatable: LeastAllocated gives cpu 0, memory (1024-200)*100/1024=80 -> 40.
-        ScoreCase{"LeastAllocatedOverCapacityIsZero", "", NodeYaml("n1", R"({cpu: 50m, memory: 1Gi, pods: "110"})"),
-                  PodYaml("incoming", "", ""), {{"n1", 40}}},
+        ScoreCase{"LeastAllocatedOverCapacityIsZero",
+                  "",
+                  NodeYaml("n1", R"({cpu: 50m, memory: 1Gi, pods: "110"})"),
+                  PodYaml("incoming", "", ""),
+                  {{"n1", 40}}},
         // MostAllocated caps requested at allocatable: cpu 100, memory 19 -> 59.
-        ScoreCase{"MostAllocatedOverCapacityIsCapped", R"(scoring_strategy = { type = "MostAllocated" })",
-                  NodeYaml("n1", R"({cpu: 50m, memory: 1Gi, pods: "110"})"), PodYaml("incoming", "", ""),
+        ScoreCase{"MostAllocatedOverCapacityIsCapped",
+                  R"(scoring_strategy = { type = "MostAllocated" })",
+                  NodeYaml("n1", R"({cpu: 50m, memory: 1Gi, pods: "110"})"),
+                  PodYaml("incoming", "", ""),
                   {{"n1", 59}}},
         // gpu 2/4 -> 50: (50 + 30 + 2*50)/4 = 45; n2 has no gpu and fails Filter.
-        ScoreCase{"ExtendedResourceRequested", kGpuArgs, kGpuCluster,
-                  PodYaml("incoming", "", R"({cpu: "1", memory: 2Gi, example.com/gpu: "1"})"), {{"n1", 45}}},
+        ScoreCase{"ExtendedResourceRequested",
+                  kGpuArgs,
+                  kGpuCluster,
+                  PodYaml("incoming", "", R"({cpu: "1", memory: 2Gi, example.com/gpu: "1"})"),
+                  {{"n1", 45}}},
         // Not requested: the gpu is left out: (50+30)/2 = 40; (25+20)/2 = 22.
-        ScoreCase{"ExtendedResourceNotRequestedIsLeftOut", kGpuArgs, kGpuCluster, kIncoming,
+        ScoreCase{"ExtendedResourceNotRequestedIsLeftOut",
+                  kGpuArgs,
+                  kGpuCluster,
+                  kIncoming,
                   {{"n1", 40}, {"n2", 22}}},
         // Ignored by Filter, n2 is feasible and, lacking the gpu, is scored on cpu and memory.
         ScoreCase{"ExtendedResourceMissingOnNodeIsLeftOut",
-                  std::string(kGpuArgs) + "\nignored_resources = [\"example.com/gpu\"]", kGpuCluster,
+                  std::string(kGpuArgs) + "\nignored_resources = [\"example.com/gpu\"]",
+                  kGpuCluster,
                   PodYaml("incoming", "", R"({cpu: "1", memory: 2Gi, example.com/gpu: "1"})"),
                   {{"n1", 45}, {"n2", 22}}},
         // Ephemeral storage counts even when the pod asks for none; no allocatable -> 0.
         ScoreCase{"EphemeralStorage",
-                  R"(scoring_strategy = { type = "LeastAllocated", resources = [{ name = "ephemeral-storage" }] })",
+                  R"(scoring_strategy = { type = "LeastAllocated", )"
+                  R"(resources = [{ name = "ephemeral-storage" }] })",
                   NodeYaml("n1", R"({ephemeral-storage: "100", pods: "110"})") +
                       NodeYaml("n2", R"({cpu: "1", pods: "110"})") +
                       PodYaml("existing", "n1", R"({ephemeral-storage: "20"})"),
-                  PodYaml("incoming", "", ""), {{"n1", 80}, {"n2", 0}}}),
+                  PodYaml("incoming", "", ""),
+                  {{"n1", 80}, {"n2", 0}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(NodeResourcesFitScore, ScoreWithoutPreScoreComputesTheSame) {
   Harness h;
-  h.OnlyPlugins({kName}, "[profile.plugins.pre_score]\ndisabled = [{ name = \"NodeResourcesFit\" }]\n");
+  h.OnlyPlugins({kName},
+                "[profile.plugins.pre_score]\ndisabled = [{ name = \"NodeResourcesFit\" }]\n");
   h.AddObjects(TwoNodes());
   EXPECT_EQ(Scores(h, kIncoming), (std::map<std::string, int64_t>{{"n1", 60}, {"n2", 81}}));
 }
@@ -305,48 +434,86 @@ INSTANTIATE_TEST_SUITE_P(
         ArgsCase{"IgnoredResourcesNotAnArray", R"(ignored_resources = "example.com/a")",
                  "plugin_config.NodeResourcesFit.ignored_resources: expected an array of strings"},
         ArgsCase{"IgnoredResourceNotAQualifiedName", R"(ignored_resources = ["bad name!"])",
-                 "plugin_config.NodeResourcesFit.ignored_resources[0]: \"bad name!\" is not a qualified name"},
+                 "plugin_config.NodeResourcesFit.ignored_resources[0]: \"bad name!\" is not a "
+                 "qualified name"},
         ArgsCase{"IgnoredGroupWithSlash", R"(ignored_resource_groups = ["example.com/a"])",
-                 "plugin_config.NodeResourcesFit.ignored_resource_groups[0]: \"example.com/a\": resource "
+                 "plugin_config.NodeResourcesFit.ignored_resource_groups[0]: \"example.com/a\": "
+                 "resource "
                  "group name can't contain '/'"},
         ArgsCase{"UnsupportedType", R"(scoring_strategy = { type = "Balanced" })",
-                 "plugin_config.NodeResourcesFit.scoring_strategy.type: Unsupported value: \"Balanced\": "
-                 "supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\""},
+                 "plugin_config.NodeResourcesFit.scoring_strategy.type: Unsupported value: "
+                 "\"Balanced\": "
+                 "supported values: \"LeastAllocated\", \"MostAllocated\", "
+                 "\"RequestedToCapacityRatio\""},
         ArgsCase{"MissingType", R"(scoring_strategy = { resources = [{ name = "cpu" }] })",
                  "plugin_config.NodeResourcesFit.scoring_strategy.type: is required"},
-        ArgsCase{"ZeroWeight",
-                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = 0 }] })",
-                 "scoring_strategy.resources[0].weight: resource weight of cpu not in valid range [1, 100]"},
-        ArgsCase{"WeightTooHigh",
-                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "memory", weight = 101 }] })",
-                 "scoring_strategy.resources[0].weight: resource weight of memory not in valid range [1, 100]"},
+        ArgsCase{
+            "ZeroWeight",
+            R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
+            R"(weight = 0 }] })",
+            "scoring_strategy.resources[0].weight: resource weight of cpu not in valid range [1, "
+            "100]"},
+        ArgsCase{
+            "WeightTooHigh",
+            R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "memory", )"
+            R"(weight = 101 }] })",
+            "scoring_strategy.resources[0].weight: resource weight of memory not in valid range "
+            "[1, 100]"},
         ArgsCase{"WeightNotAnInteger",
-                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", weight = "1" }] })",
+                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
+                 R"(weight = "1" }] })",
                  "scoring_strategy.resources[0].weight: expected an integer"},
-        ArgsCase{"ResourceWithoutName", R"(scoring_strategy = { type = "MostAllocated", resources = [{ weight = 1 }] })",
+        ArgsCase{"ResourceWithoutName",
+                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ weight = 1 }] })",
                  "scoring_strategy.resources[0].name: is required"},
         ArgsCase{"ResourceListedTwice",
-                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu" }, { name = "cpu" }] })",
+                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu" }, )"
+                 R"({ name = "cpu" }] })",
                  "scoring_strategy.resources[1].name: resource \"cpu\" is listed twice"},
         ArgsCase{"RatioWithoutShape", R"(scoring_strategy = { type = "RequestedToCapacityRatio" })",
-                 "scoring_strategy.requested_to_capacity_ratio: is required for type RequestedToCapacityRatio"},
+                 "scoring_strategy.requested_to_capacity_ratio: is required for type "
+                 "RequestedToCapacityRatio"},
         ArgsCase{"EmptyShape",
-                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [] } })",
+                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+                 R"(requested_to_capacity_ratio = { shape = [] } })",
                  "requested_to_capacity_ratio.shape: at least one point must be specified"},
-        ArgsCase{"ShapeNotIncreasing",
-                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 50, score = 1 }, { utilization = 50, score = 2 }] } })",
-                 "requested_to_capacity_ratio.shape[1].utilization: utilization values must be sorted in "
-                 "increasing order"},
-        ArgsCase{"UtilizationOutOfRange",
-                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 101, score = 1 }] } })",
-                 "requested_to_capacity_ratio.shape[0].utilization: 101 not in valid range [0, 100]"},
-        ArgsCase{"ShapeScoreOutOfRange",
-                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 10, score = 11 }] } })",
-                 "requested_to_capacity_ratio.shape[0].score: 11 not in valid range [0, 10]"},
+        ArgsCase{
+            "ShapeNotIncreasing",
+            R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+            R"(requested_to_capacity_ratio = { shape = [{ utilization = 50, score = 1 }, )"
+            R"({ utilization = 50, score = 2 }] } })",
+            "requested_to_capacity_ratio.shape[1].utilization: utilization values must be sorted "
+            "in "
+            "increasing order"},
+        ArgsCase{
+            "UtilizationOutOfRange",
+            R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+            R"(requested_to_capacity_ratio = { shape = [{ utilization = 101, score = 1 }] } })",
+            "requested_to_capacity_ratio.shape[0].utilization: 101 not in valid range [0, 100]"},
+        ArgsCase{
+            "ShapeScoreOutOfRange",
+            R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+            R"(requested_to_capacity_ratio = { shape = [{ utilization = 10, score = 11 }] } })",
+            "requested_to_capacity_ratio.shape[0].score: 11 not in valid range [0, 10]"},
         ArgsCase{"ShapePointWithoutScore",
-                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", requested_to_capacity_ratio = { shape = [{ utilization = 10 }] } })",
+                 R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
+                 R"(requested_to_capacity_ratio = { shape = [{ utilization = 10 }] } })",
                  "requested_to_capacity_ratio.shape[0].score: is required"}),
     [](const auto& info) { return info.param.name; });
+
+TEST(NodeResourcesFitArgs, ReadmeExampleWorks) {
+  Harness h;
+  h.OnlyPlugins({kName}, ReadmeToml("node_resources_fit"));
+  h.AddObjects(NodeYaml("n1", R"({cpu: "4", memory: 4Gi, pods: "10", nvidia.com/gpu: "2"})"));
+  // example.com is an ignored group; the gpu request is checked and scored.
+  auto pod =
+      PodYaml("p", "", R"({cpu: "2", memory: 2Gi, nvidia.com/gpu: "1", example.com/x: "1"})");
+  auto results = h.RunFilter(*h.MakePod(pod));
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].status.ok()) << results[0].status.Message();
+  // Shape 0->0, 100->10: cpu 50, memory 50, gpu 50 (weight 3) -> 50.
+  EXPECT_EQ(Scores(h, pod), (std::map<std::string, int64_t>{{"n1", 50}}));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Cluster events and queueing hints
@@ -375,7 +542,8 @@ TEST(NodeResourcesFitEvents, RegistersPodDeleteAndNodeAddOrAllocatableUpdate) {
     EXPECT_EQ(regs[0].event.resource, SCHEDHOST_RESOURCE_POD);
     EXPECT_EQ(regs[0].event.actions, SCHEDHOST_ACTION_DELETE);
     EXPECT_EQ(regs[1].event.resource, SCHEDHOST_RESOURCE_NODE);
-    EXPECT_EQ(regs[1].event.actions, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_ALLOCATABLE);
+    EXPECT_EQ(regs[1].event.actions,
+              SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_ALLOCATABLE);
     EXPECT_NE(regs[0].hint, nullptr);
     EXPECT_NE(regs[1].hint, nullptr);
     return;
@@ -400,13 +568,13 @@ TEST(NodeResourcesFitEvents, NodeHintQueuesOnlyWhenThePodCouldNowFit) {
     schedhost_event_object new_obj{nullptr, after ? NodeView(h, after) : nullptr};
     return regs[1].hint(inst.instance, pod->view(), &regs[1].event, &old_obj, &new_obj);
   };
-  EXPECT_EQ(hint(nullptr, "small"), SCHEDHOST_QUEUE_SKIP);   // added, still too small
-  EXPECT_EQ(hint(nullptr, "no-pods"), SCHEDHOST_QUEUE_SKIP); // added, takes no pods
-  EXPECT_EQ(hint(nullptr, "big"), SCHEDHOST_QUEUE);          // added, fits
-  EXPECT_EQ(hint("small", "big"), SCHEDHOST_QUEUE);          // cpu grew enough
-  EXPECT_EQ(hint("big", "small"), SCHEDHOST_QUEUE_SKIP);     // shrank
+  EXPECT_EQ(hint(nullptr, "small"), SCHEDHOST_QUEUE_SKIP);       // added, still too small
+  EXPECT_EQ(hint(nullptr, "no-pods"), SCHEDHOST_QUEUE_SKIP);     // added, takes no pods
+  EXPECT_EQ(hint(nullptr, "big"), SCHEDHOST_QUEUE);              // added, fits
+  EXPECT_EQ(hint("small", "big"), SCHEDHOST_QUEUE);              // cpu grew enough
+  EXPECT_EQ(hint("big", "small"), SCHEDHOST_QUEUE_SKIP);         // shrank
   EXPECT_EQ(hint("big", "big-labelled"), SCHEDHOST_QUEUE_SKIP);  // fits, but nothing grew
-  EXPECT_EQ(hint("no-pods", "big"), SCHEDHOST_QUEUE);        // pods allocatable grew
+  EXPECT_EQ(hint("no-pods", "big"), SCHEDHOST_QUEUE);            // pods allocatable grew
 }
 
 TEST(NodeResourcesFitEvents, PodHintSkipsDeletedUnboundPods) {
@@ -421,7 +589,8 @@ TEST(NodeResourcesFitEvents, PodHintSkipsDeletedUnboundPods) {
   auto pending = h.MakePod(PodYaml("pending", "", R"({cpu: "1"})"));
   schedhost_event_object was_bound{bound->view(), nullptr};
   schedhost_event_object was_pending{pending->view(), nullptr};
-  EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &was_bound, nullptr), SCHEDHOST_QUEUE);
+  EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &was_bound, nullptr),
+            SCHEDHOST_QUEUE);
   EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &was_pending, nullptr),
             SCHEDHOST_QUEUE_SKIP);
 }
