@@ -307,6 +307,26 @@ TEST_F(EventsTest, StaleMoveIsDroppedWhenThePodChangedMeanwhile) {
   EXPECT_EQ(q_->CheckInvariants(), "");
 }
 
+TEST_F(EventsTest, StaleMoveIsDroppedWhenThePodFailedAgainMeanwhile) {
+  // Worse: during the hint the pod is retried and fails again (with another plugin), so it is
+  // back where the event found it. The decision was about the old failure and must not apply.
+  q_->Add(MakePod("p"));
+  auto info = q_->TryPop();
+  Hint("B", false);
+  q_->AddUnschedulableIfNotPresent(*info, {"A"}, {}, SCHEDHOST_UNSCHEDULABLE);
+  clock_.Advance(seconds(2));
+  hints_["A"] = [&](const ClusterEvent&) {
+    q_->MoveAllToActiveOrBackoffQueue(MakeWildcardEvent("Force"));  // p -> activeQ
+    auto again = q_->TryPop();
+    EXPECT_TRUE(again);
+    if (again) q_->AddUnschedulableIfNotPresent(*again, {"B"}, {}, SCHEDHOST_UNSCHEDULABLE);
+    return true;
+  };
+  q_->MoveAllToActiveOrBackoffQueue(NodeAdd());
+  EXPECT_EQ(q_->Where("uid-p"), PodLocation::kUnschedulable);
+  EXPECT_EQ(q_->CheckInvariants(), "");
+}
+
 TEST_F(EventsTest, CallbacksMayCallBackIntoTheQueue) {
   // PreEnqueue and hints run without the queue's lock, as the plugin ABI promises: calling the
   // queue from inside them must not deadlock.
