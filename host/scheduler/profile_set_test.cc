@@ -1,5 +1,7 @@
 #include "host/scheduler/profile_set.h"
 
+#include "host/framework/plugin_instance.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
