@@ -32,7 +32,7 @@ struct Slot {
 
 TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
   constexpr int kSteps = 100'000;
-  constexpr int kPods = 150;
+  constexpr int kPods = 100;
   std::mt19937_64 rng(20240501);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
 
