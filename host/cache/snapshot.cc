@@ -49,6 +49,11 @@ std::unique_ptr<Snapshot> Snapshot::FromNodeInfos(const std::vector<const NodeIn
 }
 
 void Snapshot::Index() {
+  RebuildImageStates();
+  RebuildLists();
+}
+
+void Snapshot::RebuildImageStates() {
   // Image summaries: size and how many nodes hold each normalised image name.
   struct Summary {
     int64_t size = 0;
@@ -72,21 +77,18 @@ void Snapshot::Index() {
       }
     }
   }
-  image_names_.clear();
-  image_names_.reserve(images.size());
+  // The old names stay alive until every node has its new states.
+  std::vector<std::string> names;
+  names.reserve(images.size());
   std::map<std::string_view, size_t> name_index;
   for (const auto& [name, s] : images) {
-    name_index[name] = image_names_.size();
-    image_names_.push_back(name);
+    name_index[name] = names.size();
+    names.push_back(name);
   }
-  views_.clear();
-  with_affinity_.clear();
-  with_anti_affinity_.clear();
-  by_name_.clear();
   for (size_t i = 0; i < infos_.size(); ++i) {
     std::vector<schedhost_image_state> states;
     for (const auto& n : per_node[i]) {
-      const std::string& stored = image_names_[name_index[n]];
+      const std::string& stored = names[name_index[n]];
       const Summary& s = images[n];
       schedhost_image_state st{};
       st.name = schedhost_str{stored.data(), stored.size()};
@@ -100,12 +102,52 @@ void Snapshot::Index() {
     if (!states.empty() || infos_[i]->view()->image_states_len != 0) {
       infos_[i]->SetImageStates(std::move(states));
     }
+  }
+  image_names_ = std::move(names);  // moving keeps each string's buffer where it is
+}
+
+void Snapshot::RebuildLists() {
+  views_.clear();
+  with_affinity_.clear();
+  with_anti_affinity_.clear();
+  by_name_.clear();
+  views_.reserve(infos_.size());
+  for (size_t i = 0; i < infos_.size(); ++i) {
     const schedhost_node_info_view* v = infos_[i]->view();
     views_.push_back(v);
     if (v->pods_with_affinity_len > 0) with_affinity_.push_back(v);
     if (v->pods_with_required_anti_affinity_len > 0) with_anti_affinity_.push_back(v);
-    if (infos_[i]->node() != nullptr) by_name_[infos_[i]->node()->name()] = i;
+    if (infos_[i]->node() != nullptr) by_name_.emplace(infos_[i]->node()->name(), i);
   }
+}
+
+NodeInfo* Snapshot::Find(std::string_view name) {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() || !infos_[it->second] ? nullptr : infos_[it->second].get();
+}
+
+void Snapshot::Adopt(std::unique_ptr<NodeInfo> info) {
+  by_name_.emplace(info->node()->name(), infos_.size());
+  infos_.push_back(std::move(info));
+}
+
+void Snapshot::Drop(std::string_view name) {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return;
+  infos_[it->second].reset();
+  by_name_.erase(it);
+}
+
+void Snapshot::Reorder(const std::vector<std::string>& names) {
+  std::vector<std::unique_ptr<NodeInfo>> ordered;
+  ordered.reserve(names.size());
+  for (const std::string& name : names) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end() && infos_[it->second])
+      ordered.push_back(std::move(infos_[it->second]));
+  }
+  infos_ = std::move(ordered);
+  RebuildLists();
 }
 
 }  // namespace schedhost::cache
