@@ -3,7 +3,8 @@
 // fit. Factories build the events the event router sends, computing upstream's fine-grained
 // update bits (a node's labels, taints, allocatable...; a pod's labels, scale-down...).
 //
-//   if (auto ev = MakeNodeUpdateEvent(old_node, new_node)) queue.MoveAllToActiveOrBackoffQueue(*ev);
+//   if (auto ev = MakeNodeUpdateEvent(old_node, new_node))
+//   queue.MoveAllToActiveOrBackoffQueue(*ev);
 #pragma once
 
 #include <schedhost/plugin.h>

@@ -94,8 +94,8 @@ void Nominator::DeleteLocked(std::string_view uid) {
   auto list = pods_by_node_.find(it->second);
   if (list != pods_by_node_.end()) {
     auto& pods = list->second;
-    auto pos = std::find_if(pods.begin(), pods.end(),
-                            [&](const auto& p) { return p->uid() == uid; });
+    auto pos =
+        std::find_if(pods.begin(), pods.end(), [&](const auto& p) { return p->uid() == uid; });
     if (pos != pods.end()) pods.erase(pos);
     if (pods.empty()) pods_by_node_.erase(list);
   }

@@ -71,7 +71,8 @@ PreEnqueueResult SchedulingQueue::RunPreEnqueue(const model::Pod& pod) const {
 void SchedulingQueue::Validate(const std::shared_ptr<const model::Pod>& pod,
                                std::string_view what) const {
   if (!pod) throw QueueError(std::string(what) + ": the pod is null");
-  if (pod->uid().empty()) throw QueueError(std::string(what) + ": " + Describe(*pod) + " has no uid");
+  if (pod->uid().empty())
+    throw QueueError(std::string(what) + ": " + Describe(*pod) + " has no uid");
   if (!pod->node_name().empty()) {
     throw QueueError(std::string(what) + ": " + Describe(*pod) + " is bound to node " +
                      pod->node_name() + "; only unbound pods are queued (use Delete)");

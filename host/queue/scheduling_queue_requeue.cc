@@ -209,7 +209,8 @@ void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
 }
 
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& ev) {
-  MoveUnschedulable(ev, [](const internal::Entry&) { return true; }, /*record_event=*/true);
+  MoveUnschedulable(
+      ev, [](const internal::Entry&) { return true; }, /*record_event=*/true);
 }
 
 void SchedulingQueue::AssignedPodAdded(std::shared_ptr<const model::Pod> pod) {

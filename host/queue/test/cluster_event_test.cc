@@ -26,28 +26,61 @@ TEST(EventMatchesTest, Table) {
     bool want;
   };
   const Case cases[] = {
-      {"same resource and action", {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
-       SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD, true},
-      {"action bits must intersect", {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
-       SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_UPDATE_NODE_LABEL, false},
-      {"update mask covers a label update", {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_UPDATE},
-       SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_UPDATE_NODE_LABEL, true},
-      {"other resource", {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ALL},
-       SCHEDHOST_RESOURCE_ASSIGNED_POD, SCHEDHOST_ACTION_ADD, false},
-      {"Pod covers assigned pods", {SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_DELETE},
-       SCHEDHOST_RESOURCE_ASSIGNED_POD, SCHEDHOST_ACTION_DELETE, true},
-      {"Pod covers unscheduled pods", {SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_UPDATE},
-       SCHEDHOST_RESOURCE_UNSCHEDULED_POD, SCHEDHOST_ACTION_UPDATE_POD_LABEL, true},
-      {"AssignedPod does not cover Pod events", {SCHEDHOST_RESOURCE_ASSIGNED_POD,
-       SCHEDHOST_ACTION_ADD}, SCHEDHOST_RESOURCE_UNSCHEDULED_POD, SCHEDHOST_ACTION_ADD, false},
-      {"wildcard resource with matching action", {SCHEDHOST_RESOURCE_WILDCARD,
-       SCHEDHOST_ACTION_DELETE}, SCHEDHOST_RESOURCE_PDB, SCHEDHOST_ACTION_DELETE, true},
-      {"wildcard resource, other action", {SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_DELETE},
-       SCHEDHOST_RESOURCE_PDB, SCHEDHOST_ACTION_ADD, false},
-      {"full wildcard registration", {SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_ALL},
-       SCHEDHOST_RESOURCE_PRIORITY_CLASS, SCHEDHOST_ACTION_ADD, true},
-      {"wildcard event matches anything", {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
-       SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_ALL, true},
+      {"same resource and action",
+       {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
+       SCHEDHOST_RESOURCE_NODE,
+       SCHEDHOST_ACTION_ADD,
+       true},
+      {"action bits must intersect",
+       {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
+       SCHEDHOST_RESOURCE_NODE,
+       SCHEDHOST_ACTION_UPDATE_NODE_LABEL,
+       false},
+      {"update mask covers a label update",
+       {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_UPDATE},
+       SCHEDHOST_RESOURCE_NODE,
+       SCHEDHOST_ACTION_UPDATE_NODE_LABEL,
+       true},
+      {"other resource",
+       {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ALL},
+       SCHEDHOST_RESOURCE_ASSIGNED_POD,
+       SCHEDHOST_ACTION_ADD,
+       false},
+      {"Pod covers assigned pods",
+       {SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_DELETE},
+       SCHEDHOST_RESOURCE_ASSIGNED_POD,
+       SCHEDHOST_ACTION_DELETE,
+       true},
+      {"Pod covers unscheduled pods",
+       {SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_UPDATE},
+       SCHEDHOST_RESOURCE_UNSCHEDULED_POD,
+       SCHEDHOST_ACTION_UPDATE_POD_LABEL,
+       true},
+      {"AssignedPod does not cover Pod events",
+       {SCHEDHOST_RESOURCE_ASSIGNED_POD, SCHEDHOST_ACTION_ADD},
+       SCHEDHOST_RESOURCE_UNSCHEDULED_POD,
+       SCHEDHOST_ACTION_ADD,
+       false},
+      {"wildcard resource with matching action",
+       {SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_DELETE},
+       SCHEDHOST_RESOURCE_PDB,
+       SCHEDHOST_ACTION_DELETE,
+       true},
+      {"wildcard resource, other action",
+       {SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_DELETE},
+       SCHEDHOST_RESOURCE_PDB,
+       SCHEDHOST_ACTION_ADD,
+       false},
+      {"full wildcard registration",
+       {SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_ALL},
+       SCHEDHOST_RESOURCE_PRIORITY_CLASS,
+       SCHEDHOST_ACTION_ADD,
+       true},
+      {"wildcard event matches anything",
+       {SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD},
+       SCHEDHOST_RESOURCE_WILDCARD,
+       SCHEDHOST_ACTION_ALL,
+       true},
   };
   for (const Case& c : cases) {
     ClusterEvent ev;
@@ -67,10 +100,17 @@ TEST(PodUpdateTest, WhatMayMakeAPodSchedulable) {
   const Case cases[] = {
       {"nothing", [](model::PodData&) {}, false},
       {"status only", [](model::PodData& d) { d.status.nominated_node_name = "n1"; }, false},
-      {"resource version only", [](model::PodData& d) { d.metadata.resource_version = 42; },
-       false},
-      {"label", [](model::PodData& d) { d.metadata.labels = {{"app", "db"}}; }, true},
-      {"annotation", [](model::PodData& d) { d.metadata.annotations = {{"a", "b"}}; }, true},
+      {"resource version only", [](model::PodData& d) { d.metadata.resource_version = 42; }, false},
+      {"label",
+       [](model::PodData& d) {
+         d.metadata.labels = {{"app", "db"}};
+       },
+       true},
+      {"annotation",
+       [](model::PodData& d) {
+         d.metadata.annotations = {{"a", "b"}};
+       },
+       true},
       {"node selector", [](model::PodData& d) { d.spec.node_selector["zone"] = "a"; }, true},
       {"toleration", [](model::PodData& d) { d.spec.tolerations.push_back({.key = "k"}); }, true},
       {"gates", [](model::PodData& d) { d.spec.scheduling_gates = {"g"}; }, true},
@@ -99,7 +139,10 @@ TEST(PodUpdateTest, ActionBits) {
     int32_t want;
   };
   const Case cases[] = {
-      {"labels", [](model::PodData& d) { d.metadata.labels = {{"app", "db"}}; },
+      {"labels",
+       [](model::PodData& d) {
+         d.metadata.labels = {{"app", "db"}};
+       },
        SCHEDHOST_ACTION_UPDATE_POD_LABEL},
       {"cpu scaled down",
        [](model::PodData& d) { d.spec.containers[0].resources.requests["cpu"] = Q("250m"); },
@@ -120,7 +163,10 @@ TEST(PodUpdateTest, ActionBits) {
          d.spec.scheduling_gates.clear();
        },
        SCHEDHOST_ACTION_UPDATE_POD_LABEL | SCHEDHOST_ACTION_UPDATE_POD_SCHEDULING_GATES_ELIMINATED},
-      {"annotation only", [](model::PodData& d) { d.metadata.annotations = {{"a", "b"}}; },
+      {"annotation only",
+       [](model::PodData& d) {
+         d.metadata.annotations = {{"a", "b"}};
+       },
        SCHEDHOST_ACTION_UPDATE},
   };
   for (const Case& c : cases) {
@@ -156,7 +202,10 @@ TEST(NodeUpdateTest, ActionBits) {
       {"resource version only", [](model::NodeData& d) { d.metadata.resource_version = 7; }, 0},
       {"allocatable", [](model::NodeData& d) { d.status.allocatable["cpu"] = Q("8"); },
        SCHEDHOST_ACTION_UPDATE_NODE_ALLOCATABLE},
-      {"labels", [](model::NodeData& d) { d.metadata.labels = {{"zone", "b"}}; },
+      {"labels",
+       [](model::NodeData& d) {
+         d.metadata.labels = {{"zone", "b"}};
+       },
        SCHEDHOST_ACTION_UPDATE_NODE_LABEL},
       {"taints", [](model::NodeData& d) { d.spec.taints.push_back({.key = "k"}); },
        SCHEDHOST_ACTION_UPDATE_NODE_TAINT},
@@ -166,7 +215,10 @@ TEST(NodeUpdateTest, ActionBits) {
        SCHEDHOST_ACTION_UPDATE_NODE_CONDITION},
       {"condition order is not a change",
        [](model::NodeData& d) { std::swap(d.status.conditions[0], d.status.conditions[1]); }, 0},
-      {"annotations", [](model::NodeData& d) { d.metadata.annotations = {{"a", "b"}}; },
+      {"annotations",
+       [](model::NodeData& d) {
+         d.metadata.annotations = {{"a", "b"}};
+       },
        SCHEDHOST_ACTION_UPDATE_NODE_ANNOTATION},
       {"labels and allocatable",
        [](model::NodeData& d) {

@@ -38,10 +38,10 @@ TEST(NominatorTest, AddIndexesByNodeInInsertionOrderAndByUid) {
 
 struct AddCase {
   std::string name;
-  std::string status_node;     // The pod's status.nominatedNodeName.
-  std::string earlier_node;    // A nomination made before ("" none).
-  std::string node_arg;        // Add's node argument.
-  std::string want;            // Nominated node afterwards ("" none).
+  std::string status_node;   // The pod's status.nominatedNodeName.
+  std::string earlier_node;  // A nomination made before ("" none).
+  std::string node_arg;      // Add's node argument.
+  std::string want;          // Nominated node afterwards ("" none).
 };
 
 class NominatorAddTest : public ::testing::TestWithParam<AddCase> {};
@@ -120,8 +120,8 @@ TEST_P(NominatorUpdateTest, Update) {
   const UpdateCase& c = GetParam();
   Nominator n;
   auto old_pod = MakePod(TestPod{.name = "p", .nominated_node = c.old_status});
-  auto new_pod = MakePod(TestPod{.name = "p", .nominated_node = c.new_status,
-                                 .labels = {{"changed", "yes"}}});
+  auto new_pod =
+      MakePod(TestPod{.name = "p", .nominated_node = c.new_status, .labels = {{"changed", "yes"}}});
   if (!c.in_map.empty()) n.Add(old_pod, c.in_map);
   n.Update(*old_pod, new_pod);
   EXPECT_EQ(n.NominatedNodeFor("uid-p"), c.want);
@@ -142,8 +142,7 @@ INSTANTIATE_TEST_SUITE_P(
         // The only case that keeps the nomination: the update neither sets, changes nor
         // clears the field, but the scheduler had nominated the pod already.
         UpdateCase{"KeepsSchedulerNomination", "", "", "n1", "n1"},
-        UpdateCase{"NothingToKeep", "", "", "", ""},
-        UpdateCase{"SetByUpdate", "", "n2", "", "n2"},
+        UpdateCase{"NothingToKeep", "", "", "", ""}, UpdateCase{"SetByUpdate", "", "n2", "", "n2"},
         UpdateCase{"SetByUpdateOverridesMap", "", "n2", "n1", "n2"},
         UpdateCase{"ChangedByUpdate", "n1", "n2", "n1", "n2"},
         UpdateCase{"ClearedByUpdate", "n1", "", "n1", ""},

@@ -80,9 +80,15 @@ TEST_F(EventsTest, HintsDecideWhichUnschedulablePodsMove) {
       {"queue, still backing off", {"A"}, {{"A", true}}, milliseconds(10), PodLocation::kBackoff},
       {"queue, backoff over", {"A"}, {{"A", true}}, seconds(1), PodLocation::kActive},
       {"skip", {"A"}, {{"A", false}}, seconds(2), PodLocation::kUnschedulable},
-      {"any rejector may queue", {"A", "B"}, {{"A", false}, {"B", true}}, seconds(2),
+      {"any rejector may queue",
+       {"A", "B"},
+       {{"A", false}, {"B", true}},
+       seconds(2),
        PodLocation::kActive},
-      {"all rejectors skip", {"A", "B"}, {{"A", false}, {"B", false}}, seconds(2),
+      {"all rejectors skip",
+       {"A", "B"},
+       {{"A", false}, {"B", false}},
+       seconds(2),
        PodLocation::kUnschedulable},
       {"unknown plugin queues", {"Unknown"}, {}, seconds(2), PodLocation::kActive},
   };
@@ -122,16 +128,36 @@ TEST_F(EventsTest, PendingPluginsSkipBackoff) {
     PodLocation want;  // Right after the event, with the backoff still running.
   };
   const Case cases[] = {
-      {"pending plugin queues: straight to activeQ", {}, {"P"}, SCHEDHOST_UNSCHEDULABLE,
-       {{"P", true}}, PodLocation::kActive},
-      {"Pending code with the plugin as rejector", {"P"}, {}, SCHEDHOST_PENDING, {{"P", true}},
+      {"pending plugin queues: straight to activeQ",
+       {},
+       {"P"},
+       SCHEDHOST_UNSCHEDULABLE,
+       {{"P", true}},
        PodLocation::kActive},
-      {"pending plugin skips", {}, {"P"}, SCHEDHOST_UNSCHEDULABLE, {{"P", false}},
+      {"Pending code with the plugin as rejector",
+       {"P"},
+       {},
+       SCHEDHOST_PENDING,
+       {{"P", true}},
+       PodLocation::kActive},
+      {"pending plugin skips",
+       {},
+       {"P"},
+       SCHEDHOST_UNSCHEDULABLE,
+       {{"P", false}},
        PodLocation::kUnschedulable},
-      {"only the unschedulable plugin queues", {"U"}, {"P"}, SCHEDHOST_UNSCHEDULABLE,
-       {{"P", false}, {"U", true}}, PodLocation::kBackoff},
-      {"both queue: pending wins", {"U"}, {"P"}, SCHEDHOST_UNSCHEDULABLE,
-       {{"P", true}, {"U", true}}, PodLocation::kActive},
+      {"only the unschedulable plugin queues",
+       {"U"},
+       {"P"},
+       SCHEDHOST_UNSCHEDULABLE,
+       {{"P", false}, {"U", true}},
+       PodLocation::kBackoff},
+      {"both queue: pending wins",
+       {"U"},
+       {"P"},
+       SCHEDHOST_UNSCHEDULABLE,
+       {{"P", true}, {"U", true}},
+       PodLocation::kActive},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -163,12 +189,27 @@ TEST_F(EventsTest, EventsDuringFlightAreReplayedOnFailure) {
   };
   const Case cases[] = {
       {"queue event in flight -> backoff", false, true, {"A"}, {}, true, PodLocation::kBackoff},
-      {"skip event in flight -> unschedulable", false, true, {"A"}, {}, false,
+      {"skip event in flight -> unschedulable",
+       false,
+       true,
+       {"A"},
+       {},
+       false,
        PodLocation::kUnschedulable},
       {"no event -> unschedulable", false, false, {"A"}, {}, true, PodLocation::kUnschedulable},
-      {"event before the pop is not replayed", true, false, {"A"}, {}, true,
+      {"event before the pop is not replayed",
+       true,
+       false,
+       {"A"},
+       {},
+       true,
        PodLocation::kUnschedulable},
-      {"pending plugin's queue in flight -> activeQ", false, true, {}, {"A"}, true,
+      {"pending plugin's queue in flight -> activeQ",
+       false,
+       true,
+       {},
+       {"A"},
+       true,
        PodLocation::kActive},
   };
   for (const Case& c : cases) {
@@ -184,9 +225,9 @@ TEST_F(EventsTest, EventsDuringFlightAreReplayedOnFailure) {
     auto info = q_->TryPop();
     ASSERT_EQ(info->pod->name(), name);
     if (c.event_during_flight) q_->MoveAllToActiveOrBackoffQueue(NodeAdd());
-    EXPECT_EQ(q_->AddUnschedulableIfNotPresent(*info, c.rejectors, c.pending,
-                                               SCHEDHOST_UNSCHEDULABLE),
-              c.want);
+    EXPECT_EQ(
+        q_->AddUnschedulableIfNotPresent(*info, c.rejectors, c.pending, SCHEDHOST_UNSCHEDULABLE),
+        c.want);
     EXPECT_EQ(q_->CheckInvariants(), "");
     q_->Done("uid-k0");
     q_->Delete(*MakePod(name));

@@ -25,7 +25,7 @@ const char* const kPlugins[] = {"A", "B", "C", "P"};
 struct Slot {
   std::vector<std::shared_ptr<const model::Pod>> variants;  // 0 base, 1 relabeled, 2 status,
                                                             // 3 gated.
-  bool tracked = false;         // The queue should know the uid.
+  bool tracked = false;                                     // The queue should know the uid.
   bool deleted_in_flight = false;
   int attempts = 0;
 };
@@ -57,10 +57,13 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
   std::vector<Slot> slots(kPods);
   for (int i = 0; i < kPods; ++i) {
     auto base = MakePod(TestPod{.name = "s" + std::to_string(i), .priority = i % 7});
-    slots[i].variants = {
-        base, With(base, [&](model::PodData& d) { d.metadata.labels = {{"v", "1"}}; }),
-        With(base, [](model::PodData& d) { d.status.nominated_node_name = "n1"; }),
-        With(base, [](model::PodData& d) { d.spec.scheduling_gates = {"gate"}; })};
+    slots[i].variants = {base,
+                         With(base,
+                              [&](model::PodData& d) {
+                                d.metadata.labels = {{"v", "1"}};
+                              }),
+                         With(base, [](model::PodData& d) { d.status.nominated_node_name = "n1"; }),
+                         With(base, [](model::PodData& d) { d.spec.scheduling_gates = {"gate"}; })};
   }
   std::unordered_map<std::string, int> slot_of;
   for (int i = 0; i < kPods; ++i) slot_of[slots[i].variants[0]->uid()] = i;
@@ -114,8 +117,7 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
         if (pick(3) == 0) (pick(4) == 0 ? pending : rejectors).insert(p);
       }
       const schedhost_code codes[] = {SCHEDHOST_ERROR, SCHEDHOST_UNSCHEDULABLE,
-                                      SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE,
-                                      SCHEDHOST_PENDING};
+                                      SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE, SCHEDHOST_PENDING};
       Slot& f = slots[slot_of.at(info.pod->uid())];
       PodLocation w = q.AddUnschedulableIfNotPresent(info, rejectors, pending, codes[pick(4)],
                                                      pick(5) == 0 ? "n2" : "");

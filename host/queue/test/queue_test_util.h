@@ -13,7 +13,7 @@
 
 namespace schedhost::queue::testing {
 
-/// PodSpecFor describes a test pod; every field is optional.
+/// TestPod describes a test pod; every field is optional.
 struct TestPod {
   std::string name;
   int32_t priority = 0;
