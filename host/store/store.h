@@ -91,7 +91,8 @@ class Store {
   model::Object DeleteObject(Kind kind, std::string_view namespace_name, std::string_view name,
                              const Preconditions& preconditions = {});
 
-  // Get returns the stored object of type T, or nullptr; "" namespace reads as "default".
+  // Get returns the stored object of type T, or nullptr; "" namespace reads as "default",
+  // cluster-scoped kinds ignore the namespace.
   template <class T>
   std::shared_ptr<const T> Get(std::string_view namespace_name, std::string_view name) const;
   // List returns the objects of type T accepted by `filter` (all when empty), sorted by key.
@@ -118,7 +119,9 @@ class Store {
   // Watch delivers every event with a resource version above `from_rv` and then live events,
   // in order, to `fn`, and returns an id for Unwatch. When the log no longer holds the events
   // after `from_rv`, fn gets a resync (ADDED with resync set for every object) instead. The
-  // backlog is delivered before Watch returns; kInvalid when from_rv is in the future.
+  // backlog is delivered before Watch returns; kInvalid when from_rv is in the future. Every
+  // write returns once its event reached all watchers (a write made inside a callback: right
+  // after that callback), so never write while holding a lock a callback takes.
   uint64_t Watch(uint64_t from_rv, std::function<void(const Event&)> fn);
   // Unwatch stops a watch; once it returns (outside a callback) fn is not running or called
   // again. Returns false for an unknown id.
