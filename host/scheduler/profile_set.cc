@@ -68,6 +68,19 @@ std::string QueueSortKey(const config::ExpandedProfile& p) {
 
 }  // namespace
 
+void CheckQueueSortAgreement(const std::vector<config::ExpandedProfile>& profiles) {
+  if (profiles.empty()) return;
+  const std::string first = QueueSortKey(profiles.front());
+  for (const auto& p : profiles) {
+    if (QueueSortKey(p) != first) {
+      throw ProfileSetError("profile \"" + p.name +
+                            "\" uses a different queue_sort plugin or arguments than profile \"" +
+                            profiles.front().name +
+                            "\"; all profiles share one queue and must agree on QueueSort");
+    }
+  }
+}
+
 std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe) {
   std::error_code ec;
   auto dir = std::filesystem::weakly_canonical(exe, ec).parent_path().parent_path() / "plugins";
@@ -114,7 +127,6 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cf
     return loader::ImplementedPoints(*e->descriptor);
   };
   set->parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
-  std::string queue_sort_key;
   for (const auto& profile : cfg.profiles) {
     config::ExpandedProfile expanded;
     try {
@@ -130,17 +142,9 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cf
     } catch (const framework::FrameworkError& e) {
       throw ProfileSetError(e.what());
     }
-    std::string key = QueueSortKey(expanded);
-    if (set->expanded_.empty()) {
-      queue_sort_key = key;
-    } else if (key != queue_sort_key) {
-      throw ProfileSetError(profile.location.ToString() + ": profile \"" + profile.name +
-                            "\" uses a different queue_sort plugin or arguments than profile \"" +
-                            set->expanded_.front().name +
-                            "\"; all profiles share one queue and must agree on QueueSort");
-    }
     set->expanded_.push_back(std::move(expanded));
   }
+  CheckQueueSortAgreement(set->expanded_);
   return set;
 }
 

@@ -30,6 +30,10 @@ class ProfileSetError : public std::runtime_error {
 /// build tree when it exists, otherwise the installed /usr/lib/schedhost/plugins.
 std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe);
 
+/// CheckQueueSortAgreement throws ProfileSetError unless every profile enables the same QueueSort
+/// plugin with the same arguments: all profiles share one scheduling queue.
+void CheckQueueSortAgreement(const std::vector<config::ExpandedProfile>& profiles);
+
 /// ProfileSet owns the registry, the expanded profiles and one framework per profile.
 class ProfileSet {
  public:

@@ -32,12 +32,27 @@ TEST(ProfileSetTest, DefaultConfigBuildsTheDefaultProfileFromLoadedLibraries) {
 }
 
 TEST(ProfileSetTest, ProfilesMustAgreeOnQueueSort) {
-  auto cfg = config::ParseConfig(
-      "[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n"
-      "[profile.plugin_config.PrioritySort]\nmode = \"other\"\n",
-      "two.toml", {});
-  EXPECT_THAT([&] { ProfileSet::Build(cfg, PluginDir()); },
+  auto profile = [](std::string name, std::string sort, std::string args) {
+    config::ExpandedProfile p;
+    p.name = std::move(name);
+    p.points[config::PointIndex(config::Point::kQueueSort)].push_back({sort, 0, {}});
+    if (!args.empty()) p.plugin_config[sort] = config::ParsePluginArgs(args, "test.toml");
+    return p;
+  };
+  EXPECT_NO_THROW(CheckQueueSortAgreement({profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 1")}));
+  EXPECT_THAT([&] { CheckQueueSortAgreement({profile("a", "PrioritySort", ""), profile("b", "FifoSort", "")}); },
+              ::testing::ThrowsMessage<ProfileSetError>(
+                  HasSubstr("profile \"b\" uses a different queue_sort plugin or arguments than profile \"a\"")));
+  EXPECT_THAT([&] { CheckQueueSortAgreement({profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 2")}); },
               ::testing::ThrowsMessage<ProfileSetError>(HasSubstr("must agree on QueueSort")));
+}
+
+TEST(ProfileSetTest, TwoProfilesBuildFromOneConfig) {
+  auto cfg = config::ParseConfig("[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n", "two.toml", {});
+  auto set = ProfileSet::Build(cfg, PluginDir());
+  ASSERT_NE(set->Find("a"), nullptr);
+  ASSERT_NE(set->Find("b"), nullptr);
+  EXPECT_NE(set->Find("a"), set->Find("b"));
 }
 
 TEST(ProfileSetTest, UnknownPluginNamesTheLocation) {
