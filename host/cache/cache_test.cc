@@ -15,7 +15,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 std::shared_ptr<const model::Node> MakeNode(const std::string& name, const std::string& zone = "",
-                                            std::vector<std::string> images = {}) {
+                                            const std::vector<std::string>& images = {}) {
   model::NodeData d;
   d.metadata.name = name;
   if (!zone.empty()) d.metadata.labels = {{"topology.kubernetes.io/zone", zone}};
@@ -332,6 +332,7 @@ TEST(CacheConcurrentTest, WritersAndSnapshotUpdates) {
   for (int i = 0; i < kNodes; ++i) cache.AddNode(MakeNode("n" + std::to_string(i)));
   std::atomic<int> finished{0};
   std::vector<std::thread> writers;
+  writers.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     writers.emplace_back([&, t] {
       for (int i = 0; i < kPods; ++i) {

@@ -196,7 +196,7 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
   std::unique_lock lock(mu_);
   auto it = pods_.items.find(key);
   if (it == pods_.items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
-  const std::shared_ptr<const model::Pod> current = it->second;
+  std::shared_ptr<const model::Pod> current = it->second;
   if (!uid.empty() && uid != current->uid()) {
     throw StoreError(ErrorCode::kConflict, what + ": uid is " + current->uid() +
                                                ", the request names " + std::string(uid) +

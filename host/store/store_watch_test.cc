@@ -147,6 +147,7 @@ TEST(StoreWatchConcurrentTest, WritersRaceAWatcher) {
   });
   std::atomic<bool> undelivered{false};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
