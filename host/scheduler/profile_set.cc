@@ -167,7 +167,7 @@ std::string ProfileSet::Describe() const {
     }
   }
   for (const auto& p : expanded_) {
-    out << "\nProfile \"" << p.name << "\"\n" << config::Describe(p);
+    out << "\n" << config::Describe(p);
   }
   return out.str();
 }
