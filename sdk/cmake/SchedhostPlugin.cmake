@@ -20,6 +20,9 @@ function(schedhost_add_plugin target)
   if(TARGET schedhost::flags)
     target_link_libraries(${target} PRIVATE schedhost::flags)
   endif()
+  if(SCHEDHOST_CLANG_TIDY AND SCHEDHOST_CLANG_TIDY_EXE AND NOT A_OUTPUT_DIRECTORY)
+    set_target_properties(${target} PROPERTIES CXX_CLANG_TIDY "${SCHEDHOST_CLANG_TIDY_EXE}")
+  endif()
   set_target_properties(${target} PROPERTIES
     PREFIX ""
     C_VISIBILITY_PRESET hidden
