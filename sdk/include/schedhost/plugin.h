@@ -21,7 +21,9 @@
  *    Score and the PreFilter AddPod/RemovePod extensions may run concurrently for one pod across
  *    nodes: instance state they touch must be read-only or synchronized by the plugin. CycleState
  *    is written in PreFilter / PreScore / Reserve and read concurrently afterwards. The host holds
- *    none of its own locks while inside plugin code, and every host function is re-entrant.
+ *    none of its own locks while inside plugin code, and every host function is re-entrant —
+ *    with one exception: QueueSort's less runs under the scheduling queue's lock (the heap is
+ *    shared), so it must be a pure comparison and must not call host functions.
  *
  * Version 1.0 is the first ABI. Additions bump the minor and are marked "since: abi 1.N".
  */
@@ -380,7 +382,7 @@ typedef struct schedhost_pod_view {
   int64_t non_zero_memory;
   const schedhost_host_port* host_ports;
   size_t host_ports_len;
-  const schedhost_str* images; /* container images, in container order */
+  const schedhost_str* images; /* container images: init containers first, then containers */
   size_t images_len;
   const schedhost_str* scheduling_gates;
   size_t scheduling_gates_len;
@@ -869,7 +871,8 @@ typedef struct schedhost_plugin_descriptor {
   /** PreEnqueue: Success admits the pod to activeQ; anything else keeps it gated. Queue thread. */
   int32_t (*pre_enqueue)(void* instance, const schedhost_pod_view* pod,
                          schedhost_status* status) SCHEDHOST_NOEXCEPT;
-  /** QueueSort: non-zero when `a` should pop before `b`. Queue thread. */
+  /** QueueSort: non-zero when `a` should pop before `b`. Runs under the queue's lock: a pure
+   *  comparison of the two views, no host calls. */
   int32_t (*queue_sort_less)(void* instance, const schedhost_queued_pod* a,
                              const schedhost_queued_pod* b) SCHEDHOST_NOEXCEPT;
   /**
