@@ -18,6 +18,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,10 +27,18 @@
 #include "host/config/expand.h"
 #include "host/config/host_config.h"
 #include "host/config/point.h"
+#include "host/framework/clock.h"
+#include "host/framework/cycle_scratch.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/parallel.h"
 #include "host/framework/status.h"
+#include "host/framework/waiting_pods.h"
 #include "host/loader/loader.h"
+#include "host/model/pod.h"
+
+namespace schedhost::queue {
+class Nominator;
+}  // namespace schedhost::queue
 
 namespace schedhost::framework {
 
@@ -109,6 +118,19 @@ class Framework {
   void SetBinder(BindFn fn) { binder_ = std::move(fn); }
   const BindFn& binder() const { return binder_; }
 
+  /// SetNominator points nominated-pod lookups at the queue's Nominator (not owned; null: none).
+  void SetNominator(const queue::Nominator* nominator) { nominator_.store(nominator); }
+  /// NominatedPodsForNode returns the pods nominated to `node`, empty without a nominator.
+  std::vector<std::shared_ptr<const model::Pod>> NominatedPodsForNode(std::string_view node) const;
+  /// SetClock gives the waiting pods their timers (not owned; must outlive every wait).
+  void SetClock(Clock* clock) { waiting_pods_.SetClock(clock); }
+  /// waiting_pods returns the pods of this profile waiting at Permit.
+  WaitingPods& waiting_pods() { return waiting_pods_; }
+  /// scratch returns the arrays handed to plugins for the length of a cycle.
+  CycleScratch& scratch() { return scratch_; }
+  /// FindPlugin returns the instance of the plugin named `name`, or nullptr.
+  const PluginInstance* FindPlugin(std::string_view name) const;
+
   Status RunPreEnqueuePlugins(const schedhost_pod_view* pod);
   /// QueueSortLess orders two queued pods with the QueueSort plugin.
   bool QueueSortLess(const schedhost_queued_pod& a, const schedhost_queued_pod& b);
@@ -127,6 +149,12 @@ class Framework {
   /// state.run_all_filters (then continues past Unschedulable, collecting reasons).
   Status RunFilterPlugins(const CycleState& state, const schedhost_pod_view* pod,
                           const schedhost_node_info_view* ni);
+  /// RunFilterPluginsWithNominatedPods is upstream's two-pass Filter (reference/003): when pods
+  /// of equal or higher priority (other than `pod`) are nominated to the node, Filter first runs
+  /// on a copy of `ni` with them added (PreFilter AddPod on a cloned state) and must pass, then
+  /// on `ni` itself; without such pods it is one RunFilterPlugins.
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const schedhost_pod_view* pod,
+                                           const schedhost_node_info_view* ni);
   /// RunPostFilterPlugins runs until one succeeds or errors; returns the nominated node.
   std::pair<std::string, Status> RunPostFilterPlugins(
       CycleState& state, const schedhost_pod_view* pod,
@@ -160,7 +188,10 @@ class Framework {
   std::array<std::vector<PluginRef>, config::kNumPoints> points_;
   std::shared_ptr<Parallelizer> parallelizer_;
   std::atomic<const cache::Snapshot*> snapshot_{nullptr};
+  std::atomic<const queue::Nominator*> nominator_{nullptr};
   BindFn binder_;
+  CycleScratch scratch_;
+  WaitingPods waiting_pods_;  // Last: destroyed first, disarming timers before anything else.
 };
 
 /// NumFeasibleNodesToFind is upstream's adaptive sampling: how many feasible nodes to look for

@@ -194,23 +194,101 @@ int32_t NodeSelectorTermMatchesFn(schedhost_host*, const schedhost_node_selector
   return (term && node && NodeSelectorTermMatches(*term, *node)) ? 1 : 0;
 }
 
-// --- Entries whose host side arrives with the scheduling machinery (issue 3 and later). ---
+// --- Nominator and waiting pods. ---
 
-int32_t NominatedPodsForNode(schedhost_host*, schedhost_str, const schedhost_pod_view* const** out,
-                             size_t* len) noexcept {
-  if (out) *out = nullptr;
-  if (len) *len = 0;
-  return SCHEDHOST_E_NOT_AVAILABLE;
+int32_t NominatedPodsForNode(schedhost_host* host, schedhost_str node,
+                             const schedhost_pod_view* const** out, size_t* len) noexcept {
+  if (out == nullptr || len == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = nullptr;
+  *len = 0;
+  if (host == nullptr || host->framework == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  try {
+    auto pods = host->framework->NominatedPodsForNode(View(node));
+    const size_t n = pods.size();
+    *out = host->framework->scratch().KeepPods(std::move(pods));
+    *len = n;
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
-int32_t WaitingPodsIterate(schedhost_host*, int32_t (*)(void*, schedhost_waiting_pod*), void*) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+int32_t WaitingPodsIterate(schedhost_host* host, int32_t (*fn)(void*, schedhost_waiting_pod*),
+                           void* user) noexcept {
+  if (host == nullptr || host->framework == nullptr || fn == nullptr) {
+    return SCHEDHOST_E_INVALID_ARGUMENT;
+  }
+  try {
+    host->framework->waiting_pods().Iterate(
+        [&](WaitingPod& wp) { return fn(user, wp.handle()) == 0; });
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
-schedhost_waiting_pod* WaitingPodGet(schedhost_host*, schedhost_str) noexcept { return nullptr; }
-const schedhost_pod_view* WaitingPodPod(schedhost_waiting_pod*) noexcept { return nullptr; }
-int32_t WaitingPodAllow(schedhost_waiting_pod*, schedhost_str) noexcept { return SCHEDHOST_E_NOT_AVAILABLE; }
-int32_t WaitingPodReject(schedhost_waiting_pod*, schedhost_str, schedhost_str) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+schedhost_waiting_pod* WaitingPodGet(schedhost_host* host, schedhost_str uid) noexcept {
+  if (host == nullptr || host->framework == nullptr) return nullptr;
+  try {
+    auto wp = host->framework->waiting_pods().Get(View(uid));
+    return wp ? wp->handle() : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
 }
+
+const schedhost_pod_view* WaitingPodPod(schedhost_waiting_pod* handle) noexcept {
+  try {
+    // The pod outlives the wait: the binding cycle that owns it keeps it until it ends.
+    auto wp = WaitingPods::FromHandle(handle);
+    return wp ? wp->pod()->view() : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int32_t WaitingPodAllow(schedhost_waiting_pod* handle, schedhost_str plugin) noexcept {
+  try {
+    auto wp = WaitingPods::FromHandle(handle);
+    if (!wp) return SCHEDHOST_E_NOT_FOUND;
+    return wp->Allow(View(plugin)) ? SCHEDHOST_OK : SCHEDHOST_E_NOT_FOUND;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+int32_t WaitingPodReject(schedhost_waiting_pod* handle, schedhost_str plugin,
+                         schedhost_str message) noexcept {
+  try {
+    auto wp = WaitingPods::FromHandle(handle);
+    if (!wp) return SCHEDHOST_E_NOT_FOUND;
+    return wp->Reject(View(plugin), View(message)) ? SCHEDHOST_OK : SCHEDHOST_E_NOT_FOUND;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+int32_t RunFilterWithNominated(schedhost_host* host, schedhost_cycle_state* state,
+                               const schedhost_pod_view* pod, const schedhost_node_info_view* ni,
+                               schedhost_status* status) noexcept {
+  if (host == nullptr || host->framework == nullptr || state == nullptr || pod == nullptr ||
+      ni == nullptr) {
+    StatusAddReason(status, Lit("run_filter_plugins_with_nominated_pods: a required argument is "
+                                "NULL"));
+    return SCHEDHOST_ERROR;
+  }
+  try {
+    Status s = host->framework->RunFilterPluginsWithNominatedPods(*CycleState::From(state), pod, ni);
+    for (const auto& r : s.reasons) StatusAddReason(status, schedhost_str{r.data(), r.size()});
+    return static_cast<int32_t>(s.code);
+  } catch (const std::exception& e) {
+    StatusAddReason(status, schedhost_str{e.what(), std::strlen(e.what())});
+    return SCHEDHOST_ERROR;
+  }
+}
+
+// --- Entries whose host side arrives with later issues (preemption). ---
+
 schedhost_node_info_copy* NodeInfoCopy(schedhost_host*, const schedhost_node_info_view*) noexcept {
   return nullptr;
 }
@@ -222,11 +300,6 @@ int32_t NodeInfoCopyRemovePod(schedhost_node_info_copy*, const schedhost_pod_vie
   return SCHEDHOST_E_NOT_AVAILABLE;
 }
 void NodeInfoCopyDestroy(schedhost_node_info_copy*) noexcept {}
-int32_t RunFilterWithNominated(schedhost_host*, schedhost_cycle_state*, const schedhost_pod_view*,
-                               const schedhost_node_info_view*, schedhost_status* status) noexcept {
-  StatusAddReason(status, Lit("run_filter_plugins_with_nominated_pods is not available in this host build"));
-  return SCHEDHOST_E_NOT_AVAILABLE;
-}
 schedhost_cycle_state* CycleStateClone(const schedhost_cycle_state* state) noexcept {
   if (state == nullptr) return nullptr;
   try {

@@ -18,29 +18,34 @@ Parallelizer::~Parallelizer() {
   for (auto& t : threads_) t.join();
 }
 
-void Parallelizer::RunChunks() {
+void Parallelizer::RunChunks(const Job& job) {
   for (;;) {
-    size_t start = next_.fetch_add(chunk_, std::memory_order_relaxed);
-    if (start >= n_) return;
-    size_t end = std::min(n_, start + chunk_);
+    size_t start = next_.fetch_add(job.chunk, std::memory_order_relaxed);
+    if (start >= job.n) return;
+    size_t end = std::min(job.n, start + job.chunk);
     for (size_t i = start; i < end; ++i) {
-      if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return;
-      (*fn_)(i);
+      if (job.stop != nullptr && job.stop->load(std::memory_order_relaxed)) return;
+      (*job.fn)(i);
     }
   }
 }
 
 void Parallelizer::Worker() {
   uint64_t seen = 0;
+  Job job;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return shutdown_ || job_ != seen; });
       if (shutdown_) return;
       seen = job_;
+      // A worker that wakes after the caller finished the job must not touch it: the caller may
+      // already be setting up the next one (with another size and function).
+      if (finished_job_ == job_) continue;
+      job = Job{n_, chunk_, fn_, stop_};
       ++active_;
     }
-    RunChunks();
+    RunChunks(job);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (--active_ == 0) done_cv_.notify_all();
@@ -59,6 +64,7 @@ void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn,
     return;
   }
   std::lock_guard<std::mutex> run_lock(run_mu_);
+  Job job;
   {
     std::lock_guard<std::mutex> lock(mu_);
     n_ = n;
@@ -70,14 +76,16 @@ void Parallelizer::Until(size_t n, const std::function<void(size_t)>& fn,
     stop_ = stop;
     next_.store(0, std::memory_order_relaxed);
     ++job_;
+    job = Job{n_, chunk_, fn_, stop_};
   }
   cv_.notify_all();
-  RunChunks();
-  // Exhaust the indices (a stop may have left some unclaimed) so that a worker waking up late
-  // for this job finds nothing to do, then wait for the workers still inside it.
+  RunChunks(job);
+  // Exhaust the indices (a stop may have left some unclaimed), wait for the workers still inside
+  // the job, and mark it finished so that a worker waking up late leaves it alone.
   next_.store(n, std::memory_order_relaxed);
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [&] { return active_ == 0; });
+  finished_job_ = job_;
   fn_ = nullptr;
 }
 

@@ -29,8 +29,15 @@ class Parallelizer {
   int parallelism() const { return parallelism_; }
 
  private:
+  // Job is one Until call's parameters, copied under mu_ by every thread that takes part.
+  struct Job {
+    size_t n = 0;
+    size_t chunk = 1;
+    const std::function<void(size_t)>* fn = nullptr;
+    const std::atomic<bool>* stop = nullptr;
+  };
   void Worker();
-  void RunChunks();
+  void RunChunks(const Job& job);
 
   int parallelism_;
   std::vector<std::thread> threads_;
@@ -40,6 +47,7 @@ class Parallelizer {
   std::condition_variable done_cv_;
   bool shutdown_ = false;
   uint64_t job_ = 0;
+  uint64_t finished_job_ = 0;  // the last job whose caller saw every worker leave it
   size_t n_ = 0;
   size_t chunk_ = 1;
   const std::function<void(size_t)>* fn_ = nullptr;
