@@ -120,6 +120,11 @@ class SchedulingQueue {
   /// schedulable per its rejecting plugins' hints (backoffQ while backing off, else activeQ
   /// through PreEnqueue), and records `ev` for the pods in flight.
   void MoveAllToActiveOrBackoffQueue(const ClusterEvent& ev);
+  /// MoveAllToActiveOrBackoffQueue, considering only the pods `pre_check` accepts (upstream's
+  /// preCheck, e.g. to leave out the pod whose failed binding caused the event); `pre_check` runs
+  /// under the queue's lock and must not call the queue.
+  void MoveAllToActiveOrBackoffQueue(const ClusterEvent& ev,
+                                     const std::function<bool(const model::Pod&)>& pre_check);
   /// AssignedPodAdded reports a pod bound to a node (MakeAssignedPodAddEvent).
   void AssignedPodAdded(std::shared_ptr<const model::Pod> pod);
   /// AssignedPodUpdated reports an update of a bound pod (MakeAssignedPodUpdateEvent).

@@ -213,6 +213,13 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& ev) {
       ev, [](const internal::Entry&) { return true; }, /*record_event=*/true);
 }
 
+void SchedulingQueue::MoveAllToActiveOrBackoffQueue(
+    const ClusterEvent& ev, const std::function<bool(const model::Pod&)>& pre_check) {
+  MoveUnschedulable(
+      ev, [&](const internal::Entry& e) { return !pre_check || pre_check(*e.info.pod); },
+      /*record_event=*/true);
+}
+
 void SchedulingQueue::AssignedPodAdded(std::shared_ptr<const model::Pod> pod) {
   MoveAllToActiveOrBackoffQueue(MakeAssignedPodAddEvent(std::move(pod)));
 }

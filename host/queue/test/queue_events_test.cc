@@ -106,6 +106,17 @@ TEST_F(EventsTest, HintsDecideWhichUnschedulablePodsMove) {
   }
 }
 
+TEST_F(EventsTest, PreCheckLeavesPodsOutOfTheMove) {
+  ASSERT_EQ(AddPopFail("keep", {"A"}), PodLocation::kUnschedulable);
+  ASSERT_EQ(AddPopFail("move", {"A"}), PodLocation::kUnschedulable);
+  clock_.Advance(seconds(2));
+  q_->MoveAllToActiveOrBackoffQueue(NodeAdd(),
+                                    [](const model::Pod& pod) { return pod.name() != "keep"; });
+  EXPECT_EQ(q_->Where("uid-keep"), PodLocation::kUnschedulable);
+  EXPECT_EQ(q_->Where("uid-move"), PodLocation::kActive);
+  EXPECT_EQ(q_->CheckInvariants(), "");
+}
+
 TEST_F(EventsTest, HintSeesPluginPodAndEvent) {
   Hint("A", false);
   Hint("B", false);
