@@ -10,6 +10,7 @@ namespace {
 
 std::vector<std::string> SectionNames() {
   std::vector<std::string> names;
+  names.reserve(kAllPoints.size() + 1);
   for (Point point : kAllPoints) names.emplace_back(PointName(point));
   names.emplace_back(kMultiPointName);
   return names;

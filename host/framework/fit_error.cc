@@ -35,6 +35,7 @@ std::string FitErrorMessage(size_t num_nodes,
   }
   if (!histogram.empty()) {
     std::vector<std::string> parts;
+    parts.reserve(histogram.size());
     for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
     std::sort(parts.begin(), parts.end());  // upstream sorts the "N reason" strings
     std::string joined;

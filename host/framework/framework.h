@@ -91,7 +91,7 @@ class Framework {
   /// count, at least one Bind plugin, score weight overflow). Throws FrameworkError.
   static std::unique_ptr<Framework> Build(const config::ExpandedProfile& profile,
                                           const loader::PluginRegistry& registry,
-                                          FrameworkOptions options);
+                                          const FrameworkOptions& options);
   ~Framework();
   Framework(const Framework&) = delete;
   Framework& operator=(const Framework&) = delete;

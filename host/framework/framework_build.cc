@@ -38,7 +38,7 @@ Framework::~Framework() {
 
 std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profile,
                                             const loader::PluginRegistry& registry,
-                                            FrameworkOptions options) {
+                                            const FrameworkOptions& options) {
   std::unique_ptr<Framework> fw(new Framework());
   fw->name_ = profile.name;
   fw->percentage_of_nodes_to_score_ =

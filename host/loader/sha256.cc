@@ -26,7 +26,7 @@ Sha256::Sha256() noexcept
 
 void Sha256::Block(const uint8_t* block) noexcept {
   std::array<uint32_t, 64> w;
-  for (int i = 0; i < 16; ++i) {
+  for (size_t i = 0; i < 16; ++i) {
     w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) |
            (uint32_t{block[4 * i + 2]} << 8) | uint32_t{block[4 * i + 3]};
   }

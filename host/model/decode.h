@@ -63,11 +63,11 @@ class DecodeError : public std::runtime_error {
 
 // DecodeLimits bound the work and memory one call may use; defaults suit real clusters.
 struct DecodeLimits {
-  size_t max_input_bytes = 64 * 1024 * 1024;
+  size_t max_input_bytes = size_t{64} * 1024 * 1024;
   size_t max_documents = 100000;
   // Document size, counted after expanding YAML aliases (so alias bombs are refused).
   size_t max_document_nodes = 2'000'000;
-  size_t max_document_scalar_bytes = 64 * 1024 * 1024;
+  size_t max_document_scalar_bytes = size_t{64} * 1024 * 1024;
 };
 
 // DecodeManifests decodes every object in `text` in input order, skipping empty documents;

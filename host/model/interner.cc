@@ -7,7 +7,7 @@
 namespace schedhost::model {
 namespace {
 
-constexpr size_t kBlockSize = 64 * 1024;
+constexpr size_t kBlockSize = size_t{64} * 1024;
 
 // Texts of the ABI's well-known ids, in id order starting at 1.
 constexpr std::string_view kWellKnown[] = {

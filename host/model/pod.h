@@ -29,7 +29,7 @@ namespace schedhost::model {
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 // Upstream's non-zero defaults: what a container that requests no cpu / memory counts as.
 inline constexpr int64_t kDefaultMilliCpuRequest = 100;
-inline constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;
+inline constexpr int64_t kDefaultMemoryRequest = int64_t{200} * 1024 * 1024;
 
 // ContainerPort mirrors core/v1 ContainerPort.
 struct ContainerPort {

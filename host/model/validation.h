@@ -24,7 +24,7 @@ struct FieldError {
 
 // Limits every validated object must respect.
 inline constexpr size_t kMaxLabels = 65536;                // per label set or node selector
-inline constexpr size_t kMaxAnnotationBytes = 256 * 1024;  // keys plus values, as upstream
+inline constexpr size_t kMaxAnnotationBytes = size_t{256} * 1024;// keys plus values, as upstream
 inline constexpr size_t kMaxContainers = 1024;             // containers plus init containers
 inline constexpr size_t kMaxListItems = 65536;             // any other list in an object
 

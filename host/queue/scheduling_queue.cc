@@ -207,8 +207,8 @@ PodLocation SchedulingQueue::Add(std::shared_ptr<const model::Pod> pod) {
   return where;
 }
 
-PodLocation SchedulingQueue::Update(std::shared_ptr<const model::Pod> old_pod,
-                                    std::shared_ptr<const model::Pod> new_pod) {
+PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old_pod,
+                                    const std::shared_ptr<const model::Pod>& new_pod) {
   Validate(new_pod, "Update");
   const std::string& uid = new_pod->uid();
   if (old_pod && old_pod->uid() != uid) {

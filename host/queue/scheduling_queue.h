@@ -90,8 +90,8 @@ class SchedulingQueue {
   /// or backoffQ it is updated in place; an unschedulable or gated pod whose spec or metadata
   /// changed moves on (backoffQ while backing off, else activeQ through PreEnqueue); an in-flight
   /// pod keeps the new object for its requeue; an unknown pod is added. Returns where it is now.
-  PodLocation Update(std::shared_ptr<const model::Pod> old_pod,
-                     std::shared_ptr<const model::Pod> new_pod);
+  PodLocation Update(const std::shared_ptr<const model::Pod>& old_pod,
+                     const std::shared_ptr<const model::Pod>& new_pod);
   /// Delete forgets the pod and its nomination; an in-flight pod is only marked, so its cycle
   /// ends normally and it is not requeued. Returns where it was.
   PodLocation Delete(const model::Pod& pod);

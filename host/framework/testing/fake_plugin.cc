@@ -71,6 +71,7 @@ const schedhost_plugin_descriptor* FakePlugin::descriptor() {
       int32_t code = Self(i)->pre_filter(cs, pod, &nodes, &set, r);
       if (set) {
         std::vector<schedhost_str> v;
+        v.reserve(nodes.size());
         for (const auto& n : nodes) v.push_back(schedhost_str{n.data(), n.size()});
         HostApi()->pre_filter_result_set_nodes(res, v.data(), v.size());
       }

@@ -141,6 +141,7 @@ std::vector<std::pair<std::string, int64_t>> Harness::RunScore(const model::Pod&
   Status s = RunScoreDetailed(pod, scores);
   if (!s.ok()) throw std::runtime_error("RunScore: " + s.Message());
   std::vector<std::pair<std::string, int64_t>> out;
+  out.reserve(scores.size());
   for (const auto& ns : scores) {
     out.emplace_back(std::string(ns.node_info->node->name.data, ns.node_info->node->name.len), ns.total);
   }
