@@ -95,6 +95,12 @@ ProfileSet::~ProfileSet() {
 
 std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cfg,
                                                     const std::filesystem::path& builtin_dir) {
+  return Build(cfg, builtin_dir, {});
+}
+
+std::shared_ptr<const ProfileSet> ProfileSet::Build(
+    const config::HostConfig& cfg, const std::filesystem::path& builtin_dir,
+    const std::vector<const schedhost_plugin_descriptor*>& in_process) {
   std::shared_ptr<ProfileSet> set(new ProfileSet());
   set->registry_ = std::make_shared<loader::PluginRegistry>();
   // A config that leaves plugin_dirs at its default gets the builtin plugins of this binary.
@@ -113,6 +119,7 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cf
                               "; update the pin or restore the expected file");
       }
     }
+    for (const schedhost_plugin_descriptor* d : in_process) set->registry_->RegisterInProcess(d);
   } catch (const loader::LoadError& e) {
     throw ProfileSetError(e.what());
   }

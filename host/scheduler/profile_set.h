@@ -42,6 +42,11 @@ class ProfileSet {
   /// and checks that all profiles agree on the QueueSort plugin and its arguments.
   static std::shared_ptr<const ProfileSet> Build(const config::HostConfig& config,
                                                  const std::filesystem::path& builtin_dir);
+  /// Build, with `in_process` plugin descriptors registered before the profiles are built (tests
+  /// and embedders: the same C ABI path without dlopen; the descriptors must outlive the set).
+  static std::shared_ptr<const ProfileSet> Build(
+      const config::HostConfig& config, const std::filesystem::path& builtin_dir,
+      const std::vector<const schedhost_plugin_descriptor*>& in_process);
 
   /// Find returns the framework of the profile named `scheduler_name`, or nullptr.
   framework::Framework* Find(std::string_view scheduler_name) const;

@@ -1,0 +1,105 @@
+// ProfileRuntime: QueueSort, PreEnqueue and queueing hints through the loaded plugins.
+#include "host/scheduler/profile_runtime.h"
+
+#include "host/framework/plugin_instance.h"
+
+namespace schedhost::scheduler {
+namespace {
+
+int64_t Nanos(queue::TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+schedhost_queued_pod Queued(const queue::QueuedPodInfo& info) {
+  schedhost_queued_pod q{};
+  q.struct_size = sizeof(schedhost_queued_pod);
+  q.pod = info.pod->view();
+  q.timestamp_ns = Nanos(info.timestamp);
+  q.attempts = info.attempts;
+  return q;
+}
+
+schedhost_event_object Object(const queue::EventObject& o) {
+  return schedhost_event_object{o.pod ? o.pod->view() : nullptr, o.node ? o.node->view() : nullptr};
+}
+
+}  // namespace
+
+ProfileRuntime::ProfileRuntime(std::shared_ptr<const ProfileSet> set) : set_(std::move(set)) {
+  if (!set_ || set_->frameworks().empty()) {
+    throw ProfileSetError("the scheduler needs a ProfileSet with at least one profile");
+  }
+  sort_framework_ = set_->frameworks().front().get();
+  for (const auto& fw : set_->frameworks()) {
+    PluginMap& plugins = events_[fw->profile_name()];
+    for (auto& [name, regs] : fw->EventsToRegister()) {
+      PluginEvents& pe = plugins[name];
+      pe.plugin = fw->FindPlugin(name);
+      pe.registrations = std::move(regs);
+    }
+  }
+}
+
+bool ProfileRuntime::QueueSortLess(const queue::QueuedPodInfo& a,
+                                   const queue::QueuedPodInfo& b) const {
+  const schedhost_queued_pod qa = Queued(a);
+  const schedhost_queued_pod qb = Queued(b);
+  if (sort_framework_->QueueSortLess(qa, qb)) return true;
+  if (sort_framework_->QueueSortLess(qb, qa)) return false;
+  // Equal for QueueSort (e.g. same priority, same virtual timestamp): keep creation order.
+  const int64_t ca = a.pod->data().metadata.creation_timestamp_ns;
+  const int64_t cb = b.pod->data().metadata.creation_timestamp_ns;
+  if (ca != cb) return ca < cb;
+  const uint64_t ra = a.pod->data().metadata.resource_version;
+  const uint64_t rb = b.pod->data().metadata.resource_version;
+  if (ra != rb) return ra < rb;
+  return a.pod->uid() < b.pod->uid();
+}
+
+queue::PreEnqueueResult ProfileRuntime::PreEnqueue(const model::Pod& pod) const {
+  framework::Framework* fw = FrameworkFor(pod);
+  if (fw == nullptr) return {};
+  framework::Status s = fw->RunPreEnqueuePlugins(pod.view());
+  if (s.ok()) return {};
+  return queue::PreEnqueueResult{false, s.plugin, s.Message()};
+}
+
+bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
+                          const queue::ClusterEvent& ev) const {
+  auto profile = events_.find(pod.data().spec.scheduler_name);
+  if (profile == events_.end()) return true;
+  auto it = profile->second.find(plugin);
+  if (it == profile->second.end() || it->second.plugin == nullptr) return true;
+  const schedhost_cluster_event cev{ev.resource, ev.actions};
+  const schedhost_event_object old_obj = Object(ev.old_obj);
+  const schedhost_event_object new_obj = Object(ev.new_obj);
+  for (const schedhost_event_registration& reg : it->second.registrations) {
+    if (!queue::EventMatches(reg.event, ev)) continue;
+    if (reg.hint == nullptr) return true;
+    if (reg.hint(it->second.plugin->instance, pod.view(), &cev, &old_obj, &new_obj) !=
+        SCHEDHOST_QUEUE_SKIP) {
+      return true;
+    }
+  }
+  return false;
+}
+
+queue::QueueCallbacks MakeQueueCallbacks(
+    std::shared_ptr<const ProfileRuntime> initial,
+    std::function<std::shared_ptr<const ProfileRuntime>()> current,
+    std::function<void(const model::Pod&, const queue::PreEnqueueResult&)> on_pre_enqueue) {
+  queue::QueueCallbacks cb;
+  cb.less = [initial](const queue::QueuedPodInfo& a, const queue::QueuedPodInfo& b) {
+    return initial->QueueSortLess(a, b);
+  };
+  cb.pre_enqueue = [current, on_pre_enqueue](const model::Pod& pod) {
+    queue::PreEnqueueResult r = current()->PreEnqueue(pod);
+    if (on_pre_enqueue) on_pre_enqueue(pod, r);
+    return r;
+  };
+  cb.hint = [current](std::string_view plugin, const model::Pod& pod,
+                      const queue::ClusterEvent& ev) { return current()->Hint(plugin, pod, ev); };
+  return cb;
+}
+
+}  // namespace schedhost::scheduler

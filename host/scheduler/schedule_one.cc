@@ -1,0 +1,255 @@
+// The scheduling cycle (upstream's schedulingCycle / schedulePod): snapshot, PreFilter, the
+// nominated node first, Filter in parallel over the sampled nodes with a round-robin start and
+// early stop, PostFilter on failure with upstream's FitError message, Score, and a random pick
+// among the best nodes.
+#include <spdlog/spdlog.h>
+
+#include "host/framework/plugin_instance.h"
+#include "host/scheduler/scheduler.h"
+
+namespace schedhost::scheduler {
+
+using framework::Code;
+using framework::Status;
+
+struct Scheduler::Attempt {
+  Status status;     // ok: `node` was chosen
+  std::string node;
+  bool fit_error = false;                    // no node fits: PostFilter and FitError message
+  std::optional<Status> pre_filter_failure;  // PreFilter rejected the pod
+  std::map<std::string, Status> node_statuses;
+  queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
+  queue::PluginSet pending;    // plugins that answered Pending
+  size_t num_all_nodes = 0;
+
+  void AddPluginStatus(const Status& s) {
+    if (s.plugin.empty()) return;
+    if (s.code == Code::kPending) {
+      pending.insert(s.plugin);
+    } else if (s.IsRejected()) {
+      rejectors.insert(s.plugin);
+    }
+  }
+};
+
+namespace {
+
+std::string NameOf(const schedhost_node_info_view* ni) {
+  return std::string(ni->node->name.data, ni->node->name.len);
+}
+
+}  // namespace
+
+void Scheduler::RunCycle(queue::QueuedPodInfo info) {
+  const std::shared_ptr<const ProfileRuntime> profiles = this->profiles();
+  const model::Pod& pod = *info.pod;
+  framework::Framework* fw = profiles->FrameworkFor(pod);
+  if (fw == nullptr) {
+    // The profile went away (a reload): upstream drops such pods with an error in the log.
+    spdlog::error("scheduler: no profile \"{}\" for pod {}/{}; not scheduling it",
+                  pod.data().spec.scheduler_name, pod.namespace_name(), pod.name());
+    Record(pod, [&](PodDiagnostics& d) {
+      d.message = "no profile named \"" + pod.data().spec.scheduler_name + "\"";
+    });
+    queue_->Done(pod.uid());
+    return;
+  }
+  // Skip pods deleted or bound since they were queued, and pods whose binding is under way.
+  auto stored = store_.Get<model::Pod>(pod.namespace_name(), pod.name());
+  if (!stored || stored->uid() != pod.uid() || !stored->node_name().empty() ||
+      cache_.IsAssumed(pod.uid())) {
+    queue_->Done(pod.uid());
+    return;
+  }
+  Record(pod, [&](PodDiagnostics& d) {
+    d.attempts = info.attempts;
+    d.gated = false;
+  });
+  cache_.UpdateSnapshot(*snapshot_);
+  const uint64_t scratch_cycle = fw->scratch().Begin();
+  auto state = std::make_unique<framework::CycleState>();
+  Attempt a = SchedulePod(*fw, *state, pod);
+  if (a.status.ok()) {
+    AssumeAndBind(profiles, *fw, std::move(info), std::move(state), a.node, scratch_cycle);
+    return;
+  }
+  if (!a.fit_error) {
+    HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
+    return;
+  }
+  std::vector<std::pair<std::string, Status>> statuses(a.node_statuses.begin(),
+                                                       a.node_statuses.end());
+  auto [nominated, post] = fw->RunPostFilterPlugins(*state, pod.view(), statuses);
+  if (post.code == Code::kError) {
+    spdlog::error("scheduler: PostFilter for pod {}/{}: {}", pod.namespace_name(), pod.name(),
+                  post.Message());
+  }
+  // Upstream leaves the per-node reasons out when PreFilter rejected the pod (they would all
+  // repeat its message) and appends PostFilter's message.
+  std::string message = framework::FitErrorMessage(
+      a.num_all_nodes, a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
+      a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
+  if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
+  HandleFailure(info, Status::Make(Code::kUnschedulable, message), message, std::move(a.rejectors),
+                std::move(a.pending), nominated, false);
+}
+
+Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::CycleState& state,
+                                          const model::Pod& pod) {
+  Attempt a;
+  const cache::Snapshot& snap = *snapshot_;
+  a.num_all_nodes = snap.size();
+  if (snap.size() == 0) {
+    a.status = Status::Error("no nodes available to schedule pods");
+    return a;
+  }
+  auto [pre_result, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  if (!pre.ok()) {
+    if (!pre.IsRejected()) {
+      a.status = pre;
+      return a;
+    }
+    // Every node gets PreFilter's status, so PostFilter (preemption) sees why none was tried.
+    a.fit_error = true;
+    a.status = pre;
+    a.pre_filter_failure = pre;
+    for (size_t i = 0; i < snap.size(); ++i) a.node_statuses[snap.at(i).node()->name()] = pre;
+    a.AddPluginStatus(pre);
+    return a;
+  }
+
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  const std::string& nominated = pod.data().status.nominated_node_name;
+  if (!nominated.empty()) {
+    if (const cache::NodeInfo* ni = snap.Get(nominated)) {
+      auto feasible = FindNodesThatPassFilters(fw, state, pod, {ni->view()}, false, a);
+      if (!a.status.ok()) {
+        spdlog::warn("scheduler: evaluating nominated node {} for pod {}/{}: {}", nominated,
+                     pod.namespace_name(), pod.name(), a.status.Message());
+        a.status = Status::Success();
+      } else if (!feasible.empty()) {
+        a.node = nominated;
+        return a;
+      }
+    }
+  }
+
+  std::vector<const schedhost_node_info_view*> nodes;
+  if (pre_result) {
+    for (size_t i = 0; i < snap.size(); ++i) {
+      const std::string& name = snap.at(i).node()->name();
+      if (pre_result->count(name)) {
+        nodes.push_back(snap.views()[i]);
+      } else {
+        // Left out by PreFilter: recorded so that preemption does not consider it either.
+        a.node_statuses[name] = Status::Make(Code::kUnschedulableAndUnresolvable,
+                                             "node is filtered out by the prefilter result");
+      }
+    }
+  } else {
+    nodes = snap.views();
+  }
+  auto feasible = FindNodesThatPassFilters(fw, state, pod, nodes, true, a);
+  if (!a.status.ok()) return a;
+  if (feasible.empty()) {
+    a.fit_error = true;
+    a.status = Status::Make(Code::kUnschedulable, "");
+    return a;
+  }
+  if (feasible.size() == 1) {
+    a.node = NameOf(feasible.front());
+    return a;
+  }
+  if (Status s = fw.RunPreScorePlugins(state, pod.view(), feasible); !s.ok()) {
+    a.status = s;
+    return a;
+  }
+  std::vector<framework::NodeScore> scores;
+  if (Status s = fw.RunScorePlugins(state, pod.view(), feasible, scores); !s.ok()) {
+    a.status = s;
+    return a;
+  }
+  a.node = SelectHost(scores);
+  return a;
+}
+
+std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters(
+    framework::Framework& fw, const framework::CycleState& state, const model::Pod& pod,
+    const std::vector<const schedhost_node_info_view*>& nodes, bool rotate, Attempt& a) {
+  std::vector<const schedhost_node_info_view*> out;
+  const size_t n = nodes.size();
+  if (n == 0) return out;
+  const auto to_find = static_cast<size_t>(
+      framework::NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n)));
+  const size_t start = rotate ? next_start_node_index_ % n : 0;
+  if (fw.plugins(config::Point::kFilter).empty()) {
+    for (size_t i = 0; i < to_find; ++i) out.push_back(nodes[(start + i) % n]);
+    if (rotate) next_start_node_index_ = (start + out.size()) % n;
+    return out;
+  }
+  std::vector<char> feasible(n, 0);
+  std::vector<char> failed(n, 0);
+  std::vector<Status> statuses(n);
+  std::atomic<size_t> found{0};
+  std::atomic<bool> stop{false};
+  std::mutex error_mu;
+  Status error;
+  fw.parallelizer().Until(
+      n,
+      [&](size_t i) {
+        Status s = fw.RunFilterPluginsWithNominatedPods(state, pod.view(), nodes[(start + i) % n]);
+        if (s.code == Code::kError) {
+          std::lock_guard lock(error_mu);
+          if (error.ok()) error = std::move(s);
+          stop.store(true);
+        } else if (s.ok()) {
+          // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
+          if (found.fetch_add(1) + 1 > to_find) {
+            found.fetch_sub(1);
+            stop.store(true);
+          } else {
+            feasible[i] = 1;
+          }
+        } else {
+          statuses[i] = std::move(s);
+          failed[i] = 1;
+        }
+      },
+      &stop);
+  if (!error.ok()) {
+    a.status = std::move(error);
+    return {};
+  }
+  size_t processed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const schedhost_node_info_view* ni = nodes[(start + i) % n];
+    if (feasible[i]) {
+      out.push_back(ni);
+      ++processed;
+    } else if (failed[i]) {
+      a.AddPluginStatus(statuses[i]);
+      a.node_statuses[NameOf(ni)] = std::move(statuses[i]);
+      ++processed;
+    }
+  }
+  if (rotate) next_start_node_index_ = (start + processed) % n;
+  return out;
+}
+
+std::string Scheduler::SelectHost(const std::vector<framework::NodeScore>& scores) {
+  // Reservoir sampling over the best nodes: each of k equally best nodes wins with 1/k.
+  size_t selected = 0;
+  uint64_t ties = 1;
+  for (size_t i = 1; i < scores.size(); ++i) {
+    if (scores[i].total > scores[selected].total) {
+      selected = i;
+      ties = 1;
+    } else if (scores[i].total == scores[selected].total) {
+      ++ties;
+      if (rng_() % ties == 0) selected = i;
+    }
+  }
+  return NameOf(scores[selected].node_info);
+}
+
+}  // namespace schedhost::scheduler

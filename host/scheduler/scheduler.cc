@@ -1,0 +1,245 @@
+// Scheduler: wiring, the loop thread, periodic flushes, graceful stop, RunUntilIdle on a virtual
+// clock, the invariant check and per-pod diagnostics. The cycles live in schedule_one.cc and
+// binding_cycle.cc.
+#include "host/scheduler/scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "host/cache/consistency.h"
+#include "host/scheduler/event_router.h"
+
+namespace schedhost::scheduler {
+namespace {
+
+std::string_view View(schedhost_str s) {
+  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
+}
+
+}  // namespace
+
+Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> profiles,
+                     SchedulerOptions options)
+    : store_(store), options_(std::move(options)), rng_(options_.seed) {
+  clock_ = options_.clock ? options_.clock : std::make_shared<RealClock>();
+  virtual_clock_ = dynamic_cast<VirtualClock*>(clock_.get());
+  profiles_ = std::make_shared<ProfileRuntime>(std::move(profiles));
+
+  queue::QueueOptions qo;
+  qo.pod_initial_backoff = options_.pod_initial_backoff;
+  qo.pod_max_backoff = options_.pod_max_backoff;
+  qo.clock = [clock = clock_.get()] { return clock->Now(); };
+  queue_ = std::make_unique<queue::SchedulingQueue>(
+      MakeQueueCallbacks(
+          profiles_, [this] { return this->profiles(); },
+          [this](const model::Pod& pod, const queue::PreEnqueueResult& r) {
+            Record(pod, [&](PodDiagnostics& d) {
+              d.gated = !r.admitted;
+              if (!r.admitted) d.message = r.message;
+            });
+          }),
+      qo);
+  snapshot_ = std::make_unique<cache::Snapshot>();
+  for (const auto& fw : profiles_->set().frameworks()) {
+    fw->SetSnapshot(snapshot_.get());
+    fw->SetNominator(&queue_->nominator());
+    fw->SetClock(clock_.get());
+    fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
+      try {
+        // The cycle read the pod at this version; a pod changed since then is not bound.
+        store_.Bind(View(pod->namespace_name), View(pod->name), View(pod->uid),
+                    pod->resource_version, node);
+        return framework::Status::Success();
+      } catch (const store::StoreError& e) {
+        return framework::Status::Error(e.what());
+      }
+    });
+  }
+  if (virtual_clock_ != nullptr) {
+    auto manual = std::make_unique<ManualExecutor>();
+    manual_executor_ = manual.get();
+    executor_ = std::move(manual);
+  } else {
+    executor_ = std::make_unique<ThreadPoolExecutor>(options_.binding_threads);
+  }
+  router_ = std::make_unique<EventRouter>(*this);
+  router_->Start();
+  ArmPeriodic(options_.backoff_flush_interval, &queue::SchedulingQueue::FlushBackoffQCompleted, 0);
+  ArmPeriodic(options_.unschedulable_flush_interval,
+              &queue::SchedulingQueue::FlushUnschedulablePodsLeftover, 1);
+}
+
+Scheduler::~Scheduler() {
+  Stop();
+  for (const auto& fw : profiles_->set().frameworks()) {
+    fw->SetSnapshot(nullptr);
+    fw->SetNominator(nullptr);
+    fw->SetClock(nullptr);
+    fw->SetBinder(nullptr);
+  }
+}
+
+std::shared_ptr<const ProfileRuntime> Scheduler::profiles() const {
+  std::lock_guard lock(profiles_mu_);
+  return profiles_;
+}
+
+void Scheduler::Start() {
+  std::lock_guard lock(run_mu_);
+  if (virtual_clock_ != nullptr) {
+    throw SchedulerError("Start runs the loop in real time; on a VirtualClock use RunUntilIdle");
+  }
+  if (stopped_ || loop_.joinable()) throw SchedulerError("the scheduler was already started");
+  loop_ = std::thread([this] {
+    while (!stopping_.load()) {
+      std::optional<queue::QueuedPodInfo> info = queue_->Pop();
+      if (!info) return;
+      RunCycle(std::move(*info));
+    }
+  });
+}
+
+void Scheduler::Stop() {
+  std::lock_guard lock(run_mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  stopping_.store(true);
+  queue_->Close();
+  if (loop_.joinable()) loop_.join();
+  // Pods waiting at Permit go back to the queue; every binding cycle then runs to its end.
+  for (const auto& fw : profiles_->set().frameworks()) {
+    fw->waiting_pods().RejectAll("scheduler is stopping");
+  }
+  if (manual_executor_ != nullptr) manual_executor_->RunAll();
+  {
+    std::unique_lock bl(bindings_mu_);
+    bindings_cv_.wait(bl, [this] { return bindings_in_flight_.load() == 0; });
+  }
+  {
+    std::unique_lock tl(timers_mu_);
+    timers_stopped_ = true;
+    for (Clock::TimerId& id : timer_ids_) {
+      if (id != 0) clock_->Cancel(id);
+      id = 0;
+    }
+    // A flush already running on the clock's thread finishes before the queue can go away.
+    timers_cv_.wait(tl, [this] { return timer_callbacks_running_ == 0; });
+  }
+  router_->Stop();
+  executor_.reset();
+  manual_executor_ = nullptr;
+}
+
+void Scheduler::ArmPeriodic(std::chrono::nanoseconds every,
+                            void (queue::SchedulingQueue::*flush)(), size_t slot) {
+  std::lock_guard lock(timers_mu_);
+  if (timers_stopped_) return;
+  timer_ids_[slot] = clock_->AfterFunc(every, [this, every, flush, slot] {
+    {
+      std::lock_guard l(timers_mu_);
+      if (timers_stopped_) return;
+      ++timer_callbacks_running_;
+    }
+    (queue_.get()->*flush)();
+    {
+      std::lock_guard l(timers_mu_);
+      --timer_callbacks_running_;
+    }
+    timers_cv_.notify_all();
+    ArmPeriodic(every, flush, slot);
+  });
+}
+
+bool Scheduler::ScheduleOne() {
+  if (loop_.joinable()) throw SchedulerError("ScheduleOne while the loop thread runs");
+  std::optional<queue::QueuedPodInfo> info = queue_->TryPop();
+  if (!info) return false;
+  RunCycle(std::move(*info));
+  return true;
+}
+
+size_t Scheduler::DrainBindings() {
+  return manual_executor_ != nullptr ? manual_executor_->RunAll() : 0;
+}
+
+RunResult Scheduler::RunUntilIdle(RunLimits limits) {
+  if (virtual_clock_ == nullptr) throw SchedulerError("RunUntilIdle needs a VirtualClock");
+  RunResult result;
+  const Clock::TimePoint start = virtual_clock_->Now();
+  for (;;) {
+    while (result.cycles < limits.max_cycles && ScheduleOne()) {
+      ++result.cycles;
+      DrainBindings();
+      if (limits.after_step) limits.after_step();
+    }
+    DrainBindings();
+    const queue::QueueCounts counts = queue_->Counts();
+    result.virtual_time = virtual_clock_->Now() - start;
+    if (counts.active == 0 && counts.backoff == 0 && counts.in_flight == 0) {
+      result.idle = true;
+      return result;
+    }
+    if (result.cycles >= limits.max_cycles) {
+      result.stopped_by = "the limit of " + std::to_string(limits.max_cycles) + " cycles";
+      return result;
+    }
+    std::optional<Clock::TimePoint> next = virtual_clock_->NextTimer();
+    if (!next) {
+      result.stopped_by = "no timer left to wait for";
+      return result;
+    }
+    if (*next - start > limits.max_virtual_time) {
+      result.stopped_by = "the virtual time limit";
+      return result;
+    }
+    virtual_clock_->AdvanceToNextTimer();
+    DrainBindings();
+    if (limits.after_step) limits.after_step();
+  }
+}
+
+std::string Scheduler::CheckInvariants() const {
+  if (std::string q = queue_->CheckInvariants(); !q.empty()) return "queue: " + q;
+  if (std::string n = queue_->nominator().CheckInvariants(); !n.empty()) return "nominator: " + n;
+  const auto profiles = this->profiles();
+  for (const auto& pod : store_.List<model::Pod>()) {
+    const std::string who = "pod " + pod->namespace_name() + "/" + pod->name();
+    const queue::PodLocation where = queue_->Where(pod->uid());
+    if (!pod->node_name().empty()) {
+      if (where != queue::PodLocation::kNone && where != queue::PodLocation::kInFlight) {
+        return who + " is bound to " + pod->node_name() + " but still queued (" +
+               std::string(queue::LocationName(where)) + ")";
+      }
+    } else if (profiles->FrameworkFor(*pod) != nullptr && where == queue::PodLocation::kNone) {
+      return who + " is pending but neither queued nor in flight";
+    }
+  }
+  for (const auto& pending : queue_->PendingPods()) {
+    auto stored = store_.Get<model::Pod>(pending.pod->namespace_name(), pending.pod->name());
+    if ((!stored || stored->uid() != pending.pod->uid()) &&
+        pending.where != queue::PodLocation::kInFlight) {
+      return "pod " + pending.pod->namespace_name() + "/" + pending.pod->name() +
+             " is queued (" + std::string(queue::LocationName(pending.where)) +
+             ") but no longer in the store";
+    }
+  }
+  if (auto diffs = cache::CompareWithStore(cache_, store_); !diffs.empty()) {
+    return "cache: " + diffs.front();
+  }
+  return "";
+}
+
+std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const {
+  std::lock_guard lock(diag_mu_);
+  auto it = diagnostics_.find(uid);
+  if (it == diagnostics_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {
+  std::lock_guard lock(diag_mu_);
+  auto it = diagnostics_.find(pod.uid());
+  if (it == diagnostics_.end()) it = diagnostics_.emplace(pod.uid(), PodDiagnostics{}).first;
+  edit(it->second);
+}
+
+}  // namespace schedhost::scheduler

@@ -1,0 +1,213 @@
+// Scheduler: the scheduling loop of DESIGN.md §2 over a Store. Store events reach the cache
+// and the queue through the event router; the loop pops a pod, updates the snapshot
+// incrementally, runs PreFilter, Filter on sampled nodes in parallel (nominated pods counted, two
+// passes), PostFilter on failure, Score and a random tie-break; then assumes the pod, runs
+// Reserve and Permit and hands the binding cycle (wait at Permit, PreBind, Bind, PostBind) to an
+// executor. Any failure unreserves in reverse, forgets the assumed pod and requeues it.
+//
+//   Scheduler s(store, profile_set, options);           // real time: s.Start(); ... s.Stop();
+//   Scheduler sim(store, profile_set, {.clock = std::make_shared<VirtualClock>()});
+//   sim.RunUntilIdle();                                 // virtual time, deterministic
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "host/cache/cache.h"
+#include "host/cache/snapshot.h"
+#include "host/framework/clock.h"
+#include "host/queue/scheduling_queue.h"
+#include "host/scheduler/clock.h"
+#include "host/scheduler/executor.h"
+#include "host/scheduler/profile_runtime.h"
+#include "host/scheduler/profile_set.h"
+#include "host/store/store.h"
+
+namespace schedhost::scheduler {
+
+class EventRouter;
+struct BindingContext;
+
+/// SchedulerError reports a misuse of the scheduler (e.g. RunUntilIdle on a real clock).
+class SchedulerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// SchedulerOptions tune one scheduler; the defaults are upstream's.
+struct SchedulerOptions {
+  /// clock drives the queue's time and every timer; null: a RealClock of the scheduler's own.
+  /// A VirtualClock makes the scheduler run binding cycles only inside RunUntilIdle/DrainBindings.
+  std::shared_ptr<Clock> clock;
+  /// seed seeds the random tie-break between equally scored nodes.
+  uint64_t seed = 0;
+  /// binding_threads is how many binding cycles run at once on a real clock.
+  int binding_threads = 4;
+  /// pod_initial_backoff / pod_max_backoff are the queue's backoff bounds.
+  std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
+  std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
+  /// backoff_flush_interval is how often backoffQ is flushed (upstream: 1s).
+  std::chrono::nanoseconds backoff_flush_interval = std::chrono::seconds(1);
+  /// unschedulable_flush_interval is how often long-unschedulable pods are flushed (upstream: 30s).
+  std::chrono::nanoseconds unschedulable_flush_interval = std::chrono::seconds(30);
+};
+
+/// PodDiagnostics is what the scheduler knows about one pod's attempts (simulate, explain).
+struct PodDiagnostics {
+  int attempts = 0;
+  /// message is the last failure in upstream's words ("0/3 nodes are available: ..."), the
+  /// PreEnqueue reason while gated, "" once bound.
+  std::string message;
+  /// gated is true while a PreEnqueue plugin keeps the pod out of activeQ.
+  bool gated = false;
+  /// nominated_node is the node PostFilter nominated the pod to ("" for none).
+  std::string nominated_node;
+  /// node is the node the pod was bound to ("" while pending).
+  std::string node;
+};
+
+/// RunLimits bound RunUntilIdle so it always terminates.
+struct RunLimits {
+  std::chrono::nanoseconds max_virtual_time = std::chrono::hours(1);
+  size_t max_cycles = 1'000'000;
+  /// after_step, when set, runs after every cycle (with its binding) and every clock jump, on the
+  /// calling thread (tests check invariants there).
+  std::function<void()> after_step;
+};
+
+/// RunResult says how RunUntilIdle ended.
+struct RunResult {
+  bool idle = false;  // nothing left to try: activeQ, backoffQ and in flight are empty
+  size_t cycles = 0;  // scheduling cycles run
+  std::chrono::nanoseconds virtual_time{0};  // how far the clock moved
+  std::string stopped_by;  // "" when idle, else which limit ended the run
+};
+
+/// Scheduler owns the cache, the queue and the loop of one host; thread-safe.
+class Scheduler {
+ public:
+  /// Scheduler wires itself to `store` (not owned; must outlive it): watches it from the start,
+  /// so every object already stored is routed before the constructor returns.
+  Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> profiles,
+            SchedulerOptions options = {});
+  /// ~Scheduler stops the scheduler (see Stop).
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Start runs the scheduling loop on a thread of its own (real clock only).
+  void Start();
+  /// Stop stops popping, rejects pods waiting at Permit (they requeue), lets every binding cycle
+  /// finish, stops the timers and the store watch, and joins every thread. Idempotent.
+  void Stop();
+
+  /// ScheduleOne pops one pod without blocking and runs its scheduling cycle (the binding cycle
+  /// goes to the executor); false when activeQ was empty.
+  bool ScheduleOne();
+  /// DrainBindings runs every queued binding cycle (virtual clock); returns how many ran.
+  size_t DrainBindings();
+  /// RunUntilIdle schedules until nothing can make progress: it runs every cycle activeQ offers,
+  /// then jumps the virtual clock to the next timer (backoff flush, Permit timeouts), and stops
+  /// when activeQ, backoffQ and in-flight pods are all empty or a limit is reached. Throws
+  /// SchedulerError unless the clock is a VirtualClock.
+  RunResult RunUntilIdle(RunLimits limits = {});
+
+  /// CheckInvariants returns "" when every pending pod of a profile is in exactly one place of
+  /// the queue (or in flight), no bound pod is queued, and the cache agrees with the store;
+  /// else the first problem. Meaningful when no write is racing it (tests call it when idle).
+  std::string CheckInvariants() const;
+  /// Diagnostics returns what is known about the pod with `uid`.
+  std::optional<PodDiagnostics> Diagnostics(std::string_view uid) const;
+
+  /// queue returns the scheduling queue.
+  queue::SchedulingQueue& queue() { return *queue_; }
+  /// cache returns the scheduler cache.
+  cache::Cache& cache() { return cache_; }
+  /// clock returns the clock.
+  Clock& clock() { return *clock_; }
+  /// profiles returns the profiles the scheduler runs.
+  std::shared_ptr<const ProfileRuntime> profiles() const;
+  /// bindings_in_flight returns how many binding cycles have not ended (waiting ones included).
+  size_t bindings_in_flight() const { return bindings_in_flight_.load(); }
+
+ private:
+  friend class EventRouter;
+  struct Attempt;  // one scheduling cycle's results (schedule_one.cc)
+
+  // Scheduling cycle (schedule_one.cc).
+  void RunCycle(queue::QueuedPodInfo info);
+  Attempt SchedulePod(framework::Framework& fw, framework::CycleState& state,
+                      const model::Pod& pod);
+  std::vector<const schedhost_node_info_view*> FindNodesThatPassFilters(
+      framework::Framework& fw, const framework::CycleState& state, const model::Pod& pod,
+      const std::vector<const schedhost_node_info_view*>& nodes, bool rotate, Attempt& attempt);
+  std::string SelectHost(const std::vector<framework::NodeScore>& scores);
+
+  // Assume, Reserve, Permit and the binding cycle (binding_cycle.cc).
+  void AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles, framework::Framework& fw,
+                     queue::QueuedPodInfo info, std::unique_ptr<framework::CycleState> state,
+                     const std::string& node, uint64_t scratch_cycle);
+  void RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, framework::Status permit);
+  void FailBinding(const std::shared_ptr<BindingContext>& ctx, const framework::Status& status);
+  void EndBinding(const std::shared_ptr<BindingContext>& ctx);
+  // Failure handling shared by both cycles: record, requeue, nominate or clear the nomination.
+  void HandleFailure(const queue::QueuedPodInfo& info, const framework::Status& status,
+                     const std::string& message, queue::PluginSet rejectors,
+                     queue::PluginSet pending, const std::string& nominated_node,
+                     bool clear_nomination);
+
+  // Timers and diagnostics (scheduler.cc).
+  void ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
+                   size_t slot);
+  void Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit);
+
+  store::Store& store_;
+  SchedulerOptions options_;
+  std::shared_ptr<Clock> clock_;
+  VirtualClock* virtual_clock_ = nullptr;  // set when clock_ is one
+  mutable std::mutex profiles_mu_;
+  std::shared_ptr<const ProfileRuntime> profiles_;
+  cache::Cache cache_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  std::unique_ptr<cache::Snapshot> snapshot_;
+  std::unique_ptr<Executor> executor_;
+  ManualExecutor* manual_executor_ = nullptr;  // set on a virtual clock
+  std::unique_ptr<EventRouter> router_;
+
+  // Scheduling-thread state.
+  std::mt19937_64 rng_;
+  size_t next_start_node_index_ = 0;
+
+  std::atomic<size_t> bindings_in_flight_{0};
+  std::mutex bindings_mu_;
+  std::condition_variable bindings_cv_;
+
+  std::mutex timers_mu_;
+  std::condition_variable timers_cv_;
+  int timer_callbacks_running_ = 0;
+  bool timers_stopped_ = false;
+  Clock::TimerId timer_ids_[2] = {0, 0};
+
+  mutable std::mutex diag_mu_;
+  std::map<std::string, PodDiagnostics, std::less<>> diagnostics_;
+
+  std::mutex run_mu_;  // Start / Stop
+  std::thread loop_;
+  std::atomic<bool> stopping_{false};
+  bool stopped_ = false;
+};
+
+}  // namespace schedhost::scheduler
