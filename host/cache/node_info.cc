@@ -11,17 +11,17 @@ namespace {
 std::atomic<uint64_t> g_generation{0};
 
 // AddResources adds `add` (sorted by id) into `into` (sorted by id), keeping it sorted.
-void AddResources(std::vector<schedhost_resource>& into, schedhost_resources add, int sign) {
+void AddResources(std::vector<schedhost_resource>& into, schedhost_resources add) {
   for (size_t i = 0; i < add.len; ++i) {
     const auto& r = add.items[i];
     auto it = std::lower_bound(into.begin(), into.end(), r.name,
                                [](const schedhost_resource& a, schedhost_id n) { return a.name < n; });
     if (it != into.end() && it->name == r.name) {
-      it->value += sign * r.value;
+      it->value += r.value;
     } else {
       schedhost_resource nr{};
       nr.name = r.name;
-      nr.value = sign * r.value;
+      nr.value = r.value;
       into.insert(it, nr);
     }
   }
@@ -91,18 +91,8 @@ void NodeInfo::SetNode(std::shared_ptr<const model::Node> node) {
 }
 
 void NodeInfo::AddPod(std::shared_ptr<const model::Pod> pod) {
-  const schedhost_pod_view* v = pod->view();
+  Accumulate(pod->view());
   pods_.push_back(std::move(pod));
-  pod_views_.push_back(v);
-  if (HasAffinity(*v)) affinity_views_.push_back(v);
-  if (HasRequiredAntiAffinity(*v)) anti_affinity_views_.push_back(v);
-  AddResources(requested_, v->requests, +1);
-  non_zero_cpu_ += v->non_zero_milli_cpu;
-  non_zero_memory_ += v->non_zero_memory;
-  for (size_t i = 0; i < v->host_ports_len; ++i) {
-    const auto& hp = v->host_ports[i];
-    used_ports_.push_back(schedhost_used_port{hp.protocol, hp.port, hp.host_ip});
-  }
   generation_ = NextGeneration();
   RefreshView();
 }
@@ -138,18 +128,19 @@ void NodeInfo::Recompute() {
   used_ports_.clear();
   non_zero_cpu_ = 0;
   non_zero_memory_ = 0;
-  for (const auto& pod : pods_) {
-    const schedhost_pod_view* v = pod->view();
-    pod_views_.push_back(v);
-    if (HasAffinity(*v)) affinity_views_.push_back(v);
-    if (HasRequiredAntiAffinity(*v)) anti_affinity_views_.push_back(v);
-    AddResources(requested_, v->requests, +1);
-    non_zero_cpu_ += v->non_zero_milli_cpu;
-    non_zero_memory_ += v->non_zero_memory;
-    for (size_t i = 0; i < v->host_ports_len; ++i) {
-      const auto& hp = v->host_ports[i];
-      used_ports_.push_back(schedhost_used_port{hp.protocol, hp.port, hp.host_ip});
-    }
+  for (const auto& pod : pods_) Accumulate(pod->view());
+}
+
+void NodeInfo::Accumulate(const schedhost_pod_view* v) {
+  pod_views_.push_back(v);
+  if (HasAffinity(*v)) affinity_views_.push_back(v);
+  if (HasRequiredAntiAffinity(*v)) anti_affinity_views_.push_back(v);
+  AddResources(requested_, v->requests);
+  non_zero_cpu_ += v->non_zero_milli_cpu;
+  non_zero_memory_ += v->non_zero_memory;
+  for (size_t i = 0; i < v->host_ports_len; ++i) {
+    const auto& hp = v->host_ports[i];
+    used_ports_.push_back(schedhost_used_port{hp.protocol, hp.port, hp.host_ip});
   }
 }
 

@@ -59,6 +59,8 @@ class NodeInfo {
     const NodeInfo* owner;
   };
   void Recompute();
+  // Accumulate adds one pod's view to the per-node arrays and sums.
+  void Accumulate(const schedhost_pod_view* v);
   void RefreshView();
 
   std::shared_ptr<const model::Node> node_;

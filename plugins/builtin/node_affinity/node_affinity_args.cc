@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include <schedhost/names.hpp>
+
 #include "node_affinity.h"
 
 namespace schedhost::plugins {
@@ -20,43 +22,10 @@ constexpr std::string_view kPrefix = "plugin_config.NodeAffinity.";
                   std::string(msg));
 }
 
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+using names::IsLabelValue;
 
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !IsAlnum(label.front()) || !IsAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// IsLabelValue: empty, or at most 63 alphanumerics, '-', '_' or '.', alphanumeric at both ends.
-bool IsLabelValue(std::string_view s) {
-  if (s.empty()) return true;
-  if (s.size() > 63 || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// IsLabelKey: a qualified name, [DNS subdomain "/"] name, the name part a non-empty label value.
-bool IsLabelKey(std::string_view s) {
-  size_t slash = s.find('/');
-  std::string_view name = slash == std::string_view::npos ? s : s.substr(slash + 1);
-  if (slash != std::string_view::npos &&
-      (s.find('/', slash + 1) != std::string_view::npos || !IsDnsSubdomain(s.substr(0, slash)))) {
-    return false;
-  }
-  return !name.empty() && IsLabelValue(name);
-}
+// IsLabelKey: label keys are qualified names.
+bool IsLabelKey(std::string_view s) { return names::IsQualifiedName(s); }
 
 bool IsInteger(std::string_view s) {
   int64_t v = 0;

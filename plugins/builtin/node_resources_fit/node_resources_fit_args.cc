@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <string>
 
+#include <schedhost/names.hpp>
+
 #include "node_resources_fit.h"
 
 namespace schedhost::plugins {
@@ -18,33 +20,6 @@ constexpr int64_t kMaxCustomScore = 10;  // shape scores are 0..10, scaled to 0.
   std::string loc = at.location();
   throw ArgsError((loc.empty() ? std::string() : loc + ": ") + std::string(kPrefix) + path + ": " +
                   std::string(msg));
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// IsDnsLabelChain tells whether `s` is a DNS-1123 subdomain: dot-separated lowercase labels that
-// start and end with an alphanumeric, at most 253 characters.
-bool IsDnsSubdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !IsAlnum(label.front()) || !IsAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-bool IsNamePart(std::string_view s) {
-  if (s.empty() || s.size() > 63 || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -167,12 +142,7 @@ std::vector<FitShapePoint> ReadShape(const Args& rtcr, const std::string& path) 
 
 }  // namespace
 
-bool IsQualifiedName(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos) return IsNamePart(name);
-  if (name.find('/', slash + 1) != std::string_view::npos) return false;
-  return IsDnsSubdomain(name.substr(0, slash)) && IsNamePart(name.substr(slash + 1));
-}
+bool IsQualifiedName(std::string_view name) { return names::IsQualifiedName(name); }
 
 bool IsExtendedResourceName(std::string_view name) {
   // Native resources have no domain or live under kubernetes.io; quota's "requests." prefix is
