@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "host/framework/testing/fake_plugin.h"
 #include "tests/integration/scheduler_fixture.h"
 
 namespace schedhost::integration {
@@ -166,6 +167,55 @@ TEST_F(PlacementTest, BoundPodFreeingRoomWakesAPendingPod) {
   scheduler::RunResult r = Run();
   EXPECT_EQ(NodeOf("second"), "n1");
   EXPECT_GE(r.virtual_time, std::chrono::seconds(1)) << "it waited out its backoff";
+}
+
+TEST_F(PlacementTest, NominatedPodKeepsItsNodeFromLowerPriorityPods) {
+  // A PostFilter standing in for preemption: it nominates n1 for the first pod that fails.
+  framework::testing::FakePlugins fakes;
+  framework::testing::FakePlugin& nominate = fakes.Add("NominateN1");
+  int post_filter_calls = 0;
+  nominate.post_filter = [&](const schedhost_node_status_map*, std::string* node,
+                             framework::testing::Reasons& r) {
+    if (++post_filter_calls > 1) {
+      r.push_back("preemption: not this time");
+      return SCHEDHOST_UNSCHEDULABLE;
+    }
+    *node = "n1";
+    return SCHEDHOST_SUCCESS;
+  };
+  Build("[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.post_filter]\n"
+        "enabled = [{ name = \"NominateN1\" }]\n",
+        {nominate.descriptor()});
+  Apply(R"(
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+)" + NodeYaml("n1", "4") + NodeYaml("n2", "1") +
+        PodYaml("resident", "2", "  nodeName: n1\n") +
+        PodYaml("hi", "3", "  priorityClassName: high\n"));
+  Run();
+  EXPECT_EQ(NodeOf("hi"), "");
+  EXPECT_EQ(MessageOf("hi"), "0/2 nodes are available: 2 Insufficient cpu.");
+  EXPECT_EQ(Pod("hi")->data().status.nominated_node_name, "n1") << "written to the store";
+  EXPECT_EQ(sched_->Diagnostics(Pod("hi")->uid())->nominated_node, "n1");
+  EXPECT_EQ(sched_->queue().nominator().NominatedNodeFor(Pod("hi")->uid()), "n1");
+
+  // n1 has 2 cpu free, but they are the nominated pod's: a lower-priority pod may not take them.
+  Apply(PodYaml("lo", "2"));
+  Run();
+  EXPECT_EQ(NodeOf("lo"), "");
+  EXPECT_EQ(MessageOf("lo"),
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: not this time.")
+      << "PostFilter's message is appended, as upstream";
+
+  // The resident leaves: the nominated pod is tried on its node first and lands there.
+  store_.Delete<model::Pod>("default", "resident");
+  Run();
+  EXPECT_EQ(NodeOf("hi"), "n1");
+  EXPECT_EQ(Pod("hi")->data().status.nominated_node_name, "") << "binding clears it";
+  EXPECT_EQ(sched_->queue().nominator().Size(), 0u);
+  EXPECT_EQ(NodeOf("lo"), "") << "1 cpu left on n1";
 }
 
 // A second embedded host inside one test (the fixture's members made reachable).
