@@ -1,0 +1,124 @@
+// `schedctl simulate`: apply the manifests to an embedded store in upstream's order, run the
+// scheduler on a virtual clock until idle, and report every input pod.
+#include "host/cli/simulate.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "host/scheduler/clock.h"
+#include "host/scheduler/profile_set.h"
+#include "host/store/store.h"
+
+namespace schedhost::cli {
+namespace {
+
+using PodPtr = std::shared_ptr<const model::Pod>;
+
+// Rank is the apply order of an object: PriorityClasses first (pods resolve their priority
+// from them on admission), then nodes, PDBs, bound pods and finally the pending pods.
+int Rank(const model::Object& obj) {
+  if (std::holds_alternative<std::shared_ptr<const model::PriorityClass>>(obj)) return 0;
+  if (std::holds_alternative<std::shared_ptr<const model::Node>>(obj)) return 1;
+  if (std::holds_alternative<std::shared_ptr<const model::PodDisruptionBudget>>(obj)) return 2;
+  return std::get<PodPtr>(obj)->node_name().empty() ? 4 : 3;
+}
+
+SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
+                     const scheduler::Scheduler& sched) {
+  SimulatedPod out;
+  out.namespace_name = input.namespace_name();
+  out.name = input.name();
+  out.status = "Pending";
+  PodPtr pod = store.Get<model::Pod>(input.namespace_name(), input.name());
+  if (!pod) {
+    out.message = "deleted during the simulation";
+    return out;
+  }
+  if (!pod->data().status.nominated_node_name.empty()) {
+    out.nominated_node = pod->data().status.nominated_node_name;
+  }
+  if (!pod->node_name().empty()) {
+    out.node = pod->node_name();
+    out.status = "Bound";
+    return out;
+  }
+  const std::string& scheduler_name = pod->data().spec.scheduler_name;
+  if (sched.profiles()->Find(scheduler_name) == nullptr) {
+    out.message = "no profile is named \"" + scheduler_name +
+                  "\" (spec.schedulerName): this host does not schedule the pod";
+    return out;
+  }
+  std::optional<scheduler::PodDiagnostics> d = sched.Diagnostics(pod->uid());
+  out.message = d && !d->message.empty() ? d->message : "not attempted before the simulation ended";
+  return out;
+}
+
+}  // namespace
+
+SimulationResult Simulate(const config::HostConfig& config,
+                          const std::vector<model::Object>& objects,
+                          const std::filesystem::path& plugin_dir, uint64_t seed) {
+  std::shared_ptr<const scheduler::ProfileSet> profiles =
+      scheduler::ProfileSet::Build(config, plugin_dir);
+  store::Store store;
+  std::vector<size_t> order(objects.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return Rank(objects[a]) < Rank(objects[b]); });
+  for (size_t i : order) {
+    try {
+      store.CreateObject(objects[i]);
+    } catch (const store::StoreError& e) {
+      throw SimulationError("object " + std::to_string(i + 1) + " of the input (" +
+                            store::Describe(objects[i]) + ") was refused: " + e.what());
+    }
+  }
+
+  scheduler::SchedulerOptions options;
+  options.clock = std::make_shared<scheduler::VirtualClock>();
+  options.seed = seed;
+  options.pod_initial_backoff = config.pod_initial_backoff;
+  options.pod_max_backoff = config.pod_max_backoff;
+  scheduler::Scheduler sched(store, profiles, options);
+  SimulationResult result;
+  result.run = sched.RunUntilIdle();
+  for (const model::Object& obj : objects) {
+    if (const auto* pod = std::get_if<PodPtr>(&obj)) result.pods.push_back(Outcome(**pod, store, sched));
+  }
+  sched.Stop();
+  return result;
+}
+
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  constexpr std::string_view kPrefix = "schedctl simulate: ";
+  if (options.output != "table" && options.output != "json") {
+    err << kPrefix << "-o must be json or table, not \"" << options.output << "\"\n";
+    return 1;
+  }
+  if (options.manifest_paths.empty()) {
+    err << kPrefix << "no manifests: pass them with -f FILE\n";
+    return 1;
+  }
+  try {
+    config::HostConfig cfg = options.config_path.empty()
+                                 ? config::ParseConfig("", "(built-in defaults)", {})
+                                 : config::LoadConfigFile(options.config_path);
+    std::vector<model::Object> objects;
+    for (const std::string& path : options.manifest_paths) {
+      std::vector<model::Object> decoded = model::DecodeFile(path);
+      objects.insert(objects.end(), decoded.begin(), decoded.end());
+    }
+    SimulationResult result = Simulate(cfg, objects, options.plugin_dir, options.seed);
+    if (!result.run.idle) {
+      err << kPrefix << "warning: stopped by " << result.run.stopped_by
+          << " with pods still being retried; the result is where they were then\n";
+    }
+    out << (options.output == "json" ? FormatJson(result) : FormatTable(result));
+    return 0;
+  } catch (const std::exception& e) {
+    err << kPrefix << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace schedhost::cli

@@ -1,0 +1,268 @@
+// `schedctl simulate` end to end: the demo cluster's JSON (every pod's node, status and
+// message), determinism per seed, the table, and malformed or refused manifests (exit code 1,
+// the document index and field path, nothing printed on stdout). One test runs the real binary.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "host/cli/simulate.h"
+#include "host/framework/testing/harness.h"
+
+namespace schedhost::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string SourceDir() {
+  const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+std::string DemoCluster() { return SourceDir() + "/config/examples/demo-cluster.yaml"; }
+
+struct Outcome {
+  int code = 0;
+  std::string out;
+  std::string err;
+};
+
+Outcome Simulate(const std::vector<std::string>& files, const std::string& output = "json",
+             uint64_t seed = 0) {
+  SimulateOptions o;
+  o.manifest_paths = files;
+  o.output = output;
+  o.seed = seed;
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  Outcome r;
+  r.code = RunSimulate(o, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// TempFile writes `text` to a file in the test's temporary directory and returns its path.
+std::string TempFile(const std::string& name, const std::string& text) {
+  std::filesystem::path p = std::filesystem::temp_directory_path() /
+                            ("schedhost_simulate_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+struct Expected {
+  const char* ns;
+  const char* name;
+  std::optional<std::string> node;
+  const char* status;
+  const char* message;
+};
+
+TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
+  Outcome r = Simulate({DemoCluster()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.size(), 2u) << "exactly pods and evicted";
+  EXPECT_EQ(j["evicted"], nlohmann::json::array());
+  const std::vector<Expected> want = {
+      {"data", "postgres-0", "zone-a-1", "Bound", ""},
+      {"data", "redis-0", "zone-b-1", "Bound", ""},
+      // Created first but low priority: api-critical took zone-a-2 before it was tried.
+      {"default", "batch-report", std::nullopt, "Pending",
+       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
+       "were unschedulable, 2 Insufficient cpu, 2 node(s) didn't match Pod's node "
+       "affinity/selector."},
+      {"default", "web-1", "zone-c-ssd", "Bound", ""},
+      {"default", "web-2", "zone-b-1", "Bound", ""},
+      {"default", "web-3", "zone-c-ssd", "Bound", ""},
+      {"default", "api-critical", "zone-a-2", "Bound", ""},
+      {"ml", "training", "zone-c-gpu", "Bound", ""},
+      {"default", "ssd-cache", "zone-c-ssd", "Bound", ""},
+      {"default", "zone-b-worker", "zone-b-1", "Bound", ""},
+      {"data", "postgres-1", "zone-b-1", "Bound", ""},
+      {"edge", "ingress-1", "zone-a-1", "Bound", ""},
+      {"edge", "ingress-2", "zone-a-2", "Bound", ""},
+      {"edge", "ingress-3", std::nullopt, "Pending",
+       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
+       "were unschedulable, 2 node(s) didn't have free ports for the requested pod ports, 2 "
+       "node(s) didn't match Pod's node affinity/selector."},
+      {"ml", "huge", std::nullopt, "Pending",
+       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
+       "were unschedulable, 4 Insufficient cpu, 4 Insufficient memory."},
+      {"default", "gated-job", std::nullopt, "Pending",
+       "waiting for scheduling gates: [example.com/approval]"},
+  };
+  const nlohmann::json& pods = j["pods"];
+  ASSERT_EQ(pods.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(want[i].name);
+    const nlohmann::json& p = pods[i];
+    std::vector<std::string> keys;
+    for (auto it = p.begin(); it != p.end(); ++it) keys.push_back(it.key());
+    EXPECT_THAT(keys, ::testing::UnorderedElementsAre("namespace", "name", "node",
+                                                      "nominatedNode", "status", "message"));
+    EXPECT_EQ(p["namespace"], want[i].ns);
+    EXPECT_EQ(p["name"], want[i].name);
+    if (want[i].node) {
+      EXPECT_EQ(p["node"], *want[i].node);
+    } else {
+      EXPECT_TRUE(p["node"].is_null());
+    }
+    EXPECT_TRUE(p["nominatedNode"].is_null());
+    EXPECT_EQ(p["status"], want[i].status);
+    EXPECT_EQ(p["message"], want[i].message);
+  }
+  // Keys come out in the documented order.
+  EXPECT_THAT(r.out, HasSubstr("\"namespace\": \"data\",\n      \"name\": \"postgres-0\",\n"
+                               "      \"node\": \"zone-a-1\",\n      \"nominatedNode\": null,\n"
+                               "      \"status\": \"Bound\",\n      \"message\": \"\""));
+}
+
+TEST(SimulateTest, SameSeedSameAnswer) {
+  const std::string first = Simulate({DemoCluster()}, "json", 42).out;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Simulate({DemoCluster()}, "json", 42).out, first);
+}
+
+TEST(SimulateTest, TableLooksLikeKubectl) {
+  Outcome r = Simulate({DemoCluster()}, "table");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header, "NAMESPACE   NAME            STATUS    NODE         NOMINATED   MESSAGE");
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "data        postgres-0      Bound     zone-a-1     <none>");
+  int rows = 1;
+  bool saw_gate = false;
+  while (std::getline(lines, line)) {
+    ++rows;
+    if (line.find("gated-job") != std::string::npos) {
+      EXPECT_EQ(line, "default     gated-job       Pending   <none>       <none>      waiting for "
+                      "scheduling gates: [example.com/approval]");
+      saw_gate = true;
+    }
+  }
+  EXPECT_EQ(rows, 16);
+  EXPECT_TRUE(saw_gate);
+}
+
+TEST(SimulateTest, MalformedManifestSchedulesNothing) {
+  const std::string bad = TempFile("bad.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: lots}}
+)");
+  Outcome r = Simulate({bad});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "") << "nothing scheduled, nothing printed";
+  EXPECT_EQ(r.err, "schedctl simulate: " + bad +
+                       ": document 2 (Pod default/p): spec.containers[0].resources.requests.cpu: "
+                       "invalid quantity \"lots\": unexpected character 'l' at offset 0\n");
+}
+
+TEST(SimulateTest, BadInputsAreRefusedWithTheReason) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> files;
+    std::string output;
+    std::string err_contains;
+  };
+  const std::string unknown_class = TempFile("class.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  priorityClassName: nope
+  containers: [{name: c, image: busybox}]
+)");
+  const std::string not_yaml = TempFile("syntax.yaml", "apiVersion: v1\nkind: [Pod\n");
+  const std::string unknown_kind = TempFile("kind.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n");
+  const std::vector<Case> cases = {
+      {"missing file", {"/nonexistent/cluster.yaml"}, "json", "/nonexistent/cluster.yaml: cannot read file"},
+      {"bad output", {DemoCluster()}, "yaml", "-o must be json or table, not \"yaml\""},
+      {"unknown priority class", {unknown_class}, "json", "object 1 of the input (Pod default/p) was refused"},
+      {"yaml syntax", {not_yaml}, "json", "syntax.yaml"},
+      {"unknown kind", {unknown_kind}, "json", "Service"},
+      {"no files", {}, "json", "no manifests"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Outcome r = Simulate(c.files, c.output);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_THAT(r.err, StartsWith("schedctl simulate: "));
+    EXPECT_THAT(r.err, HasSubstr(c.err_contains));
+  }
+}
+
+TEST(SimulateTest, SeveralFilesAreOneInputInOrder) {
+  const std::string nodes = TempFile("nodes.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: only}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}
+)");
+  const std::string pods = TempFile("pods.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: first}
+spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: second, namespace: other}
+spec:
+  schedulerName: someone-else
+  containers: [{name: c, image: busybox}]
+)");
+  // Pods before the node in the input: the node is still applied first.
+  Outcome r = Simulate({pods, nodes});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["pods"][0]["node"], "only");
+  EXPECT_EQ(j["pods"][1]["status"], "Pending");
+  EXPECT_EQ(j["pods"][1]["message"],
+            "no profile is named \"someone-else\" (spec.schedulerName): this host does not "
+            "schedule the pod");
+}
+
+TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
+  const std::filesystem::path schedctl =
+      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
+  const std::string bad = TempFile("bin_bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                                   "spec: {priority: high}\n");
+  auto run = [](const std::string& cmd, std::string& out) {
+    FILE* f = ::popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    size_t n = 0;
+    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
+    return WEXITSTATUS(::pclose(f));
+  };
+  std::string out;
+  EXPECT_EQ(run(schedctl.string() + " simulate -f " + bad + " 2>&1", out), 1);
+  EXPECT_THAT(out, HasSubstr("document 1 (Pod default/p): spec.priority"));
+  out.clear();
+  EXPECT_EQ(run(schedctl.string() + " simulate -o json -f " + DemoCluster(), out), 0);
+  EXPECT_EQ(nlohmann::json::parse(out)["pods"].size(), 16u);
+}
+
+}  // namespace
+}  // namespace schedhost::cli
