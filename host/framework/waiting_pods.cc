@@ -82,7 +82,7 @@ std::optional<Status> WaitingPod::decision() const {
   return decision_;
 }
 
-bool WaitingPod::Decide(Status status) {
+bool WaitingPod::Decide(const Status& status) {
   std::vector<Clock::TimerId> timers;
   DoneFn done;
   {

@@ -68,7 +68,7 @@ class WaitingPod {
   friend class WaitingPods;
   WaitingPod(WaitingPods* owner, Clock* clock, std::shared_ptr<const model::Pod> pod, uint64_t id,
              DoneFn done);
-  bool Decide(Status status);
+  bool Decide(const Status& status);
 
   WaitingPods* const owner_;
   Clock* const clock_;

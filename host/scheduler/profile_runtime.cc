@@ -85,9 +85,9 @@ bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
 }
 
 queue::QueueCallbacks MakeQueueCallbacks(
-    std::shared_ptr<const ProfileRuntime> initial,
-    std::function<std::shared_ptr<const ProfileRuntime>()> current,
-    std::function<void(const model::Pod&, const queue::PreEnqueueResult&)> on_pre_enqueue) {
+    const std::shared_ptr<const ProfileRuntime>& initial,
+    const std::function<std::shared_ptr<const ProfileRuntime>()>& current,
+    const std::function<void(const model::Pod&, const queue::PreEnqueueResult&)>& on_pre_enqueue) {
   queue::QueueCallbacks cb;
   cb.less = [initial](const queue::QueuedPodInfo& a, const queue::QueuedPodInfo& b) {
     return initial->QueueSortLess(a, b);

@@ -63,8 +63,8 @@ class ProfileRuntime {
 /// every profile; a reload re-sorts through SchedulingQueue::Reorder), PreEnqueue and hints from
 /// whatever `current` returns when they run. `on_pre_enqueue` (may be empty) sees every verdict.
 queue::QueueCallbacks MakeQueueCallbacks(
-    std::shared_ptr<const ProfileRuntime> initial,
-    std::function<std::shared_ptr<const ProfileRuntime>()> current,
-    std::function<void(const model::Pod&, const queue::PreEnqueueResult&)> on_pre_enqueue);
+    const std::shared_ptr<const ProfileRuntime>& initial,
+    const std::function<std::shared_ptr<const ProfileRuntime>()>& current,
+    const std::function<void(const model::Pod&, const queue::PreEnqueueResult&)>& on_pre_enqueue);
 
 }  // namespace schedhost::scheduler

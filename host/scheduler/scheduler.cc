@@ -161,7 +161,7 @@ size_t Scheduler::DrainBindings() {
   return manual_executor_ != nullptr ? manual_executor_->RunAll() : 0;
 }
 
-RunResult Scheduler::RunUntilIdle(RunLimits limits) {
+RunResult Scheduler::RunUntilIdle(const RunLimits& limits) {
   if (virtual_clock_ == nullptr) throw SchedulerError("RunUntilIdle needs a VirtualClock");
   RunResult result;
   const Clock::TimePoint start = virtual_clock_->Now();

@@ -123,7 +123,7 @@ class Scheduler {
   /// then jumps the virtual clock to the next timer (backoff flush, Permit timeouts), and stops
   /// when activeQ, backoffQ and in-flight pods are all empty or a limit is reached. Throws
   /// SchedulerError unless the clock is a VirtualClock.
-  RunResult RunUntilIdle(RunLimits limits = {});
+  RunResult RunUntilIdle(const RunLimits& limits = {});
 
   /// CheckInvariants returns "" when every pending pod of a profile is in exactly one place of
   /// the queue (or in flight), no bound pod is queued, and the cache agrees with the store;
