@@ -13,7 +13,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using framework::testing::FakePlugin;
-using framework::testing::FakePlugins;
 using framework::testing::Reasons;
 
 std::string Profile(const std::string& points) {
@@ -22,6 +21,11 @@ std::string Profile(const std::string& points) {
 
 class BindingTest : public SchedulerTest {
  protected:
+  // Stop before log_ goes: stopping may still unreserve.
+  ~BindingTest() override {
+    if (sched_) sched_->Stop();
+  }
+
   // Reserve plugins that log reserve / unreserve calls in order.
   FakePlugin& Reserver(const std::string& name, int32_t code = SCHEDHOST_SUCCESS,
                        std::string reason = "") {
@@ -35,7 +39,6 @@ class BindingTest : public SchedulerTest {
     return f;
   }
 
-  FakePlugins fakes_;
   std::vector<std::string> log_;
 };
 

@@ -171,8 +171,7 @@ TEST_F(PlacementTest, BoundPodFreeingRoomWakesAPendingPod) {
 
 TEST_F(PlacementTest, NominatedPodKeepsItsNodeFromLowerPriorityPods) {
   // A PostFilter standing in for preemption: it nominates n1 for the first pod that fails.
-  framework::testing::FakePlugins fakes;
-  framework::testing::FakePlugin& nominate = fakes.Add("NominateN1");
+  framework::testing::FakePlugin& nominate = fakes_.Add("NominateN1");
   int post_filter_calls = 0;
   nominate.post_filter = [&](const schedhost_node_status_map*, std::string* node,
                              framework::testing::Reasons& r) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "host/framework/testing/fake_plugin.h"
 #include "host/scheduler/scheduler.h"
 #include "host/store/store.h"
 
@@ -56,6 +57,9 @@ class SchedulerTest : public ::testing::Test {
   /// Where returns where pod `name` is in the queue.
   queue::PodLocation Where(const std::string& name) const;
 
+  // Declared first so it outlives the scheduler: plugin instances made from its descriptors are
+  // destroyed with the scheduler's profiles.
+  framework::testing::FakePlugins fakes_;
   store::Store store_;
   std::shared_ptr<scheduler::VirtualClock> clock_;
   std::unique_ptr<scheduler::Scheduler> sched_;
