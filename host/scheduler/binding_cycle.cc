@@ -207,8 +207,12 @@ void Scheduler::HandleFailure(const queue::QueuedPodInfo& info, const Status& st
     // Deleted meanwhile: the queue drops it below.
   }
   try {
-    queue_->AddUnschedulableIfNotPresent(info, std::move(rejectors), std::move(pending),
-                                         AbiCode(status.code), nominated_node);
+    const queue::PodLocation where = queue_->AddUnschedulableIfNotPresent(
+        info, std::move(rejectors), std::move(pending), AbiCode(status.code), nominated_node);
+    if (where == queue::PodLocation::kNone) {
+      ForgetDiagnostics(pod.uid());  // deleted meanwhile: nothing more to say about it
+      return;
+    }
   } catch (const queue::QueueError& e) {
     spdlog::error("scheduler: requeueing pod {}/{}: {}", pod.namespace_name(), pod.name(),
                   e.what());

@@ -89,6 +89,7 @@ void EventRouter::RoutePod(const store::Event& event) {
       }
       return;
     case store::EventType::kDeleted:
+      s_.ForgetDiagnostics(pod->uid());
       if (Bound(pod)) {
         try {
           cache.RemovePod(pod->uid());

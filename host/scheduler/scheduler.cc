@@ -235,6 +235,11 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
   return it->second;
 }
 
+void Scheduler::ForgetDiagnostics(std::string_view uid) {
+  std::lock_guard lock(diag_mu_);
+  if (auto it = diagnostics_.find(uid); it != diagnostics_.end()) diagnostics_.erase(it);
+}
+
 void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {
   std::lock_guard lock(diag_mu_);
   auto it = diagnostics_.find(pod.uid());

@@ -173,6 +173,7 @@ class Scheduler {
   void ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
                    size_t slot);
   void Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit);
+  void ForgetDiagnostics(std::string_view uid);
 
   store::Store& store_;
   SchedulerOptions options_;
