@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "host/framework/log.h"
+
 namespace schedhost::framework {
 
 Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
+  TouchLoggerBeforeThreads();
   for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] { Worker(); });
 }
 

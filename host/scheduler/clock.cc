@@ -3,11 +3,16 @@
 
 #include <algorithm>
 
+#include "host/framework/log.h"
+
 namespace schedhost::scheduler {
 
 // --- RealClock ---------------------------------------------------------------------------------
 
-RealClock::RealClock() : thread_([this] { Loop(); }) {}
+RealClock::RealClock() {
+  framework::TouchLoggerBeforeThreads();
+  thread_ = std::thread([this] { Loop(); });
+}
 
 RealClock::~RealClock() {
   {

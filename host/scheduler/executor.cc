@@ -3,9 +3,12 @@
 
 #include <algorithm>
 
+#include "host/framework/log.h"
+
 namespace schedhost::scheduler {
 
 ThreadPoolExecutor::ThreadPoolExecutor(int threads) {
+  framework::TouchLoggerBeforeThreads();
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Worker(); });
 }
 

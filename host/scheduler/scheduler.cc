@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/cache/consistency.h"
+#include "host/framework/log.h"
 #include "host/scheduler/event_router.h"
 
 namespace schedhost::scheduler {
@@ -20,6 +21,7 @@ std::string_view View(schedhost_str s) {
 Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> profiles,
                      SchedulerOptions options)
     : store_(store), options_(std::move(options)), rng_(options_.seed) {
+  framework::TouchLoggerBeforeThreads();
   clock_ = options_.clock ? options_.clock : std::make_shared<RealClock>();
   virtual_clock_ = dynamic_cast<VirtualClock*>(clock_.get());
   profiles_ = std::make_shared<ProfileRuntime>(std::move(profiles));
