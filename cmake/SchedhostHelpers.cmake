@@ -20,6 +20,9 @@ if(SCHEDHOST_SANITIZE STREQUAL "address")
   target_link_options(schedhost_flags INTERFACE -fsanitize=address,undefined)
 elseif(SCHEDHOST_SANITIZE STREQUAL "thread")
   target_compile_options(schedhost_flags INTERFACE -fsanitize=thread -fno-omit-frame-pointer)
+  # Asio orders handlers with its scheduler's mutex, which TSan sees; its extra fences TSan does
+  # not model (-Wtsan), so leave them out of this build.
+  target_compile_definitions(schedhost_flags INTERFACE BOOST_ASIO_DISABLE_FENCED_BLOCK)
   target_link_options(schedhost_flags INTERFACE -fsanitize=thread)
 elseif(NOT SCHEDHOST_SANITIZE STREQUAL "")
   message(FATAL_ERROR "SCHEDHOST_SANITIZE must be '', address or thread, not '${SCHEDHOST_SANITIZE}'")

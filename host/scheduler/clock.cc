@@ -2,6 +2,8 @@
 #include "host/scheduler/clock.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "host/framework/log.h"
 
@@ -9,64 +11,71 @@ namespace schedhost::scheduler {
 
 // --- RealClock ---------------------------------------------------------------------------------
 
-RealClock::RealClock() {
+// Timer is one armed timer. Only the io_context's thread touches `timer`: arming and
+// cancelling are posted to it, in the order the callers made them.
+struct RealClock::Timer {
+  explicit Timer(boost::asio::io_context& io) : timer(io) {}
+  boost::asio::steady_timer timer;
+  std::function<void()> fn;
+};
+
+RealClock::RealClock() : work_(boost::asio::make_work_guard(io_)) {
   framework::TouchLoggerBeforeThreads();
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] { io_.run(); });
 }
 
 RealClock::~RealClock() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  io_.stop();
   thread_.join();
+  std::lock_guard lock(mu_);
+  timers_.clear();
 }
 
 Clock::TimePoint RealClock::Now() const { return std::chrono::steady_clock::now(); }
 
 Clock::TimerId RealClock::AfterFunc(std::chrono::nanoseconds delay, std::function<void()> fn) {
   const TimePoint at = Now() + std::max(delay, std::chrono::nanoseconds(0));
+  auto timer = std::make_shared<Timer>(io_);
+  timer->fn = std::move(fn);
   TimerId id = 0;
-  bool earliest = false;
   {
     std::lock_guard lock(mu_);
     id = next_id_++;
-    timers_.emplace(id, std::make_pair(at, std::move(fn)));
-    due_.emplace(at, id);
-    earliest = due_.begin()->second == id;
+    timers_.emplace(id, timer);
   }
-  if (earliest) cv_.notify_all();
+  boost::asio::post(io_, [this, timer, id, at] {
+    timer->timer.expires_at(at);
+    timer->timer.async_wait([this, id](const boost::system::error_code& ec) {
+      if (!ec) Fire(id);
+    });
+  });
   return id;
 }
 
 bool RealClock::Cancel(TimerId id) {
-  std::lock_guard lock(mu_);
-  auto it = timers_.find(id);
-  if (it == timers_.end()) return false;
-  due_.erase({it->second.first, id});
-  timers_.erase(it);
+  std::shared_ptr<Timer> timer;
+  {
+    std::lock_guard lock(mu_);
+    auto it = timers_.find(id);
+    if (it == timers_.end()) return false;
+    timer = std::move(it->second);
+    timers_.erase(it);
+  }
+  // Forgetting the id already keeps the callback from running; cancelling frees the wait early.
+  boost::asio::post(io_, [timer] { timer->timer.cancel(); });
   return true;
 }
 
-void RealClock::Loop() {
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    if (due_.empty()) {
-      cv_.wait(lock);
-      continue;
-    }
-    const auto [at, id] = *due_.begin();
-    if (Now() < at) {
-      cv_.wait_until(lock, at);
-      continue;
-    }
-    due_.erase(due_.begin());
-    auto node = timers_.extract(id);
-    lock.unlock();
-    node.mapped().second();
-    lock.lock();
+void RealClock::Fire(TimerId id) {
+  std::shared_ptr<Timer> timer;
+  {
+    std::lock_guard lock(mu_);
+    auto it = timers_.find(id);
+    if (it == timers_.end()) return;  // cancelled after it expired
+    timer = std::move(it->second);
+    timers_.erase(it);
   }
+  timer->fn();
 }
 
 // --- VirtualClock ------------------------------------------------------------------------------

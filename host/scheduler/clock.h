@@ -8,10 +8,12 @@
 //   clock.AdvanceToNextTimer();   // now is start + 5s, the callback ran
 #pragma once
 
-#include <condition_variable>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -24,7 +26,7 @@ namespace schedhost::scheduler {
 
 using framework::Clock;
 
-/// RealClock: steady_clock time, timers fired in due order by one timer thread.
+/// RealClock: steady_clock time, timers run by a Boost.Asio io_context on one thread of its own.
 class RealClock : public Clock {
  public:
   RealClock();
@@ -38,14 +40,14 @@ class RealClock : public Clock {
   bool Cancel(TimerId id) override;
 
  private:
-  void Loop();
+  struct Timer;
+  void Fire(TimerId id);
 
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::set<std::pair<TimePoint, TimerId>> due_;
-  std::map<TimerId, std::pair<TimePoint, std::function<void()>>> timers_;
+  std::map<TimerId, std::shared_ptr<Timer>> timers_;  // armed, not yet fired or cancelled
   TimerId next_id_ = 1;
-  bool stop_ = false;
   std::thread thread_;
 };
 

@@ -2,44 +2,24 @@
 #include "host/scheduler/executor.h"
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 
 #include "host/framework/log.h"
 
 namespace schedhost::scheduler {
 
-ThreadPoolExecutor::ThreadPoolExecutor(int threads) {
-  framework::TouchLoggerBeforeThreads();
-  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Worker(); });
-}
+namespace {
+size_t AtLeastOne(int threads) { return static_cast<size_t>(std::max(1, threads)); }
+}  // namespace
 
-ThreadPoolExecutor::~ThreadPoolExecutor() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : threads_) t.join();
-}
+ThreadPoolExecutor::ThreadPoolExecutor(int threads)
+    : pool_((framework::TouchLoggerBeforeThreads(), AtLeastOne(threads))) {}
+
+// join() waits for the outstanding work, including tasks those tasks post.
+ThreadPoolExecutor::~ThreadPoolExecutor() { pool_.join(); }
 
 void ThreadPoolExecutor::Post(std::function<void()> task) {
-  {
-    std::lock_guard lock(mu_);
-    tasks_.push_back(std::move(task));
-  }
-  cv_.notify_one();
-}
-
-void ThreadPoolExecutor::Worker() {
-  std::unique_lock lock(mu_);
-  for (;;) {
-    cv_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-    if (tasks_.empty()) return;  // stopping, and nothing left to run
-    std::function<void()> task = std::move(tasks_.front());
-    tasks_.pop_front();
-    lock.unlock();
-    task();
-    lock.lock();
-  }
+  boost::asio::post(pool_, std::move(task));
 }
 
 void ManualExecutor::Post(std::function<void()> task) {

@@ -7,13 +7,11 @@
 //   pool.Post([] { ...binding cycle... });
 #pragma once
 
-#include <condition_variable>
+#include <boost/asio/thread_pool.hpp>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <thread>
-#include <vector>
 
 namespace schedhost::scheduler {
 
@@ -25,7 +23,7 @@ class Executor {
   virtual void Post(std::function<void()> task) = 0;
 };
 
-/// ThreadPoolExecutor runs tasks on a fixed set of threads, in posting order per free thread.
+/// ThreadPoolExecutor runs tasks on a Boost.Asio thread pool, in posting order per free thread.
 class ThreadPoolExecutor : public Executor {
  public:
   /// ThreadPoolExecutor starts `threads` workers (at least one).
@@ -38,13 +36,7 @@ class ThreadPoolExecutor : public Executor {
   void Post(std::function<void()> task) override;
 
  private:
-  void Worker();
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stop_ = false;
-  std::vector<std::thread> threads_;
+  boost::asio::thread_pool pool_;
 };
 
 /// ManualExecutor keeps tasks until RunAll is called; thread-safe.
