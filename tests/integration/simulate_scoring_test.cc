@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,8 @@ struct ScenarioCase {
   std::string pod;
   std::string with;     // node with both plugins enabled
   std::string without;  // node the profile without them picks ("!x": any node but x)
+
+  friend void PrintTo(const ScenarioCase& c, std::ostream* os) { *os << c.name; }
 };
 
 class SimulateScoringTest : public ::testing::TestWithParam<ScenarioCase> {};
