@@ -30,8 +30,9 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
     const Node node = ni->node();
     const Labels labels = node.labels();
     if (!HasAllKeys(labels, cs)) continue;
+    NodeVerdicts verdicts;
     for (size_t i = 0; i < cs.size(); ++i) {
-      if (!NodeIncluded(cs[i], pod, node)) continue;
+      if (!NodeIncluded(cs[i], pod, node, verdicts)) continue;
       s->counts[i].Append(*labels.Get(cs[i].topology_key),
                           CountMatching(*ni, cs[i].selector, pod.namespace_id()));
     }
@@ -54,9 +55,10 @@ Status PodTopologySpread::UpdateWithPod(CycleState& state, const Pod& pod, const
   const Labels labels = node.labels();
   const Constraints& cs = *s->constraints;
   if (!HasAllKeys(labels, cs)) return {};
+  NodeVerdicts verdicts;
   for (size_t i = 0; i < cs.size(); ++i) {
     // upstream matches the selector here without the empty-selector exception of counting.
-    if (!cs[i].selector.Matches(changed) || !NodeIncluded(cs[i], pod, node)) continue;
+    if (!cs[i].selector.Matches(changed) || !NodeIncluded(cs[i], pod, node, verdicts)) continue;
     const Id value = *labels.Get(cs[i].topology_key);
     DomainCount& d = s->counts[i].Insert(value);
     d.count += delta;

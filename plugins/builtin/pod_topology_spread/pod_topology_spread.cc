@@ -184,17 +184,25 @@ bool PodTopologySpread::RequiredAffinityMatches(const Pod& pod, const Node& node
   });
 }
 
-bool PodTopologySpread::NodeIncluded(const SpreadConstraint& c, const Pod& pod,
-                                     const Node& node) const {
-  if (c.honor_node_affinity && !RequiredAffinityMatches(pod, node)) return false;
+bool PodTopologySpread::NodeIncluded(const SpreadConstraint& c, const Pod& pod, const Node& node,
+                                     NodeVerdicts& cache) const {
+  if (c.honor_node_affinity) {
+    if (cache.affinity < 0) cache.affinity = RequiredAffinityMatches(pod, node) ? 1 : 0;
+    if (cache.affinity == 0) return false;
+  }
   if (c.honor_node_taints) {
-    // upstream: only NoSchedule and NoExecute taints exclude a node.
-    for (const schedhost_taint& t : node.taints()) {
-      if (t.effect != SCHEDHOST_EFFECT_NO_SCHEDULE && t.effect != SCHEDHOST_EFFECT_NO_EXECUTE) {
-        continue;
+    if (cache.taints < 0) {
+      cache.taints = 1;
+      // upstream: only NoSchedule and NoExecute taints exclude a node.
+      for (const schedhost_taint& t : node.taints()) {
+        if ((t.effect == SCHEDHOST_EFFECT_NO_SCHEDULE || t.effect == SCHEDHOST_EFFECT_NO_EXECUTE) &&
+            !AnyTolerates(pod.tolerations(), t)) {
+          cache.taints = 0;
+          break;
+        }
       }
-      if (!AnyTolerates(pod.tolerations(), t)) return false;
     }
+    if (cache.taints == 0) return false;
   }
   return true;
 }

@@ -181,8 +181,15 @@ class PodTopologySpread final : public Plugin,
   Constraints BuildConstraints(const Pod& pod, int32_t action) const;
 
  private:
+  // NodeVerdicts caches, for one node, whether it matches the pod's required node affinity and
+  // whether the pod tolerates its NoSchedule/NoExecute taints (-1: not evaluated yet).
+  struct NodeVerdicts {
+    int8_t affinity = -1;
+    int8_t taints = -1;
+  };
   // NodeIncluded applies `c`'s nodeAffinityPolicy / nodeTaintsPolicy to `node` for `pod`.
-  bool NodeIncluded(const SpreadConstraint& c, const Pod& pod, const Node& node) const;
+  bool NodeIncluded(const SpreadConstraint& c, const Pod& pod, const Node& node,
+                    NodeVerdicts& cache) const;
   bool RequiredAffinityMatches(const Pod& pod, const Node& node) const;
   Status UpdateWithPod(CycleState& state, const Pod& pod, const Pod& changed, const NodeInfo& ni,
                        int64_t delta) const;

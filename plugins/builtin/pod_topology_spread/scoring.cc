@@ -64,10 +64,12 @@ Status PodTopologySpread::PreScore(CycleState& state, const Pod& pod, const Node
     const Node node = ni->node();
     const Labels labels = node.labels();
     if (require_all && !HasAllKeys(labels, cs)) continue;
+    NodeVerdicts verdicts;
     for (size_t i = 0; i < cs.size(); ++i) {
       if (cs[i].topology_key == SCHEDHOST_ID_LABEL_HOSTNAME) continue;
-      DomainCount* d = s->counts[i].Find(labels.Get(cs[i].topology_key).value_or(SCHEDHOST_ID_EMPTY));
-      if (d == nullptr || !NodeIncluded(cs[i], pod, node)) continue;
+      DomainCount* d =
+          s->counts[i].Find(labels.Get(cs[i].topology_key).value_or(SCHEDHOST_ID_EMPTY));
+      if (d == nullptr || !NodeIncluded(cs[i], pod, node, verdicts)) continue;
       d->count += CountMatching(*ni, cs[i].selector, pod.namespace_id());
     }
   }
