@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/framework/plugin_instance.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/interner.h"
 #include "pod_topology_spread.h"
@@ -609,6 +610,41 @@ TEST(PodTopologySpreadEvents, RegistersPodAndNodeEvents) {
     return;
   }
   FAIL() << "no registrations for " << kName;
+}
+
+// The hints skip changes that cannot alter a count the waiting pod was judged by.
+TEST(PodTopologySpreadEvents, HintsSkipIrrelevantChanges) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(NodeYaml("a1", "{zone: a}") + NodeYaml("n0", "{other: x}"));
+  framework::Framework& fw = h.framework();
+  const framework::PluginInstance* pi = fw.FindPlugin(kName);
+  ASSERT_NE(pi, nullptr);
+  std::vector<schedhost_event_registration> regs;
+  for (const auto& [plugin, r] : fw.EventsToRegister()) {
+    if (plugin == kName) regs = r;
+  }
+  ASSERT_EQ(regs.size(), 2u);
+  auto waiting = h.MakePod(PodYaml("p", "{foo: x}", "", kZone1));
+  auto pod_hint = [&](const std::string& yaml) {
+    auto changed = h.MakePod(yaml);
+    schedhost_event_object obj{changed->view(), nullptr};
+    return regs[0].hint(pi->instance, waiting->view(), &regs[0].event, nullptr, &obj);
+  };
+  EXPECT_EQ(pod_hint(PodYaml("m", "{foo: x}", "a1")), SCHEDHOST_QUEUE);
+  EXPECT_EQ(pod_hint(PodYaml("o", "{bar: x}", "a1")), SCHEDHOST_QUEUE_SKIP);
+  EXPECT_EQ(pod_hint(PodYaml("u", "{foo: x}", "")), SCHEDHOST_QUEUE_SKIP);
+  EXPECT_EQ(pod_hint("apiVersion: v1\nkind: Pod\nmetadata: {name: n, namespace: other, labels: "
+                     "{foo: x}}\nspec: {nodeName: a1, containers: [{name: c}]}\n"),
+            SCHEDHOST_QUEUE_SKIP);
+  const auto& snap = h.snapshot();
+  for (size_t i = 0; i < snap.size(); ++i) {
+    const schedhost_node_view* node = snap.views()[i]->node;
+    schedhost_event_object obj{nullptr, node};
+    const int32_t got = regs[1].hint(pi->instance, waiting->view(), &regs[1].event, nullptr, &obj);
+    // upstream: only a node carrying the constraint's key can matter.
+    EXPECT_EQ(got, snap.at(i).node()->name() == "a1" ? SCHEDHOST_QUEUE : SCHEDHOST_QUEUE_SKIP);
+  }
 }
 
 }  // namespace
