@@ -1,0 +1,106 @@
+// PodTopologySpread's Filter side: PreFilter counts matching pods per domain of every
+// DoNotSchedule constraint, AddPod/RemovePod keep the counts right for nominated pods and
+// preemption, and Filter applies the skew rule.
+#include <string>
+#include <utility>
+
+#include "pod_topology_spread.h"
+
+namespace schedhost::plugins {
+
+Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
+                                    PreFilterResult& /*result*/) {
+  auto constraints =
+      std::make_shared<const Constraints>(BuildConstraints(pod, SCHEDHOST_DO_NOT_SCHEDULE));
+  // upstream: no hard constraint, nothing to check; Skip also skips Filter.
+  if (constraints->empty()) return Status::Skip();
+  const Constraints& cs = *constraints;
+  auto s = std::make_unique<PreFilterState>();
+  s->counts.resize(cs.size());
+  s->critical.resize(cs.size());
+  s->self_match.resize(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) s->self_match[i] = cs[i].selector.Matches(pod) ? 1 : 0;
+
+  // Domains come from every node of the snapshot that carries all the topology keys and passes
+  // the constraint's inclusion policies; pods are counted per node and summed per domain.
+  const size_t n = host().NodeCount();
+  for (size_t idx = 0; idx < n; ++idx) {
+    const auto ni = host().NodeAt(idx);
+    if (!ni) continue;
+    const Node node = ni->node();
+    const Labels labels = node.labels();
+    if (!HasAllKeys(labels, cs)) continue;
+    NodeVerdicts verdicts;
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (!NodeIncluded(cs[i], pod, node, verdicts)) continue;
+      s->counts[i].Append(*labels.Get(cs[i].topology_key),
+                          CountMatching(*ni, cs[i].selector, pod.namespace_id()));
+    }
+  }
+  for (DomainCounts& dc : s->counts) dc.Build();
+  for (size_t i = 0; i < cs.size(); ++i) {
+    for (const DomainCount& d : s->counts[i].items()) s->critical[i].Update(d.value, d.count);
+  }
+  s->constraints = std::move(constraints);
+  state.Write(pre_filter_key_, std::move(s));
+  return {};
+}
+
+Status PodTopologySpread::UpdateWithPod(CycleState& state, const Pod& pod, const Pod& changed,
+                                        const NodeInfo& ni, int64_t delta) const {
+  auto* s = state.Read<PreFilterState>(pre_filter_key_);
+  if (s == nullptr || !s->constraints) return {};  // PreFilter skipped: nothing is counted
+  if (changed.namespace_id() != pod.namespace_id()) return {};
+  const Node node = ni.node();
+  const Labels labels = node.labels();
+  const Constraints& cs = *s->constraints;
+  if (!HasAllKeys(labels, cs)) return {};
+  NodeVerdicts verdicts;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    // upstream matches the selector here without the empty-selector exception of counting.
+    if (!cs[i].selector.Matches(changed) || !NodeIncluded(cs[i], pod, node, verdicts)) continue;
+    const Id value = *labels.Get(cs[i].topology_key);
+    DomainCount& d = s->counts[i].Insert(value);
+    d.count += delta;
+    s->critical[i].Update(value, d.count);
+  }
+  return {};
+}
+
+Status PodTopologySpread::AddPod(CycleState& state, const Pod& pod, const Pod& to_add,
+                                 const NodeInfo& ni) {
+  return UpdateWithPod(state, pod, to_add, ni, 1);
+}
+
+Status PodTopologySpread::RemovePod(CycleState& state, const Pod& pod, const Pod& to_remove,
+                                    const NodeInfo& ni) {
+  return UpdateWithPod(state, pod, to_remove, ni, -1);
+}
+
+Status PodTopologySpread::Filter(const CycleState& state, const Pod& /*pod*/, const NodeInfo& ni) {
+  const auto* s = state.Read<PreFilterState>(pre_filter_key_);
+  if (s == nullptr) {
+    return Status::Error("reading \"PreFilterPodTopologySpread\" from cycleState: not found");
+  }
+  if (!s->constraints) return {};
+  const Constraints& cs = *s->constraints;
+  const Labels labels = ni.node().labels();
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const auto value = labels.Get(cs[i].topology_key);
+    if (!value) return Status::UnschedulableAndUnresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    const DomainCounts& dc = s->counts[i];
+    // No domain at all (no node passed the policies): upstream skips the constraint.
+    if (dc.size() == 0) continue;
+    // minDomains: with fewer domains than required, the global minimum is taken as 0.
+    const int64_t min_match =
+        static_cast<int64_t>(dc.size()) < cs[i].min_domains ? 0 : s->critical[i].paths[0].count;
+    const DomainCount* d = dc.Find(*value);
+    const int64_t match = d != nullptr ? d->count : 0;
+    if (match + s->self_match[i] - min_match > cs[i].max_skew) {
+      return Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
+    }
+  }
+  return {};
+}
+
+}  // namespace schedhost::plugins
