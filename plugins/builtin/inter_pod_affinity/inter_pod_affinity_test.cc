@@ -69,6 +69,11 @@ std::string PodYaml(const std::string& name, const std::string& labels, const st
   return y + "  containers:\n  - {name: c, image: busybox}\n---\n";
 }
 
+std::string NamespaceYaml(const std::string& name, const std::string& labels) {
+  return "apiVersion: v1\nkind: Namespace\nmetadata: {name: " + name + ", labels: " + labels +
+         "}\n---\n";
+}
+
 // Term renders one pod affinity term (flow style); `extra` adds fields such as namespaces.
 std::string Term(const std::string& selector, const std::string& key,
                  const std::string& extra = "") {
@@ -230,6 +235,57 @@ INSTANTIATE_TEST_SUITE_P(
                    PodYaml("web", "{app: web}", "n1", "", "other"),
                    PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaceSelector: {}") + "]")),
                    kZoneA},
+        // Non-empty namespaceSelectors match Namespace objects' labels.
+        FilterCase{"NamespaceSelectorByLabel",
+                   NamespaceYaml("team-x", "{team: x}") + PodYaml("web", "{app: web}", "n1", "", "team-x"),
+                   PodYaml("p", "{}", "",
+                           Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]")),
+                   kZoneA},
+        FilterCase{"NamespaceSelectorByNameLabel",
+                   NamespaceYaml("team-x", "{}") + PodYaml("web", "{app: web}", "n1", "", "team-x"),
+                   PodYaml("p", "{}", "",
+                           Aff("[" + Term(kWeb, "zone",
+                                          "namespaceSelector: {matchLabels: "
+                                          "{kubernetes.io/metadata.name: team-x}}") + "]")),
+                   kZoneA},
+        FilterCase{"NamespaceSelectorNotMatching",
+                   NamespaceYaml("team-y", "{team: y}") + PodYaml("web", "{app: web}", "n1", "", "team-y"),
+                   PodYaml("p", "{}", "",
+                           Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]")),
+                   kNoAffinity},
+        // upstream: the incoming pod's selector resolves to existing Namespace objects only.
+        FilterCase{"IncomingSelectorSkipsNamespacesWithoutObject",
+                   PodYaml("web", "{app: web}", "n1", "", "ghost"),
+                   PodYaml("p", "{}", "",
+                           Aff("[" + Term(kWeb, "zone",
+                                          "namespaceSelector: {matchExpressions: [{key: team, "
+                                          "operator: DoesNotExist}]}") + "]")),
+                   kNoAffinity},
+        FilterCase{"NamespacesAndSelectorAreUnited",
+                   NamespaceYaml("team-x", "{team: x}") +
+                       PodYaml("web1", "{app: web}", "n1", "", "team-x") +
+                       PodYaml("web2", "{app: web}", "n3", "", "listed"),
+                   PodYaml("p", "{}", "",
+                           Anti("[" + Term(kWeb, "kubernetes.io/hostname",
+                                           "namespaces: [listed], namespaceSelector: "
+                                           "{matchLabels: {team: x}}") + "]")),
+                   {{"n1", kAnti}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}},
+        FilterCase{"ExistingAntiAffinitySelectsPodsNamespace",
+                   NamespaceYaml("team-x", "{team: x}") +
+                       PodYaml("guard", "{app: guard}", "n3",
+                               Anti("[" + Term(kDb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]"),
+                               "sec"),
+                   PodYaml("p", "{app: db}", "", "", "team-x"),
+                   {{"n1", ""}, {"n2", ""}, {"n3", kExisting}, {"n4", ""}}},
+        // upstream: an existing pod's selector sees a namespace without object as unlabelled.
+        FilterCase{"ExistingSelectorSeesMissingNamespaceAsUnlabelled",
+                   PodYaml("guard", "{app: guard}", "n3",
+                           Anti("[" + Term(kDb, "zone",
+                                           "namespaceSelector: {matchExpressions: [{key: team, "
+                                           "operator: DoesNotExist}]}") + "]"),
+                           "sec"),
+                   PodYaml("p", "{app: db}", "", "", "ghost"),
+                   {{"n1", ""}, {"n2", ""}, {"n3", kExisting}, {"n4", ""}}},
         FilterCase{"AntiAffinityEmptyNamespaceSelector",
                    PodYaml("web", "{app: web}", "n3", "", "other"),
                    PodYaml("p", "{}", "",
