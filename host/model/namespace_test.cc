@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "host/model/decode.h"
 #include "host/model/interner.h"
@@ -66,7 +67,7 @@ TEST(NamespaceTest, InsideAList) {
 
 TEST(NamespaceTest, RefusesInvalidNames) {
   // upstream: namespace names are RFC 1123 labels (no dots, at most 63 characters).
-  for (const std::string name : {"Team", "a.b", std::string(64, 'a')}) {
+  for (const std::string& name : std::vector<std::string>{"Team", "a.b", std::string(64, 'a')}) {
     try {
       DecodeOne("apiVersion: v1\nkind: Namespace\nmetadata: {name: \"" + name + "\"}\n");
       ADD_FAILURE() << name << " was accepted";
