@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "host/model/interner.h"
+
 namespace schedhost::cache {
 namespace {
 
@@ -295,9 +297,30 @@ CacheDump Cache::Dump() const {
 
 // --- Snapshot ------------------------------------------------------------------------------
 
+void Cache::SetNamespace(std::shared_ptr<const model::Namespace> ns) {
+  if (!ns) throw CacheError("SetNamespace: null namespace");
+  std::lock_guard lock(mu_);
+  auto index = namespaces_ ? std::make_shared<NamespaceIndex>(*namespaces_)
+                           : std::make_shared<NamespaceIndex>();
+  const schedhost_id id = ns->name_id();
+  (*index)[id] = std::move(ns);
+  namespaces_ = std::move(index);
+}
+
+void Cache::RemoveNamespace(std::string_view name) {
+  std::lock_guard lock(mu_);
+  if (!namespaces_) return;
+  const schedhost_id id = model::Interner::Global().Lookup(name);
+  if (id == 0 || namespaces_->count(id) == 0) return;
+  auto index = std::make_shared<NamespaceIndex>(*namespaces_);
+  index->erase(id);
+  namespaces_ = std::move(index);
+}
+
 SnapshotUpdate Cache::UpdateSnapshot(Snapshot& snapshot) {
   std::lock_guard lock(mu_);
   SnapshotUpdate result;
+  snapshot.namespaces_ = namespaces_;
   bool affinity_changed = false;
   // Items are newest first: stop at the first one the snapshot already reflects.
   for (Item& item : items_) {

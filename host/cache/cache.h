@@ -72,6 +72,12 @@ class Cache {
   /// (left out of snapshots) until they go. Throws CacheError when the node is not cached.
   void RemoveNode(std::string_view name);
 
+  /// SetNamespace adds or replaces a Namespace object (by name); snapshots see it after their
+  /// next UpdateSnapshot.
+  void SetNamespace(std::shared_ptr<const model::Namespace> ns);
+  /// RemoveNamespace forgets the Namespace object `name`; unknown names are ignored.
+  void RemoveNamespace(std::string_view name);
+
   /// AddPod adds a pod the store reports bound (spec.nodeName set). For an assumed pod of the
   /// same uid this confirms it: the object is replaced, counted once, moved if the store names
   /// another node. Throws CacheError for an unbound pod or one already added.
@@ -142,6 +148,8 @@ class Cache {
   // Node tree: zones in first-seen order, each with its node names in insertion order.
   std::vector<std::pair<std::string, std::vector<std::string>>> zones_;
   size_t num_nodes_ = 0;
+  // Namespace objects, replaced as a whole on change so snapshots can share it.
+  std::shared_ptr<const NamespaceIndex> namespaces_;
 };
 
 }  // namespace schedhost::cache

@@ -373,3 +373,39 @@ TEST(CacheConcurrentTest, WritersAndSnapshotUpdates) {
 
 }  // namespace
 }  // namespace schedhost::cache
+
+namespace schedhost::cache {
+namespace {
+
+std::shared_ptr<const model::Namespace> MakeNamespace(const std::string& name,
+                                                      const std::string& team) {
+  model::NamespaceData d;
+  d.metadata.name = name;
+  d.metadata.labels = {{"team", team}};
+  return model::Namespace::Make(std::move(d));
+}
+
+TEST(CacheNamespaceTest, SnapshotsSeeNamespacesAfterUpdate) {
+  Cache cache;
+  Snapshot snap;
+  auto a = MakeNamespace("ns-a", "x");
+  cache.SetNamespace(a);
+  EXPECT_EQ(snap.GetNamespace(a->name_id()), nullptr) << "not before UpdateSnapshot";
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.GetNamespace(a->name_id()), a.get());
+
+  // A replaced object reaches the next snapshot; the one a cycle holds stays valid meanwhile.
+  auto a2 = MakeNamespace("ns-a", "y");
+  cache.SetNamespace(a2);
+  EXPECT_EQ(snap.GetNamespace(a->name_id()), a.get());
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.GetNamespace(a->name_id()), a2.get());
+
+  cache.RemoveNamespace("ns-a");
+  cache.RemoveNamespace("never-seen");
+  cache.UpdateSnapshot(snap);
+  EXPECT_EQ(snap.GetNamespace(a->name_id()), nullptr);
+}
+
+}  // namespace
+}  // namespace schedhost::cache

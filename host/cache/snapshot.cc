@@ -22,8 +22,14 @@ const NodeInfo* Snapshot::Get(std::string_view name) const {
 
 std::unique_ptr<Snapshot> Snapshot::Build(
     const std::vector<std::shared_ptr<const model::Node>>& nodes,
-    const std::vector<std::shared_ptr<const model::Pod>>& pods) {
+    const std::vector<std::shared_ptr<const model::Pod>>& pods,
+    const std::vector<std::shared_ptr<const model::Namespace>>& namespaces) {
   auto snap = std::make_unique<Snapshot>();
+  if (!namespaces.empty()) {
+    auto index = std::make_shared<NamespaceIndex>();
+    for (const auto& ns : namespaces) (*index)[ns->name_id()] = ns;
+    snap->namespaces_ = std::move(index);
+  }
   std::unordered_map<std::string_view, NodeInfo*> by_name;
   for (const auto& n : nodes) {
     snap->infos_.push_back(std::make_unique<NodeInfo>(n));
@@ -39,6 +45,12 @@ std::unique_ptr<Snapshot> Snapshot::Build(
   }
   snap->Index();
   return snap;
+}
+
+const model::Namespace* Snapshot::GetNamespace(schedhost_id namespace_id) const {
+  if (!namespaces_) return nullptr;
+  auto it = namespaces_->find(namespace_id);
+  return it == namespaces_->end() ? nullptr : it->second.get();
 }
 
 std::unique_ptr<Snapshot> Snapshot::FromNodeInfos(const std::vector<const NodeInfo*>& infos) {

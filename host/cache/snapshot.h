@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "host/cache/node_info.h"
+#include "host/model/namespace.h"
 
 namespace schedhost::cache {
 
@@ -25,6 +26,11 @@ namespace schedhost::cache {
 std::string NormalizedImageName(std::string_view name);
 
 class Cache;
+
+/// NamespaceIndex maps interned namespace names to their Namespace objects. Immutable once
+/// shared: the cache replaces it on every Namespace change (they are rare) and snapshots hold it.
+using NamespaceIndex =
+    std::unordered_map<schedhost_id, std::shared_ptr<const model::Namespace>>;
 
 /// Snapshot holds node infos for one cycle; read-only once built, safe to read concurrently.
 /// Only Cache::UpdateSnapshot changes it, between cycles, never while it is being read.
@@ -38,7 +44,8 @@ class Snapshot {
   /// are ignored and counted in ignored_pods()).
   static std::unique_ptr<Snapshot> Build(
       const std::vector<std::shared_ptr<const model::Node>>& nodes,
-      const std::vector<std::shared_ptr<const model::Pod>>& pods);
+      const std::vector<std::shared_ptr<const model::Pod>>& pods,
+      const std::vector<std::shared_ptr<const model::Namespace>>& namespaces = {});
   /// FromNodeInfos makes a snapshot owning copies of `infos` (order kept).
   static std::unique_ptr<Snapshot> FromNodeInfos(const std::vector<const NodeInfo*>& infos);
 
@@ -55,6 +62,8 @@ class Snapshot {
       const {
     return with_anti_affinity_;
   }
+  /// GetNamespace returns the Namespace object named by `namespace_id`, or nullptr.
+  const model::Namespace* GetNamespace(schedhost_id namespace_id) const;
   size_t ignored_pods() const { return ignored_pods_; }
   /// generation is the newest NodeInfo generation the snapshot reflects (0 when built directly).
   uint64_t generation() const { return generation_; }
@@ -88,6 +97,7 @@ class Snapshot {
   std::vector<const schedhost_node_info_view*> with_anti_affinity_;
   std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> by_name_;
   std::vector<std::string> image_names_;  // storage for image_states names
+  std::shared_ptr<const NamespaceIndex> namespaces_;
   size_t ignored_pods_ = 0;
   uint64_t generation_ = 0;
 };

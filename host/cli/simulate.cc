@@ -14,9 +14,11 @@ namespace {
 
 using PodPtr = std::shared_ptr<const model::Pod>;
 
-// Rank is the apply order of an object: PriorityClasses first (pods resolve their priority
-// from them on admission), then nodes, PDBs, bound pods and finally the pending pods.
+// Rank is the apply order of an object: Namespaces first (as kubectl applies them, so pods
+// never see their namespace appear late), PriorityClasses (pods resolve their priority from
+// them on admission), then nodes, PDBs, bound pods and finally the pending pods.
 int Rank(const model::Object& obj) {
+  if (std::holds_alternative<std::shared_ptr<const model::Namespace>>(obj)) return -1;
   if (std::holds_alternative<std::shared_ptr<const model::PriorityClass>>(obj)) return 0;
   if (std::holds_alternative<std::shared_ptr<const model::Node>>(obj)) return 1;
   if (std::holds_alternative<std::shared_ptr<const model::PodDisruptionBudget>>(obj)) return 2;

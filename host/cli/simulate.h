@@ -1,7 +1,8 @@
 // `schedctl simulate`: an embedded host run on manifests. Every manifest is decoded first (a bad
-// one changes nothing), the objects are applied in upstream's order (PriorityClasses, nodes,
-// PDBs, bound pods, then pending pods in file order), and the scheduler runs on a virtual clock
-// until no pod can make progress — seeded, so the same input gives the same answer every run.
+// one changes nothing), the objects are applied in upstream's order (Namespaces,
+// PriorityClasses, nodes, PDBs, bound pods, then pending pods in file order), and the scheduler
+// runs on a virtual clock until no pod can make progress — seeded, so the same input gives the
+// same answer every run.
 //
 //   SimulationResult r = Simulate(config, DecodeFile("cluster.yaml"), plugin_dir, /*seed=*/0);
 //   std::cout << FormatJson(r);      // DESIGN.md §6

@@ -356,6 +356,19 @@ int32_t FindCandidates(schedhost_host*, schedhost_cycle_state*, const schedhost_
   return SCHEDHOST_E_NOT_AVAILABLE;
 }
 
+// --- Appended in abi 1.1. ---
+
+int32_t NamespaceLabels(schedhost_host* host, schedhost_id namespace_id,
+                        schedhost_labels* out) noexcept {
+  if (out == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = schedhost_labels{nullptr, 0};
+  const auto* s = SnapshotOf(host);
+  const model::Namespace* ns = s ? s->GetNamespace(namespace_id) : nullptr;
+  if (ns == nullptr) return SCHEDHOST_E_NOT_FOUND;
+  *out = ns->labels();
+  return SCHEDHOST_OK;
+}
+
 schedhost_host_api MakeApi() {
   schedhost_host_api a{};
   a.struct_size = sizeof(schedhost_host_api);
@@ -412,6 +425,7 @@ schedhost_host_api MakeApi() {
   a.bind_pod = &BindPod;
   a.preempt = &Preempt;
   a.find_candidates = &FindCandidates;
+  a.namespace_labels = &NamespaceLabels;
   return a;
 }
 

@@ -30,11 +30,12 @@ constexpr KindSpec kKinds[] = {
     {"Node", "v1", false, "NodeList"},
     {"PodDisruptionBudget", "policy/v1", true, "PodDisruptionBudgetList"},
     {"PriorityClass", "scheduling.k8s.io/v1", false, "PriorityClassList"},
+    {"Namespace", "v1", false, "NamespaceList"},
 };
 
 constexpr std::string_view kSupportedKinds =
     "supported: v1 Pod, v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 "
-    "PriorityClass, or a v1 List of them";
+    "PriorityClass, v1 Namespace, or a v1 List of them";
 
 // FindScalar returns a scalar field of a map without failing on malformed input.
 std::string FindScalar(const YamlNode* map, std::string_view key) {
@@ -163,6 +164,11 @@ class Decoder {
       ApplyPdbDefaults(data);
       Check(ValidatePdb(data), prefix);
       out_->push_back(PodDisruptionBudget::Make(std::move(data)));
+    } else if (spec.kind == "Namespace") {
+      NamespaceData data = internal::DecodeNamespace(top);
+      ApplyNamespaceDefaults(data);
+      Check(ValidateNamespace(data), prefix);
+      out_->push_back(Namespace::Make(std::move(data)));
     } else {
       PriorityClassData data = internal::DecodePriorityClass(top);
       data.metadata.namespace_name.clear();

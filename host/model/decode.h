@@ -1,5 +1,5 @@
 // Decoding Kubernetes manifests (YAML, multi-document, or JSON) into made objects: v1 Pod,
-// v1 Node, policy/v1 PodDisruptionBudget and scheduling.k8s.io/v1 PriorityClass, also inside a
+// v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass and v1 Namespace, also inside a
 // `kind: List` (or PodList, NodeList, ...) `items:` list. Unknown fields are ignored; wrong
 // types, invalid values (see validation.h) and unknown kinds throw DecodeError naming the
 // source, the 1-based document, the object, the field path and the reason. Where a string is
@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "host/model/namespace.h"
 #include "host/model/node.h"
 #include "host/model/pdb.h"
 #include "host/model/pod.h"
@@ -28,7 +29,8 @@ namespace schedhost::model {
 // Object is one decoded object.
 using Object =
     std::variant<std::shared_ptr<const Pod>, std::shared_ptr<const Node>,
-                 std::shared_ptr<const PodDisruptionBudget>, std::shared_ptr<const PriorityClass>>;
+                 std::shared_ptr<const PodDisruptionBudget>, std::shared_ptr<const PriorityClass>,
+                 std::shared_ptr<const Namespace>>;
 
 // DecodeError is a manifest the decoder refused; what() reads
 // "<source>: document <n> (<Kind> <namespace/name>): <path>: <reason>", leaving out the parts

@@ -52,7 +52,8 @@ TEST(DecodeErrorsTest, ExactMessages) {
        "t.yaml: document 1: kind: required"},
       {"unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n",
        "t.yaml: document 1: kind: unsupported kind \"Deployment\"; supported: v1 Pod, v1 Node, "
-       "policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, or a v1 List of them"},
+       "policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, v1 Namespace, or a "
+       "v1 List of them"},
       {"wrong apiVersion", "apiVersion: apps/v1\nkind: Pod\nmetadata: {name: x, namespace: ns}\n",
        "t.yaml: document 1 (Pod ns/x): apiVersion: unsupported apiVersion \"apps/v1\" for kind Pod "
        "(want \"v1\")"},

@@ -97,4 +97,10 @@ PriorityClassData DecodePriorityClass(const MapReader& object) {
   return pc;
 }
 
+NamespaceData DecodeNamespace(const MapReader& object) {
+  NamespaceData ns;
+  ns.metadata = ReadMeta(object.Get("metadata"), object.Path("metadata"));
+  return ns;
+}
+
 }  // namespace schedhost::model::internal

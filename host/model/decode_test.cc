@@ -326,7 +326,7 @@ TEST(DecodeTest, DecodeFileUsesThePathAsSource) {
               path +
                   ": document 2: kind: unsupported kind \"Deployment\"; supported: v1 Pod, "
                   "v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 "
-                  "PriorityClass, or a v1 List of them");
+                  "PriorityClass, v1 Namespace, or a v1 List of them");
   }
   {
     std::ofstream out(path);

@@ -14,6 +14,7 @@
 #include "host/model/affinity.h"
 #include "host/model/labels.h"
 #include "host/model/meta.h"
+#include "host/model/namespace.h"
 #include "host/model/pod.h"
 #include "host/model/quantity.h"
 #include "host/model/validation_util.h"
@@ -105,5 +106,7 @@ PodData DecodePod(const MapReader& object);
 NodeData DecodeNode(const MapReader& object);
 PodDisruptionBudgetData DecodePdb(const MapReader& object);
 PriorityClassData DecodePriorityClass(const MapReader& object);
+// DecodeNamespace reads a v1 Namespace's metadata (spec and status are ignored).
+NamespaceData DecodeNamespace(const MapReader& object);
 
 }  // namespace schedhost::model::internal

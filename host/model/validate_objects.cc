@@ -349,4 +349,11 @@ std::optional<FieldError> ValidatePriorityClass(const PriorityClassData& pc) {
   });
 }
 
+std::optional<FieldError> ValidateNamespace(const NamespaceData& ns) {
+  return Run([&] {
+    internal::CheckMeta(ns.metadata, /*namespaced=*/false);
+    CheckDnsLabelField("metadata.name", ns.metadata.name);
+  });
+}
+
 }  // namespace schedhost::model

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "host/model/namespace.h"
 #include "host/model/node.h"
 #include "host/model/pdb.h"
 #include "host/model/pod.h"
@@ -45,5 +46,7 @@ std::optional<FieldError> ValidateNode(const NodeData& node);
 std::optional<FieldError> ValidatePdb(const PodDisruptionBudgetData& pdb);
 // ValidatePriorityClass checks a PriorityClass, including the reserved "system-" names.
 std::optional<FieldError> ValidatePriorityClass(const PriorityClassData& pc);
+// ValidateNamespace checks a Namespace: its name must be an RFC 1123 label, as upstream.
+std::optional<FieldError> ValidateNamespace(const NamespaceData& ns);
 
 }  // namespace schedhost::model

@@ -29,11 +29,23 @@ void EventRouter::Route(const store::Event& event) {
   try {
     if (event.kind == store::Kind::kPod) RoutePod(event);
     if (event.kind == store::Kind::kNode) RouteNode(event);
+    if (event.kind == store::Kind::kNamespace) RouteNamespace(event);
     // PDBs and PriorityClasses change no placement by themselves (priorities are resolved on
     // admission); preemption reads them from the store when it runs.
   } catch (const std::exception& e) {
     spdlog::error("scheduler: routing {} {} failed: {}", store::ToString(event.type),
                   store::Describe(event.object), e.what());
+  }
+}
+
+void EventRouter::RouteNamespace(const store::Event& event) {
+  // Namespace labels matter to InterPodAffinity's namespaceSelector; like upstream's
+  // namespace informer they move no pod by themselves.
+  const auto ns = std::get<std::shared_ptr<const model::Namespace>>(event.object);
+  if (event.type == store::EventType::kDeleted) {
+    s_.cache_.RemoveNamespace(ns->name());
+  } else {
+    s_.cache_.SetNamespace(ns);
   }
 }
 

@@ -32,6 +32,8 @@ class EventRouter {
  private:
   void RoutePod(const store::Event& event);
   void RouteNode(const store::Event& event);
+  // RouteNamespace keeps the cache's Namespace objects current.
+  void RouteNamespace(const store::Event& event);
 
   Scheduler& s_;
   uint64_t watch_id_ = 0;

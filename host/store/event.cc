@@ -36,6 +36,8 @@ std::string_view ToString(Kind kind) {
       return "PodDisruptionBudget";
     case Kind::kPriorityClass:
       return "PriorityClass";
+    case Kind::kNamespace:
+      return "Namespace";
   }
   return "Unknown";
 }
@@ -62,9 +64,11 @@ Kind KindOf(const model::Object& object) {
           return Kind::kNode;
         } else if constexpr (std::is_same_v<T, model::PodDisruptionBudget>) {
           return Kind::kPodDisruptionBudget;
-        } else {
-          static_assert(std::is_same_v<T, model::PriorityClass>);
+        } else if constexpr (std::is_same_v<T, model::PriorityClass>) {
           return Kind::kPriorityClass;
+        } else {
+          static_assert(std::is_same_v<T, model::Namespace>);
+          return Kind::kNamespace;
         }
       },
       object);

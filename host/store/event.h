@@ -1,5 +1,5 @@
 // Object kinds the store keeps and the events its watchers receive. Objects travel as
-// model::Object (a variant of the four immutable shared_ptr types); an event carries the new
+// model::Object (a variant of the five immutable shared_ptr types); an event carries the new
 // state, the previous one for MODIFIED and DELETED, and the store-wide resource version.
 //
 //   store.Watch(0, [](const store::Event& e) { if (e.kind == store::Kind::kPod) ... });
@@ -15,7 +15,7 @@
 namespace schedhost::store {
 
 // Kind is the type of a stored object.
-enum class Kind { kPod, kNode, kPodDisruptionBudget, kPriorityClass };
+enum class Kind { kPod, kNode, kPodDisruptionBudget, kPriorityClass, kNamespace };
 
 // ToString names a kind as Kubernetes does ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view ToString(Kind kind);

@@ -54,6 +54,10 @@ template <>
 Store::Table<model::PriorityClass>& Store::TableOf<model::PriorityClass>() {
   return classes_;
 }
+template <>
+Store::Table<model::Namespace>& Store::TableOf<model::Namespace>() {
+  return namespaces_;
+}
 template <class T>
 const Store::Table<T>& Store::TableOf() const {
   return const_cast<Store*>(this)->TableOf<T>();
@@ -150,6 +154,10 @@ std::shared_ptr<const model::PriorityClass> Store::Create(model::PriorityClassDa
   return CreateTyped<model::PriorityClass>(std::move(data));
 }
 
+std::shared_ptr<const model::Namespace> Store::Create(model::NamespaceData data) {
+  return CreateTyped<model::Namespace>(std::move(data));
+}
+
 std::shared_ptr<const model::Pod> Store::Update(model::PodData data) {
   return UpdateTyped<model::Pod>(std::move(data));
 }
@@ -162,6 +170,10 @@ std::shared_ptr<const model::PodDisruptionBudget> Store::Update(
 }
 std::shared_ptr<const model::PriorityClass> Store::Update(model::PriorityClassData data) {
   return UpdateTyped<model::PriorityClass>(std::move(data));
+}
+
+std::shared_ptr<const model::Namespace> Store::Update(model::NamespaceData data) {
+  return UpdateTyped<model::Namespace>(std::move(data));
 }
 
 model::Object Store::CreateObject(const model::Object& object) {
@@ -224,6 +236,8 @@ model::Object Store::DeleteObject(Kind kind, std::string_view namespace_name, st
       return Delete<model::PodDisruptionBudget>(namespace_name, name, preconditions);
     case Kind::kPriorityClass:
       return Delete<model::PriorityClass>(namespace_name, name, preconditions);
+    case Kind::kNamespace:
+      return Delete<model::Namespace>(namespace_name, name, preconditions);
   }
   throw StoreError(ErrorCode::kInvalid, "DeleteObject: unknown kind");
 }
@@ -263,6 +277,8 @@ size_t Store::Count(Kind kind) const {
       return pdbs_.items.size();
     case Kind::kPriorityClass:
       return classes_.items.size();
+    case Kind::kNamespace:
+      return namespaces_.items.size();
   }
   return 0;
 }
@@ -282,6 +298,7 @@ SCHEDHOST_STORE_INSTANTIATE(model::Pod)
 SCHEDHOST_STORE_INSTANTIATE(model::Node)
 SCHEDHOST_STORE_INSTANTIATE(model::PodDisruptionBudget)
 SCHEDHOST_STORE_INSTANTIATE(model::PriorityClass)
+SCHEDHOST_STORE_INSTANTIATE(model::Namespace)
 #undef SCHEDHOST_STORE_INSTANTIATE
 
 }  // namespace schedhost::store

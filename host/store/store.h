@@ -1,5 +1,5 @@
 // Store: the embedded cluster state the host schedules against — Nodes, Pods,
-// PodDisruptionBudgets and PriorityClasses keyed by namespace/name, every version stamped with
+// PodDisruptionBudgets, PriorityClasses and Namespaces keyed by namespace/name, every version stamped with
 // one store-wide, strictly increasing resource version, plus a bounded event log and watches.
 // Writes admit objects as the API server would (defaults, validation, pod priority from its
 // PriorityClass); refusals throw StoreError and change nothing. Thread-safe; watch callbacks run
@@ -68,6 +68,7 @@ class Store {
   std::shared_ptr<const model::Node> Create(model::NodeData data);
   std::shared_ptr<const model::PodDisruptionBudget> Create(model::PodDisruptionBudgetData data);
   std::shared_ptr<const model::PriorityClass> Create(model::PriorityClassData data);
+  std::shared_ptr<const model::Namespace> Create(model::NamespaceData data);
   // CreateObject stores a copy of a decoded object's data (see the typed Create).
   model::Object CreateObject(const model::Object& object);
 
@@ -79,6 +80,7 @@ class Store {
   std::shared_ptr<const model::Node> Update(model::NodeData data);
   std::shared_ptr<const model::PodDisruptionBudget> Update(model::PodDisruptionBudgetData data);
   std::shared_ptr<const model::PriorityClass> Update(model::PriorityClassData data);
+  std::shared_ptr<const model::Namespace> Update(model::NamespaceData data);
   // UpdateObject updates from a copy of a decoded object's data (see the typed Update).
   model::Object UpdateObject(const model::Object& object);
 
@@ -172,6 +174,7 @@ class Store {
   Table<model::Node> nodes_;
   Table<model::PodDisruptionBudget> pdbs_;
   Table<model::PriorityClass> classes_;
+  Table<model::Namespace> namespaces_;
 
   std::deque<Event> log_;
   uint64_t compacted_rv_ = 0;  // Events up to this version are gone from log_.

@@ -71,4 +71,18 @@ struct Ops<model::PriorityClass> {
                           const model::PriorityClass& current, Data& d);
 };
 
+template <>
+struct Ops<model::Namespace> {
+  using Data = model::NamespaceData;
+  static constexpr Kind kKind = Kind::kNamespace;
+  static void Default(Data& d) { model::ApplyNamespaceDefaults(d); }
+  static std::optional<model::FieldError> Validate(const Data& d) {
+    return model::ValidateNamespace(d);
+  }
+  // Pods may name a namespace without an object (the host has no namespace lifecycle), so
+  // creating or deleting a Namespace touches nothing else.
+  static void AdmitCreate(const Store&, const std::string&, Data&) {}
+  static void AdmitUpdate(const Store&, const std::string&, const model::Namespace&, Data&) {}
+};
+
 }  // namespace schedhost::store

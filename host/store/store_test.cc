@@ -195,3 +195,58 @@ TEST(StoreTest, ObjectEntryPointsDispatchOnTheKind) {
 
 }  // namespace
 }  // namespace schedhost::store
+
+namespace schedhost::store {
+namespace {
+
+using testing::Bare;
+using testing::ErrorOf;
+
+model::NamespaceData NamespaceData(const std::string& name, model::Labels labels = {}) {
+  model::NamespaceData d;
+  d.metadata.name = name;
+  d.metadata.labels = std::move(labels);
+  return d;
+}
+
+TEST(StoreNamespaceTest, CrudAndWatch) {
+  Store store(Bare());
+  std::vector<std::string> seen;
+  store.Watch(0, [&](const Event& e) {
+    seen.push_back(std::string(ToString(e.type)) + " " + Describe(e.object));
+  });
+  auto ns = store.Create(NamespaceData("team-a", {{"team", "a"}}));
+  EXPECT_EQ(ns->name(), "team-a");
+  EXPECT_EQ(ns->data().metadata.namespace_name, "") << "cluster-scoped";
+  EXPECT_NE(model::FindLabel(ns->data().metadata.labels, model::kNamespaceNameLabel), nullptr);
+  EXPECT_EQ(store.Get<model::Namespace>("ignored", "team-a"), ns);
+  EXPECT_EQ(store.Count(Kind::kNamespace), 1u);
+  EXPECT_EQ(ErrorOf([&] { store.Create(NamespaceData("team-a")); }).code(),
+            ErrorCode::kAlreadyExists);
+
+  auto updated = store.Update(NamespaceData("team-a", {{"team", "b"}}));
+  EXPECT_EQ(updated->data().metadata.uid, ns->data().metadata.uid);
+  EXPECT_EQ(*model::FindLabel(updated->data().metadata.labels, "team"), "b");
+  EXPECT_EQ(store.List<model::Namespace>().size(), 1u);
+
+  // Pods need no Namespace object (the host keeps no namespace lifecycle).
+  store.Create(testing::PodData("web", "elsewhere"));
+
+  EXPECT_EQ(store.DeleteObject(Kind::kNamespace, "", "team-a"), model::Object(updated));
+  EXPECT_EQ(store.Get<model::Namespace>("", "team-a"), nullptr);
+  EXPECT_EQ(seen, (std::vector<std::string>{"ADDED Namespace team-a", "MODIFIED Namespace team-a",
+                                            "ADDED Pod elsewhere/web",
+                                            "DELETED Namespace team-a"}));
+}
+
+TEST(StoreNamespaceTest, RefusesInvalidNames) {
+  Store store(Bare());
+  StoreError e = ErrorOf([&] { store.Create(NamespaceData("Not.A.Label")); });
+  EXPECT_EQ(e.code(), ErrorCode::kInvalid);
+  EXPECT_NE(std::string(e.what()).find("Namespace Not.A.Label: metadata.name"), std::string::npos)
+      << e.what();
+  EXPECT_EQ(store.Count(Kind::kNamespace), 0u);
+}
+
+}  // namespace
+}  // namespace schedhost::store

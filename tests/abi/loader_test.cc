@@ -35,6 +35,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kConstructorMarker = "SCHEDHOST_ABI_TEST_CONSTRUCTOR_RAN";
+// kAbi is this header's ABI version as the loader prints it ("1.N").
+const std::string kAbi = "1." + std::to_string(SCHEDHOST_ABI_MINOR);
 
 fs::path PluginPath(const char* file) { return fs::path(SCHEDHOST_ABI_PLUGIN_DIR) / file; }
 
@@ -349,12 +351,12 @@ TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
   std::vector<Refusal> cases = {
       {"future major",
        PluginPath("bad_abi2.so"),
-       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.0 — rebuild against "
-        "schedhost-sdk 1.x"}},
+       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks " + kAbi +
+        " — rebuild against schedhost-sdk 1.x"}},
       {"newer minor",
        PluginPath("bad_min_host_minor.so"),
-       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.0 — upgrade "
-        "schedhost or rebuild the plugin against an older schedhost-sdk"}},
+       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks " + kAbi +
+        " — upgrade schedhost or rebuild the plugin against an older schedhost-sdk"}},
       {"no entry",
        PluginPath("bad_no_entry.so"),
        {"bad_no_entry.so: does not export the entry function schedhost_plugin_library_v1"}},
@@ -419,7 +421,7 @@ TEST(AbiLoaderTest, QuotesTheLibrarysOwnRefusal) {
   no_intern.intern = nullptr;  // CNodeLabel needs it
   EXPECT_EQ(LoadFailure(registry, PluginPath("c99_plugin.so"), &no_intern),
             PluginPath("c99_plugin.so").string() +
-                ": the library refused this host (ABI 1.0, code 1): \"CNodeLabel needs "
+                ": the library refused this host (ABI " + kAbi + ", code 1): \"CNodeLabel needs "
                 "status_add_reason and intern from the host\"");
   // The C++ SDK refuses a missing host table.
   const std::string error = LoadFailure(registry, PluginPath("gcc_plugin.so"), nullptr);
@@ -439,11 +441,12 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
   const std::pair<const char*, std::string> cases[] = {
       {"reply-minor", file +
                           ": negotiation says ABI 1.7 (min host minor 0) but the manifest says "
-                          "ABI 1.0 (min host minor 0) — the library is inconsistent; rebuild it"},
+                          "ABI " + kAbi + " (min host minor 0) — the library is inconsistent; rebuild it"},
       {"reply-min-host",
-       file + ": negotiation says ABI 1.0 (min host minor 1) but the manifest says ABI 1.0 (min "
-              "host minor 0)"},
-      {"reply-major", file + ": negotiation says ABI 2.0 (min host minor 0)"},
+       file + ": negotiation says ABI " + kAbi + " (min host minor 1) but the manifest says ABI " +
+           kAbi + " (min host minor 0)"},
+      {"reply-major", file + ": negotiation says ABI 2." + std::to_string(SCHEDHOST_ABI_MINOR) +
+                          " (min host minor 0)"},
       {"no-plugins", file + ": the library provides no plugins"},
       {"null-table", file + ": negotiation returned 1 plugins in a NULL table"},
       {"duplicate", file + ": plugin name Negotiator appears twice in the library"},
@@ -454,7 +457,7 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
       {"unnamed", file + ": plugin #0 has an empty name"},
       {"spaced", file + ": plugin #0 has a name with spaces or control characters: 'Two Words'"},
       {"null-entry", file + ": plugin #1 has a NULL descriptor"},
-      {"anything else", file + ": the library refused this host (ABI 1.0, code 3): "
+      {"anything else", file + ": the library refused this host (ABI " + kAbi + ", code 3): "
                                "\"bad_negotiation only talks to its test scenarios\""},
   };
   for (const auto& [scenario, error] : cases) {

@@ -56,6 +56,8 @@ void Harness::AddObjects(std::string_view yaml) {
       nodes_.push_back(*node);
     } else if (auto* pod = std::get_if<std::shared_ptr<const model::Pod>>(&obj)) {
       pods_.push_back(*pod);
+    } else if (auto* ns = std::get_if<std::shared_ptr<const model::Namespace>>(&obj)) {
+      namespaces_.push_back(*ns);
     }
   }
   snapshot_.reset();
@@ -93,7 +95,7 @@ Framework& Harness::framework() {
 
 const cache::Snapshot& Harness::snapshot() {
   if (!snapshot_) {
-    snapshot_ = cache::Snapshot::Build(nodes_, pods_);
+    snapshot_ = cache::Snapshot::Build(nodes_, pods_, namespaces_);
     if (framework_) framework_->SetSnapshot(snapshot_.get());
   }
   return *snapshot_;

@@ -45,7 +45,8 @@ class Harness {
   /// `plugins` (all defaults disabled); `extra_toml` is appended (e.g. plugin_config tables).
   void OnlyPlugins(const std::vector<std::string>& plugins, std::string_view extra_toml = "");
 
-  /// AddObjects decodes manifests and adds their nodes and bound pods to the cluster.
+  /// AddObjects decodes manifests and adds their nodes, bound pods and Namespaces to the
+  /// cluster.
   void AddObjects(std::string_view yaml);
   /// MakePod decodes one pod manifest.
   std::shared_ptr<const model::Pod> MakePod(std::string_view yaml) const;
@@ -79,6 +80,7 @@ class Harness {
   std::unique_ptr<Framework> framework_;
   std::vector<std::shared_ptr<const model::Node>> nodes_;
   std::vector<std::shared_ptr<const model::Pod>> pods_;
+  std::vector<std::shared_ptr<const model::Namespace>> namespaces_;
   std::unique_ptr<cache::Snapshot> snapshot_;
   std::vector<std::string> bindings_;
 };

@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 0
+#define SCHEDHOST_ABI_MINOR 1
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.0.0"
+#define SCHEDHOST_SDK_VERSION "1.1.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -839,6 +839,22 @@ typedef struct schedhost_host_api {
                              const schedhost_preemption_callbacks* callbacks,
                              int32_t (*fn)(void* user, const schedhost_candidate* c),
                              void* user) SCHEDHOST_NOEXCEPT;
+
+  /* --- cluster objects, continued -------------------------------------------------------- */
+
+  /**
+   * The labels of the Namespace object named by `namespace_id`, as of the current cycle's
+   * snapshot (InterPodAffinity's namespaceSelector).
+   * @param host the calling plugin instance.
+   * @param namespace_id interned namespace name (a pod view's namespace_id).
+   * @param out receives the labels; OWNERSHIP: host-owned, valid for the cycle. Set to an empty
+   *        set on any failure.
+   * @return SCHEDHOST_OK; SCHEDHOST_E_NOT_FOUND when there is no such Namespace object (callers
+   *         treat it as a namespace without labels); SCHEDHOST_E_INVALID_ARGUMENT for NULL `out`.
+   * since: abi 1.1
+   */
+  int32_t (*namespace_labels)(schedhost_host* host, schedhost_id namespace_id,
+                              schedhost_labels* out) SCHEDHOST_NOEXCEPT;
 } schedhost_host_api;
 
 /* ------------------------------------------------------------------------------------------ */

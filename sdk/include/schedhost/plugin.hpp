@@ -389,6 +389,17 @@ class Host {
     auto* v = api_->snapshot_get(host_, ToStr(name));
     return v ? std::optional<NodeInfo>(NodeInfo(v)) : std::nullopt;
   }
+  /// NamespaceLabels returns the labels of the Namespace object `namespace_id` (valid for the
+  /// cycle), or nullopt when there is no such object or the host predates abi 1.1.
+  std::optional<Labels> NamespaceLabels(Id namespace_id) const noexcept {
+    if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, namespace_labels) ||
+        api_->namespace_labels == nullptr) {
+      return std::nullopt;
+    }
+    schedhost_labels out{};
+    if (api_->namespace_labels(host_, namespace_id, &out) != SCHEDHOST_OK) return std::nullopt;
+    return Labels(out);
+  }
   bool NodeSelectorTermMatches(const schedhost_node_selector_term& term, const Node& node) const noexcept {
     return api_->node_selector_term_matches(host_, &term, node.raw()) != 0;
   }

@@ -1,0 +1,134 @@
+// InterPodAffinity: keeps a pod away from or next to other pods by topology domain, as upstream
+// kube-scheduler's interpodaffinity plugin does. Filter enforces the incoming pod's required
+// affinity and anti-affinity and existing pods' required anti-affinity against it; Score ranks
+// nodes by preferred terms in both directions plus existing pods' required affinity terms
+// weighted by hard_pod_affinity_weight. Counts per topology pair are built once per cycle.
+//
+//   [profile.plugin_config.InterPodAffinity]
+//   hard_pod_affinity_weight = 1
+//   ignore_preferred_terms_of_existing_pods = false
+#pragma once
+
+#include <cstdint>
+#include <schedhost/plugin.hpp>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace schedhost::plugins {
+
+/// InterPodAffinityArgs are InterPodAffinity's validated arguments.
+struct InterPodAffinityArgs {
+  /// hard_pod_affinity_weight scores existing pods' required affinity terms (0..100).
+  int32_t hard_pod_affinity_weight = 1;
+  /// ignore_preferred_terms_of_existing_pods skips scoring when the incoming pod has no
+  /// preferred terms of its own.
+  bool ignore_preferred_terms_of_existing_pods = false;
+};
+
+/// ParseInterPodAffinityArgs reads and validates plugin_config.InterPodAffinity; throws
+/// ArgsError naming the key, its location and what is wrong.
+InterPodAffinityArgs ParseInterPodAffinityArgs(const Args& args);
+
+/// TopologyPair packs a (topology key id, topology value id) pair into one integer.
+inline uint64_t TopologyPair(Id key, Id value) noexcept {
+  return (static_cast<uint64_t>(key) << 32U) | value;
+}
+
+/// PairCounts maps topology pairs to counts in a sorted vector; pairs whose count drops to 0
+/// are removed, so empty() means "no pair counted" as upstream's map length test.
+class PairCounts {
+ public:
+  /// Add adds `delta` to the count of `pair`.
+  void Add(uint64_t pair, int64_t delta);
+  /// Get returns the count of `pair` (0 when absent).
+  int64_t Get(uint64_t pair) const noexcept;
+  bool empty() const noexcept { return items_.empty(); }
+  size_t size() const noexcept { return items_.size(); }
+
+ private:
+  std::vector<std::pair<uint64_t, int64_t>> items_;
+};
+
+/// Side says whose namespace rules a term is read with: the incoming pod's terms resolve a
+/// namespaceSelector against existing Namespace objects only (upstream merges the selected
+/// names into the term), existing pods' terms see a missing namespace as one without labels.
+enum class Side { kIncoming, kExisting };
+
+/// TermMatches tells whether `target` matches `term`, a term of a pod in namespace `owner_ns`:
+/// target's namespace is in the term's namespaces (the owner's own when neither namespaces nor
+/// a namespaceSelector is given) or selected by namespaceSelector (empty: every namespace),
+/// and target's labels satisfy the label selector (absent: nothing).
+bool TermMatches(const Host& host, const schedhost_pod_affinity_term& term, Id owner_ns,
+                 const Pod& target, Side side);
+
+/// MatchesAllTerms tells whether `target` matches every term (true for no terms).
+bool MatchesAllTerms(const Host& host, std::span<const schedhost_pod_affinity_term> terms,
+                     Id owner_ns, const Pod& target, Side side);
+
+/// RequiredAffinity, RequiredAntiAffinity, PreferredAffinity and PreferredAntiAffinity return a
+/// pod's terms of that kind (empty when it has none).
+std::span<const schedhost_pod_affinity_term> RequiredAffinity(const Pod& pod) noexcept;
+std::span<const schedhost_pod_affinity_term> RequiredAntiAffinity(const Pod& pod) noexcept;
+std::span<const schedhost_pod_affinity_term> PreferredAffinity(const Pod& pod) noexcept;
+std::span<const schedhost_pod_affinity_term> PreferredAntiAffinity(const Pod& pod) noexcept;
+
+/// InterPodAffinity filters and scores nodes by pod (anti-)affinity.
+class InterPodAffinity final : public Plugin,
+                               public PreFilterPlugin,
+                               public PreFilterExtensions,
+                               public FilterPlugin,
+                               public PreScorePlugin,
+                               public ScorePlugin,
+                               public ScoreExtensions,
+                               public EnqueueExtensions {
+ public:
+  static constexpr std::string_view kName = "InterPodAffinity";
+  static constexpr std::string_view kVersion = "1.0.0";
+  /// kErrReasonAffinity: the node's domains lack pods matching every required affinity term.
+  static constexpr std::string_view kErrReasonAffinity = "node(s) didn't match pod affinity rules";
+  /// kErrReasonAntiAffinity: a domain of the node holds a pod the incoming pod repels.
+  static constexpr std::string_view kErrReasonAntiAffinity =
+      "node(s) didn't match pod anti-affinity rules";
+  /// kErrReasonExistingAntiAffinity: a domain of the node holds a pod that repels the incoming.
+  static constexpr std::string_view kErrReasonExistingAntiAffinity =
+      "node(s) didn't satisfy existing pods anti-affinity rules";
+
+  /// InterPodAffinity validates its arguments (see ParseInterPodAffinityArgs).
+  InterPodAffinity(const Host& host, const Args& args);
+
+  /// PreFilter counts, per topology pair, the pods matching the incoming pod's required terms
+  /// and the existing pods whose required anti-affinity matches it. Skip when the pod has no
+  /// required terms and no node holds a pod with required anti-affinity.
+  Status PreFilter(CycleState& state, const Pod& pod, PreFilterResult& result) override;
+  /// AddPod counts `to_add` on `ni` as if it were there (nominated pods, preemption).
+  Status AddPod(CycleState& state, const Pod& pod, const Pod& to_add, const NodeInfo& ni) override;
+  /// RemovePod stops counting `to_remove` on `ni`.
+  Status RemovePod(CycleState& state, const Pod& pod, const Pod& to_remove,
+                   const NodeInfo& ni) override;
+  /// Filter: UnschedulableAndUnresolvable when required affinity fails (a missing topology key
+  /// included), Unschedulable when the pod's or an existing pod's anti-affinity fails.
+  Status Filter(const CycleState& state, const Pod& pod, const NodeInfo& ni) override;
+
+  /// PreScore sums preferred and hard-weighted terms per topology pair; Skip when none apply.
+  Status PreScore(CycleState& state, const Pod& pod, const NodeInfoList& nodes) override;
+  /// Score sums the PreScore totals of the node's topology pairs (may be negative).
+  Status Score(const CycleState& state, const Pod& pod, const NodeInfo& ni,
+               int64_t& score) override;
+  /// NormalizeScore maps [min, max] onto [0, 100] (all 0 when min == max).
+  Status NormalizeScore(const CycleState& state, const Pod& pod,
+                        std::span<schedhost_node_score> scores) override;
+
+  /// EventsToRegister: any Pod event, Node add and label updates.
+  std::span<const schedhost_event_registration> EventsToRegister() override;
+
+  const InterPodAffinityArgs& args() const noexcept { return args_; }
+
+ private:
+  InterPodAffinityArgs args_;
+  Id prefilter_key_;
+  Id prescore_key_;
+};
+
+}  // namespace schedhost::plugins
