@@ -582,6 +582,12 @@ typedef struct schedhost_preemption_callbacks {
   /** Orders candidates; returns non-zero when `a` is better than `b` (default: upstream ties). */
   int32_t (*candidate_less)(void* user, const schedhost_candidate* a,
                             const schedhost_candidate* b) SCHEDHOST_NOEXCEPT;
+  /** Bounds of the candidate search (upstream's minCandidateNodesPercentage, 0..100, and
+   *  minCandidateNodesAbsolute, >= 0): the dry run stops after max(nodes * percentage / 100,
+   *  absolute) candidates. Both 0 (or a struct too small to hold them): defaults 10 and 100.
+   *  since: abi 1.1 */
+  int32_t min_candidate_nodes_percentage;
+  int32_t min_candidate_nodes_absolute;
 } schedhost_preemption_callbacks;
 
 /** A PodDisruptionBudget as plugins see it. since: abi 1.0 */
