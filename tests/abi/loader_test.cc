@@ -349,11 +349,11 @@ TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
   std::vector<Refusal> cases = {
       {"future major",
        PluginPath("bad_abi2.so"),
-       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.0 — rebuild against "
+       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.1 — rebuild against "
         "schedhost-sdk 1.x"}},
       {"newer minor",
        PluginPath("bad_min_host_minor.so"),
-       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.0 — upgrade "
+       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.1 — upgrade "
         "schedhost or rebuild the plugin against an older schedhost-sdk"}},
       {"no entry",
        PluginPath("bad_no_entry.so"),

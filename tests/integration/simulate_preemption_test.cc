@@ -25,7 +25,7 @@ std::string ScenarioDir() {
   return std::string(dir ? dir : ".") + "/tests/integration/scenarios/preemption/";
 }
 
-nlohmann::json Run(const std::string& scenario) {
+nlohmann::json RunScenario(const std::string& scenario) {
   SimulateOptions o;
   o.config_path = ScenarioDir() + "preemption.toml";
   o.manifest_paths = {ScenarioDir() + "classes.yaml", ScenarioDir() + scenario};
@@ -70,7 +70,7 @@ std::vector<std::string> Evicted(const nlohmann::json& j) {
 }
 
 TEST(SimulatePreemptionTest, BasicEvictsTheLowerPriorityPod) {
-  nlohmann::json j = Run("basic.yaml");
+  nlohmann::json j = RunScenario("basic.yaml");
   auto pods = Pods(j);
   EXPECT_EQ(Evicted(j), std::vector<std::string>{"victim by default/preemptor"});
   EXPECT_EQ(pods["preemptor"].node, "n1");
@@ -81,7 +81,7 @@ TEST(SimulatePreemptionTest, BasicEvictsTheLowerPriorityPod) {
 }
 
 TEST(SimulatePreemptionTest, PdbProtectedVictimsAreAvoided) {
-  nlohmann::json j = Run("pdb.yaml");
+  nlohmann::json j = RunScenario("pdb.yaml");
   auto pods = Pods(j);
   // "guard" allows no disruption (minAvailable 1 of 1 healthy): n2's unprotected pod goes.
   EXPECT_EQ(Evicted(j), std::vector<std::string>{"free by default/preemptor"});
@@ -90,7 +90,7 @@ TEST(SimulatePreemptionTest, PdbProtectedVictimsAreAvoided) {
 }
 
 TEST(SimulatePreemptionTest, LowestPriorityVictimsArePreferred) {
-  nlohmann::json j = Run("lowest-priority.yaml");
+  nlohmann::json j = RunScenario("lowest-priority.yaml");
   auto pods = Pods(j);
   EXPECT_EQ(Evicted(j), std::vector<std::string>{"low-pod by default/preemptor"});
   EXPECT_EQ(pods["preemptor"].node, "n2");
@@ -98,7 +98,7 @@ TEST(SimulatePreemptionTest, LowestPriorityVictimsArePreferred) {
 }
 
 TEST(SimulatePreemptionTest, FewestVictimsArePreferred) {
-  nlohmann::json j = Run("fewest-victims.yaml");
+  nlohmann::json j = RunScenario("fewest-victims.yaml");
   auto pods = Pods(j);
   EXPECT_EQ(Evicted(j), std::vector<std::string>{"b1 by default/preemptor"});
   EXPECT_EQ(pods["preemptor"].node, "n2");
@@ -107,7 +107,7 @@ TEST(SimulatePreemptionTest, FewestVictimsArePreferred) {
 }
 
 TEST(SimulatePreemptionTest, PreemptionNotHelpfulWhenTheSelectorMatchesNoNode) {
-  nlohmann::json j = Run("not-helpful.yaml");
+  nlohmann::json j = RunScenario("not-helpful.yaml");
   auto pods = Pods(j);
   EXPECT_EQ(Evicted(j), std::vector<std::string>{});
   EXPECT_EQ(pods["victim"].node, "n1");
@@ -120,7 +120,7 @@ TEST(SimulatePreemptionTest, PreemptionNotHelpfulWhenTheSelectorMatchesNoNode) {
 }
 
 TEST(SimulatePreemptionTest, NoPreemptionByLowerPriorityOrPolicyNever) {
-  nlohmann::json j = Run("lower-priority.yaml");
+  nlohmann::json j = RunScenario("lower-priority.yaml");
   auto pods = Pods(j);
   EXPECT_EQ(Evicted(j), std::vector<std::string>{});
   EXPECT_EQ(pods["important"].node, "n1");
@@ -135,7 +135,7 @@ TEST(SimulatePreemptionTest, NoPreemptionByLowerPriorityOrPolicyNever) {
 }
 
 TEST(SimulatePreemptionTest, SameSeedSameChoice) {
-  EXPECT_EQ(Run("fewest-victims.yaml"), Run("fewest-victims.yaml"));
+  EXPECT_EQ(RunScenario("fewest-victims.yaml"), RunScenario("fewest-victims.yaml"));
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 0
+#define SCHEDHOST_ABI_MINOR 1
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
 #define SCHEDHOST_SDK_VERSION "1.0.0"
 
