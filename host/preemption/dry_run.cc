@@ -42,7 +42,7 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
     return {std::nullopt, s};
   }
   // Then add back as many as possible: PDB-protected victims first, most important first.
-  std::sort(potential.begin(), potential.end(),
+  std::stable_sort(potential.begin(), potential.end(),
             [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
   auto [violating, non_violating] = SplitByPdbViolation(potential, pdbs);
   Candidate c;
@@ -65,7 +65,7 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
   }
   // Victims are reported most important first (the two passes interleave priorities).
   if (!violating.empty() && !non_violating.empty()) {
-    std::sort(c.victims.begin(), c.victims.end(),
+    std::stable_sort(c.victims.begin(), c.victims.end(),
               [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
   }
   if (c.victims.empty()) {

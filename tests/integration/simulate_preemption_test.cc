@@ -128,10 +128,27 @@ TEST(SimulatePreemptionTest, NoPreemptionByLowerPriorityOrPolicyNever) {
   EXPECT_EQ(pods["lesser"].message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
             "No preemption victims found for incoming pod..");
+  // upstream: only pods of strictly lower priority are victims; an equal one is not.
+  EXPECT_EQ(pods["peer"].status, "Pending");
+  EXPECT_EQ(pods["peer"].message,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod..");
   EXPECT_EQ(pods["polite"].status, "Pending");
   EXPECT_EQ(pods["polite"].message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
             "preemptionPolicy=Never..");
+}
+
+TEST(SimulatePreemptionTest, ReprieveKeepsTheMostImportantVictims) {
+  nlohmann::json j = RunScenario("reprieve.yaml");
+  auto pods = Pods(j);
+  // upstream: all lower pods removed, then added back most important first while the pod fits:
+  // "mid" stays, both "low" pods go (equal priority: reported in start order).
+  EXPECT_EQ(Evicted(j), (std::vector<std::string>{"low-a by default/preemptor",
+                                                  "low-b by default/preemptor"}));
+  EXPECT_EQ(pods["mid"].node, "n1");
+  EXPECT_EQ(pods["preemptor"].node, "n1");
+  EXPECT_EQ(pods["low-a"].message, "preempted by default/preemptor");
 }
 
 TEST(SimulatePreemptionTest, SameSeedSameChoice) {
