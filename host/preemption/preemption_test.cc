@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "host/framework/plugin_instance.h"
 #include "host/framework/testing/harness.h"
 #include "host/preemption/preemption.h"
+#include "host/preemption/toolkit.h"
+#include "host/queue/nominator.h"
+#include "host/store/store_test_util.h"
 
 namespace schedhost::preemption {
 namespace {
@@ -331,6 +335,105 @@ TEST_F(DryRunTest, BoundedSearchFromTheOffsetSkippingUnresolvableNodes) {
                                     [](uint64_t) { return uint64_t{0}; });
   ASSERT_EQ(all.candidates.size(), 5u);
   EXPECT_EQ(all.candidates.front().node, "n1");
+}
+
+// The host API entries the toolkit makes live, called through the ABI table as a plugin would,
+// over a real store and nominator: answers, effects, and refusals of bad arguments.
+TEST(ToolkitAbiTest, EntriesAreLiveAndRefuseBadArguments) {
+  store::Store store(store::testing::Bare());
+  queue::Nominator nominator;
+  std::vector<std::string> evicted;
+  ToolkitOptions opts;
+  opts.on_evicted = [&](const model::Pod& v, const model::Pod* by) {
+    evicted.push_back(v.name() + " by " + (by ? by->name() : "-"));
+  };
+  Toolkit toolkit(store, nominator, std::move(opts));
+  store.Create(store::testing::ClassData("high", 1000));
+  auto pdb_data = store::testing::PdbData("guard");
+  pdb_data.spec.min_available = Int(1);
+  model::LabelSelector sel;
+  sel.match_labels["app"] = "web";
+  pdb_data.spec.selector = sel;
+  store.Create(pdb_data);
+  auto web_data = store::testing::PodData("web");
+  web_data.metadata.labels = {{"app", "web"}};
+  web_data.spec.node_name = "n1";
+  auto web = store.Create(web_data);
+  auto victim = store.Create(store::testing::PodData("victim"));
+  auto preemptor = store.Create(store::testing::PodData("preemptor"));
+
+  framework::testing::Harness h;
+  h.OnlyPlugins({"NodeResourcesFit"});
+  h.AddObjects("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: "
+               "{cpu: \"4\", memory: 8Gi, pods: \"110\"}\n");
+  framework::Framework& fw = h.framework();
+  const framework::PluginInstance* inst = fw.FindPlugin("NodeResourcesFit");
+  ASSERT_NE(inst, nullptr);
+  auto* host = const_cast<schedhost_host*>(&inst->handle);
+  const schedhost_host_api* api = framework::HostApi();
+
+  // Without cluster access (a bare framework) the entries say so instead of guessing.
+  const schedhost_pdb_view* const* pdbs = nullptr;
+  size_t len = 0;
+  EXPECT_EQ(api->list_pdbs(host, &pdbs, &len), SCHEDHOST_E_NOT_AVAILABLE);
+  fw.SetClusterAccess(&toolkit);
+
+  // list_pdbs: computed allowance (1 healthy bound pod, minAvailable 1 => 0).
+  ASSERT_EQ(api->list_pdbs(host, &pdbs, &len), SCHEDHOST_OK);
+  ASSERT_EQ(len, 1u);
+  EXPECT_EQ(std::string(pdbs[0]->name.data, pdbs[0]->name.len), "guard");
+  EXPECT_EQ(pdbs[0]->disruptions_allowed, 0);
+  EXPECT_EQ(api->list_pdbs(host, nullptr, &len), SCHEDHOST_E_INVALID_ARGUMENT);
+
+  // get_priority_class: found, missing, empty name.
+  const schedhost_priority_class_view* pc = nullptr;
+  ASSERT_EQ(api->get_priority_class(host, schedhost_str{"high", 4}, &pc), SCHEDHOST_OK);
+  EXPECT_EQ(pc->value, 1000);
+  EXPECT_EQ(api->get_priority_class(host, schedhost_str{"nope", 4}, &pc), SCHEDHOST_E_NOT_FOUND);
+  EXPECT_EQ(pc, nullptr);
+  EXPECT_EQ(api->get_priority_class(host, schedhost_str{"", 0}, &pc), SCHEDHOST_E_INVALID_ARGUMENT);
+
+  // set_nominated_node: written to the store and the nominator; "" clears both.
+  ASSERT_EQ(api->set_nominated_node(host, preemptor->view(), schedhost_str{"n1", 2}), SCHEDHOST_OK);
+  EXPECT_EQ(store.Get<model::Pod>("default", "preemptor")->data().status.nominated_node_name, "n1");
+  EXPECT_EQ(nominator.NominatedNodeFor(preemptor->uid()), "n1");
+  ASSERT_EQ(api->set_nominated_node(host, preemptor->view(), schedhost_str{"", 0}), SCHEDHOST_OK);
+  EXPECT_EQ(store.Get<model::Pod>("default", "preemptor")->data().status.nominated_node_name, "");
+  EXPECT_EQ(nominator.NominatedNodeFor(preemptor->uid()), "");
+  EXPECT_EQ(api->set_nominated_node(host, nullptr, schedhost_str{"n1", 2}),
+            SCHEDHOST_E_INVALID_ARGUMENT);
+
+  // evict_pod: deleted from the store and recorded with its preemptor; a second time it is gone.
+  ASSERT_EQ(api->evict_pod(host, victim->view(), preemptor->view(), schedhost_str{"test", 4}),
+            SCHEDHOST_OK);
+  EXPECT_EQ(store.Get<model::Pod>("default", "victim"), nullptr);
+  EXPECT_EQ(evicted, std::vector<std::string>{"victim by preemptor"});
+  EXPECT_EQ(api->evict_pod(host, victim->view(), preemptor->view(), schedhost_str{"", 0}),
+            SCHEDHOST_E_NOT_FOUND);
+  EXPECT_EQ(api->evict_pod(host, nullptr, preemptor->view(), schedhost_str{"", 0}),
+            SCHEDHOST_E_INVALID_ARGUMENT);
+
+  // node_info_copy: changes to the copy leave the snapshot alone.
+  const cache::NodeInfo* n1 = h.snapshot().Get("n1");
+  schedhost_node_info_copy* copy = api->node_info_copy(host, n1->view());
+  ASSERT_NE(copy, nullptr);
+  ASSERT_EQ(api->node_info_copy_add_pod(copy, web->view()), SCHEDHOST_OK);
+  EXPECT_EQ(api->node_info_copy_view(copy)->pods_len, 1u);
+  EXPECT_EQ(n1->view()->pods_len, 0u);
+  ASSERT_EQ(api->node_info_copy_remove_pod(copy, web->view()), SCHEDHOST_OK);
+  EXPECT_EQ(api->node_info_copy_view(copy)->pods_len, 0u);
+  EXPECT_EQ(api->node_info_copy_remove_pod(copy, web->view()), SCHEDHOST_E_NOT_FOUND);
+  EXPECT_EQ(api->node_info_copy_add_pod(copy, nullptr), SCHEDHOST_E_INVALID_ARGUMENT);
+  api->node_info_copy_destroy(copy);
+  EXPECT_EQ(api->node_info_copy(host, nullptr), nullptr);
+
+  // cycle_state_clone: a separate state, destroyed by the caller.
+  framework::CycleState state;
+  schedhost_cycle_state* clone = api->cycle_state_clone(state.abi());
+  ASSERT_NE(clone, nullptr);
+  EXPECT_NE(clone, state.abi());
+  api->cycle_state_destroy(clone);
+  EXPECT_EQ(api->cycle_state_clone(nullptr), nullptr);
 }
 
 }  // namespace
