@@ -110,41 +110,71 @@ SearchResult FindCandidates(framework::Framework& fw, const framework::CycleStat
   const size_t offset = random_offset ? static_cast<size_t>(random_offset(n) % n) : 0;
   const auto wanted = static_cast<size_t>(rules.NumCandidates(static_cast<int32_t>(n)));
 
+  // Each dry run fills its own slot, so the workers share nothing but the stop flag.
+  struct Slot {
+    bool done = false;
+    std::optional<Candidate> candidate;
+    Status status;
+  };
+  std::vector<Slot> slots(n);
+  auto dry_run = [&](size_t i) {
+    cache::NodeInfo copy(*potential[(offset + i) % n]);
+    std::unique_ptr<framework::CycleState> st = state.Clone();
+    auto [cand, status] = SelectVictimsOnNode(fw, *st, pod, copy, pdbs, rules);
+    slots[i].candidate = std::move(cand);
+    slots[i].status = std::move(status);
+    slots[i].done = true;
+  };
   std::mutex mu;
-  std::vector<std::pair<size_t, Candidate>> non_violating;
-  std::vector<std::pair<size_t, Candidate>> violating;
-  std::vector<std::pair<size_t, Status>> failed;
+  size_t found = 0;
+  size_t found_non_violating = 0;
   std::atomic<bool> stop{false};
   fw.parallelizer().Until(
       n,
       [&](size_t i) {
-        cache::NodeInfo copy(*potential[(offset + i) % n]);
-        std::unique_ptr<framework::CycleState> st = state.Clone();
-        auto [cand, status] = SelectVictimsOnNode(fw, *st, pod, copy, pdbs, rules);
+        dry_run(i);
+        if (!slots[i].candidate) return;
         std::lock_guard lock(mu);
-        if (cand) {
-          (cand->num_pdb_violations == 0 ? non_violating : violating)
-              .emplace_back(i, std::move(*cand));
-          // Upstream stops once enough were found and at least one violates no PDB.
-          if (!non_violating.empty() && non_violating.size() + violating.size() >= wanted) {
-            stop.store(true);
-          }
-          return;
-        }
-        if (status.code == Code::kError && out.error.ok()) out.error = status;
-        failed.emplace_back(i, std::move(status));
+        ++found;
+        if (slots[i].candidate->num_pdb_violations == 0) ++found_non_violating;
+        // Upstream stops once enough were found and at least one violates no PDB.
+        if (found_non_violating > 0 && found >= wanted) stop.store(true);
       },
       &stop);
-  // Search order, not completion order, so that the same input gives the same choice.
-  auto by_index = [](const auto& a, const auto& b) { return a.first < b.first; };
-  std::sort(non_violating.begin(), non_violating.end(), by_index);
-  std::sort(violating.begin(), violating.end(), by_index);
-  std::sort(failed.begin(), failed.end(), by_index);
-  for (auto& [i, c] : non_violating) out.candidates.push_back(std::move(c));
-  for (auto& [i, c] : violating) out.candidates.push_back(std::move(c));
-  for (auto& [i, s] : failed) {
-    out.node_statuses.emplace_back(potential[(offset + i) % n]->node()->name(), std::move(s));
+  // Which dry runs finished before the stop depends on thread timing. Keep the answer of a
+  // search in order instead: walk the slots from the offset, run any a worker skipped, and end
+  // where a sequential search would have stopped — the same input gives the same candidates.
+  size_t nv = 0;
+  size_t total = 0;
+  size_t end = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (!slots[i].done) dry_run(i);
+    if (slots[i].candidate) {
+      ++total;
+      if (slots[i].candidate->num_pdb_violations == 0) ++nv;
+      if (nv > 0 && total >= wanted) {
+        end = i + 1;
+        break;
+      }
+    }
   }
+  std::vector<Candidate> violating;
+  for (size_t i = 0; i < end; ++i) {
+    Slot& slot = slots[i];
+    if (slot.candidate) {
+      if (slot.candidate->num_pdb_violations == 0) {
+        out.candidates.push_back(std::move(*slot.candidate));
+      } else {
+        violating.push_back(std::move(*slot.candidate));
+      }
+      continue;
+    }
+    if (slot.status.code == Code::kError && out.error.ok()) out.error = slot.status;
+    out.node_statuses.emplace_back(potential[(offset + i) % n]->node()->name(),
+                                   std::move(slot.status));
+  }
+  // Non-violating candidates first, then violating ones, each in search order.
+  for (Candidate& c : violating) out.candidates.push_back(std::move(c));
   for (auto& u : unresolvable) out.node_statuses.push_back(std::move(u));
   return out;
 }

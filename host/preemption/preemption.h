@@ -112,7 +112,8 @@ struct SearchResult {
 
 /// FindCandidates runs the dry runs on the nodes where preemption might help (nodes whose
 /// Filter status is not UnschedulableAndUnresolvable), in parallel from `offset` (taken modulo
-/// their number), until enough candidates were found (at least one non-violating).
+/// their number), until enough candidates were found (at least one non-violating); the answer
+/// is that of a search in order, whatever the timing of the threads.
 SearchResult FindCandidates(framework::Framework& fw, const framework::CycleState& state,
                             const schedhost_pod_view* pod, const NodeStatuses& statuses,
                             const std::vector<framework::PdbState>& pdbs, const Rules& rules,
