@@ -38,6 +38,11 @@ constexpr const char* kConstructorMarker = "SCHEDHOST_ABI_TEST_CONSTRUCTOR_RAN";
 
 fs::path PluginPath(const char* file) { return fs::path(SCHEDHOST_ABI_PLUGIN_DIR) / file; }
 
+// HostAbi is the "1.N" this host speaks (messages name it; it grows with every append).
+std::string HostAbi() {
+  return std::to_string(SCHEDHOST_ABI_MAJOR) + "." + std::to_string(SCHEDHOST_ABI_MINOR);
+}
+
 // --- a minimal host API: reasons, interning; everything else NULL ---------------------------
 
 std::vector<std::string>& InternTable() {
@@ -349,12 +354,12 @@ TEST(AbiLoaderTest, RefusesBadLibrariesWithSpecificMessagesAndChangesNothing) {
   std::vector<Refusal> cases = {
       {"future major",
        PluginPath("bad_abi2.so"),
-       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks 1.1 — rebuild against "
-        "schedhost-sdk 1.x"}},
+       {"bad_abi2.so was built for plugin ABI 2.0; this host speaks " + HostAbi() +
+        " — rebuild against schedhost-sdk 1.x"}},
       {"newer minor",
        PluginPath("bad_min_host_minor.so"),
-       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks 1.1 — upgrade "
-        "schedhost or rebuild the plugin against an older schedhost-sdk"}},
+       {"bad_min_host_minor.so needs host ABI 1.99 or newer; this host speaks " + HostAbi() +
+        " — upgrade schedhost or rebuild the plugin against an older schedhost-sdk"}},
       {"no entry",
        PluginPath("bad_no_entry.so"),
        {"bad_no_entry.so: does not export the entry function schedhost_plugin_library_v1"}},
@@ -419,7 +424,7 @@ TEST(AbiLoaderTest, QuotesTheLibrarysOwnRefusal) {
   no_intern.intern = nullptr;  // CNodeLabel needs it
   EXPECT_EQ(LoadFailure(registry, PluginPath("c99_plugin.so"), &no_intern),
             PluginPath("c99_plugin.so").string() +
-                ": the library refused this host (ABI 1.0, code 1): \"CNodeLabel needs "
+                ": the library refused this host (ABI " + HostAbi() + ", code 1): \"CNodeLabel needs "
                 "status_add_reason and intern from the host\"");
   // The C++ SDK refuses a missing host table.
   const std::string error = LoadFailure(registry, PluginPath("gcc_plugin.so"), nullptr);
@@ -437,13 +442,13 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
   const std::string file = path.string();
   const size_t small = offsetof(schedhost_plugin_descriptor, post_bind);
   const std::pair<const char*, std::string> cases[] = {
-      {"reply-minor", file +
-                          ": negotiation says ABI 1.7 (min host minor 0) but the manifest says "
-                          "ABI 1.0 (min host minor 0) — the library is inconsistent; rebuild it"},
-      {"reply-min-host",
-       file + ": negotiation says ABI 1.0 (min host minor 1) but the manifest says ABI 1.0 (min "
-              "host minor 0)"},
-      {"reply-major", file + ": negotiation says ABI 2.0 (min host minor 0)"},
+      {"reply-minor", file + ": negotiation says ABI 1.7 (min host minor 0) but the manifest says ABI " +
+                          HostAbi() + " (min host minor 0) — the library is inconsistent; rebuild it"},
+      {"reply-min-host", file + ": negotiation says ABI " + HostAbi() +
+                             " (min host minor 1) but the manifest says ABI " + HostAbi() +
+                             " (min host minor 0)"},
+      {"reply-major", file + ": negotiation says ABI 2." + std::to_string(SCHEDHOST_ABI_MINOR) +
+                          " (min host minor 0)"},
       {"no-plugins", file + ": the library provides no plugins"},
       {"null-table", file + ": negotiation returned 1 plugins in a NULL table"},
       {"duplicate", file + ": plugin name Negotiator appears twice in the library"},
@@ -454,7 +459,7 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
       {"unnamed", file + ": plugin #0 has an empty name"},
       {"spaced", file + ": plugin #0 has a name with spaces or control characters: 'Two Words'"},
       {"null-entry", file + ": plugin #1 has a NULL descriptor"},
-      {"anything else", file + ": the library refused this host (ABI 1.0, code 3): "
+      {"anything else", file + ": the library refused this host (ABI " + HostAbi() + ", code 3): "
                                "\"bad_negotiation only talks to its test scenarios\""},
   };
   for (const auto& [scenario, error] : cases) {
