@@ -94,7 +94,8 @@ SimulationResult Simulate(const config::HostConfig& config,
   scheduler::Scheduler sched(store, profiles, options);
   result.run = sched.RunUntilIdle();
   for (const model::Object& obj : objects) {
-    if (const auto* pod = std::get_if<PodPtr>(&obj)) result.pods.push_back(Outcome(**pod, store, sched, result.evicted));
+    if (const auto* pod = std::get_if<PodPtr>(&obj))
+      result.pods.push_back(Outcome(**pod, store, sched, result.evicted));
   }
   sched.Stop();
   return result;

@@ -24,11 +24,11 @@
 #include <vector>
 
 #include "host/cache/snapshot.h"
-#include "host/framework/cluster_access.h"
 #include "host/config/expand.h"
 #include "host/config/host_config.h"
 #include "host/config/point.h"
 #include "host/framework/clock.h"
+#include "host/framework/cluster_access.h"
 #include "host/framework/cycle_scratch.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/parallel.h"

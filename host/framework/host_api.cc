@@ -301,7 +301,8 @@ struct schedhost_node_info_copy {
 namespace schedhost::framework {
 namespace {
 
-schedhost_node_info_copy* NodeInfoCopy(schedhost_host*, const schedhost_node_info_view* ni) noexcept {
+schedhost_node_info_copy* NodeInfoCopy(schedhost_host*,
+                                       const schedhost_node_info_view* ni) noexcept {
   const cache::NodeInfo* source = cache::NodeInfo::FromView(ni);
   if (source == nullptr) return nullptr;  // NULL, or not a node info the host made
   try {
@@ -330,7 +331,8 @@ int32_t NodeInfoCopyAddPod(schedhost_node_info_copy* copy, const schedhost_pod_v
   }
 }
 
-int32_t NodeInfoCopyRemovePod(schedhost_node_info_copy* copy, const schedhost_pod_view* pod) noexcept {
+int32_t NodeInfoCopyRemovePod(schedhost_node_info_copy* copy,
+                              const schedhost_pod_view* pod) noexcept {
   if (copy == nullptr || pod == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
   try {
     return copy->info.RemovePod(View(pod->uid)) ? SCHEDHOST_OK : SCHEDHOST_E_NOT_FOUND;
@@ -363,7 +365,8 @@ void AddReasons(schedhost_status* status, const Status& s) {
   for (const auto& r : s.reasons) StatusAddReason(status, schedhost_str{r.data(), r.size()});
 }
 
-int32_t ListPdbs(schedhost_host* host, const schedhost_pdb_view* const** out, size_t* len) noexcept {
+int32_t ListPdbs(schedhost_host* host, const schedhost_pdb_view* const** out,
+                 size_t* len) noexcept {
   if (out == nullptr || len == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
   *out = nullptr;
   *len = 0;
@@ -410,8 +413,8 @@ int32_t EvictPod(schedhost_host* host, const schedhost_pod_view* victim,
   ClusterAccess* access = AccessOf(host);
   if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
   try {
-    Status s = access->EvictPod(host->plugin ? std::string_view(host->plugin->name) : "",
-                                victim, preemptor, View(reason));
+    Status s = access->EvictPod(host->plugin ? std::string_view(host->plugin->name) : "", victim,
+                                preemptor, View(reason));
     if (s.ok()) return SCHEDHOST_OK;
     spdlog::warn("[plugin {}] evict_pod: {}", host->plugin ? host->plugin->name : "?", s.Message());
     return SCHEDHOST_E_NOT_FOUND;
@@ -476,9 +479,9 @@ int32_t Preempt(schedhost_host* host, schedhost_cycle_state* state, const schedh
     return SCHEDHOST_ERROR;
   }
   try {
-    PreemptOutcome o = access->Preempt(host->plugin ? std::string_view(host->plugin->name) : "",
-                                       *host->framework, *CycleState::From(state), pod,
-                                       *StatusesOf(statuses), callbacks);
+    PreemptOutcome o =
+        access->Preempt(host->plugin ? std::string_view(host->plugin->name) : "", *host->framework,
+                        *CycleState::From(state), pod, *StatusesOf(statuses), callbacks);
     if (result != nullptr && !o.nominated_node.empty()) {
       reinterpret_cast<PostFilterResultSink*>(result)->nominated_node = o.nominated_node;
     }

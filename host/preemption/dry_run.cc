@@ -43,7 +43,7 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
   }
   // Then add back as many as possible: PDB-protected victims first, most important first.
   std::stable_sort(potential.begin(), potential.end(),
-            [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
+                   [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
   auto [violating, non_violating] = SplitByPdbViolation(potential, pdbs);
   Candidate c;
   c.node = ni.node()->name();
@@ -66,11 +66,10 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
   // Victims are reported most important first (the two passes interleave priorities).
   if (!violating.empty() && !non_violating.empty()) {
     std::stable_sort(c.victims.begin(), c.victims.end(),
-              [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
+                     [](const PodPtr& a, const PodPtr& b) { return MoreImportantPod(*a, *b); });
   }
   if (c.victims.empty()) {
-    return {std::nullopt,
-            Status::Error("expected at least one victim pod on node " + c.node)};
+    return {std::nullopt, Status::Error("expected at least one victim pod on node " + c.node)};
   }
   return {std::move(c), Status::Success()};
 }

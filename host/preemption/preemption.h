@@ -55,7 +55,8 @@ class Rules {
   std::string PodEligible(const schedhost_pod_view* pod) const;
   /// IsEligibleVictim tells whether `victim` may be evicted for `preemptor` (default: lower
   /// priority).
-  bool IsEligibleVictim(const schedhost_pod_view* preemptor, const schedhost_pod_view* victim) const;
+  bool IsEligibleVictim(const schedhost_pod_view* preemptor,
+                        const schedhost_pod_view* victim) const;
   /// Less tells whether candidate `a` is better than `b` (default: DefaultCandidateLess).
   bool Less(const Candidate& a, const Candidate& b) const;
   /// NumCandidates is how many candidates to look for among `num_nodes` potential nodes.

@@ -1,6 +1,8 @@
 // Preemption toolkit: search bounds, PDB accounting, candidate order, callbacks overriding the
 // rules, and the dry run (reprieve order, PDB-protected victims, bounded search from an offset)
 // over the real NodeResourcesFit plugin through the harness.
+#include "host/preemption/preemption.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,7 +10,6 @@
 
 #include "host/framework/plugin_instance.h"
 #include "host/framework/testing/harness.h"
-#include "host/preemption/preemption.h"
 #include "host/preemption/toolkit.h"
 #include "host/queue/nominator.h"
 #include "host/store/store_test_util.h"
@@ -60,9 +61,8 @@ TEST(NumCandidatesTest, UpstreamBounds) {
   struct Case {
     int32_t nodes, pct, abs, want;
   } cases[] = {
-      {5000, 10, 100, 500}, {500, 10, 100, 100}, {50, 10, 100, 50},
-      {1000, 0, 5, 5},      {10, 50, 0, 5},      {3, 100, 0, 3},
-      {0, 10, 100, 0},
+      {5000, 10, 100, 500}, {500, 10, 100, 100}, {50, 10, 100, 50}, {1000, 0, 5, 5},
+      {10, 50, 0, 5},       {3, 100, 0, 3},      {0, 10, 100, 0},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(NumCandidates(c.nodes, c.pct, c.abs), c.want)
@@ -136,17 +136,21 @@ TEST(SelectCandidateTest, UpstreamOrder) {
   };
   std::vector<Case> cases = {
       {"fewest PDB violations",
-       {MakeCandidate("a", {MakePod("x", 1)}, 1), MakeCandidate("b", {MakePod("y", 5), MakePod("z", 5)}, 0)},
+       {MakeCandidate("a", {MakePod("x", 1)}, 1),
+        MakeCandidate("b", {MakePod("y", 5), MakePod("z", 5)}, 0)},
        "b"},
       {"lowest highest-victim priority",
-       {MakeCandidate("a", {MakePod("x", 10)}), MakeCandidate("b", {MakePod("y", 5), MakePod("z", 5)})},
+       {MakeCandidate("a", {MakePod("x", 10)}),
+        MakeCandidate("b", {MakePod("y", 5), MakePod("z", 5)})},
        "b"},
       {"lowest sum of priorities",
-       {MakeCandidate("a", {MakePod("x", 5), MakePod("y", 5)}), MakeCandidate("b", {MakePod("z", 5), MakePod("w", 1)})},
+       {MakeCandidate("a", {MakePod("x", 5), MakePod("y", 5)}),
+        MakeCandidate("b", {MakePod("z", 5), MakePod("w", 1)})},
        "b"},
       // Two victims at -1 sum to more than one at 0 with upstream's offset per victim.
       {"sum counts every victim",
-       {MakeCandidate("a", {MakePod("x", -1), MakePod("y", -1)}), MakeCandidate("b", {MakePod("z", -1)})},
+       {MakeCandidate("a", {MakePod("x", -1), MakePod("y", -1)}),
+        MakeCandidate("b", {MakePod("z", -1)})},
        "b"},
       {"latest start of the highest-priority victims",
        {MakeCandidate("a", {MakePod("x", 5, 100)}), MakeCandidate("b", {MakePod("y", 5, 200)})},
@@ -181,13 +185,15 @@ TEST(RulesTest, DefaultsAndCallbacksOverridingThem) {
 
   schedhost_preemption_callbacks cb{};
   cb.struct_size = sizeof(cb);
-  cb.is_eligible_victim = [](void*, const schedhost_pod_view*, const schedhost_pod_view* v) noexcept {
+  cb.is_eligible_victim = [](void*, const schedhost_pod_view*,
+                             const schedhost_pod_view* v) noexcept {
     return v->name.len == 4 ? 1 : 0;  // only "high" (4 letters)
   };
   cb.pod_eligible = [](void*, const schedhost_pod_view* p) noexcept -> int32_t {
     return p->priority > 5 ? 1 : 0;
   };
-  cb.candidate_less = [](void*, const schedhost_candidate* a, const schedhost_candidate* b) noexcept {
+  cb.candidate_less = [](void*, const schedhost_candidate* a,
+                         const schedhost_candidate* b) noexcept {
     return a->victims_len > b->victims_len ? 1 : 0;  // most victims first
   };
   cb.min_candidate_nodes_percentage = 0;
@@ -221,14 +227,16 @@ class DryRunTest : public ::testing::Test {
                          const std::string& node, const std::string& app = "x",
                          const std::string& created = "2024-01-01T00:00:00Z") {
     return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", labels: {app: " + app +
-           "}, creationTimestamp: \"" + created + "\"}\nspec:\n  priority: " + std::to_string(prio) +
+           "}, creationTimestamp: \"" + created +
+           "\"}\nspec:\n  priority: " + std::to_string(prio) +
            (node.empty() ? "" : "\n  nodeName: " + node) +
            "\n  containers:\n  - name: c\n    image: i\n    resources: {requests: {cpu: \"" + cpu +
            "\"}}\n---\n";
   }
 
   // Victims runs SelectVictimsOnNode for `pod` on node `node`.
-  std::pair<std::optional<Candidate>, Status> Victims(const model::Pod& pod, const std::string& node,
+  std::pair<std::optional<Candidate>, Status> Victims(const model::Pod& pod,
+                                                      const std::string& node,
                                                       const std::vector<PdbState>& pdbs = {}) {
     framework::Framework& fw = h_.framework();
     framework::CycleState state;
@@ -317,8 +325,11 @@ TEST_F(DryRunTest, BoundedSearchFromTheOffsetSkippingUnresolvableNodes) {
   schedhost_preemption_callbacks one{};
   one.struct_size = sizeof(one);
   one.min_candidate_nodes_absolute = 1;  // percentage 0: look for one candidate
-  SearchResult r = FindCandidates(fw, state, pod->view(), statuses, {}, Rules(&one),
-                                  [](uint64_t n) { EXPECT_EQ(n, 5u); return uint64_t{2}; });
+  SearchResult r =
+      FindCandidates(fw, state, pod->view(), statuses, {}, Rules(&one), [](uint64_t n) {
+        EXPECT_EQ(n, 5u);
+        return uint64_t{2};
+      });
   ASSERT_TRUE(r.error.ok());
   ASSERT_FALSE(r.candidates.empty());
   // Potential nodes are n1..n5; offset 2 starts the search at n3.
@@ -366,8 +377,9 @@ TEST(ToolkitAbiTest, EntriesAreLiveAndRefuseBadArguments) {
 
   framework::testing::Harness h;
   h.OnlyPlugins({"NodeResourcesFit"});
-  h.AddObjects("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: "
-               "{cpu: \"4\", memory: 8Gi, pods: \"110\"}\n");
+  h.AddObjects(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: "
+      "{cpu: \"4\", memory: 8Gi, pods: \"110\"}\n");
   framework::Framework& fw = h.framework();
   const framework::PluginInstance* inst = fw.FindPlugin("NodeResourcesFit");
   ASSERT_NE(inst, nullptr);

@@ -40,7 +40,8 @@ std::string Rules::PodEligible(const schedhost_pod_view* pod) const {
 
 bool Rules::IsEligibleVictim(const schedhost_pod_view* preemptor,
                              const schedhost_pod_view* victim) const {
-  if (cb_.is_eligible_victim != nullptr) return cb_.is_eligible_victim(cb_.user, preemptor, victim) != 0;
+  if (cb_.is_eligible_victim != nullptr)
+    return cb_.is_eligible_victim(cb_.user, preemptor, victim) != 0;
   return victim->priority < preemptor->priority;
 }
 

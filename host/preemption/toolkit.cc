@@ -32,14 +32,15 @@ std::shared_ptr<const model::PriorityClass> Toolkit::GetPriorityClass(std::strin
   return store_.Get<model::PriorityClass>("", name);
 }
 
-Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* victim, const schedhost_pod_view* preemptor,
-                         std::string_view reason) {
+Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* victim,
+                         const schedhost_pod_view* preemptor, std::string_view reason) {
   const model::Pod* v = model::Pod::FromView(victim);
   if (v == nullptr) return Status::Error("evict_pod: the victim is not a pod view the host made");
   const model::Pod* by = model::Pod::FromView(preemptor);
   // A victim waiting at Permit is not bound yet: upstream rejects it instead of deleting it.
   if (options_.reject_waiting &&
-      options_.reject_waiting(v->uid(), plugin, reason.empty() ? std::string_view("preempted") : reason)) {
+      options_.reject_waiting(v->uid(), plugin,
+                              reason.empty() ? std::string_view("preempted") : reason)) {
     spdlog::debug("preemption: rejected waiting pod {}/{}", v->namespace_name(), v->name());
     return Status::Success();
   }
@@ -67,7 +68,8 @@ Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view
       nominator_.Add(stored, node);
     }
   } catch (const store::StoreError& e) {
-    return Status::Error("nominating pod " + p->namespace_name() + "/" + p->name() + ": " + e.what());
+    return Status::Error("nominating pod " + p->namespace_name() + "/" + p->name() + ": " +
+                         e.what());
   }
   return Status::Success();
 }
@@ -78,7 +80,8 @@ uint64_t Toolkit::RandomOffset(uint64_t n) {
   return rng_() % n;
 }
 
-framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::Framework& fw, framework::CycleState& state,
+framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::Framework& fw,
+                                           framework::CycleState& state,
                                            const schedhost_pod_view* pod,
                                            const NodeStatuses& statuses,
                                            const schedhost_preemption_callbacks* callbacks) {
@@ -100,11 +103,12 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
   if (found.candidates.empty()) {
     // The pod keeps no reservation on a node where it cannot go (upstream clears it).
     if (pod->nominated_node_name.len != 0) {
-      if (Status s = SetNominatedNode(pod, ""); !s.ok()) spdlog::warn("preemption: {}", s.Message());
+      if (Status s = SetNominatedNode(pod, ""); !s.ok())
+        spdlog::warn("preemption: {}", s.Message());
     }
-    out.status = Status::Make(
-        Code::kUnschedulable,
-        "preemption: " + framework::FitErrorMessage(found.node_statuses.size(), found.node_statuses));
+    out.status = Status::Make(Code::kUnschedulable, "preemption: " + framework::FitErrorMessage(
+                                                                         found.node_statuses.size(),
+                                                                         found.node_statuses));
     return out;
   }
   // 3) The best candidate.

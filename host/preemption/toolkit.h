@@ -44,8 +44,9 @@ class Toolkit final : public framework::ClusterAccess {
   framework::Status EvictPod(std::string_view plugin, const schedhost_pod_view* victim,
                              const schedhost_pod_view* preemptor, std::string_view reason) override;
   framework::Status SetNominatedNode(const schedhost_pod_view* pod, std::string_view node) override;
-  framework::PreemptOutcome Preempt(std::string_view plugin, framework::Framework& fw, framework::CycleState& state,
-                                    const schedhost_pod_view* pod, const NodeStatuses& statuses,
+  framework::PreemptOutcome Preempt(std::string_view plugin, framework::Framework& fw,
+                                    framework::CycleState& state, const schedhost_pod_view* pod,
+                                    const NodeStatuses& statuses,
                                     const schedhost_preemption_callbacks* callbacks) override;
   framework::Status FindCandidates(framework::Framework& fw, framework::CycleState& state,
                                    const schedhost_pod_view* pod, const NodeStatuses& statuses,

@@ -423,8 +423,9 @@ TEST(AbiLoaderTest, QuotesTheLibrarysOwnRefusal) {
   schedhost_host_api no_intern = *TestApi();
   no_intern.intern = nullptr;  // CNodeLabel needs it
   EXPECT_EQ(LoadFailure(registry, PluginPath("c99_plugin.so"), &no_intern),
-            PluginPath("c99_plugin.so").string() +
-                ": the library refused this host (ABI " + HostAbi() + ", code 1): \"CNodeLabel needs "
+            PluginPath("c99_plugin.so").string() + ": the library refused this host (ABI " +
+                HostAbi() +
+                ", code 1): \"CNodeLabel needs "
                 "status_add_reason and intern from the host\"");
   // The C++ SDK refuses a missing host table.
   const std::string error = LoadFailure(registry, PluginPath("gcc_plugin.so"), nullptr);
@@ -442,8 +443,9 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
   const std::string file = path.string();
   const size_t small = offsetof(schedhost_plugin_descriptor, post_bind);
   const std::pair<const char*, std::string> cases[] = {
-      {"reply-minor", file + ": negotiation says ABI 1.7 (min host minor 0) but the manifest says ABI " +
-                          HostAbi() + " (min host minor 0) — the library is inconsistent; rebuild it"},
+      {"reply-minor",
+       file + ": negotiation says ABI 1.7 (min host minor 0) but the manifest says ABI " +
+           HostAbi() + " (min host minor 0) — the library is inconsistent; rebuild it"},
       {"reply-min-host", file + ": negotiation says ABI " + HostAbi() +
                              " (min host minor 1) but the manifest says ABI " + HostAbi() +
                              " (min host minor 0)"},
@@ -459,8 +461,9 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
       {"unnamed", file + ": plugin #0 has an empty name"},
       {"spaced", file + ": plugin #0 has a name with spaces or control characters: 'Two Words'"},
       {"null-entry", file + ": plugin #1 has a NULL descriptor"},
-      {"anything else", file + ": the library refused this host (ABI " + HostAbi() + ", code 3): "
-                               "\"bad_negotiation only talks to its test scenarios\""},
+      {"anything else", file + ": the library refused this host (ABI " + HostAbi() +
+                            ", code 3): "
+                            "\"bad_negotiation only talks to its test scenarios\""},
   };
   for (const auto& [scenario, error] : cases) {
     PluginRegistry registry(scenario);

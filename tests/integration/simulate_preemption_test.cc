@@ -4,9 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -144,8 +143,8 @@ TEST(SimulatePreemptionTest, ReprieveKeepsTheMostImportantVictims) {
   auto pods = Pods(j);
   // upstream: all lower pods removed, then added back most important first while the pod fits:
   // "mid" stays, both "low" pods go (equal priority: reported in start order).
-  EXPECT_EQ(Evicted(j), (std::vector<std::string>{"low-a by default/preemptor",
-                                                  "low-b by default/preemptor"}));
+  EXPECT_EQ(Evicted(j),
+            (std::vector<std::string>{"low-a by default/preemptor", "low-b by default/preemptor"}));
   EXPECT_EQ(pods["mid"].node, "n1");
   EXPECT_EQ(pods["preemptor"].node, "n1");
   EXPECT_EQ(pods["low-a"].message, "preempted by default/preemptor");

@@ -33,13 +33,15 @@ PreemptionArgs ParsePreemptionArgs(const Args& args) {
     std::string_view key;
     Args child = args.At(i, &key);
     if (key != "min_candidate_nodes_percentage" && key != "min_candidate_nodes_absolute") {
-      Fail(child, key,
-           "unknown key (known keys: min_candidate_nodes_percentage, min_candidate_nodes_absolute)");
+      Fail(
+          child, key,
+          "unknown key (known keys: min_candidate_nodes_percentage, min_candidate_nodes_absolute)");
     }
   }
   const Args pct = args["min_candidate_nodes_percentage"];
   const Args abs = args["min_candidate_nodes_absolute"];
-  const int64_t p = ReadInt(pct, "min_candidate_nodes_percentage", out.min_candidate_nodes_percentage);
+  const int64_t p =
+      ReadInt(pct, "min_candidate_nodes_percentage", out.min_candidate_nodes_percentage);
   const int64_t a = ReadInt(abs, "min_candidate_nodes_absolute", out.min_candidate_nodes_absolute);
   // upstream ValidateDefaultPreemptionArgs: percentage in [0, 100], absolute >= 0, not both 0.
   if (p < 0 || p > 100) {

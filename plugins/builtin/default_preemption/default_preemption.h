@@ -8,9 +8,8 @@
 //   min_candidate_nodes_absolute = 100
 #pragma once
 
-#include <schedhost/plugin.hpp>
-
 #include <cstdint>
+#include <schedhost/plugin.hpp>
 #include <string>
 #include <string_view>
 

@@ -53,7 +53,8 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, DefaultPreemptionArgsTest,
     ::testing::Values(
         ArgsCase{"Defaults", "", ""},
-        ArgsCase{"Bounds", "min_candidate_nodes_percentage = 100\nmin_candidate_nodes_absolute = 0", ""},
+        ArgsCase{"Bounds", "min_candidate_nodes_percentage = 100\nmin_candidate_nodes_absolute = 0",
+                 ""},
         ArgsCase{"PercentageOnlyZero", "min_candidate_nodes_percentage = 0", ""},
         ArgsCase{"PercentageNegative", "min_candidate_nodes_percentage = -1",
                  std::string(kPct) + "must be in the range [0, 100], got -1"},
@@ -63,7 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
                  std::string(kAbs) + "must be non-negative"},
         // upstream: both zero would look for no candidate at all.
         ArgsCase{"BothZero", "min_candidate_nodes_percentage = 0\nmin_candidate_nodes_absolute = 0",
-                 std::string(kAbs) + "cannot be zero at the same time as min_candidate_nodes_percentage"},
+                 std::string(kAbs) +
+                     "cannot be zero at the same time as min_candidate_nodes_percentage"},
         ArgsCase{"WrongType", "min_candidate_nodes_percentage = \"10%\"",
                  std::string(kPct) + "expected an integer"},
         ArgsCase{"UnknownKey", "minCandidateNodesPercentage = 10",
@@ -75,8 +77,9 @@ TEST(DefaultPreemption, WithoutClusterStateItIsAnErrorNotACrash) {
   h.OnlyPlugins({kName});
   h.AddObjects("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
   framework::Framework& fw = h.framework();
-  auto pod = h.MakePod("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: 5\n"
-                       "  containers: [{name: c, image: i}]\n");
+  auto pod = h.MakePod(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: 5\n"
+      "  containers: [{name: c, image: i}]\n");
   framework::CycleState state;
   std::vector<std::pair<std::string, framework::Status>> statuses = {
       {"n1", framework::Status::Make(framework::Code::kUnschedulable, "Insufficient cpu")}};

@@ -360,7 +360,8 @@ inline schedhost_post_filter_result*& CurrentPostFilterResult() noexcept {
 }
 /// PostFilterScope sets CurrentPostFilterResult for one call and restores the previous value.
 struct PostFilterScope {
-  explicit PostFilterScope(schedhost_post_filter_result* r) noexcept : prev(CurrentPostFilterResult()) {
+  explicit PostFilterScope(schedhost_post_filter_result* r) noexcept
+      : prev(CurrentPostFilterResult()) {
     CurrentPostFilterResult() = r;
   }
   ~PostFilterScope() { CurrentPostFilterResult() = prev; }
