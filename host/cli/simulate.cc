@@ -26,7 +26,7 @@ int Rank(const model::Object& obj) {
 }
 
 SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
-                     const scheduler::Scheduler& sched) {
+                     const scheduler::Scheduler& sched, const std::vector<Eviction>& evicted) {
   SimulatedPod out;
   out.namespace_name = input.namespace_name();
   out.name = input.name();
@@ -34,6 +34,11 @@ SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
   PodPtr pod = store.Get<model::Pod>(input.namespace_name(), input.name());
   if (!pod) {
     out.message = "deleted during the simulation";
+    for (const Eviction& e : evicted) {
+      if (e.namespace_name == input.namespace_name() && e.name == input.name()) {
+        out.message = "preempted by " + e.by;
+      }
+    }
     return out;
   }
   if (!pod->data().status.nominated_node_name.empty()) {
@@ -81,11 +86,18 @@ SimulationResult Simulate(const config::HostConfig& config,
   options.seed = seed;
   options.pod_initial_backoff = config.pod_initial_backoff;
   options.pod_max_backoff = config.pod_max_backoff;
-  scheduler::Scheduler sched(store, profiles, options);
   SimulationResult result;
+  // Evictions happen on the scheduling thread, which RunUntilIdle runs on this one.
+  options.on_evicted = [&result](const model::Pod& victim, const model::Pod* preemptor) {
+    result.evicted.push_back(
+        {victim.namespace_name(), victim.name(),
+         preemptor ? preemptor->namespace_name() + "/" + preemptor->name() : std::string()});
+  };
+  scheduler::Scheduler sched(store, profiles, options);
   result.run = sched.RunUntilIdle();
   for (const model::Object& obj : objects) {
-    if (const auto* pod = std::get_if<PodPtr>(&obj)) result.pods.push_back(Outcome(**pod, store, sched));
+    if (const auto* pod = std::get_if<PodPtr>(&obj))
+      result.pods.push_back(Outcome(**pod, store, sched, result.evicted));
   }
   sched.Stop();
   return result;

@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "host/framework/cluster_access.h"
 #include "host/model/pod.h"
 
 namespace schedhost::framework {
@@ -56,6 +57,33 @@ class CycleScratch {
     blocks_.push_back(std::move(block));
     return out;
   }
+  /// KeepPdbs stores `pdbs` (keeping their objects alive) and returns views of them whose
+  /// disruptions_allowed is the computed one, as one array (nullptr when empty), valid as above.
+  const schedhost_pdb_view* const* KeepPdbs(const std::vector<PdbState>& pdbs) {
+    if (pdbs.empty()) return nullptr;
+    auto block = std::make_unique<Block>();
+    block->pdbs = pdbs;
+    block->pdb_views.reserve(pdbs.size());
+    for (const PdbState& p : pdbs) {
+      schedhost_pdb_view v = *p.pdb->view();
+      v.disruptions_allowed = p.disruptions_allowed;
+      block->pdb_views.push_back(v);
+    }
+    for (const schedhost_pdb_view& v : block->pdb_views) block->pdb_view_ptrs.push_back(&v);
+    const schedhost_pdb_view* const* out = block->pdb_view_ptrs.data();
+    std::lock_guard lock(mu_);
+    block->cycle = cycle_;
+    blocks_.push_back(std::move(block));
+    return out;
+  }
+  /// KeepObject keeps `object` alive as long as arrays of the current cycle.
+  void KeepObject(std::shared_ptr<const void> object) {
+    auto block = std::make_unique<Block>();
+    block->object = std::move(object);
+    std::lock_guard lock(mu_);
+    block->cycle = cycle_;
+    blocks_.push_back(std::move(block));
+  }
   /// size returns how many arrays are kept (for tests).
   size_t size() const {
     std::lock_guard lock(mu_);
@@ -67,6 +95,10 @@ class CycleScratch {
     uint64_t cycle = 0;
     std::vector<std::shared_ptr<const model::Pod>> pods;
     std::vector<const schedhost_pod_view*> views;
+    std::shared_ptr<const void> object;
+    std::vector<PdbState> pdbs;
+    std::vector<schedhost_pdb_view> pdb_views;
+    std::vector<const schedhost_pdb_view*> pdb_view_ptrs;
   };
   mutable std::mutex mu_;
   uint64_t cycle_ = 0;

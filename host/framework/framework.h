@@ -28,6 +28,7 @@
 #include "host/config/host_config.h"
 #include "host/config/point.h"
 #include "host/framework/clock.h"
+#include "host/framework/cluster_access.h"
 #include "host/framework/cycle_scratch.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/parallel.h"
@@ -117,6 +118,11 @@ class Framework {
   using BindFn = std::function<Status(const schedhost_pod_view* pod, std::string_view node)>;
   void SetBinder(BindFn fn) { binder_ = std::move(fn); }
   const BindFn& binder() const { return binder_; }
+  /// SetClusterAccess gives the host API its cluster objects, actions and preemption toolkit
+  /// (not owned; null: those entries answer SCHEDHOST_E_NOT_AVAILABLE). Set by the host before
+  /// scheduling starts, cleared before the access goes away.
+  void SetClusterAccess(ClusterAccess* access) { cluster_access_.store(access); }
+  ClusterAccess* cluster_access() const { return cluster_access_.load(); }
 
   /// SetNominator points nominated-pod lookups at the queue's Nominator (not owned; null: none).
   void SetNominator(const queue::Nominator* nominator) { nominator_.store(nominator); }
@@ -190,6 +196,7 @@ class Framework {
   std::atomic<const cache::Snapshot*> snapshot_{nullptr};
   std::atomic<const queue::Nominator*> nominator_{nullptr};
   BindFn binder_;
+  std::atomic<ClusterAccess*> cluster_access_{nullptr};
   CycleScratch scratch_;
   WaitingPods waiting_pods_;  // Last: destroyed first, disarming timers before anything else.
 };

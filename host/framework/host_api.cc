@@ -7,6 +7,7 @@
 #include <limits>
 #include <string_view>
 
+#include "host/cache/node_info.h"
 #include "host/framework/cycle_state.h"
 #include "host/framework/framework.h"
 #include "host/framework/plugin_instance.h"
@@ -287,19 +288,61 @@ int32_t RunFilterWithNominated(schedhost_host* host, schedhost_cycle_state* stat
   }
 }
 
-// --- Entries whose host side arrives with later issues (preemption). ---
+// --- Simulation on node-info copies. ---
 
-schedhost_node_info_copy* NodeInfoCopy(schedhost_host*, const schedhost_node_info_view*) noexcept {
-  return nullptr;
+}  // namespace
+}  // namespace schedhost::framework
+
+/// schedhost_node_info_copy is a NodeInfo a plugin owns (node_info_copy / _destroy).
+struct schedhost_node_info_copy {
+  schedhost::cache::NodeInfo info;
+};
+
+namespace schedhost::framework {
+namespace {
+
+schedhost_node_info_copy* NodeInfoCopy(schedhost_host*,
+                                       const schedhost_node_info_view* ni) noexcept {
+  const cache::NodeInfo* source = cache::NodeInfo::FromView(ni);
+  if (source == nullptr) return nullptr;  // NULL, or not a node info the host made
+  try {
+    auto* copy = new schedhost_node_info_copy{cache::NodeInfo(*source)};
+    return copy;
+  } catch (...) {
+    return nullptr;
+  }
 }
-const schedhost_node_info_view* NodeInfoCopyView(schedhost_node_info_copy*) noexcept { return nullptr; }
-int32_t NodeInfoCopyAddPod(schedhost_node_info_copy*, const schedhost_pod_view*) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+const schedhost_node_info_view* NodeInfoCopyView(schedhost_node_info_copy* copy) noexcept {
+  return copy == nullptr ? nullptr : copy->info.view();
 }
-int32_t NodeInfoCopyRemovePod(schedhost_node_info_copy*, const schedhost_pod_view*) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+int32_t NodeInfoCopyAddPod(schedhost_node_info_copy* copy, const schedhost_pod_view* pod) noexcept {
+  if (copy == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  const model::Pod* p = model::Pod::FromView(pod);
+  if (p == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;  // NULL, or not a pod the host made
+  try {
+    // Non-owning: plugin.h promises pod views for the whole cycle, and a copy must not outlive
+    // the cycle its pods came from.
+    copy->info.AddPod(std::shared_ptr<const model::Pod>(std::shared_ptr<const model::Pod>(), p));
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
-void NodeInfoCopyDestroy(schedhost_node_info_copy*) noexcept {}
+
+int32_t NodeInfoCopyRemovePod(schedhost_node_info_copy* copy,
+                              const schedhost_pod_view* pod) noexcept {
+  if (copy == nullptr || pod == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  try {
+    return copy->info.RemovePod(View(pod->uid)) ? SCHEDHOST_OK : SCHEDHOST_E_NOT_FOUND;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+void NodeInfoCopyDestroy(schedhost_node_info_copy* copy) noexcept { delete copy; }
+
 schedhost_cycle_state* CycleStateClone(const schedhost_cycle_state* state) noexcept {
   if (state == nullptr) return nullptr;
   try {
@@ -311,21 +354,93 @@ schedhost_cycle_state* CycleStateClone(const schedhost_cycle_state* state) noexc
 void CycleStateDestroy(schedhost_cycle_state* state) noexcept {
   delete CycleState::From(state);
 }
-int32_t ListPdbs(schedhost_host*, const schedhost_pdb_view* const** out, size_t* len) noexcept {
-  if (out) *out = nullptr;
-  if (len) *len = 0;
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+// --- Cluster objects and actions, through the ClusterAccess the host installed. ---
+
+ClusterAccess* AccessOf(schedhost_host* host) {
+  return (host && host->framework) ? host->framework->cluster_access() : nullptr;
 }
-int32_t GetPriorityClass(schedhost_host*, schedhost_str, const schedhost_priority_class_view** out) noexcept {
-  if (out) *out = nullptr;
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+void AddReasons(schedhost_status* status, const Status& s) {
+  for (const auto& r : s.reasons) StatusAddReason(status, schedhost_str{r.data(), r.size()});
 }
-int32_t EvictPod(schedhost_host*, const schedhost_pod_view*, const schedhost_pod_view*, schedhost_str) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+int32_t ListPdbs(schedhost_host* host, const schedhost_pdb_view* const** out,
+                 size_t* len) noexcept {
+  if (out == nullptr || len == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = nullptr;
+  *len = 0;
+  if (host == nullptr || host->framework == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
+  try {
+    std::vector<PdbState> pdbs = access->ListPdbs();
+    *out = host->framework->scratch().KeepPdbs(pdbs);
+    *len = pdbs.size();
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
-int32_t SetNominatedNode(schedhost_host*, const schedhost_pod_view*, schedhost_str) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+int32_t GetPriorityClass(schedhost_host* host, schedhost_str name,
+                         const schedhost_priority_class_view** out) noexcept {
+  if (out == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = nullptr;
+  if (host == nullptr || host->framework == nullptr || name.len == 0) {
+    return SCHEDHOST_E_INVALID_ARGUMENT;
+  }
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
+  try {
+    auto pc = access->GetPriorityClass(View(name));
+    if (!pc) return SCHEDHOST_E_NOT_FOUND;
+    // PriorityClass objects are immutable and kept alive by the store until replaced; the view
+    // of a replaced one is kept alive by the scratch of this cycle.
+    *out = pc->view();
+    host->framework->scratch().KeepObject(std::move(pc));
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
+
+int32_t EvictPod(schedhost_host* host, const schedhost_pod_view* victim,
+                 const schedhost_pod_view* preemptor, schedhost_str reason) noexcept {
+  if (host == nullptr || host->framework == nullptr || victim == nullptr) {
+    return SCHEDHOST_E_INVALID_ARGUMENT;
+  }
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
+  try {
+    Status s = access->EvictPod(host->plugin ? std::string_view(host->plugin->name) : "", victim,
+                                preemptor, View(reason));
+    if (s.ok()) return SCHEDHOST_OK;
+    spdlog::warn("[plugin {}] evict_pod: {}", host->plugin ? host->plugin->name : "?", s.Message());
+    return SCHEDHOST_E_NOT_FOUND;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+int32_t SetNominatedNode(schedhost_host* host, const schedhost_pod_view* pod,
+                         schedhost_str node) noexcept {
+  if (host == nullptr || host->framework == nullptr || pod == nullptr) {
+    return SCHEDHOST_E_INVALID_ARGUMENT;
+  }
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
+  try {
+    Status s = access->SetNominatedNode(pod, View(node));
+    if (s.ok()) return SCHEDHOST_OK;
+    spdlog::warn("[plugin {}] set_nominated_node: {}", host->plugin ? host->plugin->name : "?",
+                 s.Message());
+    return SCHEDHOST_E_NOT_FOUND;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
 int32_t BindPod(schedhost_host* host, const schedhost_pod_view* pod, schedhost_str node,
                 schedhost_status* status) noexcept {
   if (host == nullptr || host->framework == nullptr || pod == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
@@ -344,16 +459,57 @@ int32_t BindPod(schedhost_host* host, const schedhost_pod_view* pod, schedhost_s
     return SCHEDHOST_E_INTERNAL;
   }
 }
-int32_t Preempt(schedhost_host*, schedhost_cycle_state*, const schedhost_pod_view*,
-                const schedhost_node_status_map*, const schedhost_preemption_callbacks*,
-                schedhost_post_filter_result*, schedhost_status* status) noexcept {
-  StatusAddReason(status, Lit("preempt is not available in this host build"));
-  return SCHEDHOST_E_NOT_AVAILABLE;
+// Statuses reads the node status map PostFilter was given back into host statuses.
+const std::vector<std::pair<std::string, Status>>* StatusesOf(const schedhost_node_status_map* m) {
+  return m == nullptr ? nullptr : reinterpret_cast<const NodeStatusMapView*>(m)->statuses;
 }
-int32_t FindCandidates(schedhost_host*, schedhost_cycle_state*, const schedhost_pod_view*,
-                       const schedhost_node_status_map*, const schedhost_preemption_callbacks*,
-                       int32_t (*)(void*, const schedhost_candidate*), void*) noexcept {
-  return SCHEDHOST_E_NOT_AVAILABLE;
+
+int32_t Preempt(schedhost_host* host, schedhost_cycle_state* state, const schedhost_pod_view* pod,
+                const schedhost_node_status_map* statuses,
+                const schedhost_preemption_callbacks* callbacks,
+                schedhost_post_filter_result* result, schedhost_status* status) noexcept {
+  if (host == nullptr || host->framework == nullptr || state == nullptr || pod == nullptr ||
+      StatusesOf(statuses) == nullptr) {
+    StatusAddReason(status, Lit("preempt: host, state, pod and statuses must not be NULL"));
+    return SCHEDHOST_ERROR;
+  }
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) {
+    StatusAddReason(status, Lit("preempt is not available in this host (no cluster state)"));
+    return SCHEDHOST_ERROR;
+  }
+  try {
+    PreemptOutcome o =
+        access->Preempt(host->plugin ? std::string_view(host->plugin->name) : "", *host->framework,
+                        *CycleState::From(state), pod, *StatusesOf(statuses), callbacks);
+    if (result != nullptr && !o.nominated_node.empty()) {
+      reinterpret_cast<PostFilterResultSink*>(result)->nominated_node = o.nominated_node;
+    }
+    AddReasons(status, o.status);
+    return static_cast<int32_t>(o.status.code);
+  } catch (const std::exception& e) {
+    StatusAddReason(status, schedhost_str{e.what(), std::strlen(e.what())});
+    return SCHEDHOST_ERROR;
+  }
+}
+
+int32_t FindCandidates(schedhost_host* host, schedhost_cycle_state* state,
+                       const schedhost_pod_view* pod, const schedhost_node_status_map* statuses,
+                       const schedhost_preemption_callbacks* callbacks,
+                       int32_t (*fn)(void*, const schedhost_candidate*), void* user) noexcept {
+  if (host == nullptr || host->framework == nullptr || state == nullptr || pod == nullptr ||
+      StatusesOf(statuses) == nullptr || fn == nullptr) {
+    return SCHEDHOST_E_INVALID_ARGUMENT;
+  }
+  ClusterAccess* access = AccessOf(host);
+  if (access == nullptr) return SCHEDHOST_E_NOT_AVAILABLE;
+  try {
+    Status s = access->FindCandidates(*host->framework, *CycleState::From(state), pod,
+                                      *StatusesOf(statuses), callbacks, fn, user);
+    return s.ok() ? SCHEDHOST_OK : SCHEDHOST_E_INTERNAL;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
 }
 
 // --- Appended in abi 1.1. ---

@@ -79,8 +79,10 @@ PodDisruptionBudgetData DecodePdb(const MapReader& object) {
   pdb.spec.max_unavailable =
       ReadIntOrString(spec.Get("maxUnavailable"), spec.Path("maxUnavailable"));
   MapReader status(object.Get("status"), object.Path("status"));
-  pdb.status.disruptions_allowed =
-      ReadInt32(status.Get("disruptionsAllowed"), status.Path("disruptionsAllowed")).value_or(0);
+  const std::optional<int32_t> allowed =
+      ReadInt32(status.Get("disruptionsAllowed"), status.Path("disruptionsAllowed"));
+  pdb.status.disruptions_allowed = allowed.value_or(0);
+  pdb.status.has_disruptions_allowed = allowed.has_value();
   return pdb;
 }
 

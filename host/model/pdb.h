@@ -34,6 +34,9 @@ struct PodDisruptionBudgetSpec {
 // PodDisruptionBudgetStatus mirrors the part of the status preemption reads.
 struct PodDisruptionBudgetStatus {
   int32_t disruptions_allowed = 0;
+  // has_disruptions_allowed tells whether the object carried status.disruptionsAllowed. Without
+  // a disruption controller, preemption computes the value from the spec when it is absent.
+  bool has_disruptions_allowed = false;
 };
 
 // PodDisruptionBudgetData is a whole PDB as plain data.

@@ -41,10 +41,22 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
           }),
       qo);
   snapshot_ = std::make_unique<cache::Snapshot>();
+  preemption::ToolkitOptions to;
+  to.seed = options_.seed;
+  to.on_evicted = options_.on_evicted;
+  to.reject_waiting = [this](std::string_view uid, std::string_view plugin,
+                             std::string_view message) {
+    for (const auto& fw : this->profiles()->set().frameworks()) {
+      if (auto wp = fw->waiting_pods().Get(uid)) return wp->Reject(plugin, message);
+    }
+    return false;
+  };
+  toolkit_ = std::make_unique<preemption::Toolkit>(store_, queue_->nominator(), std::move(to));
   for (const auto& fw : profiles_->set().frameworks()) {
     fw->SetSnapshot(snapshot_.get());
     fw->SetNominator(&queue_->nominator());
     fw->SetClock(clock_.get());
+    fw->SetClusterAccess(toolkit_.get());
     fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
       try {
         // The cycle read the pod at this version; a pod changed since then is not bound.
@@ -77,6 +89,7 @@ Scheduler::~Scheduler() {
     fw->SetNominator(nullptr);
     fw->SetClock(nullptr);
     fw->SetBinder(nullptr);
+    fw->SetClusterAccess(nullptr);
   }
 }
 

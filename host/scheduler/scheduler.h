@@ -29,6 +29,7 @@
 #include "host/cache/cache.h"
 #include "host/cache/snapshot.h"
 #include "host/framework/clock.h"
+#include "host/preemption/toolkit.h"
 #include "host/queue/scheduling_queue.h"
 #include "host/scheduler/clock.h"
 #include "host/scheduler/executor.h"
@@ -63,6 +64,9 @@ struct SchedulerOptions {
   std::chrono::nanoseconds backoff_flush_interval = std::chrono::seconds(1);
   /// unschedulable_flush_interval is how often long-unschedulable pods are flushed (upstream: 30s).
   std::chrono::nanoseconds unschedulable_flush_interval = std::chrono::seconds(30);
+  /// on_evicted, when set, is told about every pod preemption deletes and its preemptor (null
+  /// when a plugin evicted without naming one); runs on the thread that evicted.
+  std::function<void(const model::Pod& victim, const model::Pod* preemptor)> on_evicted;
 };
 
 /// PodDiagnostics is what the scheduler knows about one pod's attempts (simulate, explain).
@@ -187,6 +191,7 @@ class Scheduler {
   std::unique_ptr<Executor> executor_;
   ManualExecutor* manual_executor_ = nullptr;  // set on a virtual clock
   std::unique_ptr<EventRouter> router_;
+  std::unique_ptr<preemption::Toolkit> toolkit_;  // the frameworks' ClusterAccess
 
   // Scheduling-thread state.
   std::mt19937_64 rng_;

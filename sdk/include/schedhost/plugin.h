@@ -582,6 +582,12 @@ typedef struct schedhost_preemption_callbacks {
   /** Orders candidates; returns non-zero when `a` is better than `b` (default: upstream ties). */
   int32_t (*candidate_less)(void* user, const schedhost_candidate* a,
                             const schedhost_candidate* b) SCHEDHOST_NOEXCEPT;
+  /** Bounds of the candidate search (upstream's minCandidateNodesPercentage, 0..100, and
+   *  minCandidateNodesAbsolute, >= 0): the dry run stops after max(nodes * percentage / 100,
+   *  absolute) candidates. Both 0 (or a struct too small to hold them): defaults 10 and 100.
+   *  since: abi 1.1 */
+  int32_t min_candidate_nodes_percentage;
+  int32_t min_candidate_nodes_absolute;
 } schedhost_preemption_callbacks;
 
 /** A PodDisruptionBudget as plugins see it. since: abi 1.0 */
@@ -740,14 +746,14 @@ typedef struct schedhost_host_api {
                                         const schedhost_node_selector_term* term,
                                         const schedhost_node_view* node) SCHEDHOST_NOEXCEPT;
 
-  /* --- nominator (not available in host 0.1: returns SCHEDHOST_E_NOT_AVAILABLE) ------------- */
+  /* --- nominator ------------------------------------------------------------------------------ */
 
   /** Pods nominated to `node_name`: *out host-owned, valid for the cycle. */
   int32_t (*nominated_pods_for_node)(schedhost_host* host, schedhost_str node_name,
                                      const schedhost_pod_view* const** out,
                                      size_t* out_len) SCHEDHOST_NOEXCEPT;
 
-  /* --- waiting pods (not available in host 0.1) ---------------------------------------------- */
+  /* --- waiting pods --------------------------------------------------------------------------- */
 
   /** Calls `fn` for each pod waiting at Permit in this profile; stops when fn returns non-zero. */
   int32_t (*waiting_pods_iterate)(schedhost_host* host,
@@ -765,7 +771,7 @@ typedef struct schedhost_host_api {
   int32_t (*waiting_pod_reject)(schedhost_waiting_pod* wp, schedhost_str plugin_name,
                                 schedhost_str message) SCHEDHOST_NOEXCEPT;
 
-  /* --- simulation on node-info copies (not available in host 0.1) --------------------------- */
+  /* --- simulation on node-info copies --------------------------------------------------------- */
 
   /** Copies a node info for simulation; destroy with node_info_copy_destroy. */
   schedhost_node_info_copy* (*node_info_copy)(schedhost_host* host,
@@ -793,7 +799,7 @@ typedef struct schedhost_host_api {
   /** Destroys a cycle state made by cycle_state_clone. */
   void (*cycle_state_destroy)(schedhost_cycle_state* state) SCHEDHOST_NOEXCEPT;
 
-  /* --- cluster objects (not available in host 0.1) ------------------------------------------ */
+  /* --- cluster objects (SCHEDHOST_E_NOT_AVAILABLE without cluster state) ---------------------- */
 
   /** All PDBs: *out host-owned, valid for the cycle. */
   int32_t (*list_pdbs)(schedhost_host* host, const schedhost_pdb_view* const** out,
@@ -802,7 +808,7 @@ typedef struct schedhost_host_api {
   int32_t (*get_priority_class)(schedhost_host* host, schedhost_str name,
                                 const schedhost_priority_class_view** out) SCHEDHOST_NOEXCEPT;
 
-  /* --- cluster actions (not available in host 0.1) ------------------------------------------ */
+  /* --- cluster actions (SCHEDHOST_E_NOT_AVAILABLE without cluster state) ---------------------- */
 
   /** Evicts (deletes) `victim` on behalf of `preemptor`, with `reason` recorded. */
   int32_t (*evict_pod)(schedhost_host* host, const schedhost_pod_view* victim,
@@ -816,7 +822,7 @@ typedef struct schedhost_host_api {
   int32_t (*bind_pod)(schedhost_host* host, const schedhost_pod_view* pod,
                       schedhost_str node_name, schedhost_status* status) SCHEDHOST_NOEXCEPT;
 
-  /* --- preemption toolkit (not available in host 0.1) --------------------------------------- */
+  /* --- preemption toolkit (SCHEDHOST_E_NOT_AVAILABLE without cluster state) ------------------- */
 
   /**
    * Runs upstream's preemption for `pod` after Filter failed: finds nodes where removing pods

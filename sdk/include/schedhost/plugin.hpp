@@ -352,6 +352,23 @@ inline schedhost_status*& CurrentStatus() noexcept {
   thread_local schedhost_status* status = nullptr;
   return status;
 }
+/// CurrentPostFilterResult is the result handle of the PostFilter call running on this thread
+/// (so Host::Preempt can nominate through it).
+inline schedhost_post_filter_result*& CurrentPostFilterResult() noexcept {
+  thread_local schedhost_post_filter_result* result = nullptr;
+  return result;
+}
+/// PostFilterScope sets CurrentPostFilterResult for one call and restores the previous value.
+struct PostFilterScope {
+  explicit PostFilterScope(schedhost_post_filter_result* r) noexcept
+      : prev(CurrentPostFilterResult()) {
+    CurrentPostFilterResult() = r;
+  }
+  ~PostFilterScope() { CurrentPostFilterResult() = prev; }
+  PostFilterScope(const PostFilterScope&) = delete;
+  PostFilterScope& operator=(const PostFilterScope&) = delete;
+  schedhost_post_filter_result* prev;
+};
 /// StatusScope sets CurrentStatus for one call and restores the previous value.
 struct StatusScope {
   explicit StatusScope(schedhost_status* s) noexcept : prev(CurrentStatus()) { CurrentStatus() = s; }
@@ -365,6 +382,9 @@ struct StatusScope {
 // ---------------------------------------------------------------------------------------------
 // The host
 // ---------------------------------------------------------------------------------------------
+
+class CycleState;
+class NodeStatusMap;
 
 /// Host is the framework handle of one plugin instance: interning, logging, the snapshot.
 class Host {
@@ -412,6 +432,20 @@ class Host {
     if (context.empty()) return Status(Code::kError, std::vector<std::string>{});
     return Status::Error(std::move(context));
   }
+
+  /// Preempt runs the host's preemption toolkit for `pod` — call it from PostFilter with the
+  /// statuses PostFilter got. `callbacks` (may be NULL: upstream's rules) override victim
+  /// eligibility, pod eligibility and candidate order, and bound the candidate search. The host
+  /// evicts the chosen victims and nominates the node into this PostFilter's result itself; its
+  /// reasons go straight into the call's status, so the returned Status carries only the code.
+  Status Preempt(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                 const schedhost_preemption_callbacks* callbacks = nullptr) const;
+
+  /// FindCandidates runs the toolkit's dry run without acting and calls `fn` for every
+  /// candidate (views valid during the call) until it returns false.
+  template <class Fn>
+  Status FindCandidates(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                        const schedhost_preemption_callbacks* callbacks, Fn&& fn) const;
 
  private:
   const schedhost_host_api* api_;
@@ -564,6 +598,30 @@ class PreFilterResult {
   const schedhost_host_api* api_;
   schedhost_pre_filter_result* r_;
 };
+
+inline Status Host::Preempt(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                            const schedhost_preemption_callbacks* callbacks) const {
+  int32_t rc = api_->preempt(host_, state.raw(), pod.raw(), statuses.raw(), callbacks,
+                             detail::CurrentPostFilterResult(), detail::CurrentStatus());
+  if (rc < 0) rc = SCHEDHOST_ERROR;  // a host result (e.g. not available), not a status code
+  return Status(static_cast<Code>(rc), std::vector<std::string>{});
+}
+
+template <class Fn>
+Status Host::FindCandidates(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                            const schedhost_preemption_callbacks* callbacks, Fn&& fn) const {
+  auto trampoline = [](void* user, const schedhost_candidate* c) noexcept -> int32_t {
+    try {
+      return (*static_cast<std::remove_reference_t<Fn>*>(user))(*c) ? 0 : 1;
+    } catch (...) {
+      return 1;
+    }
+  };
+  int32_t rc = api_->find_candidates(host_, state.raw(), pod.raw(), statuses.raw(), callbacks,
+                                     trampoline, const_cast<void*>(static_cast<const void*>(&fn)));
+  if (rc == SCHEDHOST_OK) return {};
+  return Status::Error("find_candidates failed (" + std::to_string(rc) + ")");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Plugin base and extension-point interfaces
@@ -838,6 +896,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
       try {
         CycleState state(LibraryApi(), cs);
         StatusScope scope(st);
+        PostFilterScope result_scope(r);
         std::string nominated;
         Status s = Instance<T>::Of(i)->T::PostFilter(state, Pod(pod), NodeStatusMap(LibraryApi(), m), nominated);
         if (!nominated.empty()) LibraryApi()->post_filter_result_set_nominated_node(r, ToStr(nominated));

@@ -1,0 +1,159 @@
+#include "host/preemption/toolkit.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+
+namespace schedhost::preemption {
+
+using framework::Code;
+using framework::Status;
+
+Toolkit::Toolkit(store::Store& store, queue::Nominator& nominator, ToolkitOptions options)
+    : store_(store), nominator_(nominator), options_(std::move(options)), rng_(options_.seed) {}
+
+std::vector<framework::PdbState> Toolkit::ListPdbs() const {
+  std::vector<framework::PdbState> out;
+  auto pdbs = store_.List<model::PodDisruptionBudget>();
+  if (pdbs.empty()) return out;
+  std::vector<PodPtr> pods;
+  bool need_pods = false;
+  for (const auto& p : pdbs) need_pods = need_pods || !p->data().status.has_disruptions_allowed;
+  if (need_pods) pods = store_.List<model::Pod>();
+  out.reserve(pdbs.size());
+  for (auto& p : pdbs) {
+    const int32_t allowed = DisruptionsAllowed(*p, pods);
+    out.push_back({std::move(p), allowed});
+  }
+  return out;
+}
+
+std::shared_ptr<const model::PriorityClass> Toolkit::GetPriorityClass(std::string_view name) const {
+  return store_.Get<model::PriorityClass>("", name);
+}
+
+Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* victim,
+                         const schedhost_pod_view* preemptor, std::string_view reason) {
+  const model::Pod* v = model::Pod::FromView(victim);
+  if (v == nullptr) return Status::Error("evict_pod: the victim is not a pod view the host made");
+  const model::Pod* by = model::Pod::FromView(preemptor);
+  // A victim waiting at Permit is not bound yet: upstream rejects it instead of deleting it.
+  if (options_.reject_waiting &&
+      options_.reject_waiting(v->uid(), plugin,
+                              reason.empty() ? std::string_view("preempted") : reason)) {
+    spdlog::debug("preemption: rejected waiting pod {}/{}", v->namespace_name(), v->name());
+    return Status::Success();
+  }
+  try {
+    store_.Delete<model::Pod>(v->namespace_name(), v->name(), store::Preconditions{v->uid(), 0});
+  } catch (const store::StoreError& e) {
+    return Status::Error("evicting pod " + v->namespace_name() + "/" + v->name() + ": " + e.what());
+  }
+  spdlog::debug("preemption: evicted pod {}/{}{}", v->namespace_name(), v->name(),
+                by ? " for " + by->namespace_name() + "/" + by->name() : std::string());
+  if (options_.on_evicted) options_.on_evicted(*v, by);
+  return Status::Success();
+}
+
+Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view node) {
+  const model::Pod* p = model::Pod::FromView(pod);
+  if (p == nullptr) return Status::Error("set_nominated_node: not a pod view the host made");
+  try {
+    auto stored = store_.SetNominatedNodeName(p->namespace_name(), p->name(), p->uid(), node);
+    // The store's update event reaches the nominator too; doing it here as well makes the
+    // change visible at once, whatever the order of watchers.
+    if (node.empty()) {
+      nominator_.Delete(*p);
+    } else {
+      nominator_.Add(stored, node);
+    }
+  } catch (const store::StoreError& e) {
+    return Status::Error("nominating pod " + p->namespace_name() + "/" + p->name() + ": " +
+                         e.what());
+  }
+  return Status::Success();
+}
+
+uint64_t Toolkit::RandomOffset(uint64_t n) {
+  if (n == 0) return 0;
+  std::lock_guard lock(rng_mu_);
+  return rng_() % n;
+}
+
+framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::Framework& fw,
+                                           framework::CycleState& state,
+                                           const schedhost_pod_view* pod,
+                                           const NodeStatuses& statuses,
+                                           const schedhost_preemption_callbacks* callbacks) {
+  const Rules rules(callbacks);
+  framework::PreemptOutcome out;
+  // 1) Is the pod eligible to preempt at all?
+  if (std::string why = rules.PodEligible(pod); !why.empty()) {
+    out.status = Status::Make(Code::kUnschedulable, "preemption: " + why);
+    return out;
+  }
+  // 2) Candidates from the dry runs.
+  const std::vector<framework::PdbState> pdbs = ListPdbs();
+  SearchResult found = preemption::FindCandidates(fw, state, pod, statuses, pdbs, rules,
+                                                  [this](uint64_t n) { return RandomOffset(n); });
+  if (!found.error.ok() && found.candidates.empty()) {
+    out.status = found.error;
+    return out;
+  }
+  if (found.candidates.empty()) {
+    // The pod keeps no reservation on a node where it cannot go (upstream clears it).
+    if (pod->nominated_node_name.len != 0) {
+      if (Status s = SetNominatedNode(pod, ""); !s.ok())
+        spdlog::warn("preemption: {}", s.Message());
+    }
+    out.status = Status::Make(Code::kUnschedulable, "preemption: " + framework::FitErrorMessage(
+                                                                         found.node_statuses.size(),
+                                                                         found.node_statuses));
+    return out;
+  }
+  // 3) The best candidate.
+  const Candidate* best = SelectCandidate(found.candidates, rules);
+  if (best == nullptr || best->node.empty()) {
+    out.status = Status::Make(Code::kUnschedulable, "preemption: no candidate node for preemption");
+    return out;
+  }
+  // 4) Act: evict the victims (or reject them at Permit), then clear the nominations of
+  // lower-priority pods on that node: they may no longer fit and go looking elsewhere.
+  const model::Pod* preemptor = model::Pod::FromView(pod);
+  const std::string reason =
+      preemptor ? "preempted by " + preemptor->namespace_name() + "/" + preemptor->name()
+                : std::string("preempted");
+  for (const PodPtr& victim : best->victims) {
+    if (Status s = EvictPod(plugin, victim->view(), pod, reason); !s.ok()) {
+      out.status = Status::Error("preemption: " + s.Message());
+      return out;
+    }
+  }
+  const std::string_view uid(pod->uid.data, pod->uid.len);
+  for (const PodPtr& nominated : nominator_.NominatedPodsForNode(best->node)) {
+    if (nominated->priority() >= pod->priority || nominated->uid() == uid) continue;
+    if (Status s = SetNominatedNode(nominated->view(), ""); !s.ok()) {
+      spdlog::warn("preemption: clearing a lower-priority nomination: {}", s.Message());
+    }
+  }
+  out.nominated_node = best->node;
+  return out;
+}
+
+Status Toolkit::FindCandidates(framework::Framework& fw, framework::CycleState& state,
+                               const schedhost_pod_view* pod, const NodeStatuses& statuses,
+                               const schedhost_preemption_callbacks* callbacks,
+                               int32_t (*fn)(void* user, const schedhost_candidate* c),
+                               void* user) {
+  const Rules rules(callbacks);
+  SearchResult found = preemption::FindCandidates(fw, state, pod, statuses, ListPdbs(), rules,
+                                                  [this](uint64_t n) { return RandomOffset(n); });
+  if (!found.error.ok() && found.candidates.empty()) return found.error;
+  for (const Candidate& c : found.candidates) {
+    CandidateView v(c);
+    if (fn(user, v.get()) != 0) break;
+  }
+  return Status::Success();
+}
+
+}  // namespace schedhost::preemption
