@@ -10,24 +10,22 @@ std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
   // Upstream's default profile minus its volume plugins (VolumeRestrictions, the node volume
   // limits, VolumeBinding, VolumeZone): schedhost's model has no volumes, so they are out of
   // scope. Weights are the upstream default score weights.
-  std::vector<DefaultPlugin> plugins = {
-      {"SchedulingGates", 0}, {"PrioritySort", 0},     {"NodeUnschedulable", 0},
-      {"NodeName", 0},        {"TaintToleration", 3},  {"NodeAffinity", 2},
-      {"NodePorts", 0},       {"NodeResourcesFit", 1},
+  return {
+      {"SchedulingGates", 0},
+      {"PrioritySort", 0},
+      {"NodeUnschedulable", 0},
+      {"NodeName", 0},
+      {"TaintToleration", 3},
+      {"NodeAffinity", 2},
+      {"NodePorts", 0},
+      {"NodeResourcesFit", 1},
+      {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2},
+      {"DefaultPreemption", 0},
+      {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},
+      {"DefaultBinder", 0},
   };
-  if constexpr (kIncludeNotYetBuiltDefaults) {
-    // These join the defaults when their builtin plugins are written; upstream puts them
-    // between NodeResourcesFit and DefaultBinder in this order.
-    plugins.insert(plugins.end(), {
-                                      {"PodTopologySpread", 2},
-                                      {"InterPodAffinity", 2},
-                                      {"DefaultPreemption", 0},
-                                      {"NodeResourcesBalancedAllocation", 1},
-                                      {"ImageLocality", 1},
-                                  });
-  }
-  plugins.push_back({"DefaultBinder", 0});
-  return plugins;
 }
 
 std::vector<PluginEntry> DefaultMultiPointEntries(const SourceLocation& where) {

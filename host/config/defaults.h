@@ -14,11 +14,6 @@
 
 namespace schedhost::config {
 
-// kIncludeNotYetBuiltDefaults adds upstream's default plugins whose schedhost builtins are not
-// written yet (PodTopologySpread, InterPodAffinity, DefaultPreemption,
-// NodeResourcesBalancedAllocation, ImageLocality); flip it to true once those plugins land.
-inline constexpr bool kIncludeNotYetBuiltDefaults = false;
-
 // kWildcard is the plugin name that, in a `disabled` list, stands for every plugin.
 inline constexpr std::string_view kWildcard = "*";
 

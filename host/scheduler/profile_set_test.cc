@@ -23,8 +23,14 @@ TEST(ProfileSetTest, DefaultConfigBuildsTheDefaultProfileFromLoadedLibraries) {
   ASSERT_NE(fw, nullptr);
   EXPECT_EQ(fw->QueueSortPluginName(), "PrioritySort");
   std::vector<std::string> scores;
-  for (const auto& r : fw->plugins(config::Point::kScore)) scores.push_back(r.plugin->name + "=" + std::to_string(r.weight));
-  EXPECT_THAT(scores, ::testing::ElementsAre("TaintToleration=3", "NodeAffinity=2", "NodeResourcesFit=1"));
+  for (const auto& r : fw->plugins(config::Point::kScore)) {
+    scores.push_back(r.plugin->name + "=" + std::to_string(r.weight));
+  }
+  EXPECT_THAT(scores, ::testing::ElementsAre("TaintToleration=3", "NodeAffinity=2",
+                                             "NodeResourcesFit=1", "PodTopologySpread=2",
+                                             "InterPodAffinity=2",
+                                             "NodeResourcesBalancedAllocation=1",
+                                             "ImageLocality=1"));
   std::string text = set->Describe();
   EXPECT_THAT(text, HasSubstr("node_resources_fit.so"));
   EXPECT_THAT(text, HasSubstr("NodeResourcesFit 1.0.0"));

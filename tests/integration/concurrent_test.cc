@@ -111,7 +111,10 @@ TEST(ConcurrentSchedulerTest, OverflowStaysPendingWithUpstreamsMessage) {
     if (!p->node_name().empty()) continue;
     auto d = host.sched->Diagnostics(p->uid());
     ASSERT_TRUE(d.has_value());
-    EXPECT_EQ(d->message, "0/2 nodes are available: 2 Insufficient cpu.") << p->name();
+    EXPECT_EQ(d->message,
+              "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+              "2 No preemption victims found for incoming pod..")
+        << p->name();
   }
 }
 

@@ -27,9 +27,14 @@ TEST_F(PlacementTest, FitsByResourcesAndReportsInsufficientCpu) {
   // and the other finds nothing.
   EXPECT_EQ(NodeOf("b"), "n1");
   EXPECT_EQ(NodeOf("c"), "");
-  EXPECT_EQ(MessageOf("c"), "0/2 nodes are available: 2 Insufficient cpu.");
+  // DefaultPreemption's message follows, as upstream (its trailing period doubles the last one).
+  EXPECT_EQ(MessageOf("c"),
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "No preemption victims found for incoming pod..");
   EXPECT_EQ(NodeOf("huge"), "");
-  EXPECT_EQ(MessageOf("huge"), "0/2 nodes are available: 2 Insufficient cpu.");
+  EXPECT_EQ(MessageOf("huge"),
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
+            "No preemption victims found for incoming pod..");
   EXPECT_EQ(MessageOf("a"), "");
   EXPECT_EQ(Where("huge"), queue::PodLocation::kUnschedulable);
   EXPECT_EQ(r.virtual_time, std::chrono::nanoseconds(0)) << "nothing needed a timer";
@@ -65,7 +70,8 @@ TEST_F(PlacementTest, TaintsAndTolerations) {
   EXPECT_EQ(NodeOf("plain"), "");
   EXPECT_EQ(MessageOf("plain"),
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-            "{dedicated: gpu}.");
+            "{dedicated: gpu}. preemption: 0/2 nodes are available: 1 No preemption victims "
+            "found for incoming pod, 1 Preemption is not helpful for scheduling..");
 }
 
 TEST_F(PlacementTest, NodeAffinityAndSelector) {
@@ -82,7 +88,8 @@ TEST_F(PlacementTest, NodeAffinityAndSelector) {
   EXPECT_EQ(NodeOf("aff"), "a1");
   EXPECT_EQ(NodeOf("nowhere"), "");
   EXPECT_EQ(MessageOf("nowhere"),
-            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.");
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
 }
 
 TEST_F(PlacementTest, HostPortsConflict) {
@@ -100,7 +107,8 @@ TEST_F(PlacementTest, HostPortsConflict) {
   EXPECT_EQ(NodeOf("web-3"), "");
   EXPECT_EQ(MessageOf("web-3"),
             "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod "
-            "ports.");
+            "ports. preemption: 0/2 nodes are available: 2 No preemption victims found for "
+            "incoming pod..");
 }
 
 TEST_F(PlacementTest, CordonedNodesAreSkippedAndUncordoningHelps) {
@@ -108,7 +116,9 @@ TEST_F(PlacementTest, CordonedNodesAreSkippedAndUncordoningHelps) {
   Apply(NodeYaml("cordoned", "4", "8Gi", "", "spec:\n  unschedulable: true\n") + PodYaml("p"));
   Run();
   EXPECT_EQ(NodeOf("p"), "");
-  EXPECT_EQ(MessageOf("p"), "0/1 nodes are available: 1 node(s) were unschedulable.");
+  EXPECT_EQ(MessageOf("p"),
+            "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling..");
   // Uncordoning is a node update that NodeUnschedulable's hint lets through.
   model::NodeData node = store_.Get<model::Node>("", "cordoned")->data();
   node.spec.unschedulable = false;
@@ -183,7 +193,7 @@ TEST_F(PlacementTest, NominatedPodKeepsItsNodeFromLowerPriorityPods) {
     return SCHEDHOST_SUCCESS;
   };
   Build("[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.post_filter]\n"
-        "enabled = [{ name = \"NominateN1\" }]\n",
+        "enabled = [{ name = \"NominateN1\" }]\ndisabled = [{ name = \"DefaultPreemption\" }]\n",
         {nominate.descriptor()});
   Apply(R"(
 apiVersion: scheduling.k8s.io/v1

@@ -82,10 +82,12 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
       {"default", "batch-report", std::nullopt, "Pending",
        "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
        "were unschedulable, 2 Insufficient cpu, 2 node(s) didn't match Pod's node "
-       "affinity/selector."},
+       "affinity/selector. preemption: 0/6 nodes are available: 2 No preemption victims found "
+       "for incoming pod, 4 Preemption is not helpful for scheduling.."},
       {"default", "web-1", "zone-c-ssd", "Bound", ""},
       {"default", "web-2", "zone-b-1", "Bound", ""},
-      {"default", "web-3", "zone-c-ssd", "Bound", ""},
+      // The web pods' zone spread: one per zone.
+      {"default", "web-3", "zone-a-1", "Bound", ""},
       {"default", "api-critical", "zone-a-2", "Bound", ""},
       {"ml", "training", "zone-c-gpu", "Bound", ""},
       {"default", "ssd-cache", "zone-c-ssd", "Bound", ""},
@@ -96,10 +98,14 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
       {"edge", "ingress-3", std::nullopt, "Pending",
        "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
        "were unschedulable, 2 node(s) didn't have free ports for the requested pod ports, 2 "
-       "node(s) didn't match Pod's node affinity/selector."},
+       "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: "
+       "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for "
+       "scheduling.."},
       {"ml", "huge", std::nullopt, "Pending",
        "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
-       "were unschedulable, 4 Insufficient cpu, 4 Insufficient memory."},
+       "were unschedulable, 4 Insufficient cpu, 4 Insufficient memory. preemption: 0/6 nodes "
+       "are available: 2 Preemption is not helpful for scheduling, 4 No preemption victims "
+       "found for incoming pod.."},
       {"default", "gated-job", std::nullopt, "Pending",
        "waiting for scheduling gates: [example.com/approval]"},
   };

@@ -36,18 +36,22 @@ TEST(ExpandTest, DefaultProfileMatchesUpstream) {
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreEnqueue)), ElementsAre("SchedulingGates"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kQueueSort)), ElementsAre("PrioritySort"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kBind)), ElementsAre("DefaultBinder"));
-  if (!kIncludeNotYetBuiltDefaults) {
-    EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-                ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit"));
-    EXPECT_THAT(Names(e.PluginsAt(Point::kFilter)),
-                ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                            "NodePorts", "NodeResourcesFit"));
-    EXPECT_THAT(Names(e.PluginsAt(Point::kPostFilter)), IsEmpty());
-    EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
-                ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit"));
-    EXPECT_THAT(NamesAndWeights(e.PluginsAt(Point::kScore)),
-                ElementsAre("TaintToleration(3)", "NodeAffinity(2)", "NodeResourcesFit(1)"));
-  }
+  EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
+              ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread",
+                          "InterPodAffinity"));
+  EXPECT_THAT(Names(e.PluginsAt(Point::kFilter)),
+              ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                          "NodePorts", "NodeResourcesFit", "PodTopologySpread",
+                          "InterPodAffinity"));
+  EXPECT_THAT(Names(e.PluginsAt(Point::kPostFilter)), ElementsAre("DefaultPreemption"));
+  EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
+              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
+                          "PodTopologySpread", "InterPodAffinity",
+                          "NodeResourcesBalancedAllocation"));
+  EXPECT_THAT(NamesAndWeights(e.PluginsAt(Point::kScore)),
+              ElementsAre("TaintToleration(3)", "NodeAffinity(2)", "NodeResourcesFit(1)",
+                          "PodTopologySpread(2)", "InterPodAffinity(2)",
+                          "NodeResourcesBalancedAllocation(1)", "ImageLocality(1)"));
   for (Point point : {Point::kReserve, Point::kPermit, Point::kPreBind, Point::kPostBind}) {
     EXPECT_THAT(e.PluginsAt(point), IsEmpty()) << PointName(point);
   }
@@ -128,15 +132,24 @@ enabled = [{ name = "NodeResourcesFit", weight = 5 }, { name = "ImageLocality", 
 disabled = [{ name = "TaintToleration" }]
 )");
   ExpandedProfile e = ExpandProfile(config.profiles[0], registry.Lookup());
+  // Part 1: the score list's plugins that are also multi-point (both defaults), in its order and
+  // with its weights; part 2: the other multi-point scorers, NodeAffinity with its new weight.
   EXPECT_THAT(NamesAndWeights(e.PluginsAt(Point::kScore)),
-              ElementsAre("NodeResourcesFit(5)", "NodeAffinity(10)", "ImageLocality(2)"));
+              ElementsAre("NodeResourcesFit(5)", "ImageLocality(2)", "NodeAffinity(10)",
+                          "PodTopologySpread(2)", "InterPodAffinity(2)",
+                          "NodeResourcesBalancedAllocation(1)"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-              ElementsAre("NodeAffinity", "NodeResourcesFit"));
+              ElementsAre("NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
+                          "InterPodAffinity"));
+  // Disabling a plugin at score leaves its other points alone.
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
-              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit"));
+              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
+                          "PodTopologySpread", "InterPodAffinity",
+                          "NodeResourcesBalancedAllocation"));
   // Locations: the score entry, not multi_point, for the overridden plugin.
   EXPECT_EQ(e.PluginsAt(Point::kScore)[0].location.ToString(), "schedhost.toml:6:12");
-  EXPECT_EQ(e.PluginsAt(Point::kScore)[1].location.ToString(), "schedhost.toml:3:12");
+  EXPECT_EQ(e.PluginsAt(Point::kScore)[1].location.ToString(), "schedhost.toml:6:55");
+  EXPECT_EQ(e.PluginsAt(Point::kScore)[2].location.ToString(), "schedhost.toml:3:12");
 }
 
 TEST(ExpandTest, PluginConfigAndPercentageCarryOver) {
@@ -287,7 +300,8 @@ a = 1
   EXPECT_THAT(text, HasSubstr("profile \"default-scheduler\"\n"));
   EXPECT_THAT(text, HasSubstr("  percentage_of_nodes_to_score: host setting\n"));
   EXPECT_THAT(text, HasSubstr("  queue_sort:  PrioritySort\n"));
-  EXPECT_THAT(text, HasSubstr("  post_filter: (none)\n"));
+  EXPECT_THAT(text, HasSubstr("  post_filter: DefaultPreemption\n"));
+  EXPECT_THAT(text, HasSubstr("  reserve:     (none)\n"));
   EXPECT_THAT(text, HasSubstr("  score:       TaintToleration(3) NodeAffinity(2)"));
   EXPECT_THAT(text, HasSubstr("  bind:        DefaultBinder\n"));
   EXPECT_THAT(text, HasSubstr("  plugin_config: NodeResourcesFit (schedhost.toml:2:1)\n"));

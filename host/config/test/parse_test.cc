@@ -31,15 +31,13 @@ std::vector<std::string> DefaultEntries() {
 }
 
 TEST(DefaultsTest, UpstreamDefaultProfileOrder) {
-  std::vector<std::string> expected = {
-      "SchedulingGates(0)", "PrioritySort(0)", "NodeUnschedulable(0)", "NodeName(0)",
-      "TaintToleration(3)", "NodeAffinity(2)", "NodePorts(0)",         "NodeResourcesFit(1)"};
-  if (kIncludeNotYetBuiltDefaults) {
-    expected.insert(expected.end(),
-                    {"PodTopologySpread(2)", "InterPodAffinity(2)", "DefaultPreemption(0)",
-                     "NodeResourcesBalancedAllocation(1)", "ImageLocality(1)"});
-  }
-  expected.push_back("DefaultBinder(0)");
+  // Upstream's default multi-point list without the volume plugins.
+  const std::vector<std::string> expected = {
+      "SchedulingGates(0)",   "PrioritySort(0)",      "NodeUnschedulable(0)",
+      "NodeName(0)",          "TaintToleration(3)",   "NodeAffinity(2)",
+      "NodePorts(0)",         "NodeResourcesFit(1)",  "PodTopologySpread(2)",
+      "InterPodAffinity(2)",  "DefaultPreemption(0)", "NodeResourcesBalancedAllocation(1)",
+      "ImageLocality(1)",     "DefaultBinder(0)"};
   EXPECT_EQ(DefaultEntries(), expected);
 }
 
