@@ -148,6 +148,9 @@ struct Visitor {
     if (schedhost::model::PriorityClass::FromView(pc->view()) != pc.get()) std::abort();
     return Touch(pc->view()->name) + static_cast<uint64_t>(pc->view()->value);
   }
+  uint64_t operator()(const std::shared_ptr<const schedhost::model::Namespace>& ns) const {
+    return ns->name().size() + Touch(ns->labels());
+  }
 };
 
 volatile uint64_t g_sink;
