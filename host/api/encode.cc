@@ -312,11 +312,18 @@ std::string Encode(const model::Object& object, const Options& o) {
       [&](const auto& ptr) -> std::string {
         using T = std::decay_t<decltype(*ptr)>;
         const auto& d = ptr->data();
-        if constexpr (std::is_same_v<T, model::Pod>) return Pod(d, o).dump();
-        if constexpr (std::is_same_v<T, model::Node>) return Node(d, o).dump();
-        if constexpr (std::is_same_v<T, model::PodDisruptionBudget>) return Pdb(d, o).dump();
-        if constexpr (std::is_same_v<T, model::PriorityClass>) return PriorityClass(d, o).dump();
-        if constexpr (std::is_same_v<T, model::Namespace>) return Namespace(d, o).dump();
+        if constexpr (std::is_same_v<T, model::Pod>) {
+          return Pod(d, o).dump();
+        } else if constexpr (std::is_same_v<T, model::Node>) {
+          return Node(d, o).dump();
+        } else if constexpr (std::is_same_v<T, model::PodDisruptionBudget>) {
+          return Pdb(d, o).dump();
+        } else if constexpr (std::is_same_v<T, model::PriorityClass>) {
+          return PriorityClass(d, o).dump();
+        } else {
+          static_assert(std::is_same_v<T, model::Namespace>, "every model::Object kind is encoded");
+          return Namespace(d, o).dump();
+        }
       },
       object);
 }
