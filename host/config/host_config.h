@@ -83,6 +83,18 @@ struct LibrarySpec {
   SourceLocation location;
 };
 
+// ApiTls is `[api.tls]`: the server certificate and key (PEM files) and, for mutual TLS, the CA
+// that client certificates must chain to.
+struct ApiTls {
+  std::filesystem::path cert;
+  std::filesystem::path key;
+  // client_ca, when set, makes the server require and verify client certificates.
+  std::optional<std::filesystem::path> client_ca;
+};
+
+// IsUnixListen tells whether a listen address is a Unix socket ("unix:///path").
+inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("unix://"); }
+
 // HostConfig is a whole config file, validated, with defaults filled in.
 struct HostConfig {
   // source is the name the config was read under (its path for LoadConfigFile).
@@ -105,6 +117,8 @@ struct HostConfig {
   UnloadPolicy unload = UnloadPolicy::kUnload;
   // api_listen is the gRPC endpoint: "unix://<path>" or "host:port".
   std::string api_listen = "unix:///run/schedhost/schedhost.sock";
+  // api_tls is `[api.tls]`; required when api_listen is a TCP address (ParseConfig checks).
+  std::optional<ApiTls> api_tls;
   // metrics_listen is the metrics/health HTTP endpoint "host:port".
   std::string metrics_listen = "127.0.0.1:10259";
   // profiles are the scheduling profiles in file order, names unique; ParseConfig never leaves

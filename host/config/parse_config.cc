@@ -188,6 +188,25 @@ std::string GetListen(const Context& ctx, const toml::table& table, std::string_
   return *listen;
 }
 
+ApiTls ParseApiTls(const Context& ctx, const toml::table& table, const toml::node& node) {
+  internal::CheckKeys(ctx, table, {"cert", "key", "client_ca"}, "[api.tls]");
+  ApiTls tls;
+  for (const char* key : {"cert", "key"}) {
+    const toml::node* value = table.get(key);
+    if (value == nullptr) {
+      Fail(ctx, node.source(),
+           std::string("api.tls.") + key + " is required: the PEM file of the server's " +
+               (std::string_view(key) == "cert" ? "certificate chain" : "private key"));
+    }
+    (std::string_view(key) == "cert" ? tls.cert : tls.key) =
+        ResolvePath(ctx, *value, std::string("api.tls.") + key);
+  }
+  if (const toml::node* ca = table.get("client_ca")) {
+    tls.client_ca = ResolvePath(ctx, *ca, "api.tls.client_ca");
+  }
+  return tls;
+}
+
 }  // namespace
 
 const Profile* HostConfig::FindProfile(std::string_view name) const {
@@ -213,8 +232,19 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
   }
   if (const toml::node* api = root.get("api")) {
     const toml::table& table = internal::ExpectTable(ctx, *api, "[api]");
-    internal::CheckKeys(ctx, table, {"listen"}, "[api]");
+    internal::CheckKeys(ctx, table, {"listen", "tls"}, "[api]");
     config.api_listen = GetListen(ctx, table, "api", true, config.api_listen);
+    if (const toml::node* tls = table.get("tls")) {
+      config.api_tls = ParseApiTls(ctx, internal::ExpectTable(ctx, *tls, "[api.tls]"), *tls);
+    }
+    // gRPC over TCP carries the whole cluster state and the Admin service: never in clear text.
+    if (!IsUnixListen(config.api_listen) && !config.api_tls) {
+      Fail(ctx, table.get("listen")->source(),
+           "api.listen \"" + config.api_listen +
+               "\" is a TCP address, which schedhost serves only over TLS: add [api.tls] with "
+               "cert and key (and client_ca for mutual TLS), or listen on a Unix socket "
+               "(\"unix:///run/schedhost/schedhost.sock\")");
+    }
   }
   if (const toml::node* metrics = root.get("metrics")) {
     const toml::table& table = internal::ExpectTable(ctx, *metrics, "[metrics]");

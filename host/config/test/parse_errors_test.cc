@@ -110,6 +110,14 @@ TEST(ParseErrorsTest, Listeners) {
        "metrics.listen must be \"host:port\" (port 0..65535), not \"h:65536\""},
       {"metrics unix not allowed", "[metrics]\nlisten = \"unix:///x.sock\"\n", 2, 10,
        "metrics.listen must be \"host:port\" (port 0..65535), not \"unix:///x.sock\""},
+      {"api tcp without tls", "[api]\nlisten = \"0.0.0.0:50051\"\n", 2, 10,
+       "api.listen \"0.0.0.0:50051\" is a TCP address, which schedhost serves only over TLS: add "
+       "[api.tls] with cert and key (and client_ca for mutual TLS), or listen on a Unix socket "
+       "(\"unix:///run/schedhost/schedhost.sock\")"},
+      {"api tls without key", "[api]\nlisten = \"h:1\"\n[api.tls]\ncert = \"c.pem\"\n", 3, 1,
+       "api.tls.key is required: the PEM file of the server's private key"},
+      {"api tls unknown key", "[api]\nlisten = \"h:1\"\n[api.tls]\ncert = \"c\"\nkey = \"k\"\nca = \"x\"\n",
+       6, 1, "unknown key \"ca\" in [api.tls]; known keys are: cert, key, client_ca"},
       {"metrics unknown key", "[metrics]\nlistn = \"h:1\"\n", 2, 1,
        "unknown key \"listn\" in [metrics]; did you mean \"listen\"?"},
   };

@@ -83,6 +83,10 @@ state_dir = "state"
 unload = "pin"
 [api]
 listen = "127.0.0.1:9000"
+[api.tls]
+cert = "tls/server.crt"
+key = "/etc/keys/server.key"
+client_ca = "tls/ca.crt"
 [metrics]
 listen = "[::1]:0"
 )");
@@ -101,6 +105,10 @@ listen = "[::1]:0"
   EXPECT_EQ(config.state_dir, "/etc/sh/state");
   EXPECT_EQ(config.unload, UnloadPolicy::kPin);
   EXPECT_EQ(config.api_listen, "127.0.0.1:9000");
+  ASSERT_TRUE(config.api_tls.has_value());
+  EXPECT_EQ(config.api_tls->cert, "/etc/sh/tls/server.crt");
+  EXPECT_EQ(config.api_tls->key, "/etc/keys/server.key");
+  EXPECT_EQ(config.api_tls->client_ca, "/etc/sh/tls/ca.crt");
   EXPECT_EQ(config.metrics_listen, "[::1]:0");
 }
 
@@ -111,8 +119,11 @@ TEST(ParseConfigTest, RelativePathsStayRelativeWithoutBaseDir) {
 
 TEST(ParseConfigTest, ListenersAcceptedForms) {
   for (std::string listen : {"unix:///run/x.sock", "localhost:1", ":8080", "[::]:65535"}) {
-    EXPECT_EQ(Parse("[api]\nlisten = \"" + listen + "\"\n").api_listen, listen);
+    EXPECT_EQ(Parse("[api]\nlisten = \"" + listen + "\"\n[api.tls]\ncert = \"c\"\nkey = \"k\"\n")
+                  .api_listen,
+              listen);
   }
+  EXPECT_FALSE(Parse("[api]\nlisten = \"unix:///x.sock\"\n").api_tls.has_value());
   for (std::string listen : {"0.0.0.0:10259", ":0", "metrics.local:443"}) {
     EXPECT_EQ(Parse("[metrics]\nlisten = \"" + listen + "\"\n").metrics_listen, listen);
   }

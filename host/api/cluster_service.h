@@ -1,0 +1,62 @@
+// ClusterService: schedhost.v1.Cluster over a store::Store — Apply (create or update with
+// optimistic concurrency), Delete, Get, List (label selectors) and Watch (resumable from a
+// resource version). Objects travel as Kubernetes manifests (see cluster.proto); requests are
+// decoded and validated by the model decoder, and a refused request changes nothing and gets
+// INVALID_ARGUMENT naming the field. The scheduler sees every change through its own store
+// watch, so bindings and nominations come back to watchers as pod updates.
+//
+//   store::Store store;
+//   api::ClusterService cluster(store);
+//   builder.RegisterService(&cluster);      // ... cluster.Shutdown() before server->Shutdown()
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+#include "host/store/store.h"
+#include "schedhost/v1/cluster.grpc.pb.h"
+
+namespace schedhost::api {
+
+// kMaxManifestBytes bounds one object's manifest in a request (etcd's default request limit).
+inline constexpr size_t kMaxManifestBytes = size_t{1536} * 1024;
+// kMaxSelectorBytes bounds a label selector string.
+inline constexpr size_t kMaxSelectorBytes = 4096;
+// kMaxWatchBacklog is how many events a watcher may fall behind before its stream is ended
+// with RESOURCE_EXHAUSTED (it resumes from its last version, as after any disconnect).
+inline constexpr size_t kMaxWatchBacklog = 100'000;
+
+// ToStatus maps a store refusal onto the gRPC code the Kubernetes API's HTTP status
+// corresponds to (NotFound, AlreadyExists, Conflict -> ABORTED, Invalid, limits).
+grpc::Status ToStatus(const store::StoreError& error);
+
+// ToProto fills `out` with `object`: identity fields plus its manifest as Kubernetes JSON.
+void ToProto(const model::Object& object, v1::Object& out);
+
+// ClusterService implements schedhost.v1.Cluster; thread-safe, as gRPC calls it.
+class ClusterService final : public v1::Cluster::Service {
+ public:
+  // ClusterService serves `store` (not owned; must outlive the service).
+  explicit ClusterService(store::Store& store);
+
+  grpc::Status Apply(grpc::ServerContext* context, const v1::ApplyRequest* request,
+                     v1::ApplyResponse* response) override;
+  grpc::Status Delete(grpc::ServerContext* context, const v1::DeleteRequest* request,
+                      v1::DeleteResponse* response) override;
+  grpc::Status Get(grpc::ServerContext* context, const v1::GetRequest* request,
+                   v1::GetResponse* response) override;
+  grpc::Status List(grpc::ServerContext* context, const v1::ListRequest* request,
+                    v1::ListResponse* response) override;
+  grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
+                     grpc::ServerWriter<v1::WatchEvent>* writer) override;
+
+  // Shutdown ends every open and future Watch with UNAVAILABLE so the server can stop; clients
+  // resume from their last resource version elsewhere or later.
+  void Shutdown();
+
+ private:
+  store::Store& store_;
+  std::atomic<bool> shutting_down_{false};
+};
+
+}  // namespace schedhost::api

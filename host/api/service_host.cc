@@ -1,0 +1,170 @@
+// ServiceHost: wiring the store, the scheduler and the gRPC server, and the listener rules
+// (Unix socket mode 0600, TCP only over TLS).
+#include "host/api/service_host.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <spdlog/spdlog.h>
+
+#include "host/api/cluster_service.h"
+#include "host/scheduler/profile_set.h"
+#include "host/scheduler/scheduler.h"
+#include "schedhost/v1/admin.grpc.pb.h"
+
+namespace schedhost::api {
+
+// AdminService: schedhost.v1.Admin; every call is UNIMPLEMENTED until the Admin slice lands,
+// but the service is registered so reflection and clients see its shape.
+class AdminService final : public v1::Admin::Service {};
+
+namespace {
+
+// How long Stop lets calls in progress finish before cancelling them.
+constexpr auto kShutdownGrace = std::chrono::seconds(2);
+
+std::string ReadPem(const std::filesystem::path& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ServiceHostError(std::string("api.tls.") + what + ": cannot read " + path.string() +
+                           ": " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<grpc::ServerCredentials> Credentials(const config::HostConfig& config) {
+  if (config::IsUnixListen(config.api_listen)) return grpc::InsecureServerCredentials();
+  if (!config.api_tls) {
+    throw ServiceHostError("api.listen \"" + config.api_listen +
+                           "\" is a TCP address, which schedhost serves only over TLS: add "
+                           "[api.tls] with cert and key, or listen on a Unix socket");
+  }
+  grpc::SslServerCredentialsOptions options;
+  options.pem_key_cert_pairs.push_back(
+      {ReadPem(config.api_tls->key, "key"), ReadPem(config.api_tls->cert, "cert")});
+  if (config.api_tls->client_ca) {
+    options.pem_root_certs = ReadPem(*config.api_tls->client_ca, "client_ca");
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
+}
+
+// SomeoneListens tells whether a process accepts connections on the socket at `path`.
+bool SomeoneListens(const std::filesystem::path& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string p = path.string();
+  if (p.size() >= sizeof(addr.sun_path)) return false;
+  std::memcpy(addr.sun_path, p.c_str(), p.size() + 1);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// PrepareSocket makes the parent directory and clears a stale socket file left by a crash.
+void PrepareSocket(const std::filesystem::path& path) {
+  const std::string where = "api.listen \"unix://" + path.string() + "\": ";
+  if (path.string().size() >= sizeof(sockaddr_un{}.sun_path)) {
+    throw ServiceHostError(where + "the path is longer than a Unix socket path may be (" +
+                           std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " bytes)");
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) {
+    throw ServiceHostError(where + "cannot create " + path.parent_path().string() + ": " +
+                           ec.message());
+  }
+  std::filesystem::file_status st = std::filesystem::symlink_status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return;
+  if (!std::filesystem::is_socket(st)) {
+    throw ServiceHostError(where + "exists and is not a socket; refusing to replace it");
+  }
+  if (SomeoneListens(path)) {
+    throw ServiceHostError(where + "another process is serving on it (another schedhostd?)");
+  }
+  std::filesystem::remove(path, ec);
+}
+
+}  // namespace
+
+std::filesystem::path UnixSocketPath(const std::string& listen) {
+  if (!config::IsUnixListen(listen)) return {};
+  return std::filesystem::path(listen.substr(std::string_view("unix://").size()));
+}
+
+ServiceHost::ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir)
+    : config_(std::move(config)), builtin_dir_(std::move(builtin_dir)) {}
+
+ServiceHost::~ServiceHost() { Stop(); }
+
+void ServiceHost::Start() {
+  if (started_) return;
+  std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
+  profiles_ = scheduler::ProfileSet::Build(config_, builtin_dir_);
+  const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
+  if (!socket.empty()) PrepareSocket(socket);
+
+  scheduler::SchedulerOptions options;
+  options.pod_initial_backoff = config_.pod_initial_backoff;
+  options.pod_max_backoff = config_.pod_max_backoff;
+  scheduler_ = std::make_unique<scheduler::Scheduler>(store_, profiles_, options);
+  cluster_ = std::make_unique<ClusterService>(store_);
+  admin_ = std::make_unique<AdminService>();
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config_.api_listen, credentials);
+  builder.RegisterService(cluster_.get());
+  builder.RegisterService(admin_.get());
+  // The socket is born 0600 (no window where others could connect), then chmod makes sure.
+  const mode_t old_umask = socket.empty() ? 0 : ::umask(0177);
+  server_ = builder.BuildAndStart();
+  if (!socket.empty()) ::umask(old_umask);
+  if (!server_) {
+    scheduler_.reset();
+    throw ServiceHostError("cannot listen on api.listen \"" + config_.api_listen +
+                           "\" (see the gRPC log above for why)");
+  }
+  if (!socket.empty() && ::chmod(socket.c_str(), 0600) != 0) {
+    spdlog::warn("chmod 0600 {}: {}", socket.string(), std::strerror(errno));
+  }
+  server_->GetHealthCheckService()->SetServingStatus(true);
+  scheduler_->Start();
+  started_ = true;
+  spdlog::info("schedhost serving on {} with {} profile(s)", config_.api_listen,
+               profiles_->profiles().size());
+}
+
+void ServiceHost::Stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  server_->GetHealthCheckService()->SetServingStatus(false);
+  cluster_->Shutdown();
+  server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  server_->Wait();
+  scheduler_->Stop();
+  const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
+  std::error_code ec;
+  if (!socket.empty()) std::filesystem::remove(socket, ec);
+  spdlog::info("schedhost stopped");
+}
+
+}  // namespace schedhost::api

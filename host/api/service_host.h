@@ -1,0 +1,83 @@
+// ServiceHost: a whole schedhost service in one object — the store, the profiles built from a
+// config, the scheduler running on a real clock, and the gRPC server (Cluster, Admin, health,
+// reflection) on the configured listener. schedhostd's main only parses flags, builds one and
+// waits for a signal; tests build one on a temporary socket.
+//
+//   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]));
+//   host.Start();          // throws ServiceHostError saying why it cannot serve
+//   ...                    // SIGTERM
+//   host.Stop();           // stop accepting, end watches, finish or requeue in-flight cycles
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "host/config/host_config.h"
+#include "host/store/store.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace schedhost::scheduler {
+class Scheduler;
+class ProfileSet;
+}  // namespace schedhost::scheduler
+
+namespace schedhost::api {
+
+class ClusterService;
+class AdminService;
+
+// ServiceHostError is a reason the host cannot start (listener, TLS files, plugins).
+class ServiceHostError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// UnixSocketPath returns the path of a "unix:///path" listen address, or "" for TCP.
+std::filesystem::path UnixSocketPath(const std::string& listen);
+
+// ServiceHost owns one running schedhost service.
+class ServiceHost {
+ public:
+  // ServiceHost keeps `config`; plugins come from `builtin_dir` when the config leaves
+  // plugin_dirs at its default (see ProfileSet::Build).
+  ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir);
+  // ~ServiceHost stops the host (see Stop).
+  ~ServiceHost();
+  ServiceHost(const ServiceHost&) = delete;
+  ServiceHost& operator=(const ServiceHost&) = delete;
+
+  // Start builds the profiles, listens on config.api_listen (a Unix socket is created with mode
+  // 0600, its parent directory made when missing, a stale socket file replaced; TCP only with
+  // [api.tls]) and starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
+  void Start();
+  // Stop stops accepting calls, ends open watches with UNAVAILABLE, waits briefly for calls in
+  // progress, then stops the scheduler (binding cycles finish, pods at Permit are requeued) and
+  // removes the socket file. Idempotent.
+  void Stop();
+
+  // store returns the cluster state.
+  store::Store& store() { return store_; }
+  // scheduler returns the scheduler (null before Start).
+  scheduler::Scheduler* scheduler() { return scheduler_.get(); }
+  // listen returns the address being served.
+  const std::string& listen() const { return config_.api_listen; }
+
+ private:
+  config::HostConfig config_;
+  std::filesystem::path builtin_dir_;
+  store::Store store_;
+  std::shared_ptr<const scheduler::ProfileSet> profiles_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<ClusterService> cluster_;
+  std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<grpc::Server> server_;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace schedhost::api

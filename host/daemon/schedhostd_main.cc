@@ -1,0 +1,65 @@
+// schedhostd [--config FILE] [--log-level LEVEL]: the schedhost daemon. Loads the config (a
+// config without profiles gets the default profile; without plugin_dirs, the builtin plugins
+// beside the binary or installed), serves the API and schedules until SIGTERM or SIGINT, then
+// stops cleanly and exits 0.
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "host/api/service_host.h"
+#include "host/config/host_config.h"
+#include "host/scheduler/profile_set.h"
+
+namespace {
+
+std::filesystem::path Exe(const char* argv0) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(argv0) : self;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"schedhostd: the schedhost scheduling daemon"};
+  std::string config_path;
+  std::string log_level = "info";
+  std::string plugin_dir;
+  app.add_option("--config", config_path, "Config file (TOML); built-in defaults when omitted");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--plugin-dir", plugin_dir, "Builtin plugin directory to use");
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  // Block the stop signals before any thread exists, so every thread inherits the mask and
+  // only sigwait below sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  try {
+    schedhost::config::HostConfig config =
+        config_path.empty() ? schedhost::config::ParseConfig("", "(built-in defaults)", {})
+                            : schedhost::config::LoadConfigFile(config_path);
+    std::filesystem::path builtin = plugin_dir.empty()
+                                        ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
+                                        : std::filesystem::path(plugin_dir);
+    schedhost::api::ServiceHost host(std::move(config), builtin);
+    host.Start();
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    spdlog::info("received {}, shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    host.Stop();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "schedhostd: " << e.what() << "\n";
+    return 1;
+  }
+}
