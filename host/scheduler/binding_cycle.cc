@@ -135,6 +135,7 @@ void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Stat
     return;
   }
   cache_.FinishBinding(ctx->assumed->uid());
+  CountBinding();
   fw.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   Record(*ctx->assumed, [&](PodDiagnostics& d) {
     d.message.clear();
@@ -188,6 +189,7 @@ void Scheduler::HandleFailure(const queue::QueuedPodInfo& info, const Status& st
                               queue::PluginSet pending, const std::string& nominated_node,
                               bool clear_nomination) {
   const model::Pod& pod = *info.pod;
+  CountFailedAttempt(status);
   spdlog::debug("scheduler: pod {}/{} not scheduled: {}", pod.namespace_name(), pod.name(),
                 message);
   Record(pod, [&](PodDiagnostics& d) {

@@ -21,6 +21,9 @@ struct Scheduler::Attempt {
   queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
   queue::PluginSet pending;    // plugins that answered Pending
   size_t num_all_nodes = 0;
+  // For Explain: the feasible nodes and, when the cycle scored them, their scores (aligned).
+  std::vector<const schedhost_node_info_view*> feasible;
+  std::vector<framework::NodeScore> scores;
 
   void AddPluginStatus(const Status& s) {
     if (s.plugin.empty()) return;
@@ -69,6 +72,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   const uint64_t scratch_cycle = fw->scratch().Begin();
   auto state = std::make_unique<framework::CycleState>();
   Attempt a = SchedulePod(*fw, *state, pod);
+  if (a.status.ok() || !a.fit_error) RecordExplanation(pod, *fw, *state, a);
   if (a.status.ok()) {
     AssumeAndBind(profiles, *fw, std::move(info), std::move(state), a.node, scratch_cycle);
     return;
@@ -90,6 +94,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
       a.num_all_nodes, a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
   if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
+  RecordExplanation(pod, *fw, *state, a);
   HandleFailure(info, Status::Make(Code::kUnschedulable, message), message, std::move(a.rejectors),
                 std::move(a.pending), nominated, false);
 }
@@ -128,6 +133,7 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
                      pod.namespace_name(), pod.name(), a.status.Message());
         a.status = Status::Success();
       } else if (!feasible.empty()) {
+        a.feasible = std::move(feasible);
         a.node = nominated;
         return a;
       }
@@ -149,7 +155,8 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
   } else {
     nodes = snap.views();
   }
-  auto feasible = FindNodesThatPassFilters(fw, state, pod, nodes, true, a);
+  a.feasible = FindNodesThatPassFilters(fw, state, pod, nodes, true, a);
+  const std::vector<const schedhost_node_info_view*>& feasible = a.feasible;
   if (!a.status.ok()) return a;
   if (feasible.empty()) {
     a.fit_error = true;
@@ -170,6 +177,7 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     return a;
   }
   a.node = SelectHost(scores);
+  a.scores = std::move(scores);
   return a;
 }
 
@@ -234,6 +242,48 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   }
   if (rotate) next_start_node_index_ = (start + processed) % n;
   return out;
+}
+
+void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
+                                  const framework::CycleState& state, Attempt& a) {
+  auto e = std::make_shared<CycleExplanation>();
+  e->profile = fw.profile_name();
+  e->num_all_nodes = a.num_all_nodes;
+  for (const auto& ref : fw.plugins(config::Point::kFilter)) {
+    e->filter_plugins.push_back(ref.plugin->name);
+    if (state.skip_filter_plugins.count(ref.plugin->name)) {
+      e->skipped_filter_plugins.push_back(ref.plugin->name);
+    }
+  }
+  for (const auto& ref : fw.plugins(config::Point::kScore)) {
+    e->score_plugins.push_back(ref.plugin->name);
+    e->score_weights.push_back(ref.weight);
+  }
+  e->nodes.reserve(a.feasible.size() + a.node_statuses.size());
+  const bool scored = a.scores.size() == a.feasible.size();
+  bool nominated_feasible = false;
+  const std::string& nominated = pod.data().status.nominated_node_name;
+  for (size_t i = 0; i < a.feasible.size(); ++i) {
+    NodeVerdict& v = e->nodes.emplace_back();
+    v.node = NameOf(a.feasible[i]);
+    if (!nominated.empty() && v.node == nominated) nominated_feasible = true;
+    if (scored) {
+      v.total = a.scores[i].total;
+      v.raw = std::move(a.scores[i].raw);
+      v.weighted = std::move(a.scores[i].weighted);
+    }
+  }
+  for (auto& [name, status] : a.node_statuses) {
+    // A nominated node that failed its own pass first and then passed the full one.
+    if (nominated_feasible && name == nominated) continue;
+    NodeVerdict& v = e->nodes.emplace_back();
+    v.node = name;
+    v.outcome = a.pre_filter_failure || status.plugin.empty() ? NodeOutcome::kExcluded
+                                                              : NodeOutcome::kFiltered;
+    v.status = std::move(status);
+  }
+  std::lock_guard lock(diag_mu_);
+  explanations_[pod.uid()] = std::move(e);
 }
 
 std::string Scheduler::SelectHost(const std::vector<framework::NodeScore>& scores) {

@@ -24,6 +24,9 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
   framework::TouchLoggerBeforeThreads();
   clock_ = options_.clock ? options_.clock : std::make_shared<RealClock>();
   virtual_clock_ = dynamic_cast<VirtualClock*>(clock_.get());
+  started_ns_ =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_->Now().time_since_epoch())
+          .count();
   profiles_ = std::make_shared<ProfileRuntime>(std::move(profiles));
 
   queue::QueueOptions qo;
@@ -253,6 +256,7 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
 void Scheduler::ForgetDiagnostics(std::string_view uid) {
   std::lock_guard lock(diag_mu_);
   if (auto it = diagnostics_.find(uid); it != diagnostics_.end()) diagnostics_.erase(it);
+  if (auto it = explanations_.find(uid); it != explanations_.end()) explanations_.erase(it);
 }
 
 void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {

@@ -33,6 +33,7 @@
 #include "host/queue/scheduling_queue.h"
 #include "host/scheduler/clock.h"
 #include "host/scheduler/executor.h"
+#include "host/scheduler/explain.h"
 #include "host/scheduler/profile_runtime.h"
 #include "host/scheduler/profile_set.h"
 #include "host/store/store.h"
@@ -135,6 +136,11 @@ class Scheduler {
   std::string CheckInvariants() const;
   /// Diagnostics returns what is known about the pod with `uid`.
   std::optional<PodDiagnostics> Diagnostics(std::string_view uid) const;
+  /// Explanation returns the per-node results of the last scheduling cycle of the pod with
+  /// `uid` (kept until the pod is deleted; a bound pod keeps the cycle that placed it), or null.
+  std::shared_ptr<const CycleExplanation> Explanation(std::string_view uid) const;
+  /// Stats returns the scheduler's counters and the queue's sizes; thread-safe.
+  SchedulerStats Stats() const;
 
   /// queue returns the scheduling queue.
   queue::SchedulingQueue& queue() { return *queue_; }
@@ -178,6 +184,11 @@ class Scheduler {
                    size_t slot);
   void Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit);
   void ForgetDiagnostics(std::string_view uid);
+  // Stats and explanations (stats.cc).
+  void CountFailedAttempt(const framework::Status& status);
+  void CountBinding();
+  void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
+                         const framework::CycleState& state, Attempt& attempt);
 
   store::Store& store_;
   SchedulerOptions options_;
@@ -209,6 +220,13 @@ class Scheduler {
 
   mutable std::mutex diag_mu_;
   std::map<std::string, PodDiagnostics, std::less<>> diagnostics_;
+  std::map<std::string, std::shared_ptr<const CycleExplanation>, std::less<>> explanations_;
+
+  std::atomic<uint64_t> attempts_scheduled_{0};
+  std::atomic<uint64_t> attempts_unschedulable_{0};
+  std::atomic<uint64_t> attempts_error_{0};
+  BindingRate binding_rate_;
+  int64_t started_ns_ = 0;  // the clock's reading when the scheduler was built
 
   std::mutex run_mu_;  // Start / Stop
   std::thread loop_;

@@ -1,0 +1,89 @@
+// What the scheduler keeps for operators: running counters (SchedulerStats, upstream's
+// scheduler_schedule_attempts_total and pending pods by queue) and, per pod, the per-node
+// results of its last scheduling attempt (CycleExplanation) for the Admin API's Explain.
+//
+//   SchedulerStats s = scheduler.Stats();
+//   if (auto e = scheduler.Explanation(pod.uid())) for (const NodeVerdict& v : e->nodes) ...
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "host/framework/status.h"
+#include "host/queue/scheduling_queue.h"
+
+namespace schedhost::scheduler {
+
+/// SchedulerStats is a snapshot of the scheduler's counters since it was built.
+struct SchedulerStats {
+  /// queue holds the pending pods per sub-queue.
+  queue::QueueCounts queue;
+  /// attempts_* count scheduling attempts by result as upstream's
+  /// scheduler_schedule_attempts_total: "scheduled" when the binding cycle bound the pod,
+  /// "unschedulable" when a cycle ended rejected, "error" when it ended with an error.
+  uint64_t attempts_scheduled = 0;
+  uint64_t attempts_unschedulable = 0;
+  uint64_t attempts_error = 0;
+  /// bound_pods counts successful bindings.
+  uint64_t bound_pods = 0;
+  /// pods_per_second is the binding rate over the last minute of the scheduler's clock (over the
+  /// time since the scheduler was built while that is shorter, and at least one second).
+  double pods_per_second = 0;
+};
+
+/// NodeOutcome is how a node fared in one scheduling cycle.
+enum class NodeOutcome : uint8_t {
+  kFeasible,  // every Filter plugin passed
+  kFiltered,  // a Filter plugin rejected it: NodeVerdict::status names the plugin
+  kExcluded,  // no Filter ran: PreFilter rejected the pod or left the node out of its result
+};
+
+/// NodeVerdict is one evaluated node of a cycle.
+struct NodeVerdict {
+  std::string node;
+  NodeOutcome outcome = NodeOutcome::kFeasible;
+  /// status is the failing Filter status (kFiltered) or why the node was left out (kExcluded).
+  framework::Status status;
+  /// total, raw and weighted are framework::NodeScore's; raw and weighted are index-aligned with
+  /// CycleExplanation::score_plugins and empty when the cycle did not score (one feasible node).
+  int64_t total = 0;
+  std::vector<int64_t> raw;
+  std::vector<int64_t> weighted;
+};
+
+/// CycleExplanation is what one scheduling cycle found, node by node. Nodes the cycle did not
+/// look at (percentageOfNodesToScore stopped Filter early, or the nominated node was taken at
+/// once) are not listed; num_all_nodes minus nodes.size() of them were left.
+struct CycleExplanation {
+  std::string profile;
+  /// filter_plugins are the profile's Filter plugins in run order; skipped_filter_plugins those
+  /// PreFilter told to Skip this cycle.
+  std::vector<std::string> filter_plugins;
+  std::vector<std::string> skipped_filter_plugins;
+  /// score_plugins and score_weights are the profile's Score plugins in order, with weights.
+  std::vector<std::string> score_plugins;
+  std::vector<int64_t> score_weights;
+  size_t num_all_nodes = 0;
+  std::vector<NodeVerdict> nodes;
+};
+
+/// BindingRate counts bindings per second in a ring of the last 60 seconds; thread-safe.
+class BindingRate {
+ public:
+  /// Add counts one binding at `now_ns` (nanoseconds on the scheduler's clock).
+  void Add(int64_t now_ns);
+  /// PerSecond returns the bindings per second over the minute before `now_ns`, dividing by the
+  /// time since `start_ns` when that is shorter (at least one second).
+  double PerSecond(int64_t start_ns, int64_t now_ns) const;
+
+ private:
+  static constexpr size_t kSeconds = 60;
+  mutable std::mutex mu_;
+  std::array<int64_t, kSeconds> second_{};  // which second each slot counts
+  std::array<uint64_t, kSeconds> count_{};
+};
+
+}  // namespace schedhost::scheduler

@@ -1,0 +1,128 @@
+// Scheduler::Stats and Scheduler::Explanation on a virtual clock through the builtin plugins:
+// attempts by result, the binding rate, and what the last cycle recorded per node (filtered,
+// left out by PreFilter, not evaluated after percentageOfNodesToScore, scored), dropped with
+// the pod.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "tests/integration/scheduler_fixture.h"
+
+namespace schedhost::integration {
+namespace {
+
+using scheduler::NodeOutcome;
+using scheduler::NodeVerdict;
+
+class SchedulerExplainTest : public SchedulerTest {
+ protected:
+  std::shared_ptr<const scheduler::CycleExplanation> Explain(const std::string& pod) {
+    auto p = Pod(pod);
+    return p ? sched_->Explanation(p->uid()) : nullptr;
+  }
+};
+
+const NodeVerdict* Find(const scheduler::CycleExplanation& e, const std::string& node) {
+  for (const NodeVerdict& v : e.nodes) {
+    if (v.node == node) return &v;
+  }
+  return nullptr;
+}
+
+TEST_F(SchedulerExplainTest, StatsCountAttemptsByResultAndTheRateOverTheLastMinute) {
+  Build();
+  Apply(NodeYaml("n1", "2") + NodeYaml("n2", "4") + PodYaml("a", "1") + PodYaml("b", "1") +
+        PodYaml("c", "1") + PodYaml("huge", "8"));
+  Run();
+  scheduler::SchedulerStats s = sched_->Stats();
+  EXPECT_EQ(s.attempts_scheduled, 3u);
+  EXPECT_EQ(s.bound_pods, 3u);
+  EXPECT_EQ(s.attempts_unschedulable, 1u);
+  EXPECT_EQ(s.attempts_error, 0u);
+  EXPECT_EQ(s.queue.unschedulable, 1u);
+  EXPECT_EQ(s.queue.active + s.queue.backoff + s.queue.in_flight, 0u);
+  // No virtual time passed: the window is its one-second floor.
+  EXPECT_DOUBLE_EQ(s.pods_per_second, 3.0);
+  clock_->Advance(std::chrono::seconds(30));
+  EXPECT_DOUBLE_EQ(sched_->Stats().pods_per_second, 3.0 / 30);
+  clock_->Advance(std::chrono::seconds(61));
+  EXPECT_DOUBLE_EQ(sched_->Stats().pods_per_second, 0.0);
+}
+
+TEST_F(SchedulerExplainTest, RecordsScoresOfTheCycleThatPlacedThePod) {
+  Build();
+  Apply(NodeYaml("n1", "2") + NodeYaml("n2", "4") + PodYaml("web", "500m"));
+  Run();
+  ASSERT_EQ(NodeOf("web"), "n2");
+  auto e = Explain("web");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->profile, "default-scheduler");
+  EXPECT_EQ(e->num_all_nodes, 2u);
+  ASSERT_EQ(e->nodes.size(), 2u);
+  ASSERT_EQ(e->score_plugins.size(), e->score_weights.size());
+  for (const NodeVerdict& v : e->nodes) {
+    EXPECT_EQ(v.outcome, NodeOutcome::kFeasible) << v.node;
+    ASSERT_EQ(v.raw.size(), e->score_plugins.size());
+    ASSERT_EQ(v.weighted.size(), e->score_plugins.size());
+    EXPECT_EQ(v.total, std::accumulate(v.weighted.begin(), v.weighted.end(), int64_t{0}));
+    for (size_t k = 0; k < v.weighted.size(); ++k) {
+      EXPECT_EQ(v.weighted[k] % e->score_weights[k], 0) << e->score_plugins[k];
+    }
+  }
+  EXPECT_GT(Find(*e, "n2")->total, Find(*e, "n1")->total);
+}
+
+TEST_F(SchedulerExplainTest, RecordsTheRejectingPluginAndNodesPreFilterLeftOut) {
+  Build();
+  const std::string affinity =
+      "  affinity:\n"
+      "    nodeAffinity:\n"
+      "      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "        nodeSelectorTerms:\n"
+      "        - matchFields: [{key: metadata.name, operator: In, values: [n1]}]\n";
+  Apply(NodeYaml("n1", "2") + NodeYaml("n2", "4") + PodYaml("pinned", "3", affinity));
+  Run();
+  ASSERT_EQ(NodeOf("pinned"), "");
+  auto e = Explain("pinned");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->nodes.size(), 2u);
+  const NodeVerdict* n1 = Find(*e, "n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(n1->outcome, NodeOutcome::kFiltered);
+  EXPECT_EQ(n1->status.plugin, "NodeResourcesFit");
+  EXPECT_EQ(n1->status.Message(), "Insufficient cpu");
+  EXPECT_TRUE(n1->raw.empty());
+  const NodeVerdict* n2 = Find(*e, "n2");
+  ASSERT_NE(n2, nullptr);
+  EXPECT_EQ(n2->outcome, NodeOutcome::kExcluded);
+  EXPECT_EQ(n2->status.Message(), "node is filtered out by the prefilter result");
+
+  // Deleting the pod drops what was recorded about it.
+  const std::string uid = Pod("pinned")->uid();
+  store_.Delete<model::Pod>("default", "pinned");
+  Run();
+  EXPECT_EQ(sched_->Explanation(uid), nullptr);
+  EXPECT_FALSE(sched_->Diagnostics(uid).has_value());
+}
+
+TEST_F(SchedulerExplainTest, NodesNotEvaluatedAfterEnoughFeasibleOnesAreLeftOut) {
+  Build();
+  std::string nodes;
+  for (int i = 0; i < 120; ++i) nodes += NodeYaml("n" + std::to_string(i), "4");
+  Apply(nodes + PodYaml("web", "1"));
+  Run();
+  auto e = Explain("web");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->num_all_nodes, 120u);
+  // Upstream looks for at least 100 feasible nodes and stops there.
+  EXPECT_EQ(e->nodes.size(), 100u);
+  EXPECT_TRUE(std::all_of(e->nodes.begin(), e->nodes.end(), [](const NodeVerdict& v) {
+    return v.outcome == NodeOutcome::kFeasible && !v.weighted.empty();
+  }));
+}
+
+}  // namespace
+}  // namespace schedhost::integration
