@@ -20,16 +20,12 @@
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
 
+#include "host/api/admin_service.h"
 #include "host/api/cluster_service.h"
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
-#include "schedhost/v1/admin.grpc.pb.h"
 
 namespace schedhost::api {
-
-// AdminService: schedhost.v1.Admin; every call is UNIMPLEMENTED until the Admin slice lands,
-// but the service is registered so reflection and clients see its shape.
-class AdminService final : public v1::Admin::Service {};
 
 namespace {
 
@@ -109,8 +105,11 @@ std::filesystem::path UnixSocketPath(const std::string& listen) {
   return std::filesystem::path(listen.substr(std::string_view("unix://").size()));
 }
 
-ServiceHost::ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir)
-    : config_(std::move(config)), builtin_dir_(std::move(builtin_dir)) {}
+ServiceHost::ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir,
+                         std::filesystem::path config_file)
+    : config_(std::move(config)),
+      builtin_dir_(std::move(builtin_dir)),
+      config_file_(std::move(config_file)) {}
 
 ServiceHost::~ServiceHost() { Stop(); }
 
@@ -126,7 +125,8 @@ void ServiceHost::Start() {
   options.pod_max_backoff = config_.pod_max_backoff;
   scheduler_ = std::make_unique<scheduler::Scheduler>(store_, profiles_, options);
   cluster_ = std::make_unique<ClusterService>(store_);
-  admin_ = std::make_unique<AdminService>();
+  admin_ = std::make_unique<AdminService>(
+      store_, *scheduler_, AdminOptions{.config_file = config_file_, .builtin_dir = builtin_dir_});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -3,7 +3,7 @@
 // reflection) on the configured listener. schedhostd's main only parses flags, builds one and
 // waits for a signal; tests build one on a temporary socket.
 //
-//   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]));
+//   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]), path);
 //   host.Start();          // throws ServiceHostError saying why it cannot serve
 //   ...                    // SIGTERM
 //   host.Stop();           // stop accepting, end watches, finish or requeue in-flight cycles
@@ -44,8 +44,10 @@ std::filesystem::path UnixSocketPath(const std::string& listen);
 class ServiceHost {
  public:
   // ServiceHost keeps `config`; plugins come from `builtin_dir` when the config leaves
-  // plugin_dirs at its default (see ProfileSet::Build).
-  ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir);
+  // plugin_dirs at its default (see ProfileSet::Build). `config_file` is the file `config` was
+  // read from, which Admin.Reload re-reads (empty: none, and Reload has nothing to re-read).
+  ServiceHost(config::HostConfig config, std::filesystem::path builtin_dir,
+              std::filesystem::path config_file = {});
   // ~ServiceHost stops the host (see Stop).
   ~ServiceHost();
   ServiceHost(const ServiceHost&) = delete;
@@ -70,6 +72,7 @@ class ServiceHost {
  private:
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
+  std::filesystem::path config_file_;
   store::Store store_;
   std::shared_ptr<const scheduler::ProfileSet> profiles_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;

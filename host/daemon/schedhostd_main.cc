@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     std::filesystem::path builtin = plugin_dir.empty()
                                         ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                         : std::filesystem::path(plugin_dir);
-    schedhost::api::ServiceHost host(std::move(config), builtin);
+    schedhost::api::ServiceHost host(std::move(config), builtin, config_path);
     host.Start();
     int signal = 0;
     sigwait(&stop_signals, &signal);

@@ -1,0 +1,180 @@
+// AdminService: Reload (validate only), ListProfiles, ListPlugins and Stats. Explain's
+// rendering lives in admin_explain.cc.
+#include "host/api/admin_service.h"
+
+#include <array>
+#include <set>
+#include <string>
+
+#include "host/api/cluster_kinds.h"
+#include "host/config/config_error.h"
+#include "host/config/host_config.h"
+#include "host/loader/loader.h"
+#include "host/scheduler/profile_set.h"
+#include "host/scheduler/scheduler.h"
+
+namespace schedhost::api {
+namespace {
+
+constexpr std::array<std::string_view, config::kNumPoints> kUpstreamPointNames = {
+    "PreEnqueue", "QueueSort", "PreFilter", "Filter",  "PostFilter", "PreScore",
+    "Score",      "Reserve",   "Permit",    "PreBind", "Bind",       "PostBind",
+};
+
+std::string Str(schedhost_str s) { return s.len == 0 ? std::string() : std::string(s.data, s.len); }
+
+// EnablingProfiles returns the scheduler names of the profiles that enable `plugin` anywhere.
+std::vector<std::string> EnablingProfiles(const scheduler::ProfileSet& set,
+                                          std::string_view plugin) {
+  std::vector<std::string> out;
+  for (const config::ExpandedProfile& p : set.profiles()) {
+    bool enabled = false;
+    for (const auto& point : p.points) {
+      for (const config::EnabledPlugin& e : point) enabled = enabled || e.name == plugin;
+    }
+    if (enabled) out.push_back(p.name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view UpstreamPointName(size_t point_index) {
+  return point_index < kUpstreamPointNames.size() ? kUpstreamPointNames.at(point_index)
+                                                  : std::string_view("Unknown");
+}
+
+AdminService::AdminService(store::Store& store, scheduler::Scheduler& scheduler,
+                           AdminOptions options)
+    : store_(store), scheduler_(scheduler), options_(std::move(options)) {}
+
+grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*,
+                                  v1::ReloadResponse* response) {
+  if (options_.config_file.empty()) {
+    return {grpc::StatusCode::FAILED_PRECONDITION,
+            "this host was started without a config file (schedhostd --config FILE), so there "
+            "is nothing to reload"};
+  }
+  std::lock_guard lock(reload_mu_);
+  const std::string file = options_.config_file.string();
+  try {
+    config::HostConfig config = config::LoadConfigFile(options_.config_file);
+    // Building the set loads the libraries and creates every plugin instance: what a swap would
+    // run, so a config that passes here would be accepted by it.
+    std::shared_ptr<const scheduler::ProfileSet> set =
+        scheduler::ProfileSet::Build(config, options_.builtin_dir);
+    std::string names;
+    for (const config::ExpandedProfile& p : set->profiles()) {
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    response->set_ok(true);
+    response->set_message(file + " is valid (" + std::to_string(set->profiles().size()) +
+                          " profile(s): " + names +
+                          "); hot swap is not implemented yet, so the running profiles are "
+                          "unchanged until the host restarts");
+  } catch (const std::runtime_error& e) {  // ConfigError, ProfileSetError
+    // Config errors already read "file:line:col: ..."; others get the file in front.
+    std::string what = e.what();
+    if (what.rfind(file, 0) != 0) what = file + ": " + what;
+    response->set_ok(false);
+    response->set_message(what + " (reload refused; the running profiles are unchanged)");
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::ListProfiles(grpc::ServerContext*, const v1::ListProfilesRequest*,
+                                        v1::ListProfilesResponse* response) {
+  const auto runtime = scheduler_.profiles();  // keeps the set alive while we read it
+  const scheduler::ProfileSet& set = runtime->set();
+  for (const config::ExpandedProfile& p : set.profiles()) {
+    v1::Profile* out = response->add_profiles();
+    out->set_scheduler_name(p.name);
+    const framework::Framework* fw = set.Find(p.name);
+    out->set_percentage_of_nodes_to_score(fw != nullptr
+                                              ? fw->percentage_of_nodes_to_score()
+                                              : p.percentage_of_nodes_to_score.value_or(0));
+    for (config::Point point : config::kAllPoints) {
+      v1::ExtensionPointPlugins* ep = out->add_extension_points();
+      ep->set_extension_point(std::string(UpstreamPointName(config::PointIndex(point))));
+      for (const config::EnabledPlugin& e : p.PluginsAt(point)) {
+        v1::PluginRef* ref = ep->add_plugins();
+        ref->set_name(e.name);
+        ref->set_weight(e.weight);
+      }
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::ListPlugins(grpc::ServerContext*, const v1::ListPluginsRequest*,
+                                       v1::ListPluginsResponse* response) {
+  const auto runtime = scheduler_.profiles();
+  const scheduler::ProfileSet& set = runtime->set();
+  const loader::PluginRegistry& registry = set.registry();
+  for (const std::string& name : registry.Names()) {  // sorted
+    const loader::PluginEntry* entry = registry.Find(name);
+    if (entry == nullptr || entry->descriptor == nullptr) continue;
+    v1::Plugin* out = response->add_plugins();
+    out->set_name(name);
+    out->set_version(Str(entry->descriptor->version));
+    if (entry->library) {
+      out->set_library_path(entry->library->path().string());
+      out->set_sha256(entry->library->sha256());
+      out->set_abi_version(std::to_string(entry->library->abi_major()) + "." +
+                           std::to_string(entry->library->abi_minor()));
+    } else {
+      // Linked into the host: built against the host's own ABI.
+      out->set_abi_version(std::to_string(SCHEDHOST_ABI_MAJOR) + "." +
+                           std::to_string(SCHEDHOST_ABI_MINOR));
+    }
+    const uint32_t points = loader::ImplementedPoints(*entry->descriptor);
+    for (size_t i = 0; i < config::kNumPoints; ++i) {
+      if ((points & (uint32_t{1} << i)) != 0) {
+        out->add_extension_points(std::string(UpstreamPointName(i)));
+      }
+    }
+    for (std::string& profile : EnablingProfiles(set, name)) out->add_profiles(std::move(profile));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
+                                 v1::StatsResponse* response) {
+  const scheduler::SchedulerStats s = scheduler_.Stats();
+  response->set_active_pods(s.queue.active);
+  response->set_backoff_pods(s.queue.backoff);
+  response->set_unschedulable_pods(s.queue.unschedulable);
+  response->set_gated_pods(s.queue.gated);
+  response->set_in_flight_pods(s.queue.in_flight);
+  response->set_attempts_scheduled(s.attempts_scheduled);
+  response->set_attempts_unschedulable(s.attempts_unschedulable);
+  response->set_attempts_error(s.attempts_error);
+  response->set_bound_pods(s.bound_pods);
+  response->set_pods_per_second(s.pods_per_second);
+  response->set_resource_version(store_.resource_version());
+  return grpc::Status::OK;
+}
+
+grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainRequest* request,
+                                   v1::ExplainResponse* response) {
+  for (const grpc::Status& s : {internal::CheckName(request->name(), "name", true),
+                                internal::CheckNamespace(request->namespace_(), "namespace")}) {
+    if (!s.ok()) return s;
+  }
+  const std::string ns = request->namespace_().empty() ? "default" : request->namespace_();
+  std::shared_ptr<const model::Pod> pod = store_.Get<model::Pod>(ns, request->name());
+  if (!pod)
+    return {grpc::StatusCode::NOT_FOUND, "pod " + ns + "/" + request->name() + " not found"};
+  response->set_profile(pod->data().spec.scheduler_name);
+  response->set_node(pod->node_name());
+  response->set_nominated_node(pod->data().status.nominated_node_name);
+  if (auto d = scheduler_.Diagnostics(pod->uid())) {
+    response->set_attempts(d->attempts);
+    response->set_message(d->message);
+    if (!d->nominated_node.empty()) response->set_nominated_node(d->nominated_node);
+  }
+  if (auto e = scheduler_.Explanation(pod->uid())) FillExplanation(*e, *response);
+  return grpc::Status::OK;
+}
+
+}  // namespace schedhost::api

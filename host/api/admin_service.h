@@ -1,0 +1,64 @@
+// AdminService: schedhost.v1.Admin over a running scheduler — its profiles and plugin libraries,
+// its queue and throughput, why a pod went (or did not go) where it did, and Reload, which until
+// hot swap lands re-reads and validates the config file without touching the running profiles.
+//
+//   api::AdminService admin(store, *scheduler, {.config_file = path, .builtin_dir = dir});
+//   builder.RegisterService(&admin);
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <mutex>
+#include <string_view>
+
+#include "host/store/store.h"
+#include "schedhost/v1/admin.grpc.pb.h"
+
+namespace schedhost::scheduler {
+class Scheduler;
+struct CycleExplanation;
+}  // namespace schedhost::scheduler
+
+namespace schedhost::api {
+
+// AdminOptions says where the host's config came from, for Reload.
+struct AdminOptions {
+  // config_file is the file the host was started with; empty when it was built without one
+  // (Reload then answers FAILED_PRECONDITION).
+  std::filesystem::path config_file;
+  // builtin_dir is the builtin plugin directory ProfileSet::Build falls back to.
+  std::filesystem::path builtin_dir;
+};
+
+// UpstreamPointName returns an extension point's name as upstream spells it ("PreFilter").
+std::string_view UpstreamPointName(size_t point_index);
+
+// FillExplanation renders `explanation` into `out` (nodes and nodes_not_evaluated): feasible
+// nodes first, best total first, then the others, ties by name.
+void FillExplanation(const scheduler::CycleExplanation& explanation, v1::ExplainResponse& out);
+
+// AdminService implements schedhost.v1.Admin; thread-safe, as gRPC calls it.
+class AdminService final : public v1::Admin::Service {
+ public:
+  // AdminService serves `store` and `scheduler` (not owned; both must outlive the service).
+  AdminService(store::Store& store, scheduler::Scheduler& scheduler, AdminOptions options);
+
+  grpc::Status Reload(grpc::ServerContext* context, const v1::ReloadRequest* request,
+                      v1::ReloadResponse* response) override;
+  grpc::Status ListProfiles(grpc::ServerContext* context, const v1::ListProfilesRequest* request,
+                            v1::ListProfilesResponse* response) override;
+  grpc::Status ListPlugins(grpc::ServerContext* context, const v1::ListPluginsRequest* request,
+                           v1::ListPluginsResponse* response) override;
+  grpc::Status Stats(grpc::ServerContext* context, const v1::StatsRequest* request,
+                     v1::StatsResponse* response) override;
+  grpc::Status Explain(grpc::ServerContext* context, const v1::ExplainRequest* request,
+                       v1::ExplainResponse* response) override;
+
+ private:
+  store::Store& store_;
+  scheduler::Scheduler& scheduler_;
+  AdminOptions options_;
+  std::mutex reload_mu_;  // one Reload at a time: each builds a whole ProfileSet
+};
+
+}  // namespace schedhost::api
