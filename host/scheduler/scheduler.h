@@ -184,7 +184,7 @@ class Scheduler {
                    size_t slot);
   void Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit);
   void ForgetDiagnostics(std::string_view uid);
-  // Stats and explanations (stats.cc).
+  // Stats (stats.cc) and the record Explain reads (schedule_one.cc).
   void CountFailedAttempt(const framework::Status& status);
   void CountBinding();
   void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
