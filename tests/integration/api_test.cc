@@ -311,6 +311,17 @@ TEST(SchedhostdTest, ServesOnTheConfiguredSocketAndExitsZeroOnSigterm) {
   EXPECT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(response.result(), v1::CREATED);
 
+  // schedhostd hands its --config file to the host, so Admin.Reload has a file to re-read.
+  auto admin = v1::Admin::NewStub(
+      grpc::CreateChannel("unix://" + socket.string(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext reload_context;
+  reload_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::ReloadResponse reloaded;
+  s = admin->Reload(&reload_context, v1::ReloadRequest(), &reloaded);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(reloaded.ok()) << reloaded.message();
+  EXPECT_THAT(reloaded.message(), HasSubstr(config.string()));
+
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
