@@ -15,8 +15,8 @@
 namespace schedhost::api::internal {
 
 // Invalid is INVALID_ARGUMENT with `message` ("field: reason").
-inline grpc::Status Invalid(std::string message) {
-  return {grpc::StatusCode::INVALID_ARGUMENT, std::move(message)};
+inline grpc::Status Invalid(const std::string& message) {
+  return {grpc::StatusCode::INVALID_ARGUMENT, message};
 }
 
 // StoreKind maps a proto kind to the store's; nullopt for KIND_UNSPECIFIED and unknown values.
