@@ -140,11 +140,11 @@ std::string HumanDuration(int64_t seconds) {
   }
   if (hours < 48) return std::to_string(hours) + "h";
   const int64_t days = hours / 24;
-  if (hours < 24 * 8) {
+  if (days < 8) {
     const int64_t h = hours % 24;
     return std::to_string(days) + "d" + (h == 0 ? "" : std::to_string(h) + "h");
   }
-  if (days < 365 * 2) return std::to_string(days) + "d";
+  if (days < 730) return std::to_string(days) + "d";
   const int64_t years = days / 365;
   if (years < 8) {
     const int64_t d = days % 365;
