@@ -1,12 +1,14 @@
-// schedctl: the command-line tool. This build offers `config check`, which builds the profiles
-// of a config exactly as the host would (loading the plugin libraries) and prints them, and
-// `simulate`, which schedules a file of manifests on an embedded host and prints where every
-// pod lands.
+// schedctl: the command-line tool. Offline, `config check` builds the profiles of a config
+// exactly as the host would (loading the plugin libraries) and prints them, and `simulate`
+// schedules a file of manifests on an embedded host and prints where every pod lands. Every
+// other command is a client of a running schedhostd's gRPC API (see commands.h): apply, get,
+// describe, delete, watch, explain, plugins, profiles, stats and reload.
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
+#include "host/cli/commands.h"
 #include "host/cli/simulate.h"
 #include "host/config/host_config.h"
 #include "host/scheduler/profile_set.h"
@@ -23,11 +25,12 @@ std::filesystem::path Exe(const char* argv0) {
 
 int ConfigCheck(const std::string& config_path, const std::string& plugin_dir, const char* argv0) {
   using schedhost::config::HostConfig;
-  HostConfig cfg = config_path.empty() ? schedhost::config::ParseConfig("", "(built-in defaults)", {})
-                                       : schedhost::config::LoadConfigFile(config_path);
-  std::filesystem::path builtin =
-      plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv0))
-                         : std::filesystem::path(plugin_dir);
+  HostConfig cfg = config_path.empty()
+                       ? schedhost::config::ParseConfig("", "(built-in defaults)", {})
+                       : schedhost::config::LoadConfigFile(config_path);
+  std::filesystem::path builtin = plugin_dir.empty()
+                                      ? schedhost::scheduler::BuiltinPluginDir(Exe(argv0))
+                                      : std::filesystem::path(plugin_dir);
   if (!plugin_dir.empty()) cfg.plugin_dirs = {builtin};
   auto set = schedhost::scheduler::ProfileSet::Build(cfg, builtin);
   std::cout << "Config " << cfg.source << ": OK (" << set->profiles().size() << " profile"
@@ -38,11 +41,34 @@ int ConfigCheck(const std::string& config_path, const std::string& plugin_dir, c
   return 0;
 }
 
+// AddScope adds kubectl's -n / -A to `cmd`.
+void AddScope(CLI::App* cmd, schedhost::cli::ScopeOptions& scope) {
+  cmd->add_option("-n,--namespace", scope.namespace_name, "Namespace (default: \"default\")");
+  cmd->add_flag("-A,--all-namespaces", scope.all_namespaces, "Every namespace");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace cli = schedhost::cli;
   CLI::App app{"schedctl: the schedhost command-line tool"};
   app.require_subcommand(1);
+  // Global flags may also follow the subcommand (`schedctl get pods --server ...`).
+  app.fallthrough();
+  cli::ClientOptions client_options;
+  app.add_option("--server,-s", client_options.server,
+                 "schedhostd address: unix:///path or host:port (TLS) (default: $SCHEDHOST_SERVER, "
+                 "else " +
+                     std::string(cli::kDefaultServer) + ")");
+  app.add_option(
+      "--tls-ca", client_options.tls_ca,
+      "PEM CA certificate that signed the server's (TCP addresses; default: system roots)");
+  app.add_option("--tls-cert", client_options.tls_cert, "PEM client certificate (mutual TLS)");
+  app.add_option("--tls-key", client_options.tls_key, "PEM client key (mutual TLS)");
+  double request_timeout = 30;
+  app.add_option("--request-timeout", request_timeout, "Seconds to wait for each reply")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   auto* config = app.add_subcommand("config", "Work with schedhost config files");
   config->require_subcommand(1);
   auto* check = config->add_subcommand(
@@ -59,19 +85,114 @@ int main(int argc, char** argv) {
   schedhost::cli::SimulateOptions sim;
   std::string sim_plugin_dir;
   simulate->add_option("--config,-c", sim.config_path, "Config file (default: built-in defaults)");
-  simulate->add_option("-f,--filename", sim.manifest_paths,
-                       "Manifests (YAML or JSON, multi-document); repeat for several files")
+  simulate
+      ->add_option("-f,--filename", sim.manifest_paths,
+                   "Manifests (YAML or JSON, multi-document); repeat for several files")
       ->required();
   simulate->add_option("-o,--output", sim.output, "Output format: table or json")
       ->capture_default_str();
   simulate->add_option("--seed", sim.seed, "Seed of the random tie-break between equal nodes")
       ->capture_default_str();
   simulate->add_option("--plugin-dir", sim_plugin_dir, "Builtin plugin directory to use");
+  // --- Commands served by schedhostd ---
+  std::function<int(cli::Client&)> run;
+  auto* apply = app.add_subcommand("apply", "Create or update objects from manifest files");
+  std::vector<std::string> apply_files;
+  apply
+      ->add_option("-f,--filename", apply_files,
+                   "Manifests (YAML or JSON, multi-document; - for stdin); repeatable")
+      ->required();
+  apply->callback([&] {
+    run = [&](cli::Client& c) {
+      return cli::RunApply(c, apply_files, std::cin, std::cout, std::cerr);
+    };
+  });
+
+  cli::GetOptions get_options;
+  auto* get = app.add_subcommand("get", "List objects of one kind, or show one");
+  get->add_option("kind", get_options.resource, "nodes, pods, pdbs, priorityclasses or namespaces")
+      ->required();
+  get->add_option("name", get_options.name, "One object by name");
+  AddScope(get, get_options.scope);
+  get->add_option("-o,--output", get_options.output, "wide, json, yaml or name");
+  get->add_option("-l,--selector", get_options.selector,
+                  "Label selector: key=value, key!=value, key in (a,b), key notin (a), key, !key");
+  get->callback([&] {
+    run = [&](cli::Client& c) { return cli::RunGet(c, get_options, std::cout, std::cerr); };
+  });
+
+  // describe, delete and explain take KIND NAME.
+  std::string kind_arg;
+  std::string name_arg;
+  cli::ScopeOptions scope;
+  auto kind_and_name = [&](CLI::App* cmd, const char* kinds) {
+    cmd->add_option("kind", kind_arg, kinds)->required();
+    cmd->add_option("name", name_arg, "The object's name")->required();
+    AddScope(cmd, scope);
+  };
+  auto* describe = app.add_subcommand("describe", "Show a pod and its last scheduling attempt");
+  kind_and_name(describe, "pod");
+  describe->callback([&] {
+    run = [&](cli::Client& c) {
+      return cli::RunDescribe(c, kind_arg, name_arg, scope, std::cout, std::cerr);
+    };
+  });
+  auto* del = app.add_subcommand("delete", "Delete one object");
+  kind_and_name(del, "pod, node, pdb, priorityclass or namespace");
+  del->callback([&] {
+    run = [&](cli::Client& c) {
+      return cli::RunDelete(c, kind_arg, name_arg, scope, std::cout, std::cerr);
+    };
+  });
+  auto* explain = app.add_subcommand(
+      "explain", "Show a pod's last scheduling attempt: each plugin's verdict and score per node");
+  kind_and_name(explain, "pod");
+  explain->callback([&] {
+    run = [&](cli::Client& c) {
+      return cli::RunExplain(c, kind_arg, name_arg, scope, std::cout, std::cerr);
+    };
+  });
+
+  cli::WatchOptions watch_options;
+  auto* watch = app.add_subcommand("watch", "Print every change to objects of one kind");
+  watch->add_option("kind", watch_options.resource, "pods (default), nodes, pdbs, ...")
+      ->capture_default_str();
+  AddScope(watch, watch_options.scope);
+  watch->add_option("--resource-version", watch_options.resource_version,
+                    "Changes after this version (default 0: current state first)");
+  watch->add_option("--timeout", watch_options.timeout_seconds,
+                    "Stop after this many seconds (exit 0)");
+  watch->add_option("--count", watch_options.count, "Stop after this many events (exit 0)");
+  watch->callback([&] {
+    run = [&](cli::Client& c) { return cli::RunWatch(c, watch_options, std::cout, std::cerr); };
+  });
+
+  auto admin = [&](const char* name, const char* help,
+                   int (*fn)(cli::Client&, std::ostream&, std::ostream&)) {
+    app.add_subcommand(name, help)->callback([&run, fn] {
+      run = [fn](cli::Client& c) { return fn(c, std::cout, std::cerr); };
+    });
+  };
+  admin("plugins", "List the loaded plugin libraries with versions and hashes", cli::RunPlugins);
+  admin("profiles", "List the profiles and their plugins per extension point", cli::RunProfiles);
+  admin("stats", "Show queue sizes, attempts and throughput", cli::RunStats);
+  admin("reload", "Re-read the config file and swap in its profiles", cli::RunReload);
+
   CLI11_PARSE(app, argc, argv);
+  if (run) {
+    client_options.request_timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(request_timeout * 1000));
+    cli::Client client(client_options);
+    try {
+      return run(client);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (simulate->parsed()) {
-    sim.plugin_dir = sim_plugin_dir.empty()
-                         ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
-                         : std::filesystem::path(sim_plugin_dir);
+    sim.plugin_dir = sim_plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
+                                            : std::filesystem::path(sim_plugin_dir);
     return schedhost::cli::RunSimulate(sim, std::cout, std::cerr);
   }
   try {

@@ -1,0 +1,101 @@
+// The Admin commands: `plugins`, `profiles`, `stats` and `reload`.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "host/cli/commands.h"
+#include "host/cli/printers.h"
+
+namespace schedhost::cli {
+namespace {
+
+std::string Join(const google::protobuf::RepeatedPtrField<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+}  // namespace
+
+int RunPlugins(Client& client, std::ostream& out, std::ostream& err) {
+  if (!client.Connect(err)) return 1;
+  v1::ListPluginsResponse response;
+  grpc::Status status =
+      client.admin().ListPlugins(client.Context().get(), v1::ListPluginsRequest(), &response);
+  if (!status.ok()) return ReportError(status, err, "schedhost.v1.Admin/ListPlugins");
+  Table table({"NAME", "VERSION", "ABI", "POINTS", "PROFILES", "LIBRARY", "SHA256"});
+  for (const v1::Plugin& p : response.plugins()) {
+    // Twelve hex digits name a build as well as git's short hashes do; -o json is not offered,
+    // the full digest is on the library file itself (sha256sum).
+    table.AddRow({p.name(), OrNone(p.version()), p.abi_version(), Join(p.extension_points()),
+                  OrNone(Join(p.profiles())), p.library_path(), p.sha256().substr(0, 12)});
+  }
+  if (table.empty()) {
+    err << "No plugins loaded.\n";
+    return 0;
+  }
+  table.Print(out);
+  return 0;
+}
+
+int RunProfiles(Client& client, std::ostream& out, std::ostream& err) {
+  if (!client.Connect(err)) return 1;
+  v1::ListProfilesResponse response;
+  grpc::Status status =
+      client.admin().ListProfiles(client.Context().get(), v1::ListProfilesRequest(), &response);
+  if (!status.ok()) return ReportError(status, err, "schedhost.v1.Admin/ListProfiles");
+  Table table({"PROFILE", "EXTENSION POINT", "PLUGINS"});
+  for (const v1::Profile& profile : response.profiles()) {
+    const int pct = profile.percentage_of_nodes_to_score();
+    table.AddRow({profile.scheduler_name(), "(percentageOfNodesToScore)",
+                  pct == 0 ? "0 (adaptive)" : std::to_string(pct)});
+    for (const v1::ExtensionPointPlugins& point : profile.extension_points()) {
+      std::string plugins;
+      for (const v1::PluginRef& p : point.plugins()) {
+        plugins += (plugins.empty() ? "" : ", ") + p.name();
+        if (point.extension_point() == "Score") plugins += "(" + std::to_string(p.weight()) + ")";
+      }
+      table.AddRow({"", point.extension_point(), OrNone(plugins)});
+    }
+  }
+  table.Print(out);
+  return 0;
+}
+
+int RunStats(Client& client, std::ostream& out, std::ostream& err) {
+  if (!client.Connect(err)) return 1;
+  v1::StatsResponse s;
+  grpc::Status status = client.admin().Stats(client.Context().get(), v1::StatsRequest(), &s);
+  if (!status.ok()) return ReportError(status, err, "schedhost.v1.Admin/Stats");
+  std::ostringstream rate;
+  rate << std::fixed << std::setprecision(2) << s.pods_per_second();
+  out << "active_pods: " << s.active_pods() << "\n"
+      << "backoff_pods: " << s.backoff_pods() << "\n"
+      << "unschedulable_pods: " << s.unschedulable_pods() << "\n"
+      << "gated_pods: " << s.gated_pods() << "\n"
+      << "in_flight_pods: " << s.in_flight_pods() << "\n"
+      << "attempts_scheduled: " << s.attempts_scheduled() << "\n"
+      << "attempts_unschedulable: " << s.attempts_unschedulable() << "\n"
+      << "attempts_error: " << s.attempts_error() << "\n"
+      << "bound_pods: " << s.bound_pods() << "\n"
+      << "pods_per_second: " << rate.str() << "\n"
+      << "resource_version: " << s.resource_version() << "\n";
+  return 0;
+}
+
+int RunReload(Client& client, std::ostream& out, std::ostream& err) {
+  if (!client.Connect(err)) return 1;
+  v1::ReloadResponse response;
+  grpc::Status status =
+      client.admin().Reload(client.Context().get(), v1::ReloadRequest(), &response);
+  if (!status.ok()) return ReportError(status, err, "schedhost.v1.Admin/Reload");
+  if (!response.ok()) {
+    err << "error: reload refused, the running profiles are unchanged: " << response.message()
+        << "\n";
+    return 1;
+  }
+  out << response.message() << "\n";
+  return 0;
+}
+
+}  // namespace schedhost::cli

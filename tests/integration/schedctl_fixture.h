@@ -1,0 +1,78 @@
+// Helpers for the schedctl integration tests: run schedctl and schedhostd from the build tree
+// as subprocesses, and a fixture that serves schedhostd on a temporary Unix socket per test.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace schedhost::testing {
+
+namespace fs = std::filesystem;
+
+// BinDir is the build tree's bin/ (beside the plugins directory).
+fs::path BinDir();
+// DemoCluster is config/examples/demo-cluster.yaml in the source tree.
+fs::path DemoCluster();
+// Lines splits `text` at newlines.
+std::vector<std::string> Lines(const std::string& text);
+
+// Result is one finished schedctl run.
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+// TempDir is a fresh directory removed at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// RunSchedctl runs schedctl with `args` (stdout and stderr through files in `dir`, so neither
+// pipe can fill), `stdin_file` as its input when given, and SCHEDHOST_SERVER set to
+// `server_env` (unset when empty).
+Result RunSchedctl(const TempDir& dir, const std::vector<std::string>& args,
+                   const std::string& server_env = "", const std::string& stdin_file = "");
+
+// StartSchedhostd runs schedhostd with `config` (quiet logs); returns its pid.
+pid_t StartSchedhostd(const fs::path& config);
+// StopSchedhostd sends SIGTERM and expects a clean exit 0.
+void StopSchedhostd(pid_t pid);
+
+// SchedctlTest runs schedhostd on a temporary socket for each test.
+class SchedctlTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override { StopSchedhostd(pid_); }
+
+  // Ctl runs schedctl against this test's server (--server first, as a global flag).
+  Result Ctl(std::vector<std::string> args);
+  // PodsJson lists every pod as `get pods -A -o json` prints it.
+  nlohmann::json PodsJson();
+  // WaitForNodes polls until every pod in `names` has spec.nodeName (30 s at most) and returns
+  // the node per pod name.
+  std::map<std::string, std::string> WaitForNodes(const std::set<std::string>& names);
+
+  TempDir dir_;
+  fs::path socket_;
+  std::string server_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace schedhost::testing
