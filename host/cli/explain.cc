@@ -92,10 +92,19 @@ int RunExplain(Client& client, const std::string& resource, const std::string& n
       const v1::PluginVerdict* v = Find(node, plugin);
       row.push_back(v == nullptr || v->filter_code().empty() ? "-" : Verdict(*v));
     }
-    row.emplace_back(node.feasible() ? "yes" : "no");
+    if (node.feasible()) {
+      row.emplace_back("yes");
+    } else {
+      row.push_back(node.reason().empty() ? "no" : "no (" + node.reason() + ")");
+    }
     filter_table.AddRow(std::move(row));
   }
   filter_table.Print(out);
+  if (e.nodes_not_evaluated() > 0) {
+    out << e.nodes_not_evaluated()
+        << " more node(s) not evaluated (enough feasible nodes were found first, or the "
+           "nominated node was taken).\n";
+  }
 
   out << "\nScore (weighted):\n";
   header = {"NODE"};

@@ -2,8 +2,8 @@
 // temporary Unix socket, schedctl applying the demo cluster, waiting for the bindings, reading
 // them back as tables, JSON and YAML, describing and deleting a pod, re-applying, refusing a
 // bad manifest before sending anything (schedctl_connection_test.cc: the server address, no
-// server, TLS). The Admin service is not implemented on this branch's server yet: its commands
-// must say so and exit 1.
+// server, TLS), and the Admin commands (plugins, profiles, stats, explain, reload) on the
+// running host.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -107,14 +107,17 @@ TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   EXPECT_EQ(no_pdbs.out, "");
   EXPECT_EQ(no_pdbs.err, "No resources found in default namespace.\n");
 
-  // describe: the object part; Explain is not served yet, so attempts are unavailable.
+  // describe: the object part joined with the last attempt Admin.Explain reports.
   Result describe = Ctl({"describe", "pod", "web-1"});
   ASSERT_EQ(describe.exit_code, 0) << describe.err;
   EXPECT_THAT(describe.out,
               AllOf(ContainsRegex("^Name: +web-1\nNamespace: +default\nPriority: +0\n"),
                     ContainsRegex("\nNode: +" + nodes.at("web-1") + "\n"),
                     ContainsRegex("\nLabels: +app=web\n"), ContainsRegex("\nStatus: +Scheduled\n"),
-                    HasSubstr("Attempts:"), HasSubstr("Admin/Explain"),
+                    ContainsRegex("\nAttempts: +[1-9][0-9]*\n"),
+                    ContainsRegex("Normal +Scheduled +default-scheduler +Successfully assigned "
+                                  "default/web-1 to " +
+                                  nodes.at("web-1") + "\n"),
                     HasSubstr("      cpu:     500m\n")));
   Result describe_ns = Ctl({"describe", "pod", "training", "-n", "ml"});
   EXPECT_THAT(describe_ns.out, ContainsRegex("\nTolerations: +dedicated=gpu:NoSchedule\n"));
@@ -237,16 +240,48 @@ TEST_F(SchedctlTest, InvalidManifestNamesTheFieldAndCreatesNothing) {
   EXPECT_THAT(bad_output.err, HasSubstr("allowed formats are: json, name, wide, yaml"));
 }
 
-// Until the Admin service lands (h/admin), every Admin call is UNIMPLEMENTED on this server.
-TEST_F(SchedctlTest, AdminCommandsReportUnimplementedAndExitOne) {
-  const std::vector<std::vector<std::string>> commands = {
-      {"plugins"}, {"profiles"}, {"stats"}, {"reload"}, {"explain", "pod", "web-1"}};
-  for (const auto& args : commands) {
-    Result r = Ctl(args);
-    EXPECT_EQ(r.exit_code, 1) << args[0];
-    EXPECT_THAT(r.err, HasSubstr("Error from server (Unimplemented): ")) << args[0];
-    EXPECT_EQ(r.out, "") << args[0];
-  }
+// The Admin commands against the real server once the demo cluster has been scheduled.
+TEST_F(SchedctlTest, AdminCommandsReadTheRunningHost) {
+  ASSERT_EQ(Ctl({"apply", "-f", DemoCluster().string()}).exit_code, 0);
+  const std::map<std::string, std::string> nodes = WaitForNodes(kBindable);
+
+  Result plugins = Ctl({"plugins"});
+  ASSERT_EQ(plugins.exit_code, 0) << plugins.err;
+  EXPECT_THAT(plugins.out, ContainsRegex("\nDefaultBinder +[^ ]+ +1\\.1 +Bind +default-scheduler +"
+                                         "[^ ]*default_binder\\.so +[0-9a-f]{12}\n"));
+  EXPECT_THAT(plugins.out, ContainsRegex("\nNodeResourcesFit +[^ ]+ +1\\.1 +"));
+
+  Result profiles = Ctl({"profiles"});
+  ASSERT_EQ(profiles.exit_code, 0) << profiles.err;
+  EXPECT_THAT(profiles.out, HasSubstr("TaintToleration(3), NodeAffinity(2), NodeResourcesFit(1)"));
+
+  Result stats = Ctl({"stats"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_THAT(stats.out, ContainsRegex("bound_pods: ([1-9][0-9]+)\n"));  // at least the ten
+  EXPECT_THAT(stats.out, ContainsRegex("gated_pods: 1\n"));              // gated-job
+
+  // huge fits nowhere: every node says why, in the plugin that refused it.
+  Result huge = Ctl({"explain", "pod", "huge", "-n", "ml"});
+  ASSERT_EQ(huge.exit_code, 0) << huge.err;
+  EXPECT_THAT(huge.out, HasSubstr("Node:             <none>\n"));
+  EXPECT_THAT(huge.out, HasSubstr("x Insufficient cpu"));
+  EXPECT_THAT(huge.out, HasSubstr("x node(s) had untolerated taint {dedicated: gpu}"));
+  EXPECT_THAT(huge.out, ContainsRegex("\nzone-b-2 +.*x node\\(s\\) were unschedulable"));
+  EXPECT_THAT(huge.out, HasSubstr("No feasible node.\n"));
+
+  // web-1 is bound: its node is the one the store shows, with a score row per feasible node.
+  Result web = Ctl({"explain", "pod", "web-1"});
+  ASSERT_EQ(web.exit_code, 0) << web.err;
+  EXPECT_THAT(web.out, HasSubstr("Node:             " + nodes.at("web-1") + "\n"));
+  EXPECT_THAT(web.out, ContainsRegex("Score \\(weighted\\):\nNODE +.*TOTAL\n"));
+
+  Result missing = Ctl({"explain", "pod", "nope"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("Error from server (NotFound): "));
+
+  Result reload = Ctl({"reload"});
+  EXPECT_EQ(reload.exit_code, 0) << reload.err;
+  EXPECT_THAT(reload.out, HasSubstr("hot swap"));
 }
 
 }  // namespace
