@@ -69,7 +69,8 @@ int RunExplain(Client& client, const std::string& resource, const std::string& n
   head.AddRow({"Message:", OrNone(e.message())});
   head.Print(out);
   if (e.nodes().empty()) {
-    out << "\nNo per-node results (the pod has not been through a scheduling cycle here).\n";
+    out << "\nNo per-node results: no scheduling cycle has run for the pod yet, or its record was "
+           "dropped (the host keeps the most recent ones only).\n";
     return 0;
   }
 

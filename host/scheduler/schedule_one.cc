@@ -246,6 +246,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
 
 void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                                   const framework::CycleState& state, Attempt& a) {
+  if (options_.max_explanations == 0) return;
   auto e = std::make_shared<CycleExplanation>();
   e->profile = fw.profile_name();
   e->num_all_nodes = a.num_all_nodes;
@@ -283,7 +284,17 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     v.status = std::move(status);
   }
   std::lock_guard lock(diag_mu_);
-  explanations_[pod.uid()] = std::move(e);
+  KeptExplanation& kept = explanations_[pod.uid()];
+  if (kept.explanation != nullptr) explanation_order_.erase(kept.seq);
+  kept.seq = next_explanation_seq_++;
+  kept.explanation = std::move(e);
+  explanation_order_.emplace(kept.seq, pod.uid());
+  // Memory grows with pods x evaluated nodes: keep only the most recently recorded.
+  while (explanation_order_.size() > options_.max_explanations) {
+    auto oldest = explanation_order_.begin();
+    explanations_.erase(oldest->second);
+    explanation_order_.erase(oldest);
+  }
 }
 
 std::string Scheduler::SelectHost(const std::vector<framework::NodeScore>& scores) {

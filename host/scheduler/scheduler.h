@@ -58,6 +58,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   /// binding_threads is how many binding cycles run at once on a real clock.
   int binding_threads = 4;
+  /// max_explanations bounds how many pods' last-cycle explanations (Admin.Explain) are kept:
+  /// the oldest recorded is dropped first. 0 turns the recording off.
+  size_t max_explanations = 1000;
   /// pod_initial_backoff / pod_max_backoff are the queue's backoff bounds.
   std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
   std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
@@ -220,7 +223,13 @@ class Scheduler {
 
   mutable std::mutex diag_mu_;
   std::map<std::string, PodDiagnostics, std::less<>> diagnostics_;
-  std::map<std::string, std::shared_ptr<const CycleExplanation>, std::less<>> explanations_;
+  struct KeptExplanation {
+    uint64_t seq = 0;  // key in explanation_order_
+    std::shared_ptr<const CycleExplanation> explanation;
+  };
+  std::map<std::string, KeptExplanation, std::less<>> explanations_;
+  std::map<uint64_t, std::string> explanation_order_;  // record order -> pod uid, oldest first
+  uint64_t next_explanation_seq_ = 0;
 
   std::atomic<uint64_t> attempts_scheduled_{0};
   std::atomic<uint64_t> attempts_unschedulable_{0};

@@ -68,7 +68,7 @@ void Scheduler::CountBinding() {
 std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view uid) const {
   std::lock_guard lock(diag_mu_);
   auto it = explanations_.find(uid);
-  return it == explanations_.end() ? nullptr : it->second;
+  return it == explanations_.end() ? nullptr : it->second.explanation;
 }
 
 }  // namespace schedhost::scheduler

@@ -52,6 +52,37 @@ TEST_F(SchedulerExplainTest, StatsCountAttemptsByResultAndTheRateOverTheLastMinu
   EXPECT_DOUBLE_EQ(sched_->Stats().pods_per_second, 0.0);
 }
 
+TEST_F(SchedulerExplainTest, KeepsOnlyTheMostRecentExplanations) {
+  max_explanations_ = 2;
+  Build();
+  Apply(NodeYaml("n1", "4") + PodYaml("a", "1") + PodYaml("b", "1") + PodYaml("c", "1") +
+        PodYaml("huge", "8"));
+  Run();
+  // a, b, c and huge were recorded in that order (priority ties go by creation): two remain.
+  EXPECT_EQ(Explain("a"), nullptr);
+  EXPECT_EQ(Explain("b"), nullptr);
+  EXPECT_NE(Explain("c"), nullptr);
+  ASSERT_NE(Explain("huge"), nullptr);
+  // A new attempt for huge (a node it fits joins) replaces its entry instead of adding one.
+  Apply(NodeYaml("n2", "16"));
+  Run();
+  ASSERT_EQ(NodeOf("huge"), "n2");
+  EXPECT_NE(Explain("c"), nullptr);
+  auto huge = Explain("huge");
+  ASSERT_NE(huge, nullptr);
+  ASSERT_NE(Find(*huge, "n2"), nullptr);
+  EXPECT_EQ(Find(*huge, "n2")->outcome, NodeOutcome::kFeasible);
+}
+
+TEST_F(SchedulerExplainTest, RecordsNothingWhenOff) {
+  max_explanations_ = 0;
+  Build();
+  Apply(NodeYaml("n1", "4") + PodYaml("a", "1"));
+  Run();
+  EXPECT_EQ(NodeOf("a"), "n1");
+  EXPECT_EQ(Explain("a"), nullptr);
+}
+
 TEST_F(SchedulerExplainTest, RecordsScoresOfTheCycleThatPlacedThePod) {
   Build();
   Apply(NodeYaml("n1", "2") + NodeYaml("n2", "4") + PodYaml("web", "500m"));

@@ -44,6 +44,7 @@ void SchedulerTest::Build(const std::string& toml,
   options.seed = seed;
   options.pod_initial_backoff = cfg.pod_initial_backoff;
   options.pod_max_backoff = cfg.pod_max_backoff;
+  options.max_explanations = max_explanations_;
   sched_ = std::make_unique<scheduler::Scheduler>(store_, std::move(set), options);
 }
 

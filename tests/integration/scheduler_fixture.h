@@ -63,6 +63,8 @@ class SchedulerTest : public ::testing::Test {
   store::Store store_;
   std::shared_ptr<scheduler::VirtualClock> clock_;
   std::unique_ptr<scheduler::Scheduler> sched_;
+  /// max_explanations_ is passed to SchedulerOptions by Build.
+  size_t max_explanations_ = scheduler::SchedulerOptions{}.max_explanations;
 };
 
 }  // namespace schedhost::integration
