@@ -121,6 +121,9 @@ struct HostConfig {
   std::optional<ApiTls> api_tls;
   // metrics_listen is the metrics/health HTTP endpoint "host:port".
   std::string metrics_listen = "127.0.0.1:10259";
+  // log_level is `[log] level`: spdlog's level name ("info" unless set); schedhostd's
+  // --log-level overrides it.
+  std::string log_level = "info";
   // profiles are the scheduling profiles in file order, names unique; ParseConfig never leaves
   // it empty.
   std::vector<Profile> profiles;

@@ -1,5 +1,6 @@
 // ParseConfig and LoadConfigFile: the top level, [host], [api] and [metrics].
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -173,6 +174,10 @@ bool ValidHostPort(std::string_view s) {
   return true;
 }
 
+// kLogLevels are spdlog's level names, as `[log] level` and --log-level accept them.
+constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
+                                                        "error", "critical", "off"};
+
 std::string GetListen(const Context& ctx, const toml::table& table, std::string_view section,
                       bool allow_unix, std::string fallback) {
   const std::string path = std::string(section) + ".listen";
@@ -224,7 +229,7 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
                        const std::filesystem::path& base_dir) {
   Context ctx{std::string(source_name), base_dir};
   toml::table root = internal::ParseToml(ctx, text);
-  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "profile"}, "the top level");
+  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "log", "profile"}, "the top level");
   HostConfig config;
   config.source = ctx.source;
   if (const toml::node* host = root.get("host")) {
@@ -250,6 +255,18 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
     const toml::table& table = internal::ExpectTable(ctx, *metrics, "[metrics]");
     internal::CheckKeys(ctx, table, {"listen"}, "[metrics]");
     config.metrics_listen = GetListen(ctx, table, "metrics", false, config.metrics_listen);
+  }
+  if (const toml::node* log = root.get("log")) {
+    const toml::table& table = internal::ExpectTable(ctx, *log, "[log]");
+    internal::CheckKeys(ctx, table, {"level"}, "[log]");
+    if (std::optional<std::string> level = internal::GetString(ctx, table, "level", "log.level")) {
+      if (std::find(kLogLevels.begin(), kLogLevels.end(), *level) == kLogLevels.end()) {
+        Fail(ctx, table.get("level")->source(),
+             "log.level \"" + *level +
+                 "\" is not a level: use trace, debug, info, warn, error, critical or off");
+      }
+      config.log_level = *level;
+    }
   }
   internal::ParseProfiles(ctx, root.get("profile"), config);
   return config;

@@ -2,13 +2,13 @@
 // config without profiles gets the default profile; without plugin_dirs, the builtin plugins
 // beside the binary or installed), serves the API and schedules until SIGTERM or SIGINT, then
 // stops cleanly and exits 0.
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
@@ -27,14 +27,15 @@ std::filesystem::path Exe(const char* argv0) {
 int main(int argc, char** argv) {
   CLI::App app{"schedhostd: the schedhost scheduling daemon"};
   std::string config_path;
-  std::string log_level = "info";
+  std::string log_level;  // "" : [log] level from the config
   std::string plugin_dir;
   app.add_option("--config", config_path, "Config file (TOML); built-in defaults when omitted");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+  app.add_option("--log-level", log_level,
+                 "trace, debug, info, warn, error, critical or off (overrides [log] level)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   app.add_option("--plugin-dir", plugin_dir, "Builtin plugin directory to use");
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::from_str(log_level));
+  if (!log_level.empty()) spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Block the stop signals before any thread exists, so every thread inherits the mask and
   // only sigwait below sees them.
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     schedhost::config::HostConfig config =
         config_path.empty() ? schedhost::config::ParseConfig("", "(built-in defaults)", {})
                             : schedhost::config::LoadConfigFile(config_path);
+    if (log_level.empty()) spdlog::set_level(spdlog::level::from_str(config.log_level));
     std::filesystem::path builtin = plugin_dir.empty()
                                         ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                         : std::filesystem::path(plugin_dir);

@@ -116,10 +116,18 @@ TEST(ParseErrorsTest, Listeners) {
        "(\"unix:///run/schedhost/schedhost.sock\")"},
       {"api tls without key", "[api]\nlisten = \"h:1\"\n[api.tls]\ncert = \"c.pem\"\n", 3, 1,
        "api.tls.key is required: the PEM file of the server's private key"},
-      {"api tls unknown key", "[api]\nlisten = \"h:1\"\n[api.tls]\ncert = \"c\"\nkey = \"k\"\nca = \"x\"\n",
-       6, 1, "unknown key \"ca\" in [api.tls]; known keys are: cert, key, client_ca"},
+      {"api tls unknown key",
+       "[api]\nlisten = \"h:1\"\n[api.tls]\ncert = \"c\"\nkey = \"k\"\nca = \"x\"\n", 6, 1,
+       "unknown key \"ca\" in [api.tls]; known keys are: cert, key, client_ca"},
       {"metrics unknown key", "[metrics]\nlistn = \"h:1\"\n", 2, 1,
        "unknown key \"listn\" in [metrics]; did you mean \"listen\"?"},
+      {"log level unknown", "[log]\nlevel = \"verbose\"\n", 2, 9,
+       "log.level \"verbose\" is not a level: use trace, debug, info, warn, error, critical or "
+       "off"},
+      {"log level not a string", "[log]\nlevel = 3\n", 2, 9,
+       "log.level must be a string, not an integer"},
+      {"log unknown key", "[log]\nlevl = \"info\"\n", 2, 1,
+       "unknown key \"levl\" in [log]; did you mean \"level\"?"},
   };
   for (const ErrorCase& c : cases) ExpectError(c);
 }

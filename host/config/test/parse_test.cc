@@ -33,11 +33,11 @@ std::vector<std::string> DefaultEntries() {
 TEST(DefaultsTest, UpstreamDefaultProfileOrder) {
   // Upstream's default multi-point list without the volume plugins.
   const std::vector<std::string> expected = {
-      "SchedulingGates(0)",   "PrioritySort(0)",      "NodeUnschedulable(0)",
-      "NodeName(0)",          "TaintToleration(3)",   "NodeAffinity(2)",
-      "NodePorts(0)",         "NodeResourcesFit(1)",  "PodTopologySpread(2)",
-      "InterPodAffinity(2)",  "DefaultPreemption(0)", "NodeResourcesBalancedAllocation(1)",
-      "ImageLocality(1)",     "DefaultBinder(0)"};
+      "SchedulingGates(0)",  "PrioritySort(0)",      "NodeUnschedulable(0)",
+      "NodeName(0)",         "TaintToleration(3)",   "NodeAffinity(2)",
+      "NodePorts(0)",        "NodeResourcesFit(1)",  "PodTopologySpread(2)",
+      "InterPodAffinity(2)", "DefaultPreemption(0)", "NodeResourcesBalancedAllocation(1)",
+      "ImageLocality(1)",    "DefaultBinder(0)"};
   EXPECT_EQ(DefaultEntries(), expected);
 }
 
@@ -56,6 +56,7 @@ TEST(ParseConfigTest, EmptyFileGetsDefaults) {
     EXPECT_EQ(config.unload, UnloadPolicy::kUnload);
     EXPECT_EQ(config.api_listen, "unix:///run/schedhost/schedhost.sock");
     EXPECT_EQ(config.metrics_listen, "127.0.0.1:10259");
+    EXPECT_EQ(config.log_level, "info");
     ASSERT_EQ(config.profiles.size(), 1u) << text;
     const Profile& profile = config.profiles[0];
     EXPECT_EQ(profile.name, "default-scheduler");
@@ -126,6 +127,12 @@ TEST(ParseConfigTest, ListenersAcceptedForms) {
   EXPECT_FALSE(Parse("[api]\nlisten = \"unix:///x.sock\"\n").api_tls.has_value());
   for (std::string listen : {"0.0.0.0:10259", ":0", "metrics.local:443"}) {
     EXPECT_EQ(Parse("[metrics]\nlisten = \"" + listen + "\"\n").metrics_listen, listen);
+  }
+}
+
+TEST(ParseConfigTest, LogLevel) {
+  for (std::string level : {"trace", "debug", "info", "warn", "error", "critical", "off"}) {
+    EXPECT_EQ(Parse("[log]\nlevel = \"" + level + "\"\n").log_level, level);
   }
 }
 
