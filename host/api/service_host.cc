@@ -116,7 +116,7 @@ ServiceHost::~ServiceHost() { Stop(); }
 void ServiceHost::Start() {
   if (started_) return;
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
-  profiles_ = scheduler::ProfileSet::Build(config_, builtin_dir_);
+  profiles_ = scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_);
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
   if (!socket.empty()) PrepareSocket(socket);
 

@@ -9,10 +9,13 @@
 //   host.Stop();           // stop accepting, end watches, finish or requeue in-flight cycles
 #pragma once
 
+#include <schedhost/plugin.h>
+
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "host/config/host_config.h"
 #include "host/store/store.h"
@@ -53,6 +56,13 @@ class ServiceHost {
   ServiceHost(const ServiceHost&) = delete;
   ServiceHost& operator=(const ServiceHost&) = delete;
 
+  // RegisterInProcess adds a plugin descriptor to the registry Start builds the profiles from
+  // (tests and embedders: the C ABI path without dlopen; the descriptor must outlive the host).
+  // Call before Start.
+  void RegisterInProcess(const schedhost_plugin_descriptor* descriptor) {
+    in_process_.push_back(descriptor);
+  }
+
   // Start builds the profiles, listens on config.api_listen (a Unix socket is created with mode
   // 0600, its parent directory made when missing, a stale socket file replaced; TCP only with
   // [api.tls]) and starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
@@ -72,6 +82,7 @@ class ServiceHost {
  private:
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
+  std::vector<const schedhost_plugin_descriptor*> in_process_;
   std::filesystem::path config_file_;
   store::Store store_;
   std::shared_ptr<const scheduler::ProfileSet> profiles_;

@@ -1,23 +1,28 @@
 // The gRPC API end to end: a ServiceHost on a temporary Unix socket with the builtin plugins,
 // driven through the generated client stubs; and schedhostd itself (TLS rule, clean SIGTERM).
 #include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 
-#include <grpcpp/grpcpp.h>
-#include <nlohmann/json.hpp>
-
+#include "host/model/node.h"
+#include "host/model/pod.h"
+#include "host/scheduler/scheduler.h"
 #include "tests/integration/api_fixture.h"
+#include "tests/integration/test_plugins.h"
 
 namespace schedhost::api {
 namespace {
@@ -109,7 +114,8 @@ TEST_F(ApiTest, ApplyWithAStaleResourceVersionIsAborted) {
   const std::string rv = std::to_string(created.object().resource_version());
   auto with_rv = [&](const std::string& version, const std::string& zone) {
     return "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\","
-           "\"resourceVersion\":\"" + version + "\",\"labels\":{\"zone\":\"" + zone + "\"}}}";
+           "\"resourceVersion\":\"" +
+           version + "\",\"labels\":{\"zone\":\"" + zone + "\"}}}";
   };
   v1::ApplyResponse updated;
   ASSERT_TRUE(Apply(with_rv(rv, "b"), &updated).ok());
@@ -196,7 +202,8 @@ TEST_F(ApiTest, MalformedRequestsAreInvalidArgumentNamingTheFieldAndChangeNothin
   };
   for (const Case& c : cases) {
     grpc::Status s = c.call();
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.name << ": " << s.error_message();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << c.name << ": " << s.error_message();
     EXPECT_THAT(s.error_message(), HasSubstr(c.field)) << c.name;
   }
   EXPECT_EQ(host_->store().resource_version(), rv_before);
@@ -205,7 +212,8 @@ TEST_F(ApiTest, MalformedRequestsAreInvalidArgumentNamingTheFieldAndChangeNothin
 TEST_F(ApiTest, WatchResumesFromTheLastVersionWithoutLossOrRepeats) {
   auto pc = [](const std::string& name) {
     return "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":{"
-           "\"name\":\"" + name + "\"},\"value\":10}";
+           "\"name\":\"" +
+           name + "\"},\"value\":10}";
   };
   MustApply(pc("first"));
   uint64_t last_rv = 0;
@@ -259,7 +267,123 @@ TEST_F(ApiTest, WatchResumesFromTheLastVersionWithoutLossOrRepeats) {
 // --- schedhostd, the binary ---
 
 std::filesystem::path Schedhostd() {
-  return std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedhostd";
+  return std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" /
+         "schedhostd";
+}
+
+// Stop while pods are still arriving and being scheduled: every pod whose Apply succeeded is in
+// the store, bound at most once to a node that exists or pending in the queue; nothing is left in
+// flight, and the cache agrees with the store.
+TEST_F(ApiTest, StopWithPodsInFlightLosesNothing) {
+  for (int i = 0; i < 4; ++i) {
+    MustApply("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"big-" +
+              std::to_string(i) +
+              "\"},\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":\"256Gi\",\"pods\":"
+              "\"500\"}}}");
+  }
+  auto pod = [](int i) {
+    return "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p-" +
+           std::to_string(i) +
+           "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"busybox\","
+           "\"resources\":{\"requests\":{\"cpu\":\"" +
+           (i % 3 == 0 ? "100" : "100m") + "\"}}}]}}";  // every third pod fits nowhere
+  };
+  constexpr int kBefore = 300;
+  for (int i = 0; i < kBefore; ++i) MustApply(pod(i));
+  // A second client keeps creating pods while the host stops; it ends at the first refusal.
+  std::atomic<int> accepted_late{0};
+  std::thread feeder([&] {
+    for (int i = kBefore; i < kBefore + 5000; ++i) {
+      v1::ApplyResponse response;
+      if (!Apply(pod(i), &response).ok()) break;
+      accepted_late.fetch_add(1);
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  host_->Stop();
+  feeder.join();
+
+  const int accepted = kBefore + accepted_late.load();
+  std::set<std::string> nodes;
+  for (const auto& node : host_->store().List<model::Node>()) nodes.insert(node->name());
+  int bound = 0;
+  std::set<std::string> names;
+  for (const auto& p : host_->store().List<model::Pod>()) {
+    names.insert(p->name());
+    if (!p->node_name().empty()) {
+      ++bound;
+      EXPECT_EQ(nodes.count(p->node_name()), 1u) << p->name() << " on " << p->node_name();
+    }
+  }
+  EXPECT_EQ(static_cast<int>(names.size()), accepted);
+  for (int i = 0; i < accepted; ++i) EXPECT_EQ(names.count("p-" + std::to_string(i)), 1u) << i;
+  const queue::QueueCounts counts = host_->scheduler()->queue().Counts();
+  EXPECT_EQ(counts.in_flight, 0u);
+  EXPECT_EQ(static_cast<size_t>(bound) + counts.active + counts.backoff + counts.unschedulable,
+            static_cast<size_t>(accepted));
+  EXPECT_EQ(host_->scheduler()->CheckInvariants(), "");
+  EXPECT_LE(bound, accepted - (accepted + 2) / 3);
+  std::printf("accepted %d pods, %d bound before the stop\n", accepted, bound);
+}
+
+// Stop with pods waiting at Permit (the Gang test plugin holds pods named g-*): Stop does not
+// wait for their timeout, rejects them back into the queue unbound, and leaves nothing in flight.
+TEST(ServiceHostStopTest, PodsWaitingAtPermitAreRequeuedUnbound) {
+  TempDir dir;
+  const std::string listen = "unix://" + (dir.path() / "s.sock").string();
+  ServiceHost host(config::ParseConfig("[api]\nlisten = \"" + listen +
+                                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
+                                           "[[profile]]\nname = \"default-scheduler\"\n"
+                                           "[profile.plugins.multi_point]\n"
+                                           "enabled = [{ name = \"Gang\" }]\n"
+                                           "[profile.plugin_config.Gang]\n"
+                                           "quorum = 1000\ntimeout_ms = 600000\n",
+                                       "test.toml", {}),
+                   framework::testing::PluginDir());
+  host.RegisterInProcess(integration::GangDescriptor());
+  host.Start();
+  auto cluster =
+      v1::Cluster::NewStub(grpc::CreateChannel(listen, grpc::InsecureChannelCredentials()));
+  auto apply = [&](const std::string& manifest) {
+    grpc::ClientContext context;
+    v1::ApplyRequest request;
+    request.set_manifest(manifest);
+    v1::ApplyResponse response;
+    ASSERT_TRUE(cluster->Apply(&context, request, &response).ok()) << manifest;
+  };
+  apply(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},
+            "status":{"capacity":{"cpu":"64","memory":"64Gi","pods":"100"}}})");
+  auto pod = [](const std::string& name) {
+    return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+           R"("},"spec":{"containers":[{"name":"c","image":"busybox",)"
+           R"("resources":{"requests":{"cpu":"100m"}}}]}})";
+  };
+  for (int i = 0; i < 10; ++i) apply(pod("g-" + std::to_string(i)));
+  for (int i = 0; i < 20; ++i) apply(pod("p-" + std::to_string(i)));
+
+  auto bound = [&] {
+    int n = 0;
+    for (const auto& p : host.store().List<model::Pod>()) n += p->node_name().empty() ? 0 : 1;
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((bound() < 20 || host.scheduler()->queue().Counts().in_flight < 10) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(bound(), 20);
+  ASSERT_EQ(host.scheduler()->queue().Counts().in_flight, 10u);  // the g-* pods, at Permit
+
+  const auto start = std::chrono::steady_clock::now();
+  host.Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  for (const auto& p : host.store().List<model::Pod>()) {
+    EXPECT_EQ(p->node_name().empty(), p->name().starts_with("g-")) << p->name();
+  }
+  const queue::QueueCounts counts = host.scheduler()->queue().Counts();
+  EXPECT_EQ(counts.in_flight, 0u);
+  EXPECT_EQ(counts.active + counts.backoff + counts.unschedulable, 10u);
+  EXPECT_EQ(host.scheduler()->CheckInvariants(), "");
 }
 
 TEST(SchedhostdTest, RefusesTcpWithoutTls) {
