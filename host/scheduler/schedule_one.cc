@@ -4,6 +4,7 @@
 // among the best nodes.
 #include <spdlog/spdlog.h>
 
+#include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 #include "host/scheduler/scheduler.h"
 
@@ -68,12 +69,14 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   cache_.UpdateSnapshot(*snapshot_);
   const uint64_t scratch_cycle = fw->scratch().Begin();
   auto state = std::make_unique<framework::CycleState>();
+  framework::FrameworkMetrics::BeginAttempt(*state);
   Attempt a = SchedulePod(*fw, *state, pod);
   if (a.status.ok()) {
     AssumeAndBind(profiles, *fw, std::move(info), std::move(state), a.node, scratch_cycle);
     return;
   }
   if (!a.fit_error) {
+    fw->metrics().EndAttempt(*state, a.status);
     HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
     return;
   }
@@ -90,6 +93,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
       a.num_all_nodes, a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
   if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
+  fw->metrics().EndAttempt(*state, Status::Make(Code::kUnschedulable, message));
   HandleFailure(info, Status::Make(Code::kUnschedulable, message), message, std::move(a.rejectors),
                 std::move(a.pending), nominated, false);
 }
