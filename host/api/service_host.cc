@@ -198,8 +198,9 @@ void ServiceHost::Start() {
   RegisterGauges();
   started_ = true;
   ready_.store(true);
-  spdlog::info("schedhost serving on {} with {} profile(s)", config_.api_listen,
-               profiles_->profiles().size());
+  spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
+               config_.api_listen, profiles_->profiles().size(), config_.metrics_listen,
+               metrics_port());
 }
 
 void ServiceHost::Stop() {

@@ -64,7 +64,9 @@ class TempDir {
 };
 
 config::HostConfig ConfigFor(const std::string& listen) {
-  return config::ParseConfig("[api]\nlisten = \"" + listen + "\"\n", "test.toml", {});
+  // Metrics on a free port: tests run side by side (and a real schedhostd may hold 10259).
+  return config::ParseConfig(
+      "[api]\nlisten = \"" + listen + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n", "test.toml", {});
 }
 
 class ApiTest : public ::testing::Test {
