@@ -23,7 +23,7 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 // Limits of one request: headers, body (a GET has none) and the time to send it.
-constexpr size_t kMaxHeaderBytes = 8 * 1024;
+constexpr size_t kMaxHeaderBytes = size_t{8} * 1024;
 constexpr uint64_t kMaxBodyBytes = 1024;
 constexpr auto kReadTimeout = std::chrono::seconds(10);
 
