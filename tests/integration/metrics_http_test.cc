@@ -213,6 +213,21 @@ TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
   }
   EXPECT_EQ(Request(port, "GET", "/metrics").status, 200);
 
+  // A second host whose metrics port is taken refuses to start and says which setting.
+  const std::string clash_toml = "[api]\nlisten = \"unix://" + (dir / "t.sock").string() +
+                                 "\"\n[metrics]\nlisten = \"127.0.0.1:" + std::to_string(port) +
+                                 "\"\n";
+  ServiceHost clash(config::ParseConfig(clash_toml, "clash.toml", {}),
+                    framework::testing::PluginDir());
+  try {
+    clash.Start();
+    ADD_FAILURE() << "expected Start to fail";
+  } catch (const ServiceHostError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("metrics.listen \"127.0.0.1:" + std::to_string(port) + "\""));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.sock"));
+  EXPECT_EQ(Request(port, "GET", "/readyz").status, 200);  // the first host is unaffected
+
   host.Stop();
   EXPECT_EQ(Connect(port), -1);  // the endpoint is gone
   std::error_code ec;
