@@ -10,6 +10,7 @@
 #include "host/config/config_error.h"
 #include "host/config/host_config.h"
 #include "host/loader/loader.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
 
@@ -67,6 +68,7 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     for (const config::ExpandedProfile& p : set->profiles()) {
       names += (names.empty() ? "" : ", ") + p.name;
     }
+    metrics::CountConfigReload(true);
     response->set_ok(true);
     response->set_message(file + " is valid (" + std::to_string(set->profiles().size()) +
                           " profile(s): " + names +
@@ -76,6 +78,7 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     // Config errors already read "file:line:col: ..."; others get the file in front.
     std::string what = e.what();
     if (what.rfind(file, 0) != 0) what = file + ": " + what;
+    metrics::CountConfigReload(false);
     response->set_ok(false);
     response->set_message(what + " (reload refused; the running profiles are unchanged)");
   }

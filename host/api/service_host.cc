@@ -22,6 +22,8 @@
 
 #include "host/api/admin_service.h"
 #include "host/api/cluster_service.h"
+#include "host/api/metrics_server.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
 
@@ -113,12 +115,56 @@ ServiceHost::ServiceHost(config::HostConfig config, std::filesystem::path builti
 
 ServiceHost::~ServiceHost() { Stop(); }
 
+uint16_t ServiceHost::metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
+
+void ServiceHost::StartMetrics() {
+  metrics_server_ = std::make_unique<MetricsServer>(
+      config_.metrics_listen,
+      MetricsHandlers{.metrics = [] { return metrics::DefaultRegistry().Render(); },
+                      .ready = [this] { return ready_.load(); }});
+  try {
+    metrics_server_->Start();
+  } catch (const std::runtime_error& e) {
+    metrics_server_.reset();
+    throw ServiceHostError(e.what());
+  }
+}
+
+void ServiceHost::RegisterGauges() {
+  // Computed at scrape time from the queue and the live profiles, as upstream's gauges are kept
+  // current by the queue; the registrations go before the scheduler does (Stop).
+  metrics::Registry& registry = metrics::DefaultRegistry();
+  scheduler::Scheduler* s = scheduler_.get();
+  pending_pods_gauge_ = registry.AddGaugeCallback(
+      "scheduler_pending_pods",
+      "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
+      "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
+      "unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the "
+      "number of unschedulable pods that the scheduler never attempted to schedule because they "
+      "are gated.",
+      {"queue"}, [s] {
+        const queue::QueueCounts c = s->queue().Counts();
+        return std::vector<metrics::GaugeSample>{
+            {{"active"}, static_cast<double>(c.active)},
+            {{"backoff"}, static_cast<double>(c.backoff)},
+            {{"unschedulable"}, static_cast<double>(c.unschedulable)},
+            {{"gated"}, static_cast<double>(c.gated)}};
+      });
+  libraries_gauge_ = registry.AddGaugeCallback(
+      "schedhost_plugin_libraries_loaded",
+      "Number of plugin libraries the live profiles were built from.", {}, [s] {
+        const auto libraries = s->profiles()->set().registry().Libraries().size();
+        return std::vector<metrics::GaugeSample>{{{}, static_cast<double>(libraries)}};
+      });
+}
+
 void ServiceHost::Start() {
   if (started_) return;
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
   profiles_ = scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_);
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
   if (!socket.empty()) PrepareSocket(socket);
+  StartMetrics();
 
   scheduler::SchedulerOptions options;
   options.pod_initial_backoff = config_.pod_initial_backoff;
@@ -139,6 +185,7 @@ void ServiceHost::Start() {
   server_ = builder.BuildAndStart();
   if (!socket.empty()) ::umask(old_umask);
   if (!server_) {
+    metrics_server_.reset();
     scheduler_.reset();
     throw ServiceHostError("cannot listen on api.listen \"" + config_.api_listen +
                            "\" (see the gRPC log above for why)");
@@ -148,14 +195,21 @@ void ServiceHost::Start() {
   }
   server_->GetHealthCheckService()->SetServingStatus(true);
   scheduler_->Start();
+  RegisterGauges();
   started_ = true;
-  spdlog::info("schedhost serving on {} with {} profile(s)", config_.api_listen,
-               profiles_->profiles().size());
+  ready_.store(true);
+  spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
+               config_.api_listen, profiles_->profiles().size(), config_.metrics_listen,
+               metrics_port());
 }
 
 void ServiceHost::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
+  ready_.store(false);
+  metrics_server_->Stop();
+  pending_pods_gauge_.Reset();
+  libraries_gauge_.Reset();
   server_->GetHealthCheckService()->SetServingStatus(false);
   cluster_->Shutdown();
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);

@@ -3,21 +3,27 @@
 // reflection) on the configured listener. schedhostd's main only parses flags, builds one and
 // waits for a signal; tests build one on a temporary socket.
 //
+// It also serves Prometheus metrics, /healthz and /readyz over HTTP on config.metrics_listen
+// (see metrics_server.h); /readyz says 200 once the scheduler runs and gRPC serves.
+//
 //   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]), path);
 //   host.Start();          // throws ServiceHostError saying why it cannot serve
 //   ...                    // SIGTERM
 //   host.Stop();           // stop accepting, end watches, finish or requeue in-flight cycles
 #pragma once
 
-#include <schedhost/plugin.h>
-
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <schedhost/plugin.h>
+
 #include "host/config/host_config.h"
+#include "host/metrics/metrics.h"
 #include "host/store/store.h"
 
 namespace grpc {
@@ -33,6 +39,7 @@ namespace schedhost::api {
 
 class ClusterService;
 class AdminService;
+class MetricsServer;
 
 // ServiceHostError is a reason the host cannot start (listener, TLS files, plugins).
 class ServiceHostError : public std::runtime_error {
@@ -63,13 +70,14 @@ class ServiceHost {
     in_process_.push_back(descriptor);
   }
 
-  // Start builds the profiles, listens on config.api_listen (a Unix socket is created with mode
-  // 0600, its parent directory made when missing, a stale socket file replaced; TCP only with
-  // [api.tls]) and starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
+  // Start builds the profiles, listens on config.metrics_listen (HTTP) and config.api_listen (a
+  // Unix socket is created with mode 0600, its parent directory made when missing, a stale
+  // socket file replaced; TCP only with [api.tls]) and starts the scheduling loop. Throws
+  // ServiceHostError, ProfileSetError.
   void Start();
-  // Stop stops accepting calls, ends open watches with UNAVAILABLE, waits briefly for calls in
-  // progress, then stops the scheduler (binding cycles finish, pods at Permit are requeued) and
-  // removes the socket file. Idempotent.
+  // Stop turns /readyz to 503 and stops the metrics endpoint, stops accepting calls, ends open
+  // watches with UNAVAILABLE, waits briefly for calls in progress, then stops the scheduler
+  // (binding cycles finish, pods at Permit are requeued) and removes the socket file. Idempotent.
   void Stop();
 
   // store returns the cluster state.
@@ -78,8 +86,16 @@ class ServiceHost {
   scheduler::Scheduler* scheduler() { return scheduler_.get(); }
   // listen returns the address being served.
   const std::string& listen() const { return config_.api_listen; }
+  // metrics_port returns the port the metrics endpoint is bound to (the chosen one when the
+  // config says port 0; 0 before Start).
+  uint16_t metrics_port() const;
 
  private:
+  // StartMetrics starts the HTTP endpoint (throws ServiceHostError when it cannot listen).
+  void StartMetrics();
+  // RegisterGauges registers the scrape-time gauges over the scheduler.
+  void RegisterGauges();
+
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
   std::vector<const schedhost_plugin_descriptor*> in_process_;
@@ -90,6 +106,10 @@ class ServiceHost {
   std::unique_ptr<ClusterService> cluster_;
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<MetricsServer> metrics_server_;
+  metrics::Registry::Registration pending_pods_gauge_;
+  metrics::Registry::Registration libraries_gauge_;
+  std::atomic<bool> ready_{false};
   bool started_ = false;
   bool stopped_ = false;
 };

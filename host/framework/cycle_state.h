@@ -8,6 +8,7 @@
 
 #include <schedhost/plugin.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -39,6 +40,10 @@ class CycleState {
   std::unordered_set<std::string> skip_score_plugins;
   /// Whether reasons from every Filter plugin are collected (diagnostics, explain).
   bool run_all_filters = false;
+  /// Whether this cycle times each plugin call (sampled; see framework_metrics.h).
+  bool record_plugin_metrics = false;
+  /// When the scheduling attempt began (scheduler_scheduling_attempt_duration_seconds).
+  std::chrono::steady_clock::time_point attempt_start{};
 
   schedhost_cycle_state* abi() { return reinterpret_cast<schedhost_cycle_state*>(this); }
   const schedhost_cycle_state* abi() const {

@@ -44,6 +44,7 @@ class Nominator;
 namespace schedhost::framework {
 
 class Framework;
+class FrameworkMetrics;
 
 /// FrameworkError reports why a profile could not be built (names the profile and plugin).
 class FrameworkError : public std::runtime_error {
@@ -184,9 +185,30 @@ class Framework {
 
   /// ScorePluginNames lists the Score plugins in order (index-aligned with NodeScore::raw).
   std::vector<std::string> ScorePluginNames() const;
+  /// metrics returns what this framework records (attempts, extension points, plugin calls).
+  FrameworkMetrics& metrics() { return *metrics_; }
 
  private:
   Framework() = default;
+
+  // The runners without their extension-point timing (framework_run.cc); the public Run*
+  // methods time them (framework_timed.cc).
+  std::pair<NodeNameSet, Status> UntimedPreFilter(CycleState& state, const schedhost_pod_view* pod);
+  std::pair<std::string, Status> UntimedPostFilter(
+      CycleState& state, const schedhost_pod_view* pod,
+      const std::vector<std::pair<std::string, Status>>& node_statuses);
+  Status UntimedPreScore(CycleState& state, const schedhost_pod_view* pod,
+                         const std::vector<const schedhost_node_info_view*>& nodes);
+  Status UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
+                      const std::vector<const schedhost_node_info_view*>& nodes,
+                      std::vector<NodeScore>& out);
+  Status UntimedReserve(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  void UntimedUnreserve(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  PermitResult UntimedPermit(CycleState& state, const schedhost_pod_view* pod,
+                             std::string_view node);
+  Status UntimedPreBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  Status UntimedBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  void UntimedPostBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
 
   std::string name_;
   int32_t percentage_of_nodes_to_score_ = 0;
@@ -198,6 +220,7 @@ class Framework {
   BindFn binder_;
   std::atomic<ClusterAccess*> cluster_access_{nullptr};
   CycleScratch scratch_;
+  std::unique_ptr<FrameworkMetrics> metrics_;  // set by Build once the plugins exist
   WaitingPods waiting_pods_;  // Last: destroyed first, disarming timers before anything else.
 };
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "host/framework/framework.h"
+#include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 
 namespace schedhost::framework {
@@ -132,6 +133,7 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
   if (fw->points_[static_cast<size_t>(config::Point::kBind)].empty()) {
     throw FrameworkError(prefix + ": at least one bind plugin is needed (e.g. DefaultBinder)");
   }
+  fw->metrics_ = std::make_unique<FrameworkMetrics>(fw->name_, fw->instances_);
   return fw;
 }
 

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "host/framework/framework.h"
+#include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 
 namespace schedhost::framework {
@@ -71,17 +72,19 @@ Framework::EventsToRegister() {
   return out;
 }
 
-std::pair<NodeNameSet, Status> Framework::RunPreFilterPlugins(CycleState& state,
-                                                              const schedhost_pod_view* pod) {
+std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
+                                                           const schedhost_pod_view* pod) {
   NodeNameSet result;
   std::vector<std::string> plugins_with_nodes;
   state.skip_filter_plugins.clear();
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     StatusSink sink;
     PreFilterResultSink r;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     int32_t rc = ref.plugin->desc->pre_filter(ref.plugin->instance, state.abi(), pod,
                                               reinterpret_cast<schedhost_pre_filter_result*>(&r),
                                               sink.abi());
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreFilter), rc);
     Status s = ToStatus(rc, sink, ref.plugin->name);
     if (s.code == Code::kSkip) {
       state.skip_filter_plugins.insert(ref.plugin->name);
@@ -150,7 +153,9 @@ Status Framework::RunFilterPlugins(const CycleState& state, const schedhost_pod_
   for (const auto& ref : At(points_, config::Point::kFilter)) {
     if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(ref.plugin->name)) continue;
     StatusSink sink;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     int32_t rc = ref.plugin->desc->filter(ref.plugin->instance, state.abi(), pod, ni, sink.abi());
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kFilter), rc);
     if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) continue;
     Status s = ToStatus(rc, sink, ref.plugin->name);
     if (s.ok()) continue;
@@ -173,7 +178,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const schedhost_pod_
   return merged;
 }
 
-std::pair<std::string, Status> Framework::RunPostFilterPlugins(
+std::pair<std::string, Status> Framework::UntimedPostFilter(
     CycleState& state, const schedhost_pod_view* pod,
     const std::vector<std::pair<std::string, Status>>& node_statuses) {
   NodeStatusMapView map;
@@ -185,9 +190,11 @@ std::pair<std::string, Status> Framework::RunPostFilterPlugins(
   for (const auto& ref : At(points_, config::Point::kPostFilter)) {
     StatusSink sink;
     PostFilterResultSink r;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     int32_t rc = ref.plugin->desc->post_filter(
         ref.plugin->instance, state.abi(), pod, reinterpret_cast<const schedhost_node_status_map*>(&map),
         reinterpret_cast<schedhost_post_filter_result*>(&r), sink.abi());
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPostFilter), rc);
     Status s = ToStatus(rc, sink, ref.plugin->name);
     if (s.ok()) return {r.nominated_node, s};
     if (s.code == Code::kUnschedulableAndUnresolvable) return {r.nominated_node, s};
@@ -199,14 +206,16 @@ std::pair<std::string, Status> Framework::RunPostFilterPlugins(
   return {nominated, merged};
 }
 
-Status Framework::RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
-                                     const std::vector<const schedhost_node_info_view*>& nodes) {
+Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* pod,
+                                  const std::vector<const schedhost_node_info_view*>& nodes) {
   state.skip_score_plugins.clear();
   for (const auto& ref : At(points_, config::Point::kPreScore)) {
     StatusSink sink;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->pre_score(ref.plugin->instance, state.abi(), pod, nodes.data(),
                                                     nodes.size(), sink.abi()),
                         sink, ref.plugin->name);
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreScore), s.code);
     if (s.code == Code::kSkip) {
       state.skip_score_plugins.insert(ref.plugin->name);
       continue;
@@ -219,9 +228,9 @@ Status Framework::RunPreScorePlugins(CycleState& state, const schedhost_pod_view
   return {};
 }
 
-Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
-                                  const std::vector<const schedhost_node_info_view*>& nodes,
-                                  std::vector<NodeScore>& out) {
+Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
+                               const std::vector<const schedhost_node_info_view*>& nodes,
+                               std::vector<NodeScore>& out) {
   const auto& all = At(points_, config::Point::kScore);
   std::vector<const PluginRef*> active;
   for (const auto& ref : all) {
@@ -250,7 +259,9 @@ Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_v
           const PluginInstance* p = active[k]->plugin;
           StatusSink sink;
           int64_t score = 0;
+          const auto t0 = FrameworkMetrics::PluginStart(state);
           int32_t rc = p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
+          metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
           if (rc != SCHEDHOST_SUCCESS) {
             Status s = ToStatus(rc, sink, p->name);
             std::lock_guard<std::mutex> lock(err_mu);
@@ -298,35 +309,41 @@ Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_v
   return {};
 }
 
-Status Framework::RunReservePluginsReserve(CycleState& state, const schedhost_pod_view* pod,
-                                           std::string_view node) {
+Status Framework::UntimedReserve(CycleState& state, const schedhost_pod_view* pod,
+                                 std::string_view node) {
   for (const auto& ref : At(points_, config::Point::kReserve)) {
     StatusSink sink;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->reserve(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
                         sink, ref.plugin->name);
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kReserve), s.code);
     if (!s.ok()) return Wrap(std::move(s), "Reserve", ref.plugin->name);
   }
   return {};
 }
 
-void Framework::RunReservePluginsUnreserve(CycleState& state, const schedhost_pod_view* pod,
-                                           std::string_view node) {
+void Framework::UntimedUnreserve(CycleState& state, const schedhost_pod_view* pod,
+                                 std::string_view node) {
   const auto& list = At(points_, config::Point::kReserve);
   for (auto it = list.rbegin(); it != list.rend(); ++it) {
     if (it->plugin->desc->unreserve == nullptr) continue;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     it->plugin->desc->unreserve(it->plugin->instance, state.abi(), pod, Str(node));
+    metrics_->ObservePlugin(t0, *it->plugin, kUnreserveSlot, SCHEDHOST_SUCCESS);
   }
 }
 
-PermitResult Framework::RunPermitPlugins(CycleState& state, const schedhost_pod_view* pod,
-                                         std::string_view node) {
+PermitResult Framework::UntimedPermit(CycleState& state, const schedhost_pod_view* pod,
+                                      std::string_view node) {
   PermitResult result;
   for (const auto& ref : At(points_, config::Point::kPermit)) {
     StatusSink sink;
     int64_t timeout_ns = 0;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(
         ref.plugin->desc->permit(ref.plugin->instance, state.abi(), pod, Str(node), &timeout_ns, sink.abi()),
         sink, ref.plugin->name);
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPermit), s.code);
     if (s.ok()) continue;
     if (s.IsRejected()) {
       s.plugin = ref.plugin->name;
@@ -351,22 +368,26 @@ PermitResult Framework::RunPermitPlugins(CycleState& state, const schedhost_pod_
   return result;
 }
 
-Status Framework::RunPreBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+Status Framework::UntimedPreBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
   for (const auto& ref : At(points_, config::Point::kPreBind)) {
     StatusSink sink;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->pre_bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
                         sink, ref.plugin->name);
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreBind), s.code);
     if (!s.ok()) return Wrap(std::move(s), "PreBind", ref.plugin->name);
   }
   return {};
 }
 
-Status Framework::RunBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+Status Framework::UntimedBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
   Status last = Status::Make(Code::kSkip, "no Bind plugin bound the pod");
   for (const auto& ref : At(points_, config::Point::kBind)) {
     StatusSink sink;
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
                         sink, ref.plugin->name);
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kBind), s.code);
     if (s.code == Code::kSkip) {
       last = std::move(s);
       continue;
@@ -377,9 +398,11 @@ Status Framework::RunBindPlugins(CycleState& state, const schedhost_pod_view* po
   return last;
 }
 
-void Framework::RunPostBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+void Framework::UntimedPostBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
   for (const auto& ref : At(points_, config::Point::kPostBind)) {
+    const auto t0 = FrameworkMetrics::PluginStart(state);
     ref.plugin->desc->post_bind(ref.plugin->instance, state.abi(), pod, Str(node));
+    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPostBind), SCHEDHOST_SUCCESS);
   }
 }
 

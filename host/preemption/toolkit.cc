@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "host/metrics/scheduler_metrics.h"
+
 namespace schedhost::preemption {
 
 using framework::Code;
@@ -85,6 +87,7 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
                                            const schedhost_pod_view* pod,
                                            const NodeStatuses& statuses,
                                            const schedhost_preemption_callbacks* callbacks) {
+  metrics::Metrics().preemption_attempts.Inc();
   const Rules rules(callbacks);
   framework::PreemptOutcome out;
   // 1) Is the pod eligible to preempt at all?
@@ -117,6 +120,7 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
     out.status = Status::Make(Code::kUnschedulable, "preemption: no candidate node for preemption");
     return out;
   }
+  metrics::Metrics().preemption_victims.Observe(static_cast<double>(best->victims.size()));
   // 4) Act: evict the victims (or reject them at Permit), then clear the nominations of
   // lower-priority pods on that node: they may no longer fit and go looking elsewhere.
   const model::Pod* preemptor = model::Pod::FromView(pod);

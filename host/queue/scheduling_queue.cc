@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "host/queue/incoming.h"
+
 namespace schedhost::queue {
 namespace {
 
@@ -202,6 +204,7 @@ PodLocation SchedulingQueue::Add(std::shared_ptr<const model::Pod> pod) {
   entry->info.pod = pod;
   entry->info.timestamp = Now();
   const PodLocation where = PlaceAdmittedLocked(std::move(entry), verdict);
+  internal::CountIncoming(where, "PodAdd");
   // Upstream records the nomination only of pods that reach activeQ.
   if (where == PodLocation::kActive) nominator_.Add(pod, "");
   return where;
@@ -249,6 +252,7 @@ PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old
           auto taken = TakeLocked(uid);
           taken->info.pod = new_pod;
           PutBackoffLocked(std::move(taken));
+          internal::CountIncoming(PodLocation::kBackoff, "PodUpdate");
           nominator_.Update(old_ref, new_pod);
           return PodLocation::kBackoff;
         }
@@ -261,7 +265,9 @@ PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old
         const std::shared_ptr<const model::Pod> stored = taken->info.pod;
         taken->info.pod = new_pod;
         nominator_.Update(old_pod ? *old_pod : *stored, new_pod);
-        return PlaceAdmittedLocked(std::move(taken), verdict);
+        const PodLocation placed = PlaceAdmittedLocked(std::move(taken), verdict);
+        internal::CountIncoming(placed, "PodUpdate");
+        return placed;
       }
       case PodLocation::kNone: {
         lock.unlock();
@@ -272,6 +278,7 @@ PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old
         fresh->info.pod = new_pod;
         fresh->info.timestamp = Now();
         const PodLocation placed = PlaceAdmittedLocked(std::move(fresh), verdict);
+        internal::CountIncoming(placed, "PodAdd");
         if (placed == PodLocation::kActive) nominator_.Add(new_pod, "");
         return placed;
       }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "host/queue/incoming.h"
 #include "host/queue/scheduling_queue.h"
 
 namespace schedhost::queue {
@@ -17,6 +18,7 @@ struct SchedulingQueue::Candidate {
   Strategy strategy = Strategy::kSkip;
   bool to_backoff = false;
   std::optional<PreEnqueueResult> verdict;  // Set when the pod heads for activeQ.
+  std::string_view event;                   // What moves it (scheduler_queue_incoming_pods_total).
 };
 
 SchedulingQueue::Strategy SchedulingQueue::Worth(const QueuedPodInfo& info,
@@ -161,6 +163,7 @@ PodLocation SchedulingQueue::AddUnschedulableIfNotPresent(const QueuedPodInfo& i
       placed = PlaceAdmittedLocked(std::move(entry), *verdict);
       break;
   }
+  internal::CountIncoming(placed, "ScheduleAttemptFailure");
   nominator_.Add(pod, nominated_node);
   return placed;
 }
@@ -180,8 +183,9 @@ void SchedulingQueue::CommitLocked(Candidate& c) {
   std::unique_ptr<internal::Entry> taken = TakeLocked(c.uid);
   if (c.to_backoff) {
     PutBackoffLocked(std::move(taken));
+    internal::CountIncoming(PodLocation::kBackoff, c.event);
   } else {
-    PlaceAdmittedLocked(std::move(taken), *c.verdict);
+    internal::CountIncoming(PlaceAdmittedLocked(std::move(taken), *c.verdict), c.event);
   }
 }
 
@@ -199,6 +203,7 @@ void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
       c.version = entry->version;
       c.from = entry->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
       c.info = entry->info;
+      c.event = ev.label;
       candidates.push_back(std::move(c));
     }
   }
@@ -246,6 +251,7 @@ void SchedulingQueue::FlushBackoffQCompleted() {
       c.from = PodLocation::kBackoff;
       c.info = entry->info;
       c.strategy = Strategy::kImmediately;
+      c.event = "BackoffComplete";
       candidates.push_back(std::move(c));
     }
   }

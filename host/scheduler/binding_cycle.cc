@@ -4,6 +4,7 @@
 // handleBindingCycleError), recording upstream's message.
 #include <spdlog/spdlog.h>
 
+#include "host/framework/framework_metrics.h"
 #include "host/queue/cluster_event.h"
 #include "host/scheduler/scheduler.h"
 
@@ -63,6 +64,7 @@ void Scheduler::AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles,
   try {
     cache_.AssumePod(assumed);
   } catch (const cache::CacheError& e) {
+    fw.metrics().EndAttempt(*state, Status::Error(e.what()));
     HandleFailure(info, Status::Error(e.what()), e.what(), {}, {}, "", false);
     return;
   }
@@ -70,6 +72,7 @@ void Scheduler::AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles,
   queue_->nominator().Delete(*info.pod);
 
   auto fail = [&](const Status& s) {
+    fw.metrics().EndAttempt(*state, s);
     fw.RunReservePluginsUnreserve(*state, assumed->view(), node);
     try {
       cache_.ForgetPod(assumed->uid());
@@ -137,6 +140,7 @@ void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Stat
   cache_.FinishBinding(ctx->assumed->uid());
   CountBinding();
   fw.RunPostBindPlugins(*ctx->state, pod, ctx->node);
+  fw.metrics().EndAttempt(*ctx->state, Status::Success());
   Record(*ctx->assumed, [&](PodDiagnostics& d) {
     d.message.clear();
     d.nominated_node.clear();
@@ -148,6 +152,7 @@ void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Stat
 
 void Scheduler::FailBinding(const std::shared_ptr<BindingContext>& ctx, const Status& status) {
   const model::Pod& assumed = *ctx->assumed;
+  ctx->fw->metrics().EndAttempt(*ctx->state, status);
   ctx->fw->RunReservePluginsUnreserve(*ctx->state, assumed.view(), ctx->node);
   bool forgot = false;
   try {

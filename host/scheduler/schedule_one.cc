@@ -4,6 +4,7 @@
 // among the best nodes.
 #include <spdlog/spdlog.h>
 
+#include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 #include "host/scheduler/scheduler.h"
 
@@ -71,6 +72,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   cache_.UpdateSnapshot(*snapshot_);
   const uint64_t scratch_cycle = fw->scratch().Begin();
   auto state = std::make_unique<framework::CycleState>();
+  framework::FrameworkMetrics::BeginAttempt(*state);
   Attempt a = SchedulePod(*fw, *state, pod);
   if (a.status.ok() || !a.fit_error) RecordExplanation(pod, *fw, *state, a);
   if (a.status.ok()) {
@@ -78,6 +80,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     return;
   }
   if (!a.fit_error) {
+    fw->metrics().EndAttempt(*state, a.status);
     HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
     return;
   }
@@ -95,6 +98,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
   if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
   RecordExplanation(pod, *fw, *state, a);
+  fw->metrics().EndAttempt(*state, Status::Make(Code::kUnschedulable, message));
   HandleFailure(info, Status::Make(Code::kUnschedulable, message), message, std::move(a.rejectors),
                 std::move(a.pending), nominated, false);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "host/metrics/scheduler_metrics.h"
 #include "tests/integration/api_fixture.h"
 
 namespace schedhost::api {
@@ -254,11 +255,20 @@ TEST_F(AdminApiTest, ReloadWithoutAConfigFileIsAFailedPrecondition) {
   EXPECT_THAT(s.error_message(), HasSubstr("without a config file"));
 }
 
+// ReloadsCounted reads schedhost_config_reloads_total{result} from the process-wide registry.
+double ReloadsCounted(const std::string& result) {
+  const std::string text = metrics::DefaultRegistry().Render();
+  const std::string series = "schedhost_config_reloads_total{result=\"" + result + "\"} ";
+  const size_t at = text.find(series);
+  return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size()));
+}
+
 TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   TempDir dir;
   const std::filesystem::path socket = dir.path() / "s.sock";
   const std::filesystem::path file = dir.path() / "schedhost.toml";
-  const std::string api = "[api]\nlisten = \"unix://" + socket.string() + "\"\n";
+  const std::string api = "[api]\nlisten = \"unix://" + socket.string() +
+                          "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   std::ofstream(file) << api;
   ServiceHost host(config::LoadConfigFile(file), framework::testing::PluginDir(), file);
   host.Start();
@@ -280,6 +290,8 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
     return names;
   };
 
+  const double successes = ReloadsCounted("success");
+  const double failures = ReloadsCounted("failure");
   v1::ReloadResponse r = reload();
   EXPECT_TRUE(r.ok()) << r.message();
   EXPECT_THAT(r.message(), HasSubstr("hot swap is not implemented"));
@@ -292,13 +304,13 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   EXPECT_THAT(r.message(), HasSubstr("default-scheduler, batch"));
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
 
-  // An unknown plugin on line 6: refused, naming file:line.
+  // An unknown plugin on line 8: refused, naming file:line.
   std::ofstream(file) << api << "[[profile]]\nname = \"default-scheduler\"\n"
                       << "[profile.plugins.score]\n"
                       << "enabled = [{ name = \"NoSuchPlugin\", weight = 2 }]\n";
   r = reload();
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":6:"));
+  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":8:"));
   EXPECT_THAT(r.message(), HasSubstr("NoSuchPlugin"));
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
 
@@ -306,8 +318,11 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   std::ofstream(file) << api << "[[profile]\n";
   r = reload();
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":3:"));
+  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":5:"));
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
+  // schedhost_config_reloads_total counted two accepted and two refused reloads.
+  EXPECT_EQ(ReloadsCounted("success") - successes, 2);
+  EXPECT_EQ(ReloadsCounted("failure") - failures, 2);
   host.Stop();
 }
 

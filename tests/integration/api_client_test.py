@@ -51,7 +51,7 @@ def main():
         sock = os.path.join(tmp, "s.sock")
         config = os.path.join(tmp, "schedhost.toml")
         with open(config, "w") as f:
-            f.write(f'[api]\nlisten = "unix://{sock}"\n')
+            f.write(f'[api]\nlisten = "unix://{sock}"\n[metrics]\nlisten = "127.0.0.1:0"\n')
         daemon = subprocess.Popen([schedhostd, "--config", config, "--log-level", "warn"])
         try:
             channel = grpc.insecure_channel(f"unix://{sock}")

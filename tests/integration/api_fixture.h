@@ -38,9 +38,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-/// ConfigFor returns a config that only sets api.listen.
+/// ConfigFor returns a config that sets api.listen, and metrics on a free port (tests run side
+/// by side, and a real schedhostd may hold 10259).
 inline config::HostConfig ConfigFor(const std::string& listen) {
-  return config::ParseConfig("[api]\nlisten = \"" + listen + "\"\n", "test.toml", {});
+  return config::ParseConfig(
+      "[api]\nlisten = \"" + listen + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n", "test.toml",
+      {});
 }
 
 /// ApiTest serves a ServiceHost (default profile, builtin plugins, no config file) on a

@@ -1,0 +1,113 @@
+// FrameworkMetrics: extension points are always timed, plugin calls only on sampled cycles, and
+// attempts are counted by upstream's result rule, each under the framework's profile.
+#include "host/framework/framework_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "host/framework/framework.h"
+#include "host/framework/testing/fake_plugin.h"
+#include "host/framework/testing/harness.h"
+
+namespace schedhost::framework {
+namespace {
+
+using testing::FakePlugin;
+using testing::FakePlugins;
+using testing::Harness;
+using testing::Reasons;
+
+constexpr const char* kNodes = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+)";
+
+constexpr const char* kPod =
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
+    "spec:\n  containers: [{name: c, image: busybox}]\n";
+
+uint64_t PluginCount(const std::string& plugin, const std::string& point,
+                     const std::string& status) {
+  return metrics::Metrics().plugin_duration.With({plugin, point, status}).Snapshot().count();
+}
+
+uint64_t PointCount(const std::string& point, const std::string& status) {
+  return metrics::Metrics()
+      .extension_point_duration.With({point, status, "metrics-profile"})
+      .Snapshot()
+      .count();
+}
+
+uint64_t Attempts(const std::string& result) {
+  return metrics::Metrics().schedule_attempts.With({result, "metrics-profile"}).Value();
+}
+
+TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
+  FakePlugins fakes;
+  FakePlugin& sort = fakes.Add("Sort");
+  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
+  FakePlugin& binder = fakes.Add("Binder");
+  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  FakePlugin& picky = fakes.Add("MetricsPicky");
+  picky.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
+    if (std::string(ni->node->name.data, ni->node->name.len) == "n1") return SCHEDHOST_SUCCESS;
+    r.push_back("not n1");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  picky.reserve = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  Harness h(false);
+  for (FakePlugin* p : {&sort, &binder, &picky}) h.RegisterInProcess(p->descriptor());
+  h.SetConfig(
+      "[[profile]]\nname = \"metrics-profile\"\n[profile.plugins.multi_point]\nenabled = [{ name "
+      "= \"Sort\" }, { name = \"Binder\" }, { name = \"MetricsPicky\" }]\ndisabled = [{ name = "
+      "\"*\" }]\n");
+  h.AddObjects(kNodes);
+  Framework& fw = h.framework();
+  const cache::Snapshot& snap = h.snapshot();
+  auto pod = h.MakePod(kPod);
+
+  // An unsampled cycle: no plugin call is timed, the Reserve point is.
+  CycleState plain;
+  for (const auto* ni : snap.views()) (void)fw.RunFilterPlugins(plain, pod->view(), ni);
+  ASSERT_TRUE(fw.RunReservePluginsReserve(plain, pod->view(), "n1").ok());
+  EXPECT_EQ(PluginCount("MetricsPicky", "Filter", "Success"), 0u);
+  EXPECT_EQ(PluginCount("MetricsPicky", "Reserve", "Success"), 0u);
+  EXPECT_EQ(PointCount("Reserve", "Success"), 1u);
+
+  // A sampled cycle times every call, per node for Filter, under the status it returned.
+  CycleState sampled;
+  sampled.record_plugin_metrics = true;
+  for (const auto* ni : snap.views()) (void)fw.RunFilterPlugins(sampled, pod->view(), ni);
+  ASSERT_TRUE(fw.RunReservePluginsReserve(sampled, pod->view(), "n1").ok());
+  fw.RunReservePluginsUnreserve(sampled, pod->view(), "n1");
+  EXPECT_EQ(PluginCount("MetricsPicky", "Filter", "Success"), 1u);
+  EXPECT_EQ(PluginCount("MetricsPicky", "Filter", "Unschedulable"), 1u);
+  EXPECT_EQ(PluginCount("MetricsPicky", "Reserve", "Success"), 1u);
+  EXPECT_EQ(PointCount("Reserve", "Success"), 2u);
+  EXPECT_EQ(PointCount("Unreserve", "Success"), 1u);
+
+  // Attempts: Success is scheduled, a rejection unschedulable, anything else an error.
+  FrameworkMetrics::BeginAttempt(sampled);
+  fw.metrics().EndAttempt(sampled, Status::Success());
+  fw.metrics().EndAttempt(sampled, Status::Make(Code::kUnschedulableAndUnresolvable, "no"));
+  fw.metrics().EndAttempt(sampled, Status::Make(Code::kPending, "later"));
+  fw.metrics().EndAttempt(sampled, Status::Error("boom"));
+  EXPECT_EQ(Attempts("scheduled"), 1u);
+  EXPECT_EQ(Attempts("unschedulable"), 2u);
+  EXPECT_EQ(Attempts("error"), 1u);
+  EXPECT_EQ(metrics::Metrics()
+                .attempt_duration.With({"unschedulable", "metrics-profile"})
+                .Snapshot()
+                .count(),
+            2u);
+}
+
+}  // namespace
+}  // namespace schedhost::framework

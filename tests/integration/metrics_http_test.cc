@@ -1,0 +1,273 @@
+// The metrics and health endpoint end to end: a ServiceHost with metrics on an ephemeral port
+// schedules pods, then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz,
+// unknown paths, wrong methods and garbage; and MetricsServer alone (503, keep-alive).
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "host/api/metrics_server.h"
+#include "host/api/service_host.h"
+#include "host/config/host_config.h"
+#include "host/framework/testing/harness.h"
+#include "host/model/decode.h"
+
+namespace schedhost::api {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr const char* kCluster = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {capacity: {cpu: "4", memory: 8Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: default}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b, namespace: default}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+)";
+
+// Connect opens a TCP connection to 127.0.0.1:port (-1 on failure).
+int Connect(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{.tv_sec = 10, .tv_usec = 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+void SendAll(int fd, const std::string& data) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may close on garbage before reading it all
+    sent += static_cast<size_t>(n);
+  }
+}
+
+// ReadAll reads until the server closes the connection.
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// Raw sends `request` as is and returns everything the server answers before closing.
+std::string Raw(uint16_t port, const std::string& request) {
+  int fd = Connect(port);
+  if (fd < 0) return "<connect failed>";
+  SendAll(fd, request);
+  std::string out = ReadAll(fd);
+  ::close(fd);
+  return out;
+}
+
+struct Reply {
+  int status = 0;
+  std::string headers;
+  std::string body;
+};
+
+Reply Request(uint16_t port, const std::string& method, const std::string& path) {
+  const std::string raw =
+      Raw(port, method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  Reply r;
+  const size_t end = raw.find("\r\n\r\n");
+  if (!raw.starts_with("HTTP/1.1 ") || end == std::string::npos) return r;
+  r.status = std::atoi(raw.c_str() + 9);
+  r.headers = raw.substr(0, end);
+  r.body = raw.substr(end + 4);
+  return r;
+}
+
+// Value returns the value of the sample line starting with `series` (name and labels), or -1.
+double Value(const std::string& text, const std::string& series) {
+  const std::string prefix = series + " ";
+  for (size_t pos = 0; pos < text.size();) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    std::string_view line(text.data() + pos, eol - pos);
+    if (line.starts_with(prefix)) return std::stod(std::string(line.substr(prefix.size())));
+    pos = eol + 1;
+  }
+  return -1;
+}
+
+TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "schedhost-m-XXXXXX").string();
+  const std::filesystem::path dir = ::mkdtemp(pattern.data());
+  const std::string toml = "[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
+                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+  ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
+  host.Start();
+  const uint16_t port = host.metrics_port();
+  ASSERT_NE(port, 0);
+
+  const std::string scheduled =
+      R"(scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"})";
+  const double before = std::max(0.0, Value(Request(port, "GET", "/metrics").body, scheduled));
+  for (const model::Object& o : model::DecodeManifests(kCluster, "cluster.yaml")) {
+    host.store().CreateObject(o);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto bound = [&](const char* name) {
+    auto pod = host.store().Get<model::Pod>("default", name);
+    return pod && !pod->node_name().empty();
+  };
+  while (!(bound("a") && bound("b")) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(bound("a") && bound("b"));
+
+  // The binding cycle counts the attempt right after PostBind; give it a moment.
+  Reply m;
+  for (int i = 0; i < 100; ++i) {
+    m = Request(port, "GET", "/metrics");
+    if (Value(m.body, scheduled) - before >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(m.status, 200);
+  EXPECT_THAT(m.headers, HasSubstr("Content-Type: text/plain; version=0.0.4"));
+  EXPECT_EQ(Value(m.body, scheduled) - before, 2) << m.body;
+  for (const char* queue : {"active", "backoff", "unschedulable", "gated"}) {
+    EXPECT_EQ(Value(m.body, std::string("scheduler_pending_pods{queue=\"") + queue + "\"}"), 0)
+        << queue << "\n"
+        << m.body;
+  }
+  EXPECT_GE(Value(m.body,
+                  "scheduler_scheduling_attempt_duration_seconds_count{result="
+                  "\"scheduled\",profile=\"default-scheduler\"}"),
+            2);
+  EXPECT_GE(Value(m.body,
+                  "scheduler_framework_extension_point_duration_seconds_count{"
+                  "extension_point=\"Bind\",status=\"Success\",profile="
+                  "\"default-scheduler\"}"),
+            2);
+  EXPECT_GE(Value(m.body, "scheduler_queue_incoming_pods_total{queue=\"active\",event=\"PodAdd\"}"),
+            2);
+  EXPECT_GT(Value(m.body, "schedhost_plugin_libraries_loaded"), 0);
+  EXPECT_THAT(m.body, HasSubstr("# TYPE scheduler_plugin_execution_duration_seconds histogram\n"));
+  EXPECT_THAT(m.body, HasSubstr("# TYPE scheduler_preemption_victims histogram\n"));
+  EXPECT_THAT(m.body, HasSubstr("scheduler_preemption_attempts_total 0\n"));
+  EXPECT_TRUE(std::regex_search(
+      m.body, std::regex(R"(scheduler_scheduling_attempt_duration_seconds_bucket\{result=)"
+                         R"("scheduled",profile="default-scheduler",le="\+Inf"\} \d+)")));
+
+  Reply health = Request(port, "GET", "/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, "ok");
+  Reply ready = Request(port, "GET", "/readyz");
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(ready.body, "ok");
+  EXPECT_EQ(Request(port, "GET", "/nope").status, 404);
+  EXPECT_EQ(Request(port, "GET", "/metrics?x=1").status, 200);
+  Reply post = Request(port, "POST", "/metrics");
+  EXPECT_EQ(post.status, 405);
+  EXPECT_THAT(post.headers, HasSubstr("Allow: GET"));
+
+  // Garbage and oversized requests close their own connection, answered with nothing.
+  EXPECT_EQ(Raw(port, std::string("\x00\x01\x02 garbage\r\n\r\n", 16)), "");
+  EXPECT_EQ(Raw(port, "GET /metrics HTTP/1.1\r\nX: " + std::string(64 * 1024, 'a') + "\r\n\r\n"),
+            "");
+  EXPECT_EQ(Raw(port, "GET /healthz HTTP/1.1\r\nContent-Length: 999999\r\n\r\n"), "");
+  {
+    int half_open = Connect(port);  // a client that connects and never sends
+    ASSERT_GE(half_open, 0);
+    EXPECT_EQ(Request(port, "GET", "/healthz").status, 200);  // does not block others
+    ::close(half_open);
+  }
+  EXPECT_EQ(Request(port, "GET", "/metrics").status, 200);
+
+  // A second host whose metrics port is taken refuses to start and says which setting.
+  const std::string clash_toml = "[api]\nlisten = \"unix://" + (dir / "t.sock").string() +
+                                 "\"\n[metrics]\nlisten = \"127.0.0.1:" + std::to_string(port) +
+                                 "\"\n";
+  ServiceHost clash(config::ParseConfig(clash_toml, "clash.toml", {}),
+                    framework::testing::PluginDir());
+  try {
+    clash.Start();
+    ADD_FAILURE() << "expected Start to fail";
+  } catch (const ServiceHostError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("metrics.listen \"127.0.0.1:" + std::to_string(port) + "\""));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.sock"));
+  EXPECT_EQ(Request(port, "GET", "/readyz").status, 200);  // the first host is unaffected
+
+  host.Stop();
+  EXPECT_EQ(Connect(port), -1);  // the endpoint is gone
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
+  std::atomic<bool> ready{false};
+  MetricsServer server("127.0.0.1:0", {.metrics = [] { return std::string("m 1\n"); },
+                                       .ready = [&] { return ready.load(); }});
+  server.Start();
+  const uint16_t port = server.port();
+  ASSERT_NE(port, 0);
+  Reply not_ready = Request(port, "GET", "/readyz");
+  EXPECT_EQ(not_ready.status, 503);
+  ready = true;
+  EXPECT_EQ(Request(port, "GET", "/readyz").status, 200);
+
+  int fd = Connect(port);
+  ASSERT_GE(fd, 0);
+  SendAll(fd,
+          "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n"
+          "Connection: close\r\n\r\n");
+  const std::string both = ReadAll(fd);
+  ::close(fd);
+  EXPECT_THAT(both, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(both, HasSubstr("\r\n\r\nm 1\nHTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(both, HasSubstr("\r\n\r\nok"));
+
+  // A second server cannot take a port in use, and says which address.
+  MetricsServer clash("127.0.0.1:" + std::to_string(port), {});
+  try {
+    clash.Start();
+    ADD_FAILURE() << "expected the bind to fail";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("metrics.listen \"127.0.0.1:" + std::to_string(port)));
+  }
+  server.Stop();
+  server.Stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace schedhost::api
