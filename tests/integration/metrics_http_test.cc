@@ -1,6 +1,7 @@
 // The metrics and health endpoint end to end: a ServiceHost with metrics on an ephemeral port
 // schedules pods, then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz,
-// unknown paths, wrong methods and garbage; and MetricsServer alone (503, keep-alive).
+// unknown paths, wrong methods and garbage; MetricsServer alone (503, keep-alive); and the
+// schedhostd binary fed by schedctl, scraped, then stopped with pods in flight.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/decode.h"
+#include "tests/integration/schedctl_fixture.h"
 
 namespace schedhost::api {
 namespace {
@@ -267,6 +270,88 @@ TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   }
   server.Stop();
   server.Stop();  // idempotent
+}
+
+// FreeTcpPort returns a port on 127.0.0.1 nobody listened on a moment ago.
+uint16_t FreeTcpPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+// schedhostd as installed would run it: schedctl applies the demo cluster, /metrics on the
+// configured port counts the bindings and the gated pod, /healthz and /readyz answer; then
+// SIGTERM arrives while two hundred more pods are being scheduled, and it exits 0.
+TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
+  namespace t = schedhost::testing;
+  if (!std::filesystem::exists(t::BinDir() / "schedhostd") ||
+      !std::filesystem::exists(t::BinDir() / "schedctl")) {
+    GTEST_SKIP() << "schedhostd and schedctl are not built in " << t::BinDir();
+  }
+  t::TempDir dir;
+  const std::filesystem::path socket = dir.path() / "s.sock";
+  const std::string server = "unix://" + socket.string();
+  const uint16_t port = FreeTcpPort();
+  ASSERT_NE(port, 0);
+  const std::filesystem::path config = dir.path() / "schedhost.toml";
+  std::ofstream(config) << "[api]\nlisten = \"" << server
+                        << "\"\n[metrics]\nlisten = \"127.0.0.1:" << port << "\"\n";
+  const pid_t pid = t::StartSchedhostd(config);
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (Request(port, "GET", "/readyz").status != 200 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(Request(port, "GET", "/readyz").status, 200);
+  Reply healthz = Request(port, "GET", "/healthz");
+  EXPECT_EQ(healthz.status, 200);
+  EXPECT_EQ(healthz.body, "ok");
+
+  t::Result apply =
+      t::RunSchedctl(dir, {"--server", server, "apply", "-f", t::DemoCluster().string()});
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  // Eight demo pods bind whatever the order (postgres-0 and redis-0 come bound).
+  const std::string scheduled =
+      R"(scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"})";
+  std::string text;
+  while (Value(text, scheduled) < 8 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = Request(port, "GET", "/metrics").body;
+  }
+  EXPECT_GE(Value(text, scheduled), 8) << text;
+  EXPECT_EQ(Value(text, R"(scheduler_pending_pods{queue="gated"})"), 1) << text;
+  // 16 pods: 2 come bound, gated-job waits at PreEnqueue, the other 13 enter activeQ.
+  const std::string incoming =
+      R"(scheduler_queue_incoming_pods_total{queue="active",event="PodAdd"})";
+  EXPECT_EQ(Value(text, incoming), 13) << text;
+  EXPECT_GT(Value(text, "schedhost_plugin_libraries_loaded"), 0) << text;
+  EXPECT_GE(Value(text, "scheduler_preemption_attempts_total"), 1) << text;  // huge at least
+  EXPECT_THAT(text, HasSubstr("# TYPE scheduler_scheduling_attempt_duration_seconds histogram"));
+  EXPECT_THAT(text, HasSubstr("scheduler_framework_extension_point_duration_seconds_bucket{"));
+
+  // Two hundred more pods, and SIGTERM while the scheduler works through them.
+  std::ofstream more(dir.path() / "more.yaml");
+  for (int i = 0; i < 200; ++i) {
+    more << "---\napiVersion: v1\nkind: Pod\nmetadata: {name: more-" << i
+         << "}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: 10m}}}]}\n";
+  }
+  more.close();
+  t::Result apply_more =
+      t::RunSchedctl(dir, {"--server", server, "apply", "-f", (dir.path() / "more.yaml").string()});
+  ASSERT_EQ(apply_more.exit_code, 0) << apply_more.err;
+  t::StopSchedhostd(pid);  // expects exit status 0
+  EXPECT_FALSE(std::filesystem::exists(socket));
+  EXPECT_EQ(Request(port, "GET", "/healthz").status, 0);  // nothing listens any more
 }
 
 }  // namespace
