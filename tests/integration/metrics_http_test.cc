@@ -272,22 +272,6 @@ TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   server.Stop();  // idempotent
 }
 
-// FreeTcpPort returns a port on 127.0.0.1 nobody listened on a moment ago.
-uint16_t FreeTcpPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 // schedhostd as installed would run it: schedctl applies the demo cluster, /metrics on the
 // configured port counts the bindings and the gated pod, /healthz and /readyz answer; then
 // SIGTERM arrives while two hundred more pods are being scheduled, and it exits 0.
@@ -300,7 +284,7 @@ TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
   t::TempDir dir;
   const std::filesystem::path socket = dir.path() / "s.sock";
   const std::string server = "unix://" + socket.string();
-  const uint16_t port = FreeTcpPort();
+  const auto port = static_cast<uint16_t>(t::FreePort());
   ASSERT_NE(port, 0);
   const std::filesystem::path config = dir.path() / "schedhost.toml";
   std::ofstream(config) << "[api]\nlisten = \"" << server

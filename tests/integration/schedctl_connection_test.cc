@@ -59,22 +59,6 @@ TEST(SchedctlNoServerTest, NamesTheAddressAndExitsOneQuickly) {
   EXPECT_THAT(missing.err, HasSubstr("/nonexistent.yaml"));
 }
 
-// FreePort returns a TCP port on 127.0.0.1 nobody listened on a moment ago.
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 // Over TCP schedctl speaks TLS: it trusts the server through --tls-ca, and a server its CA did
 // not sign is refused.
 TEST(SchedctlTlsTest, ConnectsOverTcpWithTheGivenCa) {

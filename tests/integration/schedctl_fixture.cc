@@ -1,8 +1,11 @@
 // Helpers for the schedctl integration tests (see schedctl_fixture.h).
 #include "schedctl_fixture.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -86,6 +89,21 @@ Result RunSchedctl(const TempDir& dir, const std::vector<std::string>& args,
   r.out = Slurp(out);
   r.err = Slurp(err);
   return r;
+}
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
 }
 
 // StartSchedhostd runs schedhostd with `config` (quiet logs); returns its pid.

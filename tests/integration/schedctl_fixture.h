@@ -50,6 +50,9 @@ class TempDir {
 Result RunSchedctl(const TempDir& dir, const std::vector<std::string>& args,
                    const std::string& server_env = "", const std::string& stdin_file = "");
 
+// FreePort returns a TCP port on 127.0.0.1 nobody listened on a moment ago (0 if none).
+int FreePort();
+
 // StartSchedhostd runs schedhostd with `config` (quiet logs); returns its pid.
 pid_t StartSchedhostd(const fs::path& config);
 // StopSchedhostd sends SIGTERM and expects a clean exit 0.
