@@ -77,6 +77,13 @@ function(schedhost_cc_test)
   # Paths reach the tests through test_main.cc; only labels travel as ctest properties.
   if(A_LABELS)
     gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${A_LABELS}")
+    # `concurrent_tests` builds just what `ctest -L concurrent` runs (the tsan preset).
+    if("concurrent" IN_LIST A_LABELS)
+      if(NOT TARGET concurrent_tests)
+        add_custom_target(concurrent_tests)
+      endif()
+      add_dependencies(concurrent_tests ${A_NAME})
+    endif()
   else()
     gtest_discover_tests(${A_NAME} DISCOVERY_MODE PRE_TEST)
   endif()

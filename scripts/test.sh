@@ -15,7 +15,7 @@ for preset in $presets; do
     fuzz) scripts/fuzz.sh ;;
     tsan)
       cmake --preset tsan >/dev/null
-      cmake --build --preset tsan
+      cmake --build --preset tsan --target concurrent_tests
       ctest --preset tsan -L concurrent ;;
     *) cmake --workflow --preset "$preset" ;;
   esac
