@@ -1,0 +1,114 @@
+// schedhost-bench: runs scheduler_perf-shaped workloads against the host in-process and reports
+// throughput, latency, attempts, peak RSS and time per extension point (tests/bench/README.md).
+//
+//   schedhost-bench scheduling_basic                   # a table
+//   schedhost-bench --scale 0.1 --repeat 3 --json scheduling_basic topology_spreading
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "host/scheduler/profile_set.h"
+#include "tests/bench/report.h"
+#include "tests/bench/runner.h"
+#include "tests/bench/workload.h"
+
+namespace {
+
+std::filesystem::path Exe(const char* argv0) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(argv0) : self;
+}
+
+// Resolve maps a workload argument to a file: a path as given when it exists, else
+// `<workload_dir>/<name>.toml`.
+std::filesystem::path Resolve(const std::string& arg, const std::filesystem::path& workload_dir) {
+  std::filesystem::path p(arg);
+  if (std::filesystem::exists(p)) return p;
+  return workload_dir / (arg + ".toml");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"schedhost-bench: scheduler_perf-shaped workloads against the host in-process"};
+  std::vector<std::string> names;
+  double scale = 1.0;
+  int repeat = 1;
+  bool json = false;
+  bool quiet = false;
+  bool list = false;
+  int timeout_s = 600;
+  std::string plugin_dir;
+  std::string config_path;
+  std::string workload_dir = SCHEDHOST_BENCH_WORKLOAD_DIR;
+  app.add_option("workloads", names, "Workload names (in --workload-dir) or .toml paths");
+  app.add_option("--scale", scale, "Multiply every node and pod count by this (e.g. 0.02 in CI)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--repeat", repeat, "Run each workload N times; report min/median/max")
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("--json", json, "Print JSON instead of the table");
+  app.add_flag("-q,--quiet", quiet, "No progress line on stderr");
+  app.add_flag("--list", list, "List the workloads in --workload-dir and exit");
+  app.add_option("--timeout", timeout_s, "Seconds a barrier may wait before the run fails")
+      ->check(CLI::Range(1, 86400));
+  app.add_option("--plugin-dir", plugin_dir, "Builtin plugin directory (default: the build's)");
+  app.add_option("--config", config_path, "Host config file (default: built-in defaults)");
+  app.add_option("--workload-dir", workload_dir, "Where workload names are looked up");
+  CLI11_PARSE(app, argc, argv);
+
+  if (list) {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(workload_dir)) {
+      if (entry.path().extension() == ".toml") found.push_back(entry.path().stem().string());
+    }
+    std::sort(found.begin(), found.end());
+    for (const std::string& n : found) std::cout << n << "\n";
+    return 0;
+  }
+  if (names.empty()) {
+    std::cerr << "schedhost-bench: name at least one workload (--list shows them)\n";
+    return 2;
+  }
+
+  schedhost::bench::RunOptions options;
+  options.plugin_dir = plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
+                                          : std::filesystem::path(plugin_dir);
+  options.config_path = config_path;
+  options.barrier_timeout = std::chrono::seconds(timeout_s);
+  options.progress = !quiet;
+
+  std::vector<schedhost::bench::WorkloadRuns> results;
+  try {
+    std::vector<schedhost::bench::Workload> workloads;
+    for (const std::string& n : names) {
+      workloads.push_back(schedhost::bench::LoadWorkload(Resolve(n, workload_dir), scale));
+    }
+    for (const schedhost::bench::Workload& w : workloads) {
+      schedhost::bench::WorkloadRuns runs{w.name, w.path.string(), scale, {}};
+      for (int i = 0; i < repeat; ++i) {
+        runs.runs.push_back(schedhost::bench::RunWorkload(w, options));
+      }
+      results.push_back(std::move(runs));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "schedhost-bench: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << (json ? schedhost::bench::FormatJson(results)
+                     : schedhost::bench::FormatTable(results));
+  for (const auto& w : results) {
+    for (const auto& r : w.runs) {
+      if (r.measured_bound != r.measured_pods) {
+        std::cerr << "schedhost-bench: " << w.name << ": " << r.measured_bound << " of "
+                  << r.measured_pods << " measured pods were bound\n";
+        return 3;
+      }
+    }
+  }
+  return 0;
+}

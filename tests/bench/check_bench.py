@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Runs schedhost-bench with --json and checks the run completed: every measured pod bound,
+the JSON well formed with the figures the README documents. No timing assertions.
+
+usage: check_bench.py BENCH_BINARY WORKLOAD [bench flags...]"""
+import json
+import subprocess
+import sys
+
+
+def main():
+    bench, workload, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
+    proc = subprocess.run([bench, "--json", "--quiet", *flags, workload],
+                          capture_output=True, text=True, timeout=110)
+    sys.stderr.write(proc.stderr)
+    if proc.returncode != 0:
+        sys.exit(f"schedhost-bench exited {proc.returncode}")
+    doc = json.loads(proc.stdout)
+    [w] = doc["workloads"]
+    assert w["name"] == workload, w["name"]
+    assert w["measured_pods"] > 0, w
+    assert w["measured_bound_min"] == w["measured_pods"], (
+        f'{w["measured_bound_min"]} of {w["measured_pods"]} measured pods bound')
+    for key in ("pods_per_second", "p50_ms", "p90_ms", "p99_ms", "attempts", "peak_rss_mib"):
+        spread = w[key]
+        assert spread["min"] <= spread["median"] <= spread["max"], (key, spread)
+    assert w["pods_per_second"]["min"] > 0, w["pods_per_second"]
+    assert w["attempts"]["min"] >= w["measured_pods"], w["attempts"]
+    assert w["peak_rss_mib"]["min"] > 0, w["peak_rss_mib"]
+    print(f'{workload}: {w["measured_pods"]} measured pods bound, '
+          f'{w["pods_per_second"]["median"]:.0f} pods/s')
+
+
+if __name__ == "__main__":
+    main()

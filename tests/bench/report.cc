@@ -1,0 +1,140 @@
+#include "tests/bench/report.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+namespace schedhost::bench {
+namespace {
+
+struct Spread {
+  double min = 0;
+  double median = 0;
+  double max = 0;
+};
+
+Spread Summarise(const std::vector<RunResult>& runs,
+                 const std::function<double(const RunResult&)>& f) {
+  std::vector<double> v;
+  v.reserve(runs.size());
+  for (const RunResult& r : runs) v.push_back(f(r));
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  const double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {v.front(), median, v.back()};
+}
+
+nlohmann::json ToJson(const Spread& s) {
+  return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
+}
+
+// Figures lists the per-run figures reported as spreads, by JSON name.
+const std::vector<std::pair<std::string, std::function<double(const RunResult&)>>>& Figures() {
+  static const std::vector<std::pair<std::string, std::function<double(const RunResult&)>>>
+      kFigures = {
+          {"pods_per_second", [](const RunResult& r) { return r.pods_per_second; }},
+          {"seconds", [](const RunResult& r) { return r.seconds; }},
+          {"p50_ms", [](const RunResult& r) { return r.p50_ms; }},
+          {"p90_ms", [](const RunResult& r) { return r.p90_ms; }},
+          {"p99_ms", [](const RunResult& r) { return r.p99_ms; }},
+          {"attempts", [](const RunResult& r) { return static_cast<double>(r.attempts); }},
+          {"peak_rss_mib",
+           [](const RunResult& r) { return static_cast<double>(r.peak_rss_kib) / 1024; }},
+      };
+  return kFigures;
+}
+
+// Shares returns each extension point's time as a share of the scheduling-attempt time, summed
+// over the runs.
+std::map<std::string, double> Shares(const std::vector<RunResult>& runs) {
+  double cycle = 0;
+  std::map<std::string, double> points;
+  for (const RunResult& r : runs) {
+    cycle += r.cycle_seconds;
+    for (const auto& [point, seconds] : r.point_seconds) points[point] += seconds;
+  }
+  std::map<std::string, double> shares;
+  if (cycle <= 0) return shares;
+  for (const auto& [point, seconds] : points) shares[point] = seconds / cycle;
+  return shares;
+}
+
+}  // namespace
+
+std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
+  std::string out;
+  std::array<char, 256> line{};
+  std::snprintf(line.data(), line.size(), "%-22s %6s %7s %7s %19s %8s %8s %8s %9s %8s\n",
+                "WORKLOAD", "NODES", "PODS", "BOUND", "PODS/S (MIN..MAX)", "P50 MS", "P90 MS",
+                "P99 MS", "ATTEMPTS", "RSS MIB");
+  out += line.data();
+  for (const WorkloadRuns& w : workloads) {
+    if (w.runs.empty()) continue;
+    const RunResult& first = w.runs.front();
+    auto med = [&](size_t i) { return Summarise(w.runs, Figures()[i].second); };
+    const Spread rate = med(0);
+    std::array<char, 64> rate_text{};
+    if (w.runs.size() > 1) {
+      std::snprintf(rate_text.data(), rate_text.size(), "%.0f (%.0f..%.0f)", rate.median, rate.min,
+                    rate.max);
+    } else {
+      std::snprintf(rate_text.data(), rate_text.size(), "%.0f", rate.median);
+    }
+    size_t bound = first.measured_bound;
+    for (const RunResult& r : w.runs) bound = std::min(bound, r.measured_bound);
+    std::snprintf(line.data(), line.size(),
+                  "%-22s %6zu %7zu %7zu %19s %8.1f %8.1f %8.1f %9.0f %8.0f\n", w.name.c_str(),
+                  first.nodes, first.measured_pods, bound, rate_text.data(), med(2).median,
+                  med(3).median, med(4).median, med(5).median, med(6).max);
+    out += line.data();
+  }
+  for (const WorkloadRuns& w : workloads) {
+    const std::map<std::string, double> shares = Shares(w.runs);
+    if (shares.empty()) continue;
+    out += w.name + " time per extension point (share of scheduling-attempt time):";
+    for (const auto& [point, share] : shares) {
+      std::snprintf(line.data(), line.size(), " %s %.1f%%", point.c_str(), share * 100);
+      out += line.data();
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string FormatJson(const std::vector<WorkloadRuns>& workloads) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const WorkloadRuns& w : workloads) {
+    nlohmann::json j;
+    j["name"] = w.name;
+    j["path"] = w.path;
+    j["scale"] = w.scale;
+    if (!w.runs.empty()) {
+      j["nodes"] = w.runs.front().nodes;
+      j["unmeasured_pods"] = w.runs.front().unmeasured_pods;
+      j["measured_pods"] = w.runs.front().measured_pods;
+    }
+    size_t min_bound = w.runs.empty() ? 0 : w.runs.front().measured_bound;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const RunResult& r : w.runs) {
+      min_bound = std::min(min_bound, r.measured_bound);
+      nlohmann::json run;
+      run["measured_bound"] = r.measured_bound;
+      for (const auto& [name, f] : Figures()) run[name] = f(r);
+      run["attempts_total"] = r.attempts_total;
+      run["cycle_seconds"] = r.cycle_seconds;
+      run["extension_point_seconds"] = r.point_seconds;
+      runs.push_back(std::move(run));
+    }
+    j["measured_bound_min"] = min_bound;
+    for (const auto& [name, f] : Figures()) j[name] = ToJson(Summarise(w.runs, f));
+    j["extension_point_share"] = Shares(w.runs);
+    j["runs"] = std::move(runs);
+    all.push_back(std::move(j));
+  }
+  return nlohmann::json{{"workloads", std::move(all)}}.dump(2) + "\n";
+}
+
+}  // namespace schedhost::bench

@@ -1,0 +1,297 @@
+#include "tests/bench/runner.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "host/config/host_config.h"
+#include "host/metrics/scheduler_metrics.h"
+#include "host/scheduler/profile_set.h"
+#include "host/scheduler/scheduler.h"
+#include "host/store/store.h"
+
+namespace schedhost::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+// Tracker follows every pod the workload creates: its creation time (taken right before the
+// store write, which enqueues it) and its binding time (taken in the store watch that sees the
+// binding). Watch callbacks run on whichever thread wrote (the binding threads), so a mutex.
+class Tracker {
+ public:
+  // Created records that pod `name` is about to be created now.
+  void Created(const std::string& name, bool measured) {
+    const int64_t now = NowNs();
+    std::lock_guard lock(mu_);
+    slots_.emplace(name, pods_.size());
+    pods_.push_back({now, 0, measured});
+  }
+  // OnEvent records bindings and deletions of pending pods.
+  void OnEvent(const store::Event& e) {
+    if (e.kind != store::Kind::kPod || e.resync) return;
+    const auto& pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
+    const bool was_bound =
+        e.old_object &&
+        !std::get<std::shared_ptr<const model::Pod>>(*e.old_object)->node_name().empty();
+    if (e.type == store::EventType::kModified && !was_bound && !pod->node_name().empty()) {
+      const int64_t now = NowNs();
+      std::lock_guard lock(mu_);
+      auto it = slots_.find(pod->name());
+      if (it == slots_.end()) return;
+      pods_[it->second].bound_ns = now;
+      ++bound_;
+    } else if (e.type == store::EventType::kDeleted && pod->node_name().empty()) {
+      std::lock_guard lock(mu_);
+      if (slots_.contains(pod->name())) ++deleted_pending_;
+    }
+  }
+  // Counts returns {created, bound or deleted while pending}.
+  std::pair<size_t, size_t> Counts() const {
+    std::lock_guard lock(mu_);
+    return {pods_.size(), bound_ + deleted_pending_};
+  }
+  size_t Bound() const {
+    std::lock_guard lock(mu_);
+    return bound_;
+  }
+  // Fill sets the measured figures of `r` from the pods recorded.
+  void Fill(RunResult& r) const {
+    std::lock_guard lock(mu_);
+    int64_t first = 0;
+    int64_t last = 0;
+    std::vector<int64_t> latencies;
+    latencies.reserve(pods_.size());
+    for (const Pod& p : pods_) {
+      if (!p.measured) continue;
+      if (first == 0 || p.created_ns < first) first = p.created_ns;
+      if (p.bound_ns == 0) continue;
+      last = std::max(last, p.bound_ns);
+      latencies.push_back(p.bound_ns - p.created_ns);
+    }
+    r.measured_bound = latencies.size();
+    if (latencies.empty()) return;
+    r.seconds = static_cast<double>(last - first) / 1e9;
+    r.pods_per_second = r.seconds > 0 ? static_cast<double>(latencies.size()) / r.seconds : 0;
+    std::sort(latencies.begin(), latencies.end());
+    auto pct = [&](double q) {
+      const auto i = static_cast<size_t>(q * static_cast<double>(latencies.size() - 1));
+      return static_cast<double>(latencies[i]) / 1e6;
+    };
+    r.p50_ms = pct(0.50);
+    r.p90_ms = pct(0.90);
+    r.p99_ms = pct(0.99);
+  }
+
+ private:
+  struct Pod {
+    int64_t created_ns = 0;
+    int64_t bound_ns = 0;
+    bool measured = false;
+  };
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, size_t> slots_;
+  std::vector<Pod> pods_;
+  size_t bound_ = 0;
+  size_t deleted_pending_ = 0;
+};
+
+// MetricSums are the process-wide histogram sums the bench reports shares from.
+struct MetricSums {
+  double cycle = 0;
+  std::map<std::string, double> points;
+};
+
+MetricSums ReadMetricSums() {
+  constexpr std::string_view kCycle = "scheduler_scheduling_attempt_duration_seconds_sum";
+  constexpr std::string_view kPoint = "scheduler_framework_extension_point_duration_seconds_sum{";
+  constexpr std::string_view kLabel = "extension_point=\"";
+  MetricSums sums;
+  std::istringstream in(metrics::DefaultRegistry().Render());
+  std::string line;
+  while (std::getline(in, line)) {
+    const bool cycle = line.starts_with(kCycle);
+    if (!cycle && !line.starts_with(kPoint)) continue;
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const double value = std::strtod(line.c_str() + space + 1, nullptr);
+    if (cycle) {
+      sums.cycle += value;
+      continue;
+    }
+    const size_t at = line.find(kLabel);
+    if (at == std::string::npos) continue;
+    const size_t from = at + kLabel.size();
+    sums.points[line.substr(from, line.find('"', from) - from)] += value;
+  }
+  return sums;
+}
+
+uint64_t Attempts(const scheduler::SchedulerStats& s) {
+  return s.attempts_scheduled + s.attempts_unschedulable + s.attempts_error;
+}
+
+// Progress prints one line on stderr at most once a second (rewritten in place on a terminal).
+class Progress {
+ public:
+  Progress(bool enabled, std::string workload)
+      : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), workload_(std::move(workload)) {}
+  ~Progress() {
+    if (enabled_ && printed_ && tty_) std::fputc('\n', stderr);
+  }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  void Print(size_t op, size_t ops, const std::string& what, const Tracker& tracker) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (printed_ && now - last_ < std::chrono::seconds(1)) return;
+    const size_t bound = tracker.Bound();
+    const double rate = printed_ ? static_cast<double>(bound - last_bound_) /
+                                       std::chrono::duration<double>(now - last_).count()
+                                 : 0;
+    std::fprintf(stderr, "%s%s: op %zu/%zu %s, %zu pods bound, %.0f pods/s%s", tty_ ? "\r" : "",
+                 workload_.c_str(), op + 1, ops, what.c_str(), bound, rate, tty_ ? "\033[K" : "\n");
+    std::fflush(stderr);
+    printed_ = true;
+    last_ = now;
+    last_bound_ = bound;
+  }
+
+ private:
+  bool enabled_;
+  bool tty_;
+  std::string workload_;
+  bool printed_ = false;
+  Clock::time_point last_;
+  size_t last_bound_ = 0;
+};
+
+// Barrier waits until every pod created so far is bound (or deleted), or the scheduler is quiet
+// (nothing active, backing off or in flight) and the rest are parked as unschedulable.
+void Barrier(const scheduler::Scheduler& sched, const Tracker& tracker, const RunOptions& options,
+             Progress& progress, size_t op, size_t ops) {
+  const auto deadline = Clock::now() + options.barrier_timeout;
+  while (true) {
+    const auto [created, resolved] = tracker.Counts();
+    if (resolved >= created) return;
+    const scheduler::SchedulerStats s = sched.Stats();
+    const bool quiet = s.queue.active == 0 && s.queue.backoff == 0 && s.queue.in_flight == 0 &&
+                       sched.bindings_in_flight() == 0;
+    if (quiet && resolved + s.queue.unschedulable + s.queue.gated >= created) return;
+    if (Clock::now() > deadline) {
+      throw BenchError("barrier (ops[" + std::to_string(op) + "]) timed out after " +
+                       std::to_string(options.barrier_timeout.count()) +
+                       "s: " + std::to_string(resolved) + " of " + std::to_string(created) +
+                       " pods bound; queue: " + std::to_string(s.queue.active) + " active, " +
+                       std::to_string(s.queue.backoff) + " backing off, " +
+                       std::to_string(s.queue.unschedulable) + " unschedulable");
+    }
+    progress.Print(op, ops, "barrier", tracker);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+}  // namespace
+
+RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
+  const config::HostConfig cfg = options.config_path.empty()
+                                     ? config::ParseConfig("", "(built-in defaults)", {})
+                                     : config::LoadConfigFile(options.config_path);
+  std::shared_ptr<const scheduler::ProfileSet> profiles =
+      scheduler::ProfileSet::Build(cfg, options.plugin_dir);
+
+  RunResult r;
+  Tracker tracker;
+  Progress progress(options.progress, workload.name);
+  store::Store store;
+  const uint64_t watch = store.Watch(store.resource_version(),
+                                     [&tracker](const store::Event& e) { tracker.OnEvent(e); });
+  scheduler::SchedulerOptions so;
+  so.seed = 1;
+  so.pod_initial_backoff = cfg.pod_initial_backoff;
+  so.pod_max_backoff = cfg.pod_max_backoff;
+  scheduler::Scheduler sched(store, profiles, so);
+  sched.Start();
+
+  bool measuring = false;
+  MetricSums before;
+  uint64_t attempts_before = 0;
+  const size_t ops = workload.ops.size();
+  try {
+    for (size_t i = 0; i < ops; ++i) {
+      const Op& op = workload.ops[i];
+      if (op.kind == OpKind::kBarrier) {
+        Barrier(sched, tracker, options, progress, i, ops);
+        continue;
+      }
+      // Decode the whole operation first so template rendering and YAML decoding stay out of
+      // the measured time; the decoded objects are released when the operation ends.
+      std::vector<model::Object> objects;
+      objects.reserve(op.count);
+      for (size_t k = 0; k < op.count; ++k) objects.push_back(DecodeOne(op, k));
+      if (op.measured && !measuring) {
+        measuring = true;
+        before = ReadMetricSums();
+        attempts_before = Attempts(sched.Stats());
+      }
+      const std::string what = op.kind == OpKind::kCreateNodes  ? "creating nodes"
+                               : op.kind == OpKind::kCreatePods ? "creating pods"
+                                                                : "creating objects";
+      for (size_t k = 0; k < objects.size(); ++k) {
+        const store::Kind kind = store::KindOf(objects[k]);
+        if (kind == store::Kind::kPod) {
+          tracker.Created(store::MetaOf(objects[k]).name, op.measured);
+          ++(op.measured ? r.measured_pods : r.unmeasured_pods);
+        } else if (kind == store::Kind::kNode) {
+          ++r.nodes;
+        }
+        try {
+          store.CreateObject(objects[k]);
+        } catch (const store::StoreError& e) {
+          throw BenchError("ops[" + std::to_string(i) + "]: " + store::Describe(objects[k]) +
+                           " was refused: " + e.what());
+        }
+        if ((k & 255) == 0) progress.Print(i, ops, what, tracker);
+      }
+    }
+  } catch (...) {
+    sched.Stop();
+    store.Unwatch(watch);
+    throw;
+  }
+  const MetricSums after = ReadMetricSums();
+  const scheduler::SchedulerStats stats = sched.Stats();
+  sched.Stop();
+  store.Unwatch(watch);
+
+  tracker.Fill(r);
+  r.attempts_total = Attempts(stats);
+  r.attempts = measuring ? r.attempts_total - attempts_before : 0;
+  if (measuring) {
+    r.cycle_seconds = after.cycle - before.cycle;
+    for (const auto& [point, seconds] : after.points) {
+      auto it = before.points.find(point);
+      r.point_seconds[point] = seconds - (it == before.points.end() ? 0 : it->second);
+    }
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  r.peak_rss_kib = usage.ru_maxrss;
+  return r;
+}
+
+}  // namespace schedhost::bench

@@ -1,0 +1,70 @@
+// Runner: runs one workload against the real host in-process — a store::Store, the profiles
+// built from the host config with the builtin plugin libraries, and a scheduler::Scheduler on
+// the real clock with its own threads (the scheduling loop, binding cycles on the executor,
+// bindings written to the store) — and measures it.
+//
+//   RunResult r = RunWorkload(LoadWorkload(path, 1.0), {.plugin_dir = dir});
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "tests/bench/workload.h"
+
+namespace schedhost::bench {
+
+/// BenchError reports a run that could not complete (a barrier timed out, a write was refused).
+class BenchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// RunOptions configure every run.
+struct RunOptions {
+  /// plugin_dir is the builtin plugin directory (used when the config leaves plugin_dirs alone).
+  std::filesystem::path plugin_dir;
+  /// config_path is a host config file; empty: the built-in defaults (the default profile).
+  std::filesystem::path config_path;
+  /// barrier_timeout bounds every barrier.
+  std::chrono::seconds barrier_timeout{600};
+  /// progress prints a progress line on stderr while running.
+  bool progress = true;
+};
+
+/// RunResult is what one run of a workload measured.
+struct RunResult {
+  size_t nodes = 0;
+  size_t unmeasured_pods = 0;
+  size_t measured_pods = 0;
+  /// measured_bound counts the measured pods that were bound by the end of the run.
+  size_t measured_bound = 0;
+  /// seconds is from the first measured pod's creation to the last measured pod's binding.
+  double seconds = 0;
+  double pods_per_second = 0;
+  /// p50_ms, p90_ms, p99_ms are measured pods' latencies from creation (enqueue) to binding.
+  double p50_ms = 0;
+  double p90_ms = 0;
+  double p99_ms = 0;
+  /// attempts counts scheduling attempts (Scheduler::Stats, every result) while measuring;
+  /// attempts_total over the whole run.
+  uint64_t attempts = 0;
+  uint64_t attempts_total = 0;
+  /// peak_rss_kib is the process's peak resident set (getrusage ru_maxrss) after the run.
+  int64_t peak_rss_kib = 0;
+  /// cycle_seconds is the sum of scheduler_scheduling_attempt_duration_seconds while measuring;
+  /// point_seconds the sums of scheduler_framework_extension_point_duration_seconds per
+  /// extension point over the same span.
+  double cycle_seconds = 0;
+  std::map<std::string, double> point_seconds;
+};
+
+/// RunWorkload runs `workload` once on a fresh store and scheduler; throws BenchError,
+/// WorkloadError, or the host's errors (config, plugin loading).
+RunResult RunWorkload(const Workload& workload, const RunOptions& options);
+
+}  // namespace schedhost::bench
