@@ -83,13 +83,16 @@ int main(int argc, char** argv) {
   options.progress = !quiet;
 
   std::vector<schedhost::bench::WorkloadRuns> results;
+  results.reserve(names.size());
   try {
     std::vector<schedhost::bench::Workload> workloads;
+    workloads.reserve(names.size());
     for (const std::string& n : names) {
       workloads.push_back(schedhost::bench::LoadWorkload(Resolve(n, workload_dir), scale));
     }
     for (const schedhost::bench::Workload& w : workloads) {
       schedhost::bench::WorkloadRuns runs{w.name, w.path.string(), scale, {}};
+      runs.runs.reserve(static_cast<size_t>(repeat));
       for (int i = 0; i < repeat; ++i) {
         runs.runs.push_back(schedhost::bench::RunWorkload(w, options));
       }
