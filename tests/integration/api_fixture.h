@@ -13,6 +13,7 @@
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 #include "schedhost/v1/admin.grpc.pb.h"
 #include "schedhost/v1/cluster.grpc.pb.h"
 
@@ -20,30 +21,13 @@ namespace schedhost::api {
 
 namespace v1 = schedhost::v1;
 
-/// TempDir is a fresh directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "schedhost-api-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using framework::testing::TempDir;
 
 /// ConfigFor returns a config that sets api.listen, and metrics on a free port (tests run side
 /// by side, and a real schedhostd may hold 10259).
 inline config::HostConfig ConfigFor(const std::string& listen) {
   return config::ParseConfig(
-      "[api]\nlisten = \"" + listen + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n", "test.toml",
-      {});
+      "[api]\nlisten = \"" + listen + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n", "test.toml", {});
 }
 
 /// ApiTest serves a ServiceHost (default profile, builtin plugins, no config file) on a

@@ -22,6 +22,7 @@
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 #include "host/model/decode.h"
 #include "tests/integration/schedctl_fixture.h"
 
@@ -132,8 +133,8 @@ double Value(const std::string& text, const std::string& series) {
 }
 
 TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
-  std::string pattern = (std::filesystem::temp_directory_path() / "schedhost-m-XXXXXX").string();
-  const std::filesystem::path dir = ::mkdtemp(pattern.data());
+  const framework::testing::TempDir temp;
+  const std::filesystem::path& dir = temp.path();
   const std::string toml = "[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
                            "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
@@ -233,8 +234,6 @@ TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
 
   host.Stop();
   EXPECT_EQ(Connect(port), -1);  // the endpoint is gone
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {

@@ -41,16 +41,6 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "schedctl-test-XXXXXX").string();
-  path_ = ::mkdtemp(pattern.data());
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 // RunSchedctl runs schedctl with `args` (stdout and stderr through files, so neither pipe can
 // fill), `stdin_file` as its input when given, and SCHEDHOST_SERVER set to `server_env` unless
 // empty.

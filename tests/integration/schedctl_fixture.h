@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "host/framework/testing/temp_dir.h"
+
 namespace schedhost::testing {
 
 namespace fs = std::filesystem;
@@ -31,18 +33,7 @@ struct Result {
   double seconds = 0;
 };
 
-// TempDir is a fresh directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using framework::testing::TempDir;
 
 // RunSchedctl runs schedctl with `args` (stdout and stderr through files in `dir`, so neither
 // pipe can fill), `stdin_file` as its input when given, and SCHEDHOST_SERVER set to
