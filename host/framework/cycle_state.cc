@@ -50,6 +50,8 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
     out->entries_.push_back(Entry{e.key, copy, e.destroy, e.clone});
   }
   out->skip_filter_plugins = skip_filter_plugins;
+  out->active_filters = active_filters;
+  out->filters_resolved = filters_resolved;
   out->skip_score_plugins = skip_score_plugins;
   out->run_all_filters = run_all_filters;
   return out;

@@ -68,8 +68,22 @@ using NodeNameSet = std::optional<std::unordered_set<std::string>>;
 struct NodeScore {
   const schedhost_node_info_view* node_info = nullptr;
   int64_t total = 0;
-  std::vector<int64_t> raw;       // per score plugin, before normalisation
-  std::vector<int64_t> weighted;  // per score plugin, normalised times weight
+};
+
+/// ScoreTable is RunScorePlugins' result: each node's weighted total and, per node and Score
+/// plugin (columns in ScorePluginNames order; skipped plugins score 0), the raw score and the
+/// normalised score times the weight. Kept by the caller from cycle to cycle, it stops
+/// allocating once it has grown to the cluster's size.
+struct ScoreTable {
+  std::vector<NodeScore> nodes;
+  size_t columns = 0;
+  std::vector<int64_t> raw;       // nodes.size() x columns, before normalisation
+  std::vector<int64_t> weighted;  // nodes.size() x columns
+  /// work holds one plugin's scores at a time for NormalizeScore (scratch).
+  std::vector<schedhost_node_score> work;
+
+  int64_t Raw(size_t node, size_t column) const { return raw[node * columns + column]; }
+  int64_t Weighted(size_t node, size_t column) const { return weighted[node * columns + column]; }
 };
 
 /// PermitResult is RunPermitPlugins' aggregate: Success, Wait with per-plugin timeouts, or a
@@ -145,7 +159,8 @@ class Framework {
   std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> EventsToRegister();
 
   /// RunPreFilterPlugins runs PreFilter; Skip marks the plugin's Filter skipped in `state`.
-  std::pair<NodeNameSet, Status> RunPreFilterPlugins(CycleState& state, const schedhost_pod_view* pod);
+  std::pair<NodeNameSet, Status> RunPreFilterPlugins(CycleState& state,
+                                                     const schedhost_pod_view* pod);
   Status RunPreFilterExtensionAddPod(CycleState& state, const schedhost_pod_view* pod,
                                      const schedhost_pod_view* to_add,
                                      const schedhost_node_info_view* ni);
@@ -169,21 +184,22 @@ class Framework {
   Status RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
                             const std::vector<const schedhost_node_info_view*>& nodes);
   /// RunScorePlugins scores `nodes` with every (non-skipped) Score plugin in parallel,
-  /// normalises, range-checks and weights; fills one NodeScore per node.
+  /// normalises, range-checks and weights; fills `out` (one row per node).
   Status RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
                          const std::vector<const schedhost_node_info_view*>& nodes,
-                         std::vector<NodeScore>& out);
+                         ScoreTable& out);
   Status RunReservePluginsReserve(CycleState& state, const schedhost_pod_view* pod,
                                   std::string_view node);
   void RunReservePluginsUnreserve(CycleState& state, const schedhost_pod_view* pod,
                                   std::string_view node);
-  PermitResult RunPermitPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
+  PermitResult RunPermitPlugins(CycleState& state, const schedhost_pod_view* pod,
+                                std::string_view node);
   Status RunPreBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
   /// RunBindPlugins tries Bind plugins in order until one does not Skip.
   Status RunBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
   void RunPostBindPlugins(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
 
-  /// ScorePluginNames lists the Score plugins in order (index-aligned with NodeScore::raw).
+  /// ScorePluginNames lists the Score plugins in order (the columns of ScoreTable).
   std::vector<std::string> ScorePluginNames() const;
   /// metrics returns what this framework records (attempts, extension points, plugin calls).
   FrameworkMetrics& metrics() { return *metrics_; }
@@ -200,8 +216,9 @@ class Framework {
   Status UntimedPreScore(CycleState& state, const schedhost_pod_view* pod,
                          const std::vector<const schedhost_node_info_view*>& nodes);
   Status UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
-                      const std::vector<const schedhost_node_info_view*>& nodes,
-                      std::vector<NodeScore>& out);
+                      const std::vector<const schedhost_node_info_view*>& nodes, ScoreTable& out);
+  Status RunFilterList(const std::vector<const PluginRef*>& active, const CycleState& state,
+                       const schedhost_pod_view* pod, const schedhost_node_info_view* ni);
   Status UntimedReserve(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
   void UntimedUnreserve(CycleState& state, const schedhost_pod_view* pod, std::string_view node);
   PermitResult UntimedPermit(CycleState& state, const schedhost_pod_view* pod,

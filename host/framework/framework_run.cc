@@ -5,6 +5,7 @@
 #include "host/framework/framework.h"
 #include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
+#include "host/framework/prefetch.h"
 
 namespace schedhost::framework {
 namespace {
@@ -22,8 +23,8 @@ Status Wrap(Status s, std::string_view what, const std::string& plugin) {
     s.plugin = plugin;
     return s;
   }
-  return Status::Error("running " + std::string(what) + " plugin \"" + plugin + "\": " + s.Message(),
-                       plugin);
+  return Status::Error(
+      "running " + std::string(what) + " plugin \"" + plugin + "\": " + s.Message(), plugin);
 }
 
 std::string GoList(const std::vector<std::string>& names) {
@@ -77,6 +78,8 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
   NodeNameSet result;
   std::vector<std::string> plugins_with_nodes;
   state.skip_filter_plugins.clear();
+  state.active_filters.clear();
+  state.filters_resolved = false;
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     StatusSink sink;
     PreFilterResultSink r;
@@ -109,6 +112,10 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
       return {std::nullopt, Status::Make(Code::kUnschedulableAndUnresolvable, msg)};
     }
   }
+  for (const auto& ref : At(points_, config::Point::kFilter)) {
+    if (!state.skip_filter_plugins.count(ref.plugin->name)) state.active_filters.push_back(&ref);
+  }
+  state.filters_resolved = true;
   return {std::move(result), Status::Success()};
 }
 
@@ -117,13 +124,16 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const schedhost
                                               const schedhost_node_info_view* ni) {
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     const auto* d = ref.plugin->desc;
-    if (d->pre_filter_add_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    if (d->pre_filter_add_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name))
+      continue;
     StatusSink sink;
-    Status s = ToStatus(d->pre_filter_add_pod(ref.plugin->instance, state.abi(), pod, to_add, ni, sink.abi()),
-                        sink, ref.plugin->name);
+    Status s = ToStatus(
+        d->pre_filter_add_pod(ref.plugin->instance, state.abi(), pod, to_add, ni, sink.abi()), sink,
+        ref.plugin->name);
     if (!s.ok()) {
-      return Status::Error("running AddPod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
-                           ref.plugin->name);
+      return Status::Error(
+          "running AddPod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
+          ref.plugin->name);
     }
   }
   return {};
@@ -134,14 +144,16 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const schedh
                                                  const schedhost_node_info_view* ni) {
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     const auto* d = ref.plugin->desc;
-    if (d->pre_filter_remove_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    if (d->pre_filter_remove_pod == nullptr || state.skip_filter_plugins.count(ref.plugin->name))
+      continue;
     StatusSink sink;
     Status s = ToStatus(
-        d->pre_filter_remove_pod(ref.plugin->instance, state.abi(), pod, to_remove, ni, sink.abi()), sink,
-        ref.plugin->name);
+        d->pre_filter_remove_pod(ref.plugin->instance, state.abi(), pod, to_remove, ni, sink.abi()),
+        sink, ref.plugin->name);
     if (!s.ok()) {
-      return Status::Error("running RemovePod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
-                           ref.plugin->name);
+      return Status::Error(
+          "running RemovePod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
+          ref.plugin->name);
     }
   }
   return {};
@@ -149,19 +161,30 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const schedh
 
 Status Framework::RunFilterPlugins(const CycleState& state, const schedhost_pod_view* pod,
                                    const schedhost_node_info_view* ni) {
-  Status merged;
+  if (state.filters_resolved) return RunFilterList(state.active_filters, state, pod, ni);
+  // PreFilter did not run (tests, callers outside a cycle): skip by name.
+  std::vector<const PluginRef*> active;
   for (const auto& ref : At(points_, config::Point::kFilter)) {
-    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(ref.plugin->name)) continue;
+    if (!state.skip_filter_plugins.count(ref.plugin->name)) active.push_back(&ref);
+  }
+  return RunFilterList(active, state, pod, ni);
+}
+
+Status Framework::RunFilterList(const std::vector<const PluginRef*>& active,
+                                const CycleState& state, const schedhost_pod_view* pod,
+                                const schedhost_node_info_view* ni) {
+  Status merged;
+  for (const PluginRef* ref : active) {
     StatusSink sink;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    int32_t rc = ref.plugin->desc->filter(ref.plugin->instance, state.abi(), pod, ni, sink.abi());
-    metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kFilter), rc);
+    int32_t rc = ref->plugin->desc->filter(ref->plugin->instance, state.abi(), pod, ni, sink.abi());
+    metrics_->ObservePlugin(t0, *ref->plugin, SlotOf(config::Point::kFilter), rc);
     if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) continue;
-    Status s = ToStatus(rc, sink, ref.plugin->name);
+    Status s = ToStatus(rc, sink, ref->plugin->name);
     if (s.ok()) continue;
     if (!s.IsRejected()) {
-      return Status::Error("running \"" + ref.plugin->name + "\" filter plugin: " + s.Message(),
-                           ref.plugin->name);
+      return Status::Error("running \"" + ref->plugin->name + "\" filter plugin: " + s.Message(),
+                           ref->plugin->name);
     }
     if (!state.run_all_filters || s.code == Code::kUnschedulableAndUnresolvable) {
       if (merged.ok()) return s;
@@ -192,7 +215,8 @@ std::pair<std::string, Status> Framework::UntimedPostFilter(
     PostFilterResultSink r;
     const auto t0 = FrameworkMetrics::PluginStart(state);
     int32_t rc = ref.plugin->desc->post_filter(
-        ref.plugin->instance, state.abi(), pod, reinterpret_cast<const schedhost_node_status_map*>(&map),
+        ref.plugin->instance, state.abi(), pod,
+        reinterpret_cast<const schedhost_node_status_map*>(&map),
         reinterpret_cast<schedhost_post_filter_result*>(&r), sink.abi());
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPostFilter), rc);
     Status s = ToStatus(rc, sink, ref.plugin->name);
@@ -212,8 +236,8 @@ Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* p
   for (const auto& ref : At(points_, config::Point::kPreScore)) {
     StatusSink sink;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    Status s = ToStatus(ref.plugin->desc->pre_score(ref.plugin->instance, state.abi(), pod, nodes.data(),
-                                                    nodes.size(), sink.abi()),
+    Status s = ToStatus(ref.plugin->desc->pre_score(ref.plugin->instance, state.abi(), pod,
+                                                    nodes.data(), nodes.size(), sink.abi()),
                         sink, ref.plugin->name);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreScore), s.code);
     if (s.code == Code::kSkip) {
@@ -230,80 +254,84 @@ Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* p
 
 Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
                                const std::vector<const schedhost_node_info_view*>& nodes,
-                               std::vector<NodeScore>& out) {
+                               ScoreTable& out) {
   const auto& all = At(points_, config::Point::kScore);
   std::vector<const PluginRef*> active;
   for (const auto& ref : all) {
     if (!state.skip_score_plugins.count(ref.plugin->name)) active.push_back(&ref);
   }
+  const size_t n = nodes.size();
   const size_t np = all.size();
-  out.assign(nodes.size(), NodeScore{});
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    out[i].node_info = nodes[i];
-    out[i].raw.assign(np, 0);
-    out[i].weighted.assign(np, 0);
-  }
-  // One score array per plugin, laid out for NormalizeScore.
-  std::vector<std::vector<schedhost_node_score>> per_plugin(active.size());
-  for (auto& v : per_plugin) {
-    v.resize(nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) v[i] = schedhost_node_score{nodes[i], 0};
-  }
+  out.nodes.resize(n);
+  for (size_t i = 0; i < n; ++i) out.nodes[i] = NodeScore{nodes[i], 0};
+  out.columns = np;
+  out.raw.assign(n * np, 0);
+  out.weighted.assign(n * np, 0);
+  // Score writes out.raw (node-major); each plugin's column is then gathered into `work` for
+  // NormalizeScore, range-checked and weighted.
   std::mutex err_mu;
   Status first_error;
   std::atomic<bool> stop{false};
-  parallelizer_->Until(
-      nodes.size(),
-      [&](size_t i) {
-        for (size_t k = 0; k < active.size(); ++k) {
-          const PluginInstance* p = active[k]->plugin;
-          StatusSink sink;
-          int64_t score = 0;
-          const auto t0 = FrameworkMetrics::PluginStart(state);
-          int32_t rc = p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
-          metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
-          if (rc != SCHEDHOST_SUCCESS) {
-            Status s = ToStatus(rc, sink, p->name);
-            std::lock_guard<std::mutex> lock(err_mu);
-            if (first_error.ok()) {
-              first_error = Status::Error("running Score plugin \"" + p->name + "\": " + s.Message(), p->name);
+  parallelizer_->UntilChunks(
+      n,
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
+          for (const PluginRef* ref : active) {
+            const PluginInstance* p = ref->plugin;
+            StatusSink sink;
+            int64_t score = 0;
+            const auto t0 = FrameworkMetrics::PluginStart(state);
+            int32_t rc =
+                p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
+            metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
+            if (rc != SCHEDHOST_SUCCESS) {
+              Status s = ToStatus(rc, sink, p->name);
+              std::lock_guard<std::mutex> lock(err_mu);
+              if (first_error.ok()) {
+                first_error = Status::Error(
+                    "running Score plugin \"" + p->name + "\": " + s.Message(), p->name);
+              }
+              stop.store(true);
+              return;
             }
-            stop.store(true);
-            return;
+            out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
           }
-          per_plugin[k][i].score = score;
         }
       },
       &stop);
   if (!first_error.ok()) return first_error;
 
+  // As upstream: every plugin normalises first, then weights and range checks follow.
+  out.work.resize(active.size() * n);
   for (size_t k = 0; k < active.size(); ++k) {
     const PluginInstance* p = active[k]->plugin;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      size_t col = static_cast<size_t>(active[k] - all.data());
-      out[i].raw[col] = per_plugin[k][i].score;
-    }
+    const auto col = static_cast<size_t>(active[k] - all.data());
+    schedhost_node_score* work = out.work.data() + k * n;
+    for (size_t i = 0; i < n; ++i) work[i] = schedhost_node_score{nodes[i], out.raw[i * np + col]};
     if (p->desc->normalize_score == nullptr) continue;
     StatusSink sink;
-    int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod, per_plugin[k].data(),
-                                          per_plugin[k].size(), sink.abi());
+    int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod, work, n, sink.abi());
     if (rc != SCHEDHOST_SUCCESS) {
       Status s = ToStatus(rc, sink, p->name);
-      return Status::Error("running Normalize on Score plugin \"" + p->name + "\": " + s.Message(), p->name);
+      return Status::Error("running Normalize on Score plugin \"" + p->name + "\": " + s.Message(),
+                           p->name);
     }
   }
   for (size_t k = 0; k < active.size(); ++k) {
     const PluginRef& ref = *active[k];
-    size_t col = static_cast<size_t>(active[k] - all.data());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      int64_t s = per_plugin[k][i].score;
+    const auto col = static_cast<size_t>(active[k] - all.data());
+    const schedhost_node_score* work = out.work.data() + k * n;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = work[i].score;
       if (s > SCHEDHOST_MAX_NODE_SCORE || s < SCHEDHOST_MIN_NODE_SCORE) {
         return Status::Error("plugin \"" + ref.plugin->name + "\" returns an invalid score " +
-                                 std::to_string(s) + ", it should in the range of [0, 100] after normalizing",
+                                 std::to_string(s) +
+                                 ", it should in the range of [0, 100] after normalizing",
                              ref.plugin->name);
       }
-      out[i].weighted[col] = s * ref.weight;
-      out[i].total += s * ref.weight;
+      out.weighted[i * np + col] = s * ref.weight;
+      out.nodes[i].total += s * ref.weight;
     }
   }
   return {};
@@ -314,8 +342,9 @@ Status Framework::UntimedReserve(CycleState& state, const schedhost_pod_view* po
   for (const auto& ref : At(points_, config::Point::kReserve)) {
     StatusSink sink;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    Status s = ToStatus(ref.plugin->desc->reserve(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
-                        sink, ref.plugin->name);
+    Status s = ToStatus(
+        ref.plugin->desc->reserve(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
+        sink, ref.plugin->name);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kReserve), s.code);
     if (!s.ok()) return Wrap(std::move(s), "Reserve", ref.plugin->name);
   }
@@ -340,9 +369,9 @@ PermitResult Framework::UntimedPermit(CycleState& state, const schedhost_pod_vie
     StatusSink sink;
     int64_t timeout_ns = 0;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    Status s = ToStatus(
-        ref.plugin->desc->permit(ref.plugin->instance, state.abi(), pod, Str(node), &timeout_ns, sink.abi()),
-        sink, ref.plugin->name);
+    Status s = ToStatus(ref.plugin->desc->permit(ref.plugin->instance, state.abi(), pod, Str(node),
+                                                 &timeout_ns, sink.abi()),
+                        sink, ref.plugin->name);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPermit), s.code);
     if (s.ok()) continue;
     if (s.IsRejected()) {
@@ -356,37 +385,42 @@ PermitResult Framework::UntimedPermit(CycleState& state, const schedhost_pod_vie
       result.waits.emplace_back(ref.plugin->name, std::chrono::nanoseconds(timeout_ns));
       continue;
     }
-    result.status = Status::Error("running Permit plugin \"" + ref.plugin->name + "\": " + s.Message(),
-                                  ref.plugin->name);
+    result.status = Status::Error(
+        "running Permit plugin \"" + ref.plugin->name + "\": " + s.Message(), ref.plugin->name);
     result.waits.clear();
     return result;
   }
   if (!result.waits.empty()) {
-    result.status = Status::Make(Code::kWait, "one or more plugins asked to wait and no plugin rejected pod \"" +
-                                                  std::string(pod->name.data, pod->name.len) + "\"");
+    result.status = Status::Make(Code::kWait,
+                                 "one or more plugins asked to wait and no plugin rejected pod \"" +
+                                     std::string(pod->name.data, pod->name.len) + "\"");
   }
   return result;
 }
 
-Status Framework::UntimedPreBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+Status Framework::UntimedPreBind(CycleState& state, const schedhost_pod_view* pod,
+                                 std::string_view node) {
   for (const auto& ref : At(points_, config::Point::kPreBind)) {
     StatusSink sink;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    Status s = ToStatus(ref.plugin->desc->pre_bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
-                        sink, ref.plugin->name);
+    Status s = ToStatus(
+        ref.plugin->desc->pre_bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
+        sink, ref.plugin->name);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreBind), s.code);
     if (!s.ok()) return Wrap(std::move(s), "PreBind", ref.plugin->name);
   }
   return {};
 }
 
-Status Framework::UntimedBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+Status Framework::UntimedBind(CycleState& state, const schedhost_pod_view* pod,
+                              std::string_view node) {
   Status last = Status::Make(Code::kSkip, "no Bind plugin bound the pod");
   for (const auto& ref : At(points_, config::Point::kBind)) {
     StatusSink sink;
     const auto t0 = FrameworkMetrics::PluginStart(state);
-    Status s = ToStatus(ref.plugin->desc->bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
-                        sink, ref.plugin->name);
+    Status s = ToStatus(
+        ref.plugin->desc->bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()), sink,
+        ref.plugin->name);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kBind), s.code);
     if (s.code == Code::kSkip) {
       last = std::move(s);
@@ -398,7 +432,8 @@ Status Framework::UntimedBind(CycleState& state, const schedhost_pod_view* pod, 
   return last;
 }
 
-void Framework::UntimedPostBind(CycleState& state, const schedhost_pod_view* pod, std::string_view node) {
+void Framework::UntimedPostBind(CycleState& state, const schedhost_pod_view* pod,
+                                std::string_view node) {
   for (const auto& ref : At(points_, config::Point::kPostBind)) {
     const auto t0 = FrameworkMetrics::PluginStart(state);
     ref.plugin->desc->post_bind(ref.plugin->instance, state.abi(), pod, Str(node));

@@ -16,10 +16,10 @@ namespace schedhost::framework {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::FakePlugin;
 using testing::FakePlugins;
 using testing::Harness;
+using ::testing::HasSubstr;
 using testing::Reasons;
 
 std::string NodeName(const schedhost_node_info_view* ni) {
@@ -35,8 +35,9 @@ std::string Nodes(int n) {
   return y;
 }
 
-constexpr const char* kPod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n"
-                             "  containers: [{name: c, image: busybox}]\n";
+constexpr const char* kPod =
+    "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n"
+    "  containers: [{name: c, image: busybox}]\n";
 
 class FrameworkTest : public ::testing::Test {
  protected:
@@ -81,23 +82,26 @@ TEST_F(FrameworkTest, BuildRejectsMissingQueueSortAndBind) {
   FakePlugin& f = fakes.Add("OnlyFilter");
   f.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
   H().RegisterInProcess(f.descriptor());
-  H().SetConfig("[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\n"
-              "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"OnlyFilter\" }]\n");
-  EXPECT_THAT([&] { H().framework(); }, ::testing::ThrowsMessage<FrameworkError>(HasSubstr("no queue_sort plugin")));
+  H().SetConfig(
+      "[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\n"
+      "disabled = [{ name = \"*\" }]\nenabled = [{ name = \"OnlyFilter\" }]\n");
+  EXPECT_THAT([&] { H().framework(); },
+              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("no queue_sort plugin")));
 
   H().RegisterInProcess(sort->descriptor());
-  H().SetConfig("[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\ndisabled = [{ name = \"*\" }]\n"
-              "enabled = [{ name = \"OnlyFilter\" }, { name = \"Sort\" }]\n");
-  EXPECT_THAT([&] { H().framework(); },
-              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("at least one bind plugin is needed")));
+  H().SetConfig(
+      "[[profile]]\nname = \"p\"\n[profile.plugins.multi_point]\ndisabled = [{ name = \"*\" }]\n"
+      "enabled = [{ name = \"OnlyFilter\" }, { name = \"Sort\" }]\n");
+  EXPECT_THAT([&] { H().framework(); }, ::testing::ThrowsMessage<FrameworkError>(
+                                            HasSubstr("at least one bind plugin is needed")));
 }
 
 TEST_F(FrameworkTest, BuildRejectsTwoQueueSortPlugins) {
   FakePlugin& other = fakes.Add("OtherSort");
   other.queue_sort_less = [](auto, auto) { return false; };
   Use({&other});
-  EXPECT_THAT([&] { H().framework(); },
-              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("only one queue_sort plugin can be enabled")));
+  EXPECT_THAT([&] { H().framework(); }, ::testing::ThrowsMessage<FrameworkError>(HasSubstr(
+                                            "only one queue_sort plugin can be enabled")));
 }
 
 TEST_F(FrameworkTest, BuildReportsPluginCreateFailureWithReasons) {
@@ -108,9 +112,9 @@ TEST_F(FrameworkTest, BuildReportsPluginCreateFailureWithReasons) {
     return SCHEDHOST_ERROR;
   };
   Use({&f});
-  EXPECT_THAT([&] { H().framework(); },
-              ::testing::ThrowsMessage<FrameworkError>(AllOf(
-                  HasSubstr("plugin \"Picky\" could not be created"), HasSubstr("must be strict or lax"))));
+  EXPECT_THAT([&] { H().framework(); }, ::testing::ThrowsMessage<FrameworkError>(AllOf(
+                                            HasSubstr("plugin \"Picky\" could not be created"),
+                                            HasSubstr("must be strict or lax"))));
 }
 
 TEST_F(FrameworkTest, BuildCreatesEachPluginOnceAcrossPoints) {
@@ -130,7 +134,8 @@ TEST_F(FrameworkTest, BuildCreatesEachPluginOnceAcrossPoints) {
   EXPECT_EQ(created, 1);
   EXPECT_EQ(fw.plugins(config::Point::kFilter).size(), 1u);
   EXPECT_EQ(fw.plugins(config::Point::kScore).size(), 1u);
-  EXPECT_EQ(fw.plugins(config::Point::kFilter)[0].plugin, fw.plugins(config::Point::kScore)[0].plugin);
+  EXPECT_EQ(fw.plugins(config::Point::kFilter)[0].plugin,
+            fw.plugins(config::Point::kScore)[0].plugin);
 }
 
 TEST_F(FrameworkTest, DestroyRunsForEveryInstance) {
@@ -146,7 +151,10 @@ TEST_F(FrameworkTest, DestroyRunsForEveryInstance) {
 TEST_F(FrameworkTest, BuildChecksScoreWeights) {
   // Build the expanded profile directly: TOML caps weights, the framework must not rely on it.
   FakePlugin& a = fakes.Add("HeavyA");
-  a.score = [](auto, int64_t* s, Reasons&) { *s = 0; return SCHEDHOST_SUCCESS; };
+  a.score = [](auto, int64_t* s, Reasons&) {
+    *s = 0;
+    return SCHEDHOST_SUCCESS;
+  };
   FakePlugin& b = fakes.Add("HeavyB");
   b.score = a.score;
   for (FakePlugin* p : {sort, binder, &a, &b}) H().RegisterInProcess(p->descriptor());
@@ -165,7 +173,8 @@ TEST_F(FrameworkTest, BuildChecksScoreWeights) {
   EXPECT_THAT([&] { Framework::Build(negative, H().registry(), {}); },
               ::testing::ThrowsMessage<FrameworkError>(HasSubstr("negative weight -2")));
   config::ExpandedProfile dup = prof;
-  for (int i = 0; i < 3; ++i) dup.points[config::PointIndex(config::Point::kScore)].push_back({"HeavyB", huge, {}});
+  for (int i = 0; i < 3; ++i)
+    dup.points[config::PointIndex(config::Point::kScore)].push_back({"HeavyB", huge, {}});
   EXPECT_THAT([&] { Framework::Build(dup, H().registry(), {}); },
               ::testing::ThrowsMessage<FrameworkError>(HasSubstr("enabled more than once")));
 }
@@ -180,7 +189,8 @@ TEST_F(FrameworkTest, BuildRejectsPluginAtPointItDoesNotImplement) {
   prof.points[config::PointIndex(config::Point::kBind)].push_back({"Binder", 0, {}});
   prof.points[config::PointIndex(config::Point::kScore)].push_back({"FilterOnly", 1, {}});
   EXPECT_THAT([&] { Framework::Build(prof, H().registry(), {}); },
-              ::testing::ThrowsMessage<FrameworkError>(HasSubstr("\"FilterOnly\" does not implement score")));
+              ::testing::ThrowsMessage<FrameworkError>(
+                  HasSubstr("\"FilterOnly\" does not implement score")));
   prof.points[config::PointIndex(config::Point::kScore)].clear();
   prof.points[config::PointIndex(config::Point::kFilter)].push_back({"Nope", 0, {}});
   EXPECT_THAT([&] { Framework::Build(prof, H().registry(), {}); },
@@ -255,9 +265,12 @@ TEST_F(FrameworkTest, PreFilterFailureStopsAndNamesPlugin) {
     Code want;
     std::string want_message;
   };
-  for (const Case& c : {Case{SCHEDHOST_UNSCHEDULABLE, Code::kUnschedulable, "no way"},
-                        Case{SCHEDHOST_ERROR, Code::kError, "running PreFilter plugin \"First\": no way"},
-                        Case{42, Code::kError, "running PreFilter plugin \"First\": plugin returned unknown status code 42, no way"}}) {
+  for (const Case& c :
+       {Case{SCHEDHOST_UNSCHEDULABLE, Code::kUnschedulable, "no way"},
+        Case{SCHEDHOST_ERROR, Code::kError, "running PreFilter plugin \"First\": no way"},
+        Case{42, Code::kError,
+             "running PreFilter plugin \"First\": plugin returned unknown status code 42, no "
+             "way"}}) {
     FakePlugins local;
     FakePlugin& first = local.Add("First");
     first.pre_filter = [&](auto, auto, auto, auto, Reasons& r) {
@@ -344,7 +357,9 @@ TEST_F(FrameworkTest, FitErrorMessageMatchesUpstream) {
   H().AddObjects(Nodes(3));
   std::string failure;
   EXPECT_EQ(H().Schedule(*H().MakePod(kPod), &failure), "");
-  EXPECT_EQ(failure, "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.");
+  EXPECT_EQ(failure,
+            "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 "
+            "Insufficient cpu.");
 }
 
 // ---- PostFilter ------------------------------------------------------------------------------
@@ -393,7 +408,8 @@ TEST_F(FrameworkTest, PostFilterAllUnschedulableMergesReasons) {
   };
   Use({&a, &b});
   CycleState state;
-  auto [nominated, status] = H().framework().RunPostFilterPlugins(state, H().MakePod(kPod)->view(), {});
+  auto [nominated, status] =
+      H().framework().RunPostFilterPlugins(state, H().MakePod(kPod)->view(), {});
   EXPECT_EQ(status.code, Code::kUnschedulable);
   EXPECT_EQ(status.Message(), "a says no, b says no");
   EXPECT_EQ(nominated, "");
@@ -434,10 +450,12 @@ TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeIsAnError) {
   };
   Use({&a});
   H().AddObjects(Nodes(2));
-  std::vector<NodeScore> out;
+  std::vector<testing::ScoredNode> out;
   Status s = H().RunScoreDetailed(*H().MakePod(kPod), out);
   EXPECT_EQ(s.code, Code::kError);
-  EXPECT_EQ(s.Message(), "plugin \"TooHigh\" returns an invalid score 101, it should in the range of [0, 100] after normalizing");
+  EXPECT_EQ(s.Message(),
+            "plugin \"TooHigh\" returns an invalid score 101, it should in the range of [0, 100] "
+            "after normalizing");
 }
 
 TEST_F(FrameworkTest, PreScoreSkipSkipsScoreAndScoreErrorStops) {
@@ -458,7 +476,7 @@ TEST_F(FrameworkTest, PreScoreSkipSkipsScoreAndScoreErrorStops) {
   };
   Use({&a, &b});
   H().AddObjects(Nodes(200));
-  std::vector<NodeScore> out;
+  std::vector<testing::ScoredNode> out;
   Status s = H().RunScoreDetailed(*H().MakePod(kPod), out);
   EXPECT_EQ(s.code, Code::kError);
   EXPECT_EQ(s.Message(), "running Score plugin \"Failing\": cannot score n150");
@@ -474,7 +492,8 @@ TEST_F(FrameworkTest, ScoreRunsInParallelOverManyNodes) {
   H().AddObjects(Nodes(500));
   auto scores = H().RunScore(*H().MakePod(kPod));
   ASSERT_EQ(scores.size(), 500u);
-  for (size_t i = 0; i < scores.size(); ++i) EXPECT_EQ(scores[i].second, static_cast<int64_t>((i + 1) % 101));
+  for (size_t i = 0; i < scores.size(); ++i)
+    EXPECT_EQ(scores[i].second, static_cast<int64_t>((i + 1) % 101));
 }
 
 // ---- Reserve, Permit, Bind -------------------------------------------------------------------
@@ -505,7 +524,8 @@ TEST_F(FrameworkTest, ReserveFailureUnreservesInReverseOrder) {
   std::string failure;
   EXPECT_EQ(H().Schedule(*H().MakePod(kPod), &failure), "");
   EXPECT_EQ(failure, "volume gone");
-  EXPECT_THAT(calls, ElementsAre("reserve R1 n1", "reserve R2", "unreserve R3", "unreserve R2", "unreserve R1"));
+  EXPECT_THAT(calls, ElementsAre("reserve R1 n1", "reserve R2", "unreserve R3", "unreserve R2",
+                                 "unreserve R1"));
   EXPECT_TRUE(bound.empty());
 }
 
@@ -525,7 +545,8 @@ TEST_F(FrameworkTest, PermitAggregatesWaitsCapsTimeoutAndStopsOnReject) {
   auto pod = H().MakePod(kPod);
   PermitResult r = H().framework().RunPermitPlugins(state, pod->view(), "n1");
   EXPECT_EQ(r.status.code, Code::kWait);
-  EXPECT_EQ(r.status.Message(), "one or more plugins asked to wait and no plugin rejected pod \"p\"");
+  EXPECT_EQ(r.status.Message(),
+            "one or more plugins asked to wait and no plugin rejected pod \"p\"");
   ASSERT_EQ(r.waits.size(), 2u);
   EXPECT_EQ(r.waits[0].first, "WaitLong");
   EXPECT_EQ(r.waits[0].second, std::chrono::minutes(15));
@@ -567,7 +588,8 @@ TEST_F(FrameworkTest, BindTriesPluginsUntilOneDoesNotSkip) {
   FakePlugin& pb = fakes.Add("After");
   pb.post_bind = [&](std::string_view n) { post.emplace_back(n); };
   // Explicit bind order: SkipBinder first, then Binder.
-  Use({&skip, &pb}, "[profile.plugins.bind]\nenabled = [{ name = \"SkipBinder\" }, { name = \"Binder\" }]\n");
+  Use({&skip, &pb},
+      "[profile.plugins.bind]\nenabled = [{ name = \"SkipBinder\" }, { name = \"Binder\" }]\n");
   H().AddObjects(Nodes(1));
   EXPECT_EQ(H().Schedule(*H().MakePod(kPod)), "n1");
   EXPECT_EQ(skipped, 1);

@@ -35,7 +35,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const schedhost_pod_view
 
 Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
                                   const std::vector<const schedhost_node_info_view*>& nodes,
-                                  std::vector<NodeScore>& out) {
+                                  ScoreTable& out) {
   const metrics::Stopwatch since;
   Status s = UntimedScore(state, pod, nodes, out);
   metrics_->ObservePoint(SlotOf(Point::kScore), s.code, since);

@@ -2,6 +2,9 @@
 //
 // Filter and Score run over thousands of nodes per pod; the pool is created once per host so a
 // cycle pays no thread creation. The calling thread works too, so parallelism 1 is a plain loop.
+// Upstream's parallelism counts goroutines, which cost nothing to park; here every worker is an
+// OS thread whose wake-up costs microseconds, so the pool never has more threads than the
+// machine has hardware threads (parallelism 16 on 2 cores runs on 2 threads).
 #pragma once
 
 #include <atomic>
@@ -9,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 namespace boost::asio {
 class thread_pool;
@@ -16,7 +20,8 @@ class thread_pool;
 
 namespace schedhost::framework {
 
-/// Parallelizer runs `fn(i)` for i in [0, n) on up to `parallelism` threads.
+/// Parallelizer runs `fn(i)` for i in [0, n) on up to `parallelism` threads (at most the
+/// hardware's thread count).
 class Parallelizer {
  public:
   explicit Parallelizer(int parallelism);
@@ -27,11 +32,23 @@ class Parallelizer {
   /// Until runs fn(i) for every i < n and returns when all calls finished. `stop`, when it
   /// becomes true, makes workers skip the indices not yet started. Not re-entrant: one loop at
   /// a time per Parallelizer (calls from several threads are serialised).
-  void Until(size_t n, const std::function<void(size_t)>& fn, const std::atomic<bool>* stop = nullptr);
+  void Until(size_t n, const std::function<void(size_t)>& fn,
+             const std::atomic<bool>* stop = nullptr);
+  /// UntilChunks is Until for loops whose per-index work is tiny: fn(begin, end) handles a whole
+  /// chunk of indices, and checks `stop` itself if it wants to end early.
+  void UntilChunks(size_t n, const std::function<void(size_t, size_t)>& fn,
+                   const std::atomic<bool>* stop = nullptr);
+  /// parallelism is the configured value; threads() how many threads actually run a loop.
   int parallelism() const { return parallelism_; }
+  int threads() const { return threads_; }
 
  private:
   int parallelism_;
+  int threads_;
+  // Run is the pooled loop behind Until (fn) and UntilChunks (chunk_fn).
+  void Run(size_t n, const std::function<void(size_t)>* fn,
+           const std::function<void(size_t, size_t)>* chunk_fn, const std::atomic<bool>* stop);
+
   std::unique_ptr<boost::asio::thread_pool> pool_;  // parallelism - 1 workers; null when 1
   std::mutex run_mu_;                               // serialises Until callers
 };

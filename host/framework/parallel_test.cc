@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 namespace schedhost::framework {
@@ -19,14 +20,56 @@ TEST(ParallelizerTest, VisitsEveryIndexExactlyOnce) {
   }
 }
 
+TEST(ParallelizerTest, UntilChunksCoversEveryIndexOnceInDisjointRanges) {
+  for (int workers : {1, 2, 4}) {
+    Parallelizer p(workers);
+    for (size_t n : {1u, 7u, 1000u, 5000u}) {
+      std::vector<std::atomic<int>> hits(n);
+      p.UntilChunks(n, [&](size_t begin, size_t end) {
+        ASSERT_LT(begin, end);
+        ASSERT_LE(end, n);
+        for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+      });
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << workers << " workers, n=" << n;
+    }
+  }
+}
+
+TEST(ParallelizerTest, UntilChunksStopsHandingOutChunks) {
+  for (int workers : {1, 2}) {
+    Parallelizer p(workers);
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> done{0};
+    p.UntilChunks(
+        100000,
+        [&](size_t begin, size_t end) {
+          stop.store(true);
+          done.fetch_add(end - begin);
+        },
+        &stop);
+    EXPECT_LT(done.load(), 100000u) << workers << " workers";
+  }
+}
+
+TEST(ParallelizerTest, ThreadsNeverExceedTheHardware) {
+  Parallelizer p(1000);
+  EXPECT_EQ(p.parallelism(), 1000);
+  EXPECT_GE(p.threads(), 1);
+  const auto hardware = static_cast<int>(std::thread::hardware_concurrency());
+  if (hardware > 0) EXPECT_LE(p.threads(), hardware);
+}
+
 TEST(ParallelizerTest, StopSkipsRemainingWork) {
   Parallelizer p(4);
   std::atomic<bool> stop{false};
   std::atomic<int> done{0};
-  p.Until(100000, [&](size_t i) {
-    if (i == 10) stop.store(true);
-    done.fetch_add(1);
-  }, &stop);
+  p.Until(
+      100000,
+      [&](size_t i) {
+        if (i == 10) stop.store(true);
+        done.fetch_add(1);
+      },
+      &stop);
   EXPECT_LT(done.load(), 100000);
   // The pool is reusable after a stopped loop.
   std::atomic<int> all{0};
@@ -40,7 +83,8 @@ TEST(ParallelizerTest, ConcurrentCallersAreSerialised) {
   std::vector<std::thread> callers;
   for (int c = 0; c < 4; ++c) {
     callers.emplace_back([&] {
-      for (int k = 0; k < 20; ++k) p.Until(500, [&](size_t i) { sum.fetch_add(static_cast<long>(i)); });
+      for (int k = 0; k < 20; ++k)
+        p.Until(500, [&](size_t i) { sum.fetch_add(static_cast<long>(i)); });
     });
   }
   for (auto& t : callers) t.join();

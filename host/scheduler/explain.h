@@ -8,8 +8,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/framework/status.h"
@@ -47,8 +49,9 @@ struct NodeVerdict {
   NodeOutcome outcome = NodeOutcome::kFeasible;
   /// status is the failing Filter status (kFiltered) or why the node was left out (kExcluded).
   framework::Status status;
-  /// total, raw and weighted are framework::NodeScore's; raw and weighted are index-aligned with
-  /// CycleExplanation::score_plugins and empty when the cycle did not score (one feasible node).
+  /// total, raw and weighted are the node's row of the cycle's framework::ScoreTable; raw and
+  /// weighted are index-aligned with CycleExplanation::score_plugins and empty when the cycle
+  /// did not score (one feasible node).
   int64_t total = 0;
   std::vector<int64_t> raw;
   std::vector<int64_t> weighted;
@@ -68,6 +71,46 @@ struct CycleExplanation {
   std::vector<int64_t> score_weights;
   size_t num_all_nodes = 0;
   std::vector<NodeVerdict> nodes;
+};
+
+/// ExplainHeader is the part of an explanation that depends only on the profile; recorded cycles
+/// of one framework share it.
+struct ExplainHeader {
+  std::string profile;
+  std::vector<std::string> filter_plugins;
+  std::vector<std::string> score_plugins;
+  std::vector<int64_t> score_weights;
+};
+
+/// RecordedCycle is the compact form the scheduling loop records for every cycle (a few
+/// allocations whatever the node count); Expand builds the CycleExplanation Explain returns.
+/// Feasible nodes keep their names in one buffer and their scores in flat arrays: raw scores
+/// and normalised scores (0..100 after NormalizeScore's range check), from which the weighted
+/// scores and totals follow.
+struct RecordedCycle {
+  std::shared_ptr<const ExplainHeader> header;
+  std::vector<std::string> skipped_filter_plugins;
+  size_t num_all_nodes = 0;
+  std::string feasible_names;           // concatenated
+  std::vector<uint32_t> feasible_ends;  // end offset of each name in feasible_names
+  bool scored = false;                  // raw/normalized hold feasible x score plugins
+  std::vector<int64_t> raw;
+  std::vector<uint8_t> normalized;
+  /// The nodes a Filter plugin rejected or PreFilter left out, with the reason: names in one
+  /// buffer, and per node an index into `statuses`, which holds each distinct status once (most
+  /// nodes of a big cluster fail for one of a few reasons).
+  std::string rejected_names;
+  std::vector<uint32_t> rejected_ends;
+  std::vector<uint32_t> rejected_status;
+  std::vector<framework::Status> statuses;
+  bool pre_filter_failure = false;  // every node was excluded by PreFilter's status
+
+  /// AddRejected records a rejected or excluded node.
+  void AddRejected(std::string_view node, framework::Status status);
+  /// Bytes estimates the memory the record holds (for the scheduler's explanation budget).
+  size_t Bytes() const;
+  /// Expand returns the node-by-node explanation.
+  std::shared_ptr<const CycleExplanation> Expand() const;
 };
 
 /// BindingRate counts bindings per second in a ring of the last 60 seconds; thread-safe.

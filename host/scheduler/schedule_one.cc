@@ -6,6 +6,7 @@
 
 #include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
+#include "host/framework/prefetch.h"
 #include "host/scheduler/scheduler.h"
 
 namespace schedhost::scheduler {
@@ -14,7 +15,7 @@ using framework::Code;
 using framework::Status;
 
 struct Scheduler::Attempt {
-  Status status;     // ok: `node` was chosen
+  Status status;  // ok: `node` was chosen
   std::string node;
   bool fit_error = false;                    // no node fits: PostFilter and FitError message
   std::optional<Status> pre_filter_failure;  // PreFilter rejected the pod
@@ -24,7 +25,7 @@ struct Scheduler::Attempt {
   size_t num_all_nodes = 0;
   // For Explain: the feasible nodes and, when the cycle scored them, their scores (aligned).
   std::vector<const schedhost_node_info_view*> feasible;
-  std::vector<framework::NodeScore> scores;
+  const framework::ScoreTable* scores = nullptr;  // the scheduler's scores_, when scored
 
   void AddPluginStatus(const Status& s) {
     if (s.plugin.empty()) return;
@@ -94,7 +95,8 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   // Upstream leaves the per-node reasons out when PreFilter rejected the pod (they would all
   // repeat its message) and appends PostFilter's message.
   std::string message = framework::FitErrorMessage(
-      a.num_all_nodes, a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
+      a.num_all_nodes,
+      a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
   if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
   RecordExplanation(pod, *fw, *state, a);
@@ -175,13 +177,12 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     a.status = s;
     return a;
   }
-  std::vector<framework::NodeScore> scores;
-  if (Status s = fw.RunScorePlugins(state, pod.view(), feasible, scores); !s.ok()) {
+  if (Status s = fw.RunScorePlugins(state, pod.view(), feasible, scores_); !s.ok()) {
     a.status = s;
     return a;
   }
-  a.node = SelectHost(scores);
-  a.scores = std::move(scores);
+  a.node = SelectHost(scores_);
+  a.scores = &scores_;
   return a;
 }
 
@@ -191,56 +192,68 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   std::vector<const schedhost_node_info_view*> out;
   const size_t n = nodes.size();
   if (n == 0) return out;
-  const auto to_find = static_cast<size_t>(
-      framework::NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n)));
+  const auto to_find = static_cast<size_t>(framework::NumFeasibleNodesToFind(
+      fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n)));
   const size_t start = rotate ? next_start_node_index_ % n : 0;
   if (fw.plugins(config::Point::kFilter).empty()) {
     for (size_t i = 0; i < to_find; ++i) out.push_back(nodes[(start + i) % n]);
     if (rotate) next_start_node_index_ = (start + out.size()) % n;
     return out;
   }
-  std::vector<char> feasible(n, 0);
-  std::vector<char> failed(n, 0);
-  std::vector<Status> statuses(n);
+  // Per-index outcome of this pass, in buffers kept across cycles (a cycle allocates nothing per
+  // node): 0 not evaluated (early stop), 1 feasible, 2 rejected with filter_statuses_[i].
+  std::vector<uint8_t>& outcome = filter_outcome_;
+  outcome.assign(n, 0);
+  if (filter_statuses_.size() < n) filter_statuses_.resize(n);
   std::atomic<size_t> found{0};
   std::atomic<bool> stop{false};
   std::mutex error_mu;
   Status error;
-  fw.parallelizer().Until(
+  const auto index = [start, n](size_t i) { return (start + i) % n; };
+  fw.parallelizer().UntilChunks(
       n,
-      [&](size_t i) {
-        Status s = fw.RunFilterPluginsWithNominatedPods(state, pod.view(), nodes[(start + i) % n]);
-        if (s.code == Code::kError) {
-          std::lock_guard lock(error_mu);
-          if (error.ok()) error = std::move(s);
-          stop.store(true);
-        } else if (s.ok()) {
-          // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
-          if (found.fetch_add(1) + 1 > to_find) {
-            found.fetch_sub(1);
+      [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          if (stop.load(std::memory_order_relaxed)) return;
+          framework::PrefetchAhead(nodes, i, end, index);
+          Status s = fw.RunFilterPluginsWithNominatedPods(state, pod.view(), nodes[index(i)]);
+          if (s.code == Code::kError) {
+            std::lock_guard lock(error_mu);
+            if (error.ok()) error = std::move(s);
             stop.store(true);
+          } else if (s.ok()) {
+            // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
+            if (found.fetch_add(1) + 1 > to_find) {
+              found.fetch_sub(1);
+              stop.store(true);
+            } else {
+              outcome[i] = 1;
+            }
           } else {
-            feasible[i] = 1;
+            filter_statuses_[i] = std::move(s);
+            outcome[i] = 2;
           }
-        } else {
-          statuses[i] = std::move(s);
-          failed[i] = 1;
         }
       },
       &stop);
   if (!error.ok()) {
+    for (size_t i = 0; i < n; ++i) {
+      if (outcome[i] == 2) filter_statuses_[i] = Status{};
+    }
     a.status = std::move(error);
     return {};
   }
+  out.reserve(std::min(n, to_find));
   size_t processed = 0;
   for (size_t i = 0; i < n; ++i) {
-    const schedhost_node_info_view* ni = nodes[(start + i) % n];
-    if (feasible[i]) {
+    const schedhost_node_info_view* ni = nodes[index(i)];
+    if (outcome[i] == 1) {
       out.push_back(ni);
       ++processed;
-    } else if (failed[i]) {
-      a.AddPluginStatus(statuses[i]);
-      a.node_statuses[NameOf(ni)] = std::move(statuses[i]);
+    } else if (outcome[i] == 2) {
+      a.AddPluginStatus(filter_statuses_[i]);
+      a.node_statuses[NameOf(ni)] = std::move(filter_statuses_[i]);
+      filter_statuses_[i] = Status{};
       ++processed;
     }
   }
@@ -251,57 +264,83 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
 void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                                   const framework::CycleState& state, Attempt& a) {
   if (options_.max_explanations == 0) return;
-  auto e = std::make_shared<CycleExplanation>();
-  e->profile = fw.profile_name();
-  e->num_all_nodes = a.num_all_nodes;
+  auto r = std::make_shared<RecordedCycle>();
+  if (explain_header_fw_ != &fw) {
+    auto h = std::make_shared<ExplainHeader>();
+    h->profile = fw.profile_name();
+    for (const auto& ref : fw.plugins(config::Point::kFilter))
+      h->filter_plugins.push_back(ref.plugin->name);
+    for (const auto& ref : fw.plugins(config::Point::kScore)) {
+      h->score_plugins.push_back(ref.plugin->name);
+      h->score_weights.push_back(ref.weight);
+    }
+    explain_header_ = std::move(h);
+    explain_header_fw_ = &fw;
+    explain_header_profiles_ = profiles();  // keeps `fw` (and so the pointer compared) alive
+  }
+  r->header = explain_header_;
   for (const auto& ref : fw.plugins(config::Point::kFilter)) {
-    e->filter_plugins.push_back(ref.plugin->name);
     if (state.skip_filter_plugins.count(ref.plugin->name)) {
-      e->skipped_filter_plugins.push_back(ref.plugin->name);
+      r->skipped_filter_plugins.push_back(ref.plugin->name);
     }
   }
-  for (const auto& ref : fw.plugins(config::Point::kScore)) {
-    e->score_plugins.push_back(ref.plugin->name);
-    e->score_weights.push_back(ref.weight);
-  }
-  e->nodes.reserve(a.feasible.size() + a.node_statuses.size());
-  const bool scored = a.scores.size() == a.feasible.size();
-  bool nominated_feasible = false;
+  r->num_all_nodes = a.num_all_nodes;
   const std::string& nominated = pod.data().status.nominated_node_name;
-  for (size_t i = 0; i < a.feasible.size(); ++i) {
-    NodeVerdict& v = e->nodes.emplace_back();
-    v.node = NameOf(a.feasible[i]);
-    if (!nominated.empty() && v.node == nominated) nominated_feasible = true;
-    if (scored) {
-      v.total = a.scores[i].total;
-      v.raw = std::move(a.scores[i].raw);
-      v.weighted = std::move(a.scores[i].weighted);
+  bool nominated_feasible = false;
+  r->feasible_ends.reserve(a.feasible.size());
+  for (const schedhost_node_info_view* ni : a.feasible) {
+    const std::string_view name(ni->node->name.data, ni->node->name.len);
+    if (!nominated.empty() && name == nominated) nominated_feasible = true;
+    r->feasible_names.append(name);
+    r->feasible_ends.push_back(static_cast<uint32_t>(r->feasible_names.size()));
+  }
+  const size_t columns = r->header->score_plugins.size();
+  const framework::ScoreTable* t = a.scores;
+  r->scored = t != nullptr && !a.feasible.empty() && t->nodes.size() == a.feasible.size() &&
+              t->columns == columns;
+  if (r->scored) {
+    r->raw.assign(t->raw.begin(), t->raw.end());
+    r->normalized.resize(t->weighted.size());
+    for (size_t i = 0; i < t->weighted.size(); ++i) {
+      // Weighted scores are normalised scores (0..100, range-checked) times the weight.
+      const int64_t weight = r->header->score_weights[i % columns];
+      r->normalized[i] = static_cast<uint8_t>(weight != 0 ? t->weighted[i] / weight : 0);
     }
   }
+  r->pre_filter_failure = a.pre_filter_failure.has_value();
+  r->rejected_ends.reserve(a.node_statuses.size());
+  r->rejected_status.reserve(a.node_statuses.size());
   for (auto& [name, status] : a.node_statuses) {
     // A nominated node that failed its own pass first and then passed the full one.
     if (nominated_feasible && name == nominated) continue;
-    NodeVerdict& v = e->nodes.emplace_back();
-    v.node = name;
-    v.outcome = a.pre_filter_failure || status.plugin.empty() ? NodeOutcome::kExcluded
-                                                              : NodeOutcome::kFiltered;
-    v.status = std::move(status);
+    r->AddRejected(name, std::move(status));
   }
+  const size_t bytes = r->Bytes();
   std::lock_guard lock(diag_mu_);
   KeptExplanation& kept = explanations_[pod.uid()];
-  if (kept.explanation != nullptr) explanation_order_.erase(kept.seq);
+  if (kept.record != nullptr) {
+    explanation_order_.erase(kept.seq);
+    explanation_bytes_ -= kept.bytes;
+  }
   kept.seq = next_explanation_seq_++;
-  kept.explanation = std::move(e);
+  kept.record = std::move(r);
+  kept.bytes = bytes;
+  explanation_bytes_ += bytes;
   explanation_order_.emplace(kept.seq, pod.uid());
-  // Memory grows with pods x evaluated nodes: keep only the most recently recorded.
-  while (explanation_order_.size() > options_.max_explanations) {
+  // Memory grows with pods x evaluated nodes: keep only the most recently recorded, within
+  // both the count and the byte budget (the newest is always kept).
+  while (explanation_order_.size() > 1 && (explanation_order_.size() > options_.max_explanations ||
+                                           explanation_bytes_ > options_.max_explanation_bytes)) {
     auto oldest = explanation_order_.begin();
-    explanations_.erase(oldest->second);
+    auto it = explanations_.find(oldest->second);
+    explanation_bytes_ -= it->second.bytes;
+    explanations_.erase(it);
     explanation_order_.erase(oldest);
   }
 }
 
-std::string Scheduler::SelectHost(const std::vector<framework::NodeScore>& scores) {
+std::string Scheduler::SelectHost(const framework::ScoreTable& table) {
+  const std::vector<framework::NodeScore>& scores = table.nodes;
   // Reservoir sampling over the best nodes: each of k equally best nodes wins with 1/k.
   size_t selected = 0;
   uint64_t ties = 1;

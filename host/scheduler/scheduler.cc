@@ -147,8 +147,8 @@ void Scheduler::Stop() {
   manual_executor_ = nullptr;
 }
 
-void Scheduler::ArmPeriodic(std::chrono::nanoseconds every,
-                            void (queue::SchedulingQueue::*flush)(), size_t slot) {
+void Scheduler::ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
+                            size_t slot) {
   std::lock_guard lock(timers_mu_);
   if (timers_stopped_) return;
   timer_ids_[slot] = clock_->AfterFunc(every, [this, every, flush, slot] {
@@ -235,9 +235,8 @@ std::string Scheduler::CheckInvariants() const {
     auto stored = store_.Get<model::Pod>(pending.pod->namespace_name(), pending.pod->name());
     if ((!stored || stored->uid() != pending.pod->uid()) &&
         pending.where != queue::PodLocation::kInFlight) {
-      return "pod " + pending.pod->namespace_name() + "/" + pending.pod->name() +
-             " is queued (" + std::string(queue::LocationName(pending.where)) +
-             ") but no longer in the store";
+      return "pod " + pending.pod->namespace_name() + "/" + pending.pod->name() + " is queued (" +
+             std::string(queue::LocationName(pending.where)) + ") but no longer in the store";
     }
   }
   if (auto diffs = cache::CompareWithStore(cache_, store_); !diffs.empty()) {
@@ -258,6 +257,7 @@ void Scheduler::ForgetDiagnostics(std::string_view uid) {
   if (auto it = diagnostics_.find(uid); it != diagnostics_.end()) diagnostics_.erase(it);
   if (auto it = explanations_.find(uid); it != explanations_.end()) {
     explanation_order_.erase(it->second.seq);
+    explanation_bytes_ -= it->second.bytes;
     explanations_.erase(it);
   }
 }

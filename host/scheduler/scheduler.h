@@ -61,6 +61,10 @@ struct SchedulerOptions {
   /// max_explanations bounds how many pods' last-cycle explanations (Admin.Explain) are kept:
   /// the oldest recorded is dropped first. 0 turns the recording off.
   size_t max_explanations = 1000;
+  /// max_explanation_bytes bounds the memory those explanations hold (a feasible node costs
+  /// about 20 bytes plus 9 per Score plugin, a rejected one about 30); the oldest are dropped
+  /// first. It is a fixed budget, not a cost per pod.
+  size_t max_explanation_bytes = size_t{16} << 20;
   /// pod_initial_backoff / pod_max_backoff are the queue's backoff bounds.
   std::chrono::nanoseconds pod_initial_backoff = std::chrono::seconds(1);
   std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
@@ -101,7 +105,7 @@ struct RunResult {
   bool idle = false;  // nothing left to try: activeQ, backoffQ and in flight are empty
   size_t cycles = 0;  // scheduling cycles run
   std::chrono::nanoseconds virtual_time{0};  // how far the clock moved
-  std::string stopped_by;  // "" when idle, else which limit ended the run
+  std::string stopped_by;                    // "" when idle, else which limit ended the run
 };
 
 /// Scheduler owns the cache, the queue and the loop of one host; thread-safe.
@@ -167,7 +171,7 @@ class Scheduler {
   std::vector<const schedhost_node_info_view*> FindNodesThatPassFilters(
       framework::Framework& fw, const framework::CycleState& state, const model::Pod& pod,
       const std::vector<const schedhost_node_info_view*>& nodes, bool rotate, Attempt& attempt);
-  std::string SelectHost(const std::vector<framework::NodeScore>& scores);
+  std::string SelectHost(const framework::ScoreTable& table);
 
   // Assume, Reserve, Permit and the binding cycle (binding_cycle.cc).
   void AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles, framework::Framework& fw,
@@ -210,6 +214,10 @@ class Scheduler {
   // Scheduling-thread state.
   std::mt19937_64 rng_;
   size_t next_start_node_index_ = 0;
+  // FindNodesThatPassFilters' per-node buffers, reused from cycle to cycle.
+  std::vector<uint8_t> filter_outcome_;
+  std::vector<framework::Status> filter_statuses_;
+  framework::ScoreTable scores_;  // the last cycle's scores, reused
 
   std::atomic<size_t> bindings_in_flight_{0};
   std::mutex bindings_mu_;
@@ -225,11 +233,17 @@ class Scheduler {
   std::map<std::string, PodDiagnostics, std::less<>> diagnostics_;
   struct KeptExplanation {
     uint64_t seq = 0;  // key in explanation_order_
-    std::shared_ptr<const CycleExplanation> explanation;
+    std::shared_ptr<const RecordedCycle> record;
+    size_t bytes = 0;
   };
   std::map<std::string, KeptExplanation, std::less<>> explanations_;
   std::map<uint64_t, std::string> explanation_order_;  // record order -> pod uid, oldest first
   uint64_t next_explanation_seq_ = 0;
+  size_t explanation_bytes_ = 0;
+  // The profile part of explanations, built once per framework (scheduling thread only).
+  std::shared_ptr<const ExplainHeader> explain_header_;
+  const framework::Framework* explain_header_fw_ = nullptr;
+  std::shared_ptr<const ProfileRuntime> explain_header_profiles_;
 
   std::atomic<uint64_t> attempts_scheduled_{0};
   std::atomic<uint64_t> attempts_unschedulable_{0};

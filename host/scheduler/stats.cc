@@ -66,9 +66,14 @@ void Scheduler::CountBinding() {
 }
 
 std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view uid) const {
-  std::lock_guard lock(diag_mu_);
-  auto it = explanations_.find(uid);
-  return it == explanations_.end() ? nullptr : it->second.explanation;
+  std::shared_ptr<const RecordedCycle> record;
+  {
+    std::lock_guard lock(diag_mu_);
+    auto it = explanations_.find(uid);
+    if (it == explanations_.end()) return nullptr;
+    record = it->second.record;
+  }
+  return record->Expand();
 }
 
 }  // namespace schedhost::scheduler

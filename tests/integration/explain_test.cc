@@ -74,6 +74,41 @@ TEST_F(SchedulerExplainTest, KeepsOnlyTheMostRecentExplanations) {
   EXPECT_EQ(Find(*huge, "n2")->outcome, NodeOutcome::kFeasible);
 }
 
+TEST_F(SchedulerExplainTest, KeepsExplanationsWithinTheByteBudget) {
+  // Room for about one explanation of this cluster: the newest is kept, older ones go.
+  max_explanation_bytes_ = 1;
+  Build();
+  std::string nodes;
+  for (int i = 0; i < 50; ++i) nodes += NodeYaml("n" + std::to_string(i), "4");
+  Apply(nodes + PodYaml("a", "1"));
+  Run();
+  ASSERT_NE(Explain("a"), nullptr);
+  EXPECT_EQ(Explain("a")->nodes.size(), 50u);
+  Apply(PodYaml("b", "1"));
+  Run();
+  EXPECT_EQ(Explain("a"), nullptr);
+  ASSERT_NE(Explain("b"), nullptr);
+}
+
+TEST_F(SchedulerExplainTest, RejectedNodesSharingAReasonAreEachListed) {
+  Build();
+  std::string nodes;
+  for (int i = 0; i < 20; ++i) nodes += NodeYaml("small" + std::to_string(i), "1");
+  Apply(nodes + NodeYaml("big", "16") + PodYaml("huge", "32"));
+  Run();
+  ASSERT_EQ(NodeOf("huge"), "");
+  auto e = Explain("huge");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->nodes.size(), 21u);
+  for (const NodeVerdict& v : e->nodes) {
+    EXPECT_EQ(v.outcome, NodeOutcome::kFiltered) << v.node;
+    EXPECT_EQ(v.status.plugin, "NodeResourcesFit") << v.node;
+    EXPECT_EQ(v.status.Message(), "Insufficient cpu") << v.node;
+  }
+  EXPECT_NE(Find(*e, "small7"), nullptr);
+  EXPECT_NE(Find(*e, "big"), nullptr);
+}
+
 TEST_F(SchedulerExplainTest, RecordsNothingWhenOff) {
   max_explanations_ = 0;
   Build();

@@ -21,7 +21,8 @@ std::string PodYaml(const std::string& name, const std::string& cpu, const std::
                     const std::string& meta_extra) {
   return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n" + meta_extra +
          "spec:\n" + spec_extra +
-         "  containers:\n  - name: c\n    image: busybox\n    resources:\n      requests: {cpu: \"" +
+         "  containers:\n  - name: c\n    image: busybox\n    resources:\n      requests: {cpu: "
+         "\"" +
          cpu + "\"}\n";
 }
 
@@ -35,8 +36,7 @@ SchedulerTest::~SchedulerTest() {
 void SchedulerTest::Build(const std::string& toml,
                           const std::vector<const schedhost_plugin_descriptor*>& in_process,
                           uint64_t seed) {
-  config::HostConfig cfg =
-      config::ParseConfig("[host]\nparallelism = 2\n" + toml, "test.toml", {});
+  config::HostConfig cfg = config::ParseConfig("[host]\nparallelism = 2\n" + toml, "test.toml", {});
   auto set = scheduler::ProfileSet::Build(cfg, framework::testing::PluginDir(), in_process);
   clock_ = std::make_shared<scheduler::VirtualClock>();
   scheduler::SchedulerOptions options;
@@ -45,6 +45,7 @@ void SchedulerTest::Build(const std::string& toml,
   options.pod_initial_backoff = cfg.pod_initial_backoff;
   options.pod_max_backoff = cfg.pod_max_backoff;
   options.max_explanations = max_explanations_;
+  options.max_explanation_bytes = max_explanation_bytes_;
   sched_ = std::make_unique<scheduler::Scheduler>(store_, std::move(set), options);
 }
 

@@ -65,6 +65,8 @@ class SchedulerTest : public ::testing::Test {
   std::unique_ptr<scheduler::Scheduler> sched_;
   /// max_explanations_ is passed to SchedulerOptions by Build.
   size_t max_explanations_ = scheduler::SchedulerOptions{}.max_explanations;
+  /// max_explanation_bytes_ is passed to SchedulerOptions by Build.
+  size_t max_explanation_bytes_ = scheduler::SchedulerOptions{}.max_explanation_bytes;
 };
 
 }  // namespace schedhost::integration

@@ -41,9 +41,10 @@ void Harness::SetConfig(std::string_view toml) {
 }
 
 void Harness::OnlyPlugins(const std::vector<std::string>& plugins, std::string_view extra_toml) {
-  std::string toml = "[[profile]]\nname = \"test\"\n[profile.plugins.multi_point]\n"
-                     "disabled = [{ name = \"*\" }]\n"
-                     "enabled = [{ name = \"PrioritySort\" }, { name = \"DefaultBinder\" }";
+  std::string toml =
+      "[[profile]]\nname = \"test\"\n[profile.plugins.multi_point]\n"
+      "disabled = [{ name = \"*\" }]\n"
+      "enabled = [{ name = \"PrioritySort\" }, { name = \"DefaultBinder\" }";
   for (const auto& p : plugins) toml += ", { name = \"" + p + "\" }";
   toml += "]\n";
   toml += extra_toml;
@@ -78,7 +79,8 @@ Framework& Harness::framework() {
       if (e == nullptr) return std::nullopt;
       return loader::ImplementedPoints(*e->descriptor);
     };
-    config::ExpandedProfile expanded = config::ExpandProfile(cfg.profiles.at(0), lookup, registry_->Names());
+    config::ExpandedProfile expanded =
+        config::ExpandProfile(cfg.profiles.at(0), lookup, registry_->Names());
     FrameworkOptions options;
     options.parallelizer = std::make_shared<Parallelizer>(2);
     options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
@@ -122,7 +124,7 @@ std::vector<Harness::NodeResult> Harness::RunFilter(const model::Pod& pod, bool 
   return out;
 }
 
-Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<NodeScore>& out) {
+Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out) {
   Framework& fw = framework();
   const cache::Snapshot& snap = snapshot();
   CycleState state;
@@ -131,21 +133,35 @@ Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<NodeScore>& 
   std::vector<const schedhost_node_info_view*> feasible;
   for (size_t i = 0; i < snap.size(); ++i) {
     if (subset && !subset->count(std::string(snap.at(i).node()->name()))) continue;
-    if (fw.RunFilterPlugins(state, pod.view(), snap.views()[i]).ok()) feasible.push_back(snap.views()[i]);
+    if (fw.RunFilterPlugins(state, pod.view(), snap.views()[i]).ok())
+      feasible.push_back(snap.views()[i]);
   }
   Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
   if (!s.ok()) return s;
-  return fw.RunScorePlugins(state, pod.view(), feasible, out);
+  ScoreTable table;
+  s = fw.RunScorePlugins(state, pod.view(), feasible, table);
+  out.clear();
+  for (size_t i = 0; s.ok() && i < table.nodes.size(); ++i) {
+    ScoredNode& row = out.emplace_back();
+    row.node_info = table.nodes[i].node_info;
+    row.total = table.nodes[i].total;
+    for (size_t k = 0; k < table.columns; ++k) {
+      row.raw.push_back(table.Raw(i, k));
+      row.weighted.push_back(table.Weighted(i, k));
+    }
+  }
+  return s;
 }
 
 std::vector<std::pair<std::string, int64_t>> Harness::RunScore(const model::Pod& pod) {
-  std::vector<NodeScore> scores;
+  std::vector<ScoredNode> scores;
   Status s = RunScoreDetailed(pod, scores);
   if (!s.ok()) throw std::runtime_error("RunScore: " + s.Message());
   std::vector<std::pair<std::string, int64_t>> out;
   out.reserve(scores.size());
   for (const auto& ns : scores) {
-    out.emplace_back(std::string(ns.node_info->node->name.data, ns.node_info->node->name.len), ns.total);
+    out.emplace_back(std::string(ns.node_info->node->name.data, ns.node_info->node->name.len),
+                     ns.total);
   }
   return out;
 }
@@ -174,14 +190,14 @@ std::string Harness::Schedule(const model::Pod& pod, std::string* failure) {
     return "";
   }
   Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
-  std::vector<NodeScore> scores;
+  ScoreTable scores;
   if (s.ok()) s = fw.RunScorePlugins(state, pod.view(), feasible, scores);
   if (!s.ok()) {
     if (failure) *failure = s.Message();
     return "";
   }
-  const NodeScore* best = &scores.front();
-  for (const auto& ns : scores) {
+  const NodeScore* best = &scores.nodes.front();
+  for (const auto& ns : scores.nodes) {
     if (ns.total > best->total) best = &ns;
   }
   std::string node(best->node_info->node->name.data, best->node_info->node->name.len);

@@ -29,6 +29,15 @@ namespace schedhost::framework::testing {
 std::string PluginDir();
 
 /// Harness owns a registry, a profile's framework and a snapshot.
+/// ScoredNode is one node's row of a ScoreTable, for assertions: the weighted total and, per
+/// Score plugin (ScorePluginNames order), the raw and the weighted score.
+struct ScoredNode {
+  const schedhost_node_info_view* node_info = nullptr;
+  int64_t total = 0;
+  std::vector<int64_t> raw;
+  std::vector<int64_t> weighted;
+};
+
 class Harness {
  public:
   /// Harness loads every builtin plugin library when `load_builtin` is true.
@@ -66,7 +75,7 @@ class Harness {
   /// RunScore runs PreScore and Score on the nodes that pass RunFilter; returns node -> total.
   std::vector<std::pair<std::string, int64_t>> RunScore(const model::Pod& pod);
   /// RunScoreDetailed is RunScore returning per-plugin raw and weighted scores.
-  Status RunScoreDetailed(const model::Pod& pod, std::vector<NodeScore>& out);
+  Status RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out);
   /// Schedule runs one scheduling cycle (no queue, no binding cycle): the best node, or ""
   /// with `failure` set to upstream's message.
   std::string Schedule(const model::Pod& pod, std::string* failure = nullptr);

@@ -34,7 +34,8 @@ constexpr char kExisting[] = "node(s) didn't satisfy existing pods anti-affinity
 
 std::string ReadmeToml() {
   const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
-  if (src == nullptr) throw std::runtime_error("SCHEDHOST_SOURCE_DIR is not set (run through ctest)");
+  if (src == nullptr)
+    throw std::runtime_error("SCHEDHOST_SOURCE_DIR is not set (run through ctest)");
   std::ifstream in(std::string(src) + "/plugins/builtin/inter_pod_affinity/README.md");
   std::stringstream text;
   text << in.rdbuf();
@@ -87,8 +88,10 @@ std::string Weighted(int weight, const std::string& term) {
 std::string Block(const std::string& kind, const std::string& required,
                   const std::string& preferred = "") {
   std::string y = "    " + kind + ":\n";
-  if (!required.empty()) y += "      requiredDuringSchedulingIgnoredDuringExecution: " + required + "\n";
-  if (!preferred.empty()) y += "      preferredDuringSchedulingIgnoredDuringExecution: " + preferred + "\n";
+  if (!required.empty())
+    y += "      requiredDuringSchedulingIgnoredDuringExecution: " + required + "\n";
+  if (!preferred.empty())
+    y += "      preferredDuringSchedulingIgnoredDuringExecution: " + preferred + "\n";
   return y;
 }
 std::string Aff(const std::string& req, const std::string& pref = "") {
@@ -156,7 +159,8 @@ INSTANTIATE_TEST_SUITE_P(
         // topology key fails with the same UnschedulableAndUnresolvable reason.
         FilterCase{"AffinityToZoneOfMatchingPod", PodYaml("web", "{app: web}", "n1"),
                    PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone") + "]")), kZoneA},
-        FilterCase{"AffinityByHostname", PodYaml("web", "{app: web}", "n3"),
+        FilterCase{"AffinityByHostname",
+                   PodYaml("web", "{app: web}", "n3"),
                    PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "kubernetes.io/hostname") + "]")),
                    {{"n1", kAffinity}, {"n2", kAffinity}, {"n3", ""}, {"n4", kAffinity}}},
         FilterCase{"AffinityWithoutMatchingPod", PodYaml("db", "{app: db}", "n1"),
@@ -165,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(
         // that has the topology keys when no pod in the cluster matches.
         FilterCase{"FirstPodOfAGroup", PodYaml("db", "{app: db}", "n1"),
                    PodYaml("p", "{app: web}", "", Aff("[" + Term(kWeb, "zone") + "]")), kHasZone},
-        FilterCase{"NotFirstOnceAPodMatches", PodYaml("web", "{app: web}", "n3"),
+        FilterCase{"NotFirstOnceAPodMatches",
+                   PodYaml("web", "{app: web}", "n3"),
                    PodYaml("p", "{app: web}", "", Aff("[" + Term(kWeb, "zone") + "]")),
                    {{"n1", kAffinity}, {"n2", kAffinity}, {"n3", ""}, {"n4", kAffinity}}},
         // upstream: one existing pod must match every term for the terms to count.
@@ -175,19 +180,22 @@ INSTANTIATE_TEST_SUITE_P(
                            Aff("[" + Term(kWeb, "zone") + ", " +
                                Term("{matchLabels: {tier: front}}", "zone") + "]")),
                    kNoAffinity},
-        FilterCase{"AllTermsMatchedByOnePod", PodYaml("web", "{app: web, tier: front}", "n1"),
-                   PodYaml("p", "{}", "",
-                           Aff("[" + Term(kWeb, "zone") + ", " +
-                               Term("{matchLabels: {tier: front}}", "kubernetes.io/hostname") +
-                               "]")),
-                   {{"n1", ""}, {"n2", kAffinity}, {"n3", kAffinity}, {"n4", kAffinity}}},
+        FilterCase{
+            "AllTermsMatchedByOnePod",
+            PodYaml("web", "{app: web, tier: front}", "n1"),
+            PodYaml("p", "{}", "",
+                    Aff("[" + Term(kWeb, "zone") + ", " +
+                        Term("{matchLabels: {tier: front}}", "kubernetes.io/hostname") + "]")),
+            {{"n1", ""}, {"n2", kAffinity}, {"n3", kAffinity}, {"n4", kAffinity}}},
         FilterCase{"AbsentLabelSelectorMatchesNothing", PodYaml("web", "{app: web}", "n1"),
                    PodYaml("p", "{}", "", Aff("[{topologyKey: zone}]")), kNoAffinity},
-        FilterCase{"AntiAffinityByHostname", PodYaml("web", "{app: web}", "n1"),
+        FilterCase{"AntiAffinityByHostname",
+                   PodYaml("web", "{app: web}", "n1"),
                    PodYaml("p", "{}", "", Anti("[" + Term(kWeb, "kubernetes.io/hostname") + "]")),
                    {{"n1", kAnti}, {"n2", ""}, {"n3", ""}, {"n4", ""}}},
         // upstream: a node without the anti-affinity topology key has no conflicting domain.
-        FilterCase{"AntiAffinityByZone", PodYaml("web", "{app: web}", "n1"),
+        FilterCase{"AntiAffinityByZone",
+                   PodYaml("web", "{app: web}", "n1"),
                    PodYaml("p", "{}", "", Anti("[" + Term(kWeb, "zone") + "]")),
                    {{"n1", kAnti}, {"n2", kAnti}, {"n3", ""}, {"n4", ""}}},
         FilterCase{"AntiAffinityToItsOwnLabelsIsNoConflictAlone", "",
@@ -204,10 +212,10 @@ INSTANTIATE_TEST_SUITE_P(
                    PodYaml("guard", "{app: guard}", "n1", Anti("[" + Term(kDb, "zone") + "]")),
                    PodYaml("p", "{app: web}", ""), kAll},
         // An existing term without namespaces applies to its own pod's namespace only.
-        FilterCase{"ExistingAntiAffinityInAnotherNamespace",
-                   PodYaml("guard", "{app: guard}", "n1", Anti("[" + Term(kDb, "zone") + "]"),
-                           "other"),
-                   PodYaml("p", "{app: db}", ""), kAll},
+        FilterCase{
+            "ExistingAntiAffinityInAnotherNamespace",
+            PodYaml("guard", "{app: guard}", "n1", Anti("[" + Term(kDb, "zone") + "]"), "other"),
+            PodYaml("p", "{app: db}", ""), kAll},
         FilterCase{"AffinityFailsBeforeAntiAffinity",
                    PodYaml("web", "{app: web}", "n1") + PodYaml("db", "{app: db}", "n3"),
                    PodYaml("p", "{}", "",
@@ -224,73 +232,90 @@ INSTANTIATE_TEST_SUITE_P(
         FilterCase{"AffinityIgnoresOtherNamespacesByDefault",
                    PodYaml("web", "{app: web}", "n1", "", "other"),
                    PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone") + "]")), kNoAffinity},
-        FilterCase{"AffinityToListedNamespace", PodYaml("web", "{app: web}", "n1", "", "other"),
-                   PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaces: [other]") + "]")),
-                   kZoneA},
-        FilterCase{"ListedNamespacesExcludeTheOwn", PodYaml("web", "{app: web}", "n1"),
-                   PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaces: [other]") + "]")),
-                   kNoAffinity},
+        FilterCase{
+            "AffinityToListedNamespace", PodYaml("web", "{app: web}", "n1", "", "other"),
+            PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaces: [other]") + "]")),
+            kZoneA},
+        FilterCase{
+            "ListedNamespacesExcludeTheOwn", PodYaml("web", "{app: web}", "n1"),
+            PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaces: [other]") + "]")),
+            kNoAffinity},
         // upstream: an empty namespaceSelector selects every namespace.
-        FilterCase{"EmptyNamespaceSelectorSelectsAll",
-                   PodYaml("web", "{app: web}", "n1", "", "other"),
-                   PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaceSelector: {}") + "]")),
-                   kZoneA},
+        FilterCase{
+            "EmptyNamespaceSelectorSelectsAll", PodYaml("web", "{app: web}", "n1", "", "other"),
+            PodYaml("p", "{}", "", Aff("[" + Term(kWeb, "zone", "namespaceSelector: {}") + "]")),
+            kZoneA},
         // Non-empty namespaceSelectors match Namespace objects' labels.
-        FilterCase{"NamespaceSelectorByLabel",
-                   NamespaceYaml("team-x", "{team: x}") + PodYaml("web", "{app: web}", "n1", "", "team-x"),
-                   PodYaml("p", "{}", "",
-                           Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]")),
-                   kZoneA},
+        FilterCase{
+            "NamespaceSelectorByLabel",
+            NamespaceYaml("team-x", "{team: x}") + PodYaml("web", "{app: web}", "n1", "", "team-x"),
+            PodYaml("p", "{}", "",
+                    Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") +
+                        "]")),
+            kZoneA},
         FilterCase{"NamespaceSelectorByNameLabel",
                    NamespaceYaml("team-x", "{}") + PodYaml("web", "{app: web}", "n1", "", "team-x"),
                    PodYaml("p", "{}", "",
-                           Aff("[" + Term(kWeb, "zone",
-                                          "namespaceSelector: {matchLabels: "
-                                          "{kubernetes.io/metadata.name: team-x}}") + "]")),
+                           Aff("[" +
+                               Term(kWeb, "zone",
+                                    "namespaceSelector: {matchLabels: "
+                                    "{kubernetes.io/metadata.name: team-x}}") +
+                               "]")),
                    kZoneA},
-        FilterCase{"NamespaceSelectorNotMatching",
-                   NamespaceYaml("team-y", "{team: y}") + PodYaml("web", "{app: web}", "n1", "", "team-y"),
-                   PodYaml("p", "{}", "",
-                           Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]")),
-                   kNoAffinity},
+        FilterCase{
+            "NamespaceSelectorNotMatching",
+            NamespaceYaml("team-y", "{team: y}") + PodYaml("web", "{app: web}", "n1", "", "team-y"),
+            PodYaml("p", "{}", "",
+                    Aff("[" + Term(kWeb, "zone", "namespaceSelector: {matchLabels: {team: x}}") +
+                        "]")),
+            kNoAffinity},
         // upstream: the incoming pod's selector resolves to existing Namespace objects only.
         FilterCase{"IncomingSelectorSkipsNamespacesWithoutObject",
                    PodYaml("web", "{app: web}", "n1", "", "ghost"),
                    PodYaml("p", "{}", "",
-                           Aff("[" + Term(kWeb, "zone",
-                                          "namespaceSelector: {matchExpressions: [{key: team, "
-                                          "operator: DoesNotExist}]}") + "]")),
+                           Aff("[" +
+                               Term(kWeb, "zone",
+                                    "namespaceSelector: {matchExpressions: [{key: team, "
+                                    "operator: DoesNotExist}]}") +
+                               "]")),
                    kNoAffinity},
         FilterCase{"NamespacesAndSelectorAreUnited",
                    NamespaceYaml("team-x", "{team: x}") +
                        PodYaml("web1", "{app: web}", "n1", "", "team-x") +
                        PodYaml("web2", "{app: web}", "n3", "", "listed"),
                    PodYaml("p", "{}", "",
-                           Anti("[" + Term(kWeb, "kubernetes.io/hostname",
-                                           "namespaces: [listed], namespaceSelector: "
-                                           "{matchLabels: {team: x}}") + "]")),
+                           Anti("[" +
+                                Term(kWeb, "kubernetes.io/hostname",
+                                     "namespaces: [listed], namespaceSelector: "
+                                     "{matchLabels: {team: x}}") +
+                                "]")),
                    {{"n1", kAnti}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}},
-        FilterCase{"ExistingAntiAffinitySelectsPodsNamespace",
-                   NamespaceYaml("team-x", "{team: x}") +
-                       PodYaml("guard", "{app: guard}", "n3",
-                               Anti("[" + Term(kDb, "zone", "namespaceSelector: {matchLabels: {team: x}}") + "]"),
-                               "sec"),
-                   PodYaml("p", "{app: db}", "", "", "team-x"),
-                   {{"n1", ""}, {"n2", ""}, {"n3", kExisting}, {"n4", ""}}},
+        FilterCase{
+            "ExistingAntiAffinitySelectsPodsNamespace",
+            NamespaceYaml("team-x", "{team: x}") +
+                PodYaml("guard", "{app: guard}", "n3",
+                        Anti("[" +
+                             Term(kDb, "zone", "namespaceSelector: {matchLabels: {team: x}}") +
+                             "]"),
+                        "sec"),
+            PodYaml("p", "{app: db}", "", "", "team-x"),
+            {{"n1", ""}, {"n2", ""}, {"n3", kExisting}, {"n4", ""}}},
         // upstream: an existing pod's selector sees a namespace without object as unlabelled.
         FilterCase{"ExistingSelectorSeesMissingNamespaceAsUnlabelled",
                    PodYaml("guard", "{app: guard}", "n3",
-                           Anti("[" + Term(kDb, "zone",
-                                           "namespaceSelector: {matchExpressions: [{key: team, "
-                                           "operator: DoesNotExist}]}") + "]"),
+                           Anti("[" +
+                                Term(kDb, "zone",
+                                     "namespaceSelector: {matchExpressions: [{key: team, "
+                                     "operator: DoesNotExist}]}") +
+                                "]"),
                            "sec"),
                    PodYaml("p", "{app: db}", "", "", "ghost"),
                    {{"n1", ""}, {"n2", ""}, {"n3", kExisting}, {"n4", ""}}},
-        FilterCase{"AntiAffinityEmptyNamespaceSelector",
-                   PodYaml("web", "{app: web}", "n3", "", "other"),
-                   PodYaml("p", "{}", "",
-                           Anti("[" + Term(kWeb, "zone", "namespaceSelector: {}") + "]")),
-                   {{"n1", ""}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}}),
+        FilterCase{
+            "AntiAffinityEmptyNamespaceSelector",
+            PodYaml("web", "{app: web}", "n3", "", "other"),
+            PodYaml("p", "{}", "", Anti("[" + Term(kWeb, "zone", "namespaceSelector: {}") + "]")),
+            {{"n1", ""}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(InterPodAffinityFilter, ScheduleFailureMessage) {
@@ -345,10 +370,10 @@ TEST(InterPodAffinityExtensions, AddPodCountsTheIncomingPodsTerms) {
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n2"), kAnti);
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n3"), "");
   EXPECT_EQ(Verdict(h, state, pod->view(), "n2"), "") << "the original state must not change";
-  ASSERT_TRUE(h.framework()
-                  .RunPreFilterExtensionRemovePod(*clone, pod->view(), web->view(),
-                                                  NodeInfo(h, "n1"))
-                  .ok());
+  ASSERT_TRUE(
+      h.framework()
+          .RunPreFilterExtensionRemovePod(*clone, pod->view(), web->view(), NodeInfo(h, "n1"))
+          .ok());
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n2"), "");
 }
 
@@ -358,14 +383,15 @@ TEST(InterPodAffinityExtensions, AddPodCountsAnAddedPodsAntiAffinity) {
   h.AddObjects(FourNodes() + PodYaml("web", "{app: web}", "n1"));
   // The incoming pod needs a term of its own, or PreFilter skips (nothing to count).
   auto pod = h.MakePod(PodYaml("p", "{app: db}", "", Aff("[" + Term(kWeb, "zone") + "]")));
-  auto guard = h.MakePod(
-      PodYaml("guard", "{app: guard}", "n2", Anti("[" + Term(kDb, "kubernetes.io/hostname") + "]")));
+  auto guard = h.MakePod(PodYaml("guard", "{app: guard}", "n2",
+                                 Anti("[" + Term(kDb, "kubernetes.io/hostname") + "]")));
   framework::CycleState state;
   ASSERT_TRUE(h.framework().RunPreFilterPlugins(state, pod->view()).second.ok());
   auto clone = state.Clone();
-  ASSERT_TRUE(h.framework()
-                  .RunPreFilterExtensionAddPod(*clone, pod->view(), guard->view(), NodeInfo(h, "n2"))
-                  .ok());
+  ASSERT_TRUE(
+      h.framework()
+          .RunPreFilterExtensionAddPod(*clone, pod->view(), guard->view(), NodeInfo(h, "n2"))
+          .ok());
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n1"), "");
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n2"), kExisting);
 }
@@ -374,9 +400,9 @@ TEST(InterPodAffinityExtensions, RemovePodLiftsAffinityAndAntiAffinity) {
   Harness h;
   h.OnlyPlugins({kName});
   h.AddObjects(FourNodes() + PodYaml("web", "{app: web}", "n1") + PodYaml("db", "{app: db}", "n3"));
-  auto pod = h.MakePod(PodYaml("p", "{}", "",
-                               Aff("[" + Term(kWeb, "zone") + "]") +
-                                   Anti("[" + Term(kDb, "kubernetes.io/hostname") + "]")));
+  auto pod = h.MakePod(PodYaml(
+      "p", "{}", "",
+      Aff("[" + Term(kWeb, "zone") + "]") + Anti("[" + Term(kDb, "kubernetes.io/hostname") + "]")));
   framework::CycleState state;
   ASSERT_TRUE(h.framework().RunPreFilterPlugins(state, pod->view()).second.ok());
   EXPECT_EQ(Verdict(h, state, pod->view(), "n2"), "");
@@ -410,10 +436,11 @@ class InterPodAffinityScoreTest : public ::testing::TestWithParam<ScoreCase> {};
 TEST_P(InterPodAffinityScoreTest, SumsWeightsPerDomainAndNormalizes) {
   const ScoreCase& c = GetParam();
   Harness h;
-  h.OnlyPlugins({kName}, c.args.empty() ? "" : "[profile.plugin_config.InterPodAffinity]\n" + c.args + "\n");
+  h.OnlyPlugins({kName},
+                c.args.empty() ? "" : "[profile.plugin_config.InterPodAffinity]\n" + c.args + "\n");
   h.AddObjects(FourNodes() + c.existing);
   auto pod = h.MakePod(c.pod);
-  std::vector<framework::NodeScore> scores;
+  std::vector<framework::testing::ScoredNode> scores;
   ASSERT_TRUE(h.RunScoreDetailed(*pod, scores).ok());
   const auto names = h.framework().ScorePluginNames();
   const size_t col = std::find(names.begin(), names.end(), kName) - names.begin();
@@ -437,8 +464,10 @@ INSTANTIATE_TEST_SUITE_P(
         ScoreCase{"NoTermsSkips", PodYaml("web", "{app: web}", "n1"), PodYaml("p", "{}", ""), "",
                   kZeros, kZeros},
         // Every node of the matched pod's zone gets the weight.
-        ScoreCase{"PreferredAffinity", PodYaml("web", "{app: web}", "n1"),
-                  PodYaml("p", "{}", "", Aff("", "[" + Weighted(10, Term(kWeb, "zone")) + "]")), "",
+        ScoreCase{"PreferredAffinity",
+                  PodYaml("web", "{app: web}", "n1"),
+                  PodYaml("p", "{}", "", Aff("", "[" + Weighted(10, Term(kWeb, "zone")) + "]")),
+                  "",
                   {{"n1", 10}, {"n2", 10}, {"n3", 0}, {"n4", 0}},
                   {{"n1", 100}, {"n2", 100}, {"n3", 0}, {"n4", 0}}},
         // min -5, max 3: (0 + 5) * 100 / 8 = 62.5 truncates to 62.
@@ -453,13 +482,15 @@ INSTANTIATE_TEST_SUITE_P(
         ScoreCase{"WeightsOfSeveralPodsAdd",
                   PodYaml("web1", "{app: web}", "n1") + PodYaml("web2", "{app: web}", "n3") +
                       PodYaml("web3", "{app: web}", "n3"),
-                  PodYaml("p", "{}", "", Aff("", "[" + Weighted(2, Term(kWeb, "zone")) + "]")), "",
+                  PodYaml("p", "{}", "", Aff("", "[" + Weighted(2, Term(kWeb, "zone")) + "]")),
+                  "",
                   {{"n1", 2}, {"n2", 2}, {"n3", 4}, {"n4", 0}},
                   {{"n1", 50}, {"n2", 50}, {"n3", 100}, {"n4", 0}}},
         // Existing pods' required affinity terms matching the pod count hard_pod_affinity_weight.
         ScoreCase{"HardWeightDefault",
                   PodYaml("fan", "{app: fan}", "n3", Aff("[" + Term(kWeb, "zone") + "]")),
-                  PodYaml("p", "{app: web}", ""), "",
+                  PodYaml("p", "{app: web}", ""),
+                  "",
                   {{"n1", 0}, {"n2", 0}, {"n3", 1}, {"n4", 0}},
                   {{"n1", 0}, {"n2", 0}, {"n3", 100}, {"n4", 0}}},
         ScoreCase{"HardWeightSeven",
@@ -479,22 +510,27 @@ INSTANTIATE_TEST_SUITE_P(
                           Anti("", "[" + Weighted(4, Term(kWeb, "kubernetes.io/hostname")) + "]")) +
                       PodYaml("b", "{app: b}", "n3",
                               Aff("", "[" + Weighted(6, Term(kWeb, "zone")) + "]")),
-                  PodYaml("p", "{app: web}", ""), "",
+                  PodYaml("p", "{app: web}", ""),
+                  "",
                   {{"n1", -4}, {"n2", 0}, {"n3", 6}, {"n4", 0}},
                   {{"n1", 0}, {"n2", 40}, {"n3", 100}, {"n4", 40}}},
-        ScoreCase{"IgnorePreferredTermsOfExistingPods",
-                  PodYaml("b", "{app: b}", "n3", Aff("", "[" + Weighted(6, Term(kWeb, "zone")) + "]")),
-                  PodYaml("p", "{app: web}", ""), "ignore_preferred_terms_of_existing_pods = true",
-                  kZeros, kZeros},
+        ScoreCase{
+            "IgnorePreferredTermsOfExistingPods",
+            PodYaml("b", "{app: b}", "n3", Aff("", "[" + Weighted(6, Term(kWeb, "zone")) + "]")),
+            PodYaml("p", "{app: web}", ""), "ignore_preferred_terms_of_existing_pods = true",
+            kZeros, kZeros},
         // upstream: the option only applies when the incoming pod has no preferred terms.
-        ScoreCase{"IgnoreOptionKeepsThemWhenThePodHasTerms",
-                  PodYaml("b", "{app: b}", "n3", Aff("", "[" + Weighted(6, Term(kWeb, "zone")) + "]")),
-                  PodYaml("p", "{app: web}", "",
-                          Aff("", "[" + Weighted(2, Term("{matchLabels: {app: b}}",
-                                                         "kubernetes.io/hostname")) + "]")),
-                  "ignore_preferred_terms_of_existing_pods = true",
-                  {{"n1", 0}, {"n2", 0}, {"n3", 8}, {"n4", 0}},
-                  {{"n1", 0}, {"n2", 0}, {"n3", 100}, {"n4", 0}}},
+        ScoreCase{
+            "IgnoreOptionKeepsThemWhenThePodHasTerms",
+            PodYaml("b", "{app: b}", "n3", Aff("", "[" + Weighted(6, Term(kWeb, "zone")) + "]")),
+            PodYaml("p", "{app: web}", "",
+                    Aff("",
+                        "[" +
+                            Weighted(2, Term("{matchLabels: {app: b}}", "kubernetes.io/hostname")) +
+                            "]")),
+            "ignore_preferred_terms_of_existing_pods = true",
+            {{"n1", 0}, {"n2", 0}, {"n3", 8}, {"n4", 0}},
+            {{"n1", 0}, {"n2", 0}, {"n3", 100}, {"n4", 0}}},
         ScoreCase{"PreferredTermInOtherNamespace", PodYaml("web", "{app: web}", "n1", "", "other"),
                   PodYaml("p", "{}", "", Aff("", "[" + Weighted(10, Term(kWeb, "zone")) + "]")), "",
                   kZeros, kZeros}),

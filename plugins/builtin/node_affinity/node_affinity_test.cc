@@ -267,7 +267,7 @@ TEST_P(NodeAffinityScoreTest, SumsWeightsAndNormalizes) {
   h.OnlyPlugins({kName}, c.args.empty() ? "" : Added(c.args));
   h.AddObjects(ThreeNodes());
   auto pod = h.MakePod(PodYaml("p", c.spec));
-  std::vector<framework::NodeScore> scores;
+  std::vector<framework::testing::ScoredNode> scores;
   ASSERT_TRUE(h.RunScoreDetailed(*pod, scores).ok());
   const auto names = h.framework().ScorePluginNames();
   const size_t col = std::find(names.begin(), names.end(), kName) - names.begin();

@@ -4,6 +4,8 @@
 // (UnschedulableAndUnresolvable) or where matches + self - global minimum > maxSkew
 // (Unschedulable), minDomains zeroes the minimum, Score is sum(count * log(domains + 2) +
 // maxSkew - 1) with the hostname special case, NormalizeScore is 100 * (max + min - s) / max.
+#include "pod_topology_spread.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,7 +18,6 @@
 #include "host/framework/plugin_instance.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/interner.h"
-#include "pod_topology_spread.h"
 
 namespace schedhost::plugins {
 namespace {
@@ -97,9 +98,14 @@ std::string ReferenceCluster() {
                   NodeYaml("node-b", "{zone: zone1, node: node-b}") +
                   NodeYaml("node-x", "{zone: zone2, node: node-x}") +
                   NodeYaml("node-y", "{zone: zone2, node: node-y}");
-  for (const auto& [pod, node] : std::vector<std::pair<std::string, std::string>>{
-           {"p-a1", "node-a"}, {"p-a2", "node-a"}, {"p-b1", "node-b"}, {"p-y1", "node-y"},
-           {"p-y2", "node-y"}, {"p-y3", "node-y"}, {"p-y4", "node-y"}}) {
+  for (const auto& [pod, node] :
+       std::vector<std::pair<std::string, std::string>>{{"p-a1", "node-a"},
+                                                        {"p-a2", "node-a"},
+                                                        {"p-b1", "node-b"},
+                                                        {"p-y1", "node-y"},
+                                                        {"p-y2", "node-y"},
+                                                        {"p-y3", "node-y"},
+                                                        {"p-y4", "node-y"}}) {
     y += PodYaml(pod, "{foo: \"\"}", node);
   }
   return y;
@@ -126,8 +132,7 @@ TEST(PodTopologySpreadReference, TwoConstraintsPreFilterStateAndFilter) {
   auto pre = h.framework().RunPreFilterPlugins(state, pod->view());
   ASSERT_TRUE(pre.second.ok()) << pre.second.Message();
   void* raw = nullptr;
-  ASSERT_TRUE(
-      state.Read(model::Interner::Global().Intern("PreFilterPodTopologySpread"), &raw));
+  ASSERT_TRUE(state.Read(model::Interner::Global().Intern("PreFilterPodTopologySpread"), &raw));
   const auto* s = static_cast<const PreFilterState*>(raw);
   ASSERT_EQ(s->constraints->size(), 2u);
   // TpPairToMatchNum of the article.
@@ -154,7 +159,7 @@ TEST(PodTopologySpreadReference, TwoSoftConstraintsScores) {
   Harness h;
   h.OnlyPlugins({kName});
   h.AddObjects(ReferenceCluster());
-  std::vector<framework::NodeScore> scores;
+  std::vector<framework::testing::ScoredNode> scores;
   ASSERT_TRUE(h.RunScoreDetailed(*h.MakePod(ReferencePod("ScheduleAnyway")), scores).ok());
   // zone weight log(4), node weight log(6):
   // node-a 3*1.386 + 2*1.792 = 7.74 -> 8; node-b 4.16 + 1.79 -> 6; node-x 4*1.386 -> 6;
@@ -165,10 +170,10 @@ TEST(PodTopologySpreadReference, TwoSoftConstraintsScores) {
     got[std::string(ns.node_info->node->name.data, ns.node_info->node->name.len)] = {
         ns.raw[0], ns.weighted[0]};
   }
-  EXPECT_EQ(got, (std::map<std::string, std::pair<int64_t, int64_t>>{{"node-a", {8, 84}},
-                                                                     {"node-b", {6, 100}},
-                                                                     {"node-x", {6, 100}},
-                                                                     {"node-y", {13, 46}}}));
+  EXPECT_EQ(
+      got,
+      (std::map<std::string, std::pair<int64_t, int64_t>>{
+          {"node-a", {8, 84}}, {"node-b", {6, 100}}, {"node-x", {6, 100}}, {"node-y", {13, 46}}}));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,12 +212,17 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, PodTopologySpreadFilterTest,
     ::testing::Values(
         // upstream: the empty zone c is the global minimum (0), so zones with one pod are full.
-        FilterCase{"SingleConstraint", ThreeZones(), PodYaml("p", "{foo: x}", "", kZone1),
+        FilterCase{"SingleConstraint",
+                   ThreeZones(),
+                   PodYaml("p", "{foo: x}", "", kZone1),
                    {{"a1", kSkew}, {"b1", kSkew}, {"c1", ""}}},
         // A pod its own selector does not match adds no self-match: 1+0-0 <= 1.
-        FilterCase{"NoSelfMatch", ThreeZones(), PodYaml("p", "{bar: x}", "", kZone1),
+        FilterCase{"NoSelfMatch",
+                   ThreeZones(),
+                   PodYaml("p", "{bar: x}", "", kZone1),
                    {{"a1", ""}, {"b1", ""}, {"c1", ""}}},
-        FilterCase{"MaxSkewTwo", ThreeZones(),
+        FilterCase{"MaxSkewTwo",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "", Spread({C(2, "zone", "DoNotSchedule")})),
                    {{"a1", ""}, {"b1", ""}, {"c1", ""}}},
         // upstream: a node without the topology key is UnschedulableAndUnresolvable, and the
@@ -224,7 +234,8 @@ INSTANTIATE_TEST_SUITE_P(
                            Spread({C(1, "zone", "DoNotSchedule"), C(1, "rack", "DoNotSchedule")})),
                    {{"a1", kSkew}, {"b1", ""}, {"c1", kMissing}}},
         // ScheduleAnyway constraints are not filtered on.
-        FilterCase{"SoftConstraintNotFiltered", ThreeZones(),
+        FilterCase{"SoftConstraintNotFiltered",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "", Spread({C(1, "zone", "ScheduleAnyway")})),
                    {{"a1", ""}, {"b1", ""}, {"c1", ""}}},
         // Only pods in the incoming pod's namespace count.
@@ -232,9 +243,11 @@ INSTANTIATE_TEST_SUITE_P(
                    NodeYaml("a1", "{zone: a}") + NodeYaml("b1", "{zone: b}") +
                        "apiVersion: v1\nkind: Pod\nmetadata: {name: o, namespace: other, labels: "
                        "{foo: x}}\nspec: {nodeName: a1, containers: [{name: c}]}\n---\n",
-                   PodYaml("p", "{foo: x}", "", kZone1), {{"a1", ""}, {"b1", ""}}},
+                   PodYaml("p", "{foo: x}", "", kZone1),
+                   {{"a1", ""}, {"b1", ""}}},
         // An empty selector selects the pod itself but counts no pod on nodes (upstream).
-        FilterCase{"EmptySelectorCountsNothing", ThreeZones(),
+        FilterCase{"EmptySelectorCountsNothing",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "", Spread({C(1, "zone", "DoNotSchedule", "{}")})),
                    {{"a1", ""}, {"b1", ""}, {"c1", ""}}},
         // minDomains: 2 domains with one pod each; with minDomains 3 the minimum becomes 0.
@@ -256,17 +269,20 @@ INSTANTIATE_TEST_SUITE_P(
                    {{"a1", kSkew}, {"b1", kSkew}}},
         // nodeAffinityPolicy Honor (default): zone c fails the pod's nodeSelector and is no
         // domain, so the minimum is 1 and zones a and b take one more pod.
-        FilterCase{"NodeAffinityPolicyHonor", ThreeZones(),
+        FilterCase{"NodeAffinityPolicyHonor",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "", "  nodeSelector: {disk: ssd}\n" + kZone1),
                    {{"a1", ""}, {"b1", ""}, {"c1", ""}}},
-        FilterCase{"NodeAffinityPolicyIgnore", ThreeZones(),
+        FilterCase{"NodeAffinityPolicyIgnore",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "",
                            "  nodeSelector: {disk: ssd}\n" +
                                Spread({C(1, "zone", "DoNotSchedule",
                                          "{matchExpressions: [{key: foo, operator: Exists}]}",
                                          ", nodeAffinityPolicy: Ignore")})),
                    {{"a1", kSkew}, {"b1", kSkew}, {"c1", ""}}},
-        FilterCase{"RequiredNodeAffinityHonored", ThreeZones(),
+        FilterCase{"RequiredNodeAffinityHonored",
+                   ThreeZones(),
                    PodYaml("p", "{foo: x}", "",
                            "  affinity:\n    nodeAffinity:\n      "
                            "requiredDuringSchedulingIgnoredDuringExecution:\n        "
@@ -278,7 +294,8 @@ INSTANTIATE_TEST_SUITE_P(
         // it unless the pod tolerates the taint; PreferNoSchedule never drops a node.
         FilterCase{"NodeTaintsPolicyIgnore",
                    ThreeZones("{taints: [{key: k, value: v, effect: NoSchedule}]}"),
-                   PodYaml("p", "{foo: x}", "", kZone1), {{"a1", kSkew}, {"b1", kSkew}, {"c1", ""}}},
+                   PodYaml("p", "{foo: x}", "", kZone1),
+                   {{"a1", kSkew}, {"b1", kSkew}, {"c1", ""}}},
         FilterCase{"NodeTaintsPolicyHonor",
                    ThreeZones("{taints: [{key: k, value: v, effect: NoSchedule}]}"),
                    PodYaml("p", "{foo: x}", "",
@@ -384,7 +401,7 @@ TEST(PodTopologySpreadExtensions, AddAndRemovePodUpdateCounts) {
 using Scores = std::map<std::string, std::pair<int64_t, int64_t>>;  // node -> {raw, normalised}
 
 Scores RunScore(Harness& h, const std::string& pod) {
-  std::vector<framework::NodeScore> scores;
+  std::vector<framework::testing::ScoredNode> scores;
   framework::Status s = h.RunScoreDetailed(*h.MakePod(pod), scores);
   EXPECT_TRUE(s.ok()) << s.Message();
   Scores out;
@@ -410,7 +427,8 @@ class PodTopologySpreadScoreTest : public ::testing::TestWithParam<ScoreCase> {}
 TEST_P(PodTopologySpreadScoreTest, ScoresAndNormalizes) {
   const ScoreCase& c = GetParam();
   Harness h;
-  h.OnlyPlugins({kName}, c.args.empty() ? "" : "[profile.plugin_config.PodTopologySpread]\n" + c.args);
+  h.OnlyPlugins({kName},
+                c.args.empty() ? "" : "[profile.plugin_config.PodTopologySpread]\n" + c.args);
   h.AddObjects(c.cluster);
   EXPECT_EQ(RunScore(h, c.pod), c.want);
 }
@@ -446,27 +464,37 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // Hostname: counted per node, weight log(3 hosts + 2); h4 misses the key and is ignored
         // (0). h1 2*1.609 -> 3, h2 -> 2, h3 0; normalised 100*(3+0-s)/3.
-        ScoreCase{"Hostname", "", Hosts(),
+        ScoreCase{"Hostname",
+                  "",
+                  Hosts(),
                   PodYaml("p", "{foo: x}", "", Spread({C(1, kHost, "ScheduleAnyway")})),
                   {{"h1", {3, 0}}, {"h2", {2, 33}}, {"h3", {0, 100}}, {"h4", {0, 0}}}},
         // maxSkew - 1 is added per constraint: h1 3.2+2 -> 5, h2 3.6 -> 4, h3 2.
-        ScoreCase{"MaxSkewAddsToEveryNode", "", Hosts(),
+        ScoreCase{"MaxSkewAddsToEveryNode",
+                  "",
+                  Hosts(),
                   PodYaml("p", "{foo: x}", "", Spread({C(3, kHost, "ScheduleAnyway")})),
                   {{"h1", {5, 40}}, {"h2", {4, 60}}, {"h3", {2, 100}}, {"h4", {0, 0}}}},
         // All scores 0: every node gets 100 (ignored ones 0).
-        ScoreCase{"AllZero", "", Hosts(),
+        ScoreCase{"AllZero",
+                  "",
+                  Hosts(),
                   PodYaml("p", "{foo: x}", "",
                           Spread({C(1, kHost, "ScheduleAnyway", "{matchLabels: {none: y}}")})),
                   {{"h1", {0, 100}}, {"h2", {0, 100}}, {"h3", {0, 100}}, {"h4", {0, 0}}}},
         // Zone key: weight log(2 + 2); zone a 3 pods, zone b 0: a 4.16 -> 4, b 0.
-        ScoreCase{"Zone", "", Hosts(),
+        ScoreCase{"Zone",
+                  "",
+                  Hosts(),
                   PodYaml("p", "{foo: x}", "", Spread({C(1, "zone", "ScheduleAnyway")})),
                   {{"h1", {4, 0}}, {"h2", {4, 0}}, {"h3", {0, 100}}, {"h4", {0, 0}}}},
         // System defaults (hostname maxSkew 3, zone maxSkew 5) for a controller-owned pod; h4
         // without a zone is still scored (the empty zone is a domain): zones a, b, "" -> log 5,
         // hosts 4 -> log 6. h1 2*1.79+2 + 2*1.61+4 = 12.8 -> 13; h2 2 + 7.22 -> 9;
         // h3 3.79 + 5.61 -> 9; h4 2. Normalised 100*(13+2-s)/13.
-        ScoreCase{"SystemDefaults", "", OwnedHosts(),
+        ScoreCase{"SystemDefaults",
+                  "",
+                  OwnedHosts(),
                   PodYaml("p", "{app: web}", "", "", kOwnedByWeb),
                   {{"h1", {13, 15}}, {"h2", {9, 46}}, {"h3", {9, 46}}, {"h4", {2, 100}}}},
         // List defaults require every key: h4 (no zone) is ignored. Zone weight log(2+2):
@@ -475,16 +503,22 @@ INSTANTIATE_TEST_SUITE_P(
                   "defaulting_type = \"List\"\ndefault_constraints = [{ max_skew = 1, "
                   "topology_key = \"topology.kubernetes.io/zone\", when_unsatisfiable = "
                   "\"ScheduleAnyway\" }]\n",
-                  OwnedHosts(), PodYaml("p", "{app: web}", "", "", kOwnedByWeb),
+                  OwnedHosts(),
+                  PodYaml("p", "{app: web}", "", "", kOwnedByWeb),
                   {{"h1", {3, 33}}, {"h2", {3, 33}}, {"h3", {1, 100}}, {"h4", {0, 0}}}},
         // A pod with constraints of its own does not get the defaults (none soft here).
-        ScoreCase{"OwnConstraintsReplaceDefaults", "", OwnedHosts(),
-                  PodYaml("p", "{app: web}", "", Spread({C(5, "topology.kubernetes.io/zone",
-                                                           "DoNotSchedule")}),
-                          kOwnedByWeb),
-                  {{"h1", {0, 0}}, {"h2", {0, 0}}, {"h3", {0, 0}}}},
+        ScoreCase{
+            "OwnConstraintsReplaceDefaults",
+            "",
+            OwnedHosts(),
+            PodYaml("p", "{app: web}", "",
+                    Spread({C(5, "topology.kubernetes.io/zone", "DoNotSchedule")}), kOwnedByWeb),
+            {{"h1", {0, 0}}, {"h2", {0, 0}}, {"h3", {0, 0}}}},
         // No controller: upstream's nothing-selects-this-pod case, no default constraints.
-        ScoreCase{"NoControllerNoDefaults", "", OwnedHosts(), PodYaml("p", "{app: web}", ""),
+        ScoreCase{"NoControllerNoDefaults",
+                  "",
+                  OwnedHosts(),
+                  PodYaml("p", "{app: web}", ""),
                   {{"h1", {0, 0}}, {"h2", {0, 0}}, {"h3", {0, 0}}, {"h4", {0, 0}}}}));
 
 // Default constraints with DoNotSchedule (List) are filtered on, selecting the same controller.
@@ -601,8 +635,8 @@ TEST(PodTopologySpreadEvents, RegistersPodAndNodeEvents) {
     if (plugin != kName) continue;
     ASSERT_EQ(regs.size(), 2u);
     EXPECT_EQ(regs[0].event.resource, SCHEDHOST_RESOURCE_POD);
-    EXPECT_EQ(regs[0].event.actions, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_POD_LABEL |
-                                         SCHEDHOST_ACTION_DELETE);
+    EXPECT_EQ(regs[0].event.actions,
+              SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_POD_LABEL | SCHEDHOST_ACTION_DELETE);
     EXPECT_EQ(regs[1].event.resource, SCHEDHOST_RESOURCE_NODE);
     EXPECT_EQ(regs[1].event.actions, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_DELETE |
                                          SCHEDHOST_ACTION_UPDATE_NODE_LABEL |

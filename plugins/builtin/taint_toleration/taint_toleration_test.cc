@@ -132,7 +132,7 @@ TEST_P(TaintTolerationScoreTest, ScoresAndNormalizes) {
   h.AddObjects(cluster);
   auto pod = h.MakePod(PodYaml(c.tolerations));
 
-  std::vector<framework::NodeScore> detailed;
+  std::vector<framework::testing::ScoredNode> detailed;
   framework::Status s = h.RunScoreDetailed(*pod, detailed);
   ASSERT_TRUE(s.ok()) << s.Message();
   ASSERT_EQ(h.framework().ScorePluginNames(), std::vector<std::string>{"TaintToleration"});
@@ -245,7 +245,7 @@ TEST(TaintTolerationTest, ScoreWithoutPreScoreStateIsAnError) {
   h.AddObjects(NodeYaml("a", ""));
   auto& fw = h.framework();
   framework::CycleState empty;
-  std::vector<framework::NodeScore> out;
+  framework::ScoreTable out;
   auto pod = h.MakePod(PodYaml(""));
   framework::Status s = fw.RunScorePlugins(empty, pod->view(), {h.snapshot().views()[0]}, out);
   EXPECT_EQ(s.code, Code::kError);
