@@ -2,6 +2,9 @@
 """Runs schedhost-bench with --json and checks the run completed: every measured pod bound,
 the JSON well formed with the figures the README documents. No timing assertions.
 
+With `--reference fused` among the flags, also checks the fused reference bound every measured
+pod and the framework/fused ratio is there.
+
 usage: check_bench.py BENCH_BINARY WORKLOAD [bench flags...]"""
 import json
 import subprocess
@@ -27,6 +30,13 @@ def main():
     assert w["pods_per_second"]["min"] > 0, w["pods_per_second"]
     assert w["attempts"]["min"] >= w["measured_pods"], w["attempts"]
     assert w["peak_rss_mib"]["min"] > 0, w["peak_rss_mib"]
+    if "--reference" in flags:
+        fused = w["fused_reference"]
+        assert fused["measured_pods"] == w["measured_pods"], fused
+        assert fused["measured_bound_min"] == fused["measured_pods"], (
+            f'fused: {fused["measured_bound_min"]} of {fused["measured_pods"]} bound')
+        assert fused["pods_per_second"]["min"] > 0, fused
+        assert w["framework_to_fused"] > 0, w.get("framework_to_fused")
     print(f'{workload}: {w["measured_pods"]} measured pods bound, '
           f'{w["pods_per_second"]["median"]:.0f} pods/s')
 
