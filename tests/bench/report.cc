@@ -131,7 +131,7 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
                   w.fused.front().measured_pods);
     out += line.data();
     if (const double ratio = Ratio(w); ratio > 0) {
-      std::snprintf(line.data(), line.size(), "; framework/fused = %.3f (%.1f%%)", ratio,
+      std::snprintf(line.data(), line.size(), "; framework/fused = %.4g (%.2f%%)", ratio,
                     ratio * 100);
       out += line.data();
     }
