@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
   app.add_option("--reference", reference,
                  "Also run a reference: \"fused\", the hand-fused loop (scheduling_basic shapes)")
       ->check(CLI::IsMember({"fused"}));
+  int max_explanations = -1;
+  app.add_option("--max-explanations", max_explanations,
+                 "Pods' last-cycle explanations the scheduler keeps (default: its own, 1000)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--reference-only", reference_only, "Run only the --reference, not the framework");
   CLI11_PARSE(app, argc, argv);
   if (reference_only && reference.empty()) {
@@ -94,6 +98,7 @@ int main(int argc, char** argv) {
   options.config_path = config_path;
   options.barrier_timeout = std::chrono::seconds(timeout_s);
   options.progress = !quiet;
+  if (max_explanations >= 0) options.max_explanations = static_cast<size_t>(max_explanations);
 
   std::vector<schedhost::bench::WorkloadRuns> results;
   results.reserve(names.size());

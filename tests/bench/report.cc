@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,10 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
           {"attempts", [](const RunResult& r) { return static_cast<double>(r.attempts); }},
           {"peak_rss_mib",
            [](const RunResult& r) { return static_cast<double>(r.peak_rss_kib) / 1024; }},
+          {"bytes_per_node",
+           [](const RunResult& r) { return r.node_bytes + r.snapshot_node_bytes; }},
+          {"snapshot_bytes_per_node", [](const RunResult& r) { return r.snapshot_node_bytes; }},
+          {"bytes_per_pending_pod", [](const RunResult& r) { return r.pending_pod_bytes; }},
       };
   return kFigures;
 }
@@ -85,9 +90,9 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
   const bool any_runs = std::any_of(workloads.begin(), workloads.end(),
                                     [](const WorkloadRuns& w) { return !w.runs.empty(); });
   if (any_runs) {
-    std::snprintf(line.data(), line.size(), "%-22s %6s %7s %7s %19s %8s %8s %8s %9s %8s\n",
+    std::snprintf(line.data(), line.size(), "%-22s %6s %7s %7s %19s %8s %8s %8s %9s %8s %7s %9s\n",
                   "WORKLOAD", "NODES", "PODS", "BOUND", "PODS/S (MIN..MAX)", "P50 MS", "P90 MS",
-                  "P99 MS", "ATTEMPTS", "RSS MIB");
+                  "P99 MS", "ATTEMPTS", "RSS MIB", "B/NODE", "B/PENDING");
     out += line.data();
   }
   for (const WorkloadRuns& w : workloads) {
@@ -104,10 +109,16 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
     }
     size_t bound = first.measured_bound;
     for (const RunResult& r : w.runs) bound = std::min(bound, r.measured_bound);
+    // Bytes per node / per pending pod: medians, "-" where the workload does not give them.
+    auto bytes = [&](size_t i) {
+      const double v = med(i).median;
+      return v > 0 ? std::to_string(std::llround(v)) : std::string("-");
+    };
     std::snprintf(line.data(), line.size(),
-                  "%-22s %6zu %7zu %7zu %19s %8.1f %8.1f %8.1f %9.0f %8.0f\n", w.name.c_str(),
-                  first.nodes, first.measured_pods, bound, rate_text.data(), med(2).median,
-                  med(3).median, med(4).median, med(5).median, med(6).max);
+                  "%-22s %6zu %7zu %7zu %19s %8.1f %8.1f %8.1f %9.0f %8.0f %7s %9s\n",
+                  w.name.c_str(), first.nodes, first.measured_pods, bound, rate_text.data(),
+                  med(2).median, med(3).median, med(4).median, med(5).median, med(6).max,
+                  bytes(7).c_str(), bytes(9).c_str());
     out += line.data();
   }
   for (const WorkloadRuns& w : workloads) {
