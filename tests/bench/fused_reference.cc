@@ -141,24 +141,8 @@ class FusedScheduler {
       int64_t best_score = -1;
       for (size_t k = 0; k < found; ++k) {
         const size_t f = feasible_[k];
-        const int64_t used_cpu = req_cpu_[f] + pod.milli_cpu;
-        const int64_t used_mem = req_mem_[f] + pod.memory;
-        // NodeResourcesFit LeastAllocated: the mean of (free / allocatable) * 100 over cpu and
-        // memory, integer arithmetic; Filter guarantees used <= allocatable.
-        const int64_t least =
-            ((alloc_cpu_[f] - used_cpu) * SCHEDHOST_MAX_NODE_SCORE / alloc_cpu_[f] +
-             (alloc_mem_[f] - used_mem) * SCHEDHOST_MAX_NODE_SCORE / alloc_mem_[f]) /
-            2;
-        // BalancedAllocation: (1 - std dev of the two fractions) * 100; for two resources the
-        // std dev is |cpu - mem| / 2.
-        const double cpu_fraction =
-            std::min(1.0, static_cast<double>(used_cpu) / static_cast<double>(alloc_cpu_[f]));
-        const double mem_fraction =
-            std::min(1.0, static_cast<double>(used_mem) / static_cast<double>(alloc_mem_[f]));
-        const double std_dev = std::abs((cpu_fraction - mem_fraction) / 2);
-        const auto balanced =
-            static_cast<int64_t>((1 - std_dev) * static_cast<double>(SCHEDHOST_MAX_NODE_SCORE));
-        const int64_t total = least + balanced;
+        const int64_t total = FusedScore(alloc_cpu_[f], alloc_mem_[f], req_cpu_[f] + pod.milli_cpu,
+                                         req_mem_[f] + pod.memory);
         if (total > best_score) {
           best_score = total;
           best = f;
@@ -185,6 +169,26 @@ class FusedScheduler {
   std::vector<uint8_t> unschedulable_;
   std::vector<size_t> feasible_;
 };
+
+}  // namespace
+
+int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t used_cpu, int64_t used_mem) {
+  constexpr int64_t kMax = SCHEDHOST_MAX_NODE_SCORE;
+  // NodeResourcesFit LeastAllocated: the mean of free / allocatable * 100 over cpu and memory,
+  // in integers as the plugin computes it.
+  const int64_t least =
+      ((alloc_cpu - used_cpu) * kMax / alloc_cpu + (alloc_mem - used_mem) * kMax / alloc_mem) / 2;
+  // BalancedAllocation: (1 - std dev of the fractions) * 100, truncated; for two resources the
+  // std dev is |cpu - mem| / 2.
+  const double cpu_fraction =
+      std::min(1.0, static_cast<double>(used_cpu) / static_cast<double>(alloc_cpu));
+  const double mem_fraction =
+      std::min(1.0, static_cast<double>(used_mem) / static_cast<double>(alloc_mem));
+  const double std_dev = std::abs((cpu_fraction - mem_fraction) / 2);
+  return least + static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMax));
+}
+
+namespace {
 
 std::string Where(const Workload& w, size_t op) {
   return w.path.string() + ": ops[" + std::to_string(op) + "]";

@@ -42,6 +42,12 @@ struct FusedResult {
   uint64_t nodes_scored = 0;
 };
 
+/// FusedScore is the fused loop's score of a node: NodeResourcesFit LeastAllocated plus
+/// NodeResourcesBalancedAllocation, weight 1 each, where `used_*` are the node's requested cpu
+/// (millicores) and memory (bytes) plus the pod's; requires 0 < used <= allocatable (the pod
+/// passed Filter).
+int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t used_cpu, int64_t used_mem);
+
 /// CheckFusedShape throws FusedShapeError unless every operation of `workload` is createNodes,
 /// createPods or barrier, nodes carry no taints, and pods ask only for cpu and memory (both > 0,
 /// so the non-zero defaults do not apply) with at most one host port, no node selector,
