@@ -3,6 +3,7 @@
 //
 //   schedhost-bench scheduling_basic                   # a table
 //   schedhost-bench --scale 0.1 --repeat 3 --json scheduling_basic topology_spreading
+//   schedhost-bench --reference fused scheduling_basic  # also the hand-fused loop, and the ratio
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -11,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "host/config/host_config.h"
 #include "host/scheduler/profile_set.h"
+#include "tests/bench/fused_reference.h"
 #include "tests/bench/report.h"
 #include "tests/bench/runner.h"
 #include "tests/bench/workload.h"
@@ -46,6 +49,8 @@ int main(int argc, char** argv) {
   std::string plugin_dir;
   std::string config_path;
   std::string workload_dir = SCHEDHOST_BENCH_WORKLOAD_DIR;
+  std::string reference;
+  bool reference_only = false;
   app.add_option("workloads", names, "Workload names (in --workload-dir) or .toml paths");
   app.add_option("--scale", scale, "Multiply every node and pod count by this (e.g. 0.02 in CI)")
       ->check(CLI::PositiveNumber);
@@ -59,7 +64,19 @@ int main(int argc, char** argv) {
   app.add_option("--plugin-dir", plugin_dir, "Builtin plugin directory (default: the build's)");
   app.add_option("--config", config_path, "Host config file (default: built-in defaults)");
   app.add_option("--workload-dir", workload_dir, "Where workload names are looked up");
+  app.add_option("--reference", reference,
+                 "Also run a reference: \"fused\", the hand-fused loop (scheduling_basic shapes)")
+      ->check(CLI::IsMember({"fused"}));
+  int max_explanations = -1;
+  app.add_option("--max-explanations", max_explanations,
+                 "Pods' last-cycle explanations the scheduler keeps (default: its own, 1000)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--reference-only", reference_only, "Run only the --reference, not the framework");
   CLI11_PARSE(app, argc, argv);
+  if (reference_only && reference.empty()) {
+    std::cerr << "schedhost-bench: --reference-only needs --reference fused\n";
+    return 2;
+  }
 
   if (list) {
     std::vector<std::string> found;
@@ -81,6 +98,7 @@ int main(int argc, char** argv) {
   options.config_path = config_path;
   options.barrier_timeout = std::chrono::seconds(timeout_s);
   options.progress = !quiet;
+  if (max_explanations >= 0) options.max_explanations = static_cast<size_t>(max_explanations);
 
   std::vector<schedhost::bench::WorkloadRuns> results;
   results.reserve(names.size());
@@ -90,14 +108,28 @@ int main(int argc, char** argv) {
     for (const std::string& n : names) {
       workloads.push_back(schedhost::bench::LoadWorkload(Resolve(n, workload_dir), scale));
     }
+    int32_t percentage = 0;
+    if (!reference.empty()) {
+      // Refuse a workload the fused loop cannot stand in for before running anything.
+      for (const schedhost::bench::Workload& w : workloads) schedhost::bench::CheckFusedShape(w);
+      percentage = (config_path.empty() ? schedhost::config::ParseConfig("", "(defaults)", {})
+                                        : schedhost::config::LoadConfigFile(config_path))
+                       .percentage_of_nodes_to_score;
+    }
     for (const schedhost::bench::Workload& w : workloads) {
-      schedhost::bench::WorkloadRuns runs{w.name, w.path.string(), scale, {}};
+      schedhost::bench::WorkloadRuns runs{w.name, w.path.string(), scale, {}, {}};
       runs.runs.reserve(static_cast<size_t>(repeat));
-      for (int i = 0; i < repeat; ++i) {
+      for (int i = 0; i < repeat && !reference_only; ++i) {
         runs.runs.push_back(schedhost::bench::RunWorkload(w, options));
+      }
+      for (int i = 0; i < repeat && !reference.empty(); ++i) {
+        runs.fused.push_back(schedhost::bench::RunFused(w, percentage));
       }
       results.push_back(std::move(runs));
     }
+  } catch (const schedhost::bench::FusedShapeError& e) {
+    std::cerr << "schedhost-bench: --reference fused: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "schedhost-bench: " << e.what() << "\n";
     return 1;
@@ -109,6 +141,13 @@ int main(int argc, char** argv) {
       if (r.measured_bound != r.measured_pods) {
         std::cerr << "schedhost-bench: " << w.name << ": " << r.measured_bound << " of "
                   << r.measured_pods << " measured pods were bound\n";
+        return 3;
+      }
+    }
+    for (const auto& f : w.fused) {
+      if (f.measured_bound != f.measured_pods) {
+        std::cerr << "schedhost-bench: " << w.name << ": the fused reference bound "
+                  << f.measured_bound << " of " << f.measured_pods << " measured pods\n";
         return 3;
       }
     }

@@ -2,6 +2,9 @@
 """Runs schedhost-bench with --json and checks the run completed: every measured pod bound,
 the JSON well formed with the figures the README documents. No timing assertions.
 
+With `--reference fused` among the flags, also checks the fused reference bound every measured
+pod and the framework/fused ratio is there.
+
 usage: check_bench.py BENCH_BINARY WORKLOAD [bench flags...]"""
 import json
 import subprocess
@@ -21,12 +24,25 @@ def main():
     assert w["measured_pods"] > 0, w
     assert w["measured_bound_min"] == w["measured_pods"], (
         f'{w["measured_bound_min"]} of {w["measured_pods"]} measured pods bound')
-    for key in ("pods_per_second", "p50_ms", "p90_ms", "p99_ms", "attempts", "peak_rss_mib"):
+    for key in ("pods_per_second", "p50_ms", "p90_ms", "p99_ms", "attempts", "peak_rss_mib",
+                "bytes_per_node", "snapshot_bytes_per_node", "bytes_per_pending_pod"):
         spread = w[key]
         assert spread["min"] <= spread["median"] <= spread["max"], (key, spread)
     assert w["pods_per_second"]["min"] > 0, w["pods_per_second"]
     assert w["attempts"]["min"] >= w["measured_pods"], w["attempts"]
     assert w["peak_rss_mib"]["min"] > 0, w["peak_rss_mib"]
+    assert w["bytes_per_node"]["min"] > 0, w["bytes_per_node"]
+    assert 0 < w["snapshot_bytes_per_node"]["min"] < w["bytes_per_node"]["min"], w
+    # Only a workload with an operation of pods that all stay pending gives bytes per pending pod.
+    if workload == "unschedulable_churn":
+        assert w["bytes_per_pending_pod"]["min"] > 0, w["bytes_per_pending_pod"]
+    if "--reference" in flags:
+        fused = w["fused_reference"]
+        assert fused["measured_pods"] == w["measured_pods"], fused
+        assert fused["measured_bound_min"] == fused["measured_pods"], (
+            f'fused: {fused["measured_bound_min"]} of {fused["measured_pods"]} bound')
+        assert fused["pods_per_second"]["min"] > 0, fused
+        assert w["framework_to_fused"] > 0, w.get("framework_to_fused")
     print(f'{workload}: {w["measured_pods"]} measured pods bound, '
           f'{w["pods_per_second"]["median"]:.0f} pods/s')
 

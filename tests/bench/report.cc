@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,10 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
           {"attempts", [](const RunResult& r) { return static_cast<double>(r.attempts); }},
           {"peak_rss_mib",
            [](const RunResult& r) { return static_cast<double>(r.peak_rss_kib) / 1024; }},
+          {"bytes_per_node",
+           [](const RunResult& r) { return r.node_bytes + r.snapshot_node_bytes; }},
+          {"snapshot_bytes_per_node", [](const RunResult& r) { return r.snapshot_node_bytes; }},
+          {"bytes_per_pending_pod", [](const RunResult& r) { return r.pending_pod_bytes; }},
       };
   return kFigures;
 }
@@ -62,15 +67,34 @@ std::map<std::string, double> Shares(const std::vector<RunResult>& runs) {
   return shares;
 }
 
+// FusedRate is the fused reference's pods/s over its runs.
+Spread FusedRate(const std::vector<FusedResult>& fused) {
+  std::vector<RunResult> as_runs(fused.size());
+  for (size_t i = 0; i < fused.size(); ++i) as_runs[i].pods_per_second = fused[i].pods_per_second;
+  return Summarise(as_runs, [](const RunResult& r) { return r.pods_per_second; });
+}
+
+// Ratio is the framework's median pods/s over the fused reference's (0 when either is absent).
+double Ratio(const WorkloadRuns& w) {
+  if (w.runs.empty() || w.fused.empty()) return 0;
+  const double fused = FusedRate(w.fused).median;
+  if (fused <= 0) return 0;
+  return Summarise(w.runs, [](const RunResult& r) { return r.pods_per_second; }).median / fused;
+}
+
 }  // namespace
 
 std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
   std::string out;
   std::array<char, 256> line{};
-  std::snprintf(line.data(), line.size(), "%-22s %6s %7s %7s %19s %8s %8s %8s %9s %8s\n",
-                "WORKLOAD", "NODES", "PODS", "BOUND", "PODS/S (MIN..MAX)", "P50 MS", "P90 MS",
-                "P99 MS", "ATTEMPTS", "RSS MIB");
-  out += line.data();
+  const bool any_runs = std::any_of(workloads.begin(), workloads.end(),
+                                    [](const WorkloadRuns& w) { return !w.runs.empty(); });
+  if (any_runs) {
+    std::snprintf(line.data(), line.size(), "%-22s %6s %7s %7s %19s %8s %8s %8s %9s %8s %7s %9s\n",
+                  "WORKLOAD", "NODES", "PODS", "BOUND", "PODS/S (MIN..MAX)", "P50 MS", "P90 MS",
+                  "P99 MS", "ATTEMPTS", "RSS MIB", "B/NODE", "B/PENDING");
+    out += line.data();
+  }
   for (const WorkloadRuns& w : workloads) {
     if (w.runs.empty()) continue;
     const RunResult& first = w.runs.front();
@@ -85,10 +109,16 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
     }
     size_t bound = first.measured_bound;
     for (const RunResult& r : w.runs) bound = std::min(bound, r.measured_bound);
+    // Bytes per node / per pending pod: medians, "-" where the workload does not give them.
+    auto bytes = [&](size_t i) {
+      const double v = med(i).median;
+      return v > 0 ? std::to_string(std::llround(v)) : std::string("-");
+    };
     std::snprintf(line.data(), line.size(),
-                  "%-22s %6zu %7zu %7zu %19s %8.1f %8.1f %8.1f %9.0f %8.0f\n", w.name.c_str(),
-                  first.nodes, first.measured_pods, bound, rate_text.data(), med(2).median,
-                  med(3).median, med(4).median, med(5).median, med(6).max);
+                  "%-22s %6zu %7zu %7zu %19s %8.1f %8.1f %8.1f %9.0f %8.0f %7s %9s\n",
+                  w.name.c_str(), first.nodes, first.measured_pods, bound, rate_text.data(),
+                  med(2).median, med(3).median, med(4).median, med(5).median, med(6).max,
+                  bytes(7).c_str(), bytes(9).c_str());
     out += line.data();
   }
   for (const WorkloadRuns& w : workloads) {
@@ -97,6 +127,23 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
     out += w.name + " time per extension point (share of scheduling-attempt time):";
     for (const auto& [point, share] : shares) {
       std::snprintf(line.data(), line.size(), " %s %.1f%%", point.c_str(), share * 100);
+      out += line.data();
+    }
+    out += "\n";
+  }
+  for (const WorkloadRuns& w : workloads) {
+    if (w.fused.empty()) continue;
+    const Spread rate = FusedRate(w.fused);
+    size_t bound = w.fused.front().measured_bound;
+    for (const FusedResult& f : w.fused) bound = std::min(bound, f.measured_bound);
+    std::snprintf(line.data(), line.size(),
+                  "%s fused reference: %.0f pods/s (%.0f..%.0f), %zu of %zu measured pods bound",
+                  w.name.c_str(), rate.median, rate.min, rate.max, bound,
+                  w.fused.front().measured_pods);
+    out += line.data();
+    if (const double ratio = Ratio(w); ratio > 0) {
+      std::snprintf(line.data(), line.size(), "; framework/fused = %.4g (%.2f%%)", ratio,
+                    ratio * 100);
       out += line.data();
     }
     out += "\n";
@@ -128,10 +175,32 @@ std::string FormatJson(const std::vector<WorkloadRuns>& workloads) {
       run["extension_point_seconds"] = r.point_seconds;
       runs.push_back(std::move(run));
     }
-    j["measured_bound_min"] = min_bound;
-    for (const auto& [name, f] : Figures()) j[name] = ToJson(Summarise(w.runs, f));
-    j["extension_point_share"] = Shares(w.runs);
-    j["runs"] = std::move(runs);
+    if (!w.runs.empty()) {  // empty with --reference-only
+      j["measured_bound_min"] = min_bound;
+      for (const auto& [name, f] : Figures()) j[name] = ToJson(Summarise(w.runs, f));
+      j["extension_point_share"] = Shares(w.runs);
+      j["runs"] = std::move(runs);
+    }
+    if (!w.fused.empty()) {
+      nlohmann::json fused;
+      nlohmann::json fused_runs = nlohmann::json::array();
+      size_t fused_bound = w.fused.front().measured_bound;
+      for (const FusedResult& f : w.fused) {
+        fused_bound = std::min(fused_bound, f.measured_bound);
+        fused_runs.push_back({{"pods_per_second", f.pods_per_second},
+                              {"seconds", f.seconds},
+                              {"measured_bound", f.measured_bound},
+                              {"unmeasured_bound", f.unmeasured_bound},
+                              {"nodes_examined", f.nodes_examined},
+                              {"nodes_scored", f.nodes_scored}});
+      }
+      fused["measured_pods"] = w.fused.front().measured_pods;
+      fused["measured_bound_min"] = fused_bound;
+      fused["pods_per_second"] = ToJson(FusedRate(w.fused));
+      fused["runs"] = std::move(fused_runs);
+      j["fused_reference"] = std::move(fused);
+      if (const double ratio = Ratio(w); ratio > 0) j["framework_to_fused"] = ratio;
+    }
     all.push_back(std::move(j));
   }
   return nlohmann::json{{"workloads", std::move(all)}}.dump(2) + "\n";

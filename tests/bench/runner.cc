@@ -18,6 +18,7 @@
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
 #include "host/store/store.h"
+#include "tests/bench/host_memory.h"
 
 namespace schedhost::bench {
 namespace {
@@ -29,17 +30,24 @@ int64_t NowNs() {
       .count();
 }
 
-// Tracker follows every pod the workload creates: its creation time (taken right before the
-// store write, which enqueues it) and its binding time (taken in the store watch that sees the
-// binding). Watch callbacks run on whichever thread wrote (the binding threads), so a mutex.
+// Tracker follows every measured pod the workload creates: its creation time (taken right
+// before the store write, which enqueues it) and its binding time (taken in the store watch that
+// sees the binding). Unmeasured pods are only counted, so that creating them allocates nothing
+// in the bench (the bytes per pending pod are sampled around such an operation). Watch
+// callbacks run on whichever thread wrote (the binding threads), so a mutex.
 class Tracker {
  public:
-  // Created records that pod `name` is about to be created now.
-  void Created(const std::string& name, bool measured) {
+  // Created records that measured pod `name` is about to be created now.
+  void Created(const std::string& name) {
     const int64_t now = NowNs();
     std::lock_guard lock(mu_);
     slots_.emplace(name, pods_.size());
-    pods_.push_back({now, 0, measured});
+    pods_.push_back({now, 0});
+  }
+  // CreatedUnmeasured counts an unmeasured pod about to be created.
+  void CreatedUnmeasured() {
+    std::lock_guard lock(mu_);
+    ++unmeasured_;
   }
   // OnEvent records bindings and deletions of pending pods.
   void OnEvent(const store::Event& e) {
@@ -51,19 +59,18 @@ class Tracker {
     if (e.type == store::EventType::kModified && !was_bound && !pod->node_name().empty()) {
       const int64_t now = NowNs();
       std::lock_guard lock(mu_);
+      ++bound_;  // every pod in the store is the bench's
       auto it = slots_.find(pod->name());
-      if (it == slots_.end()) return;
-      pods_[it->second].bound_ns = now;
-      ++bound_;
+      if (it != slots_.end()) pods_[it->second].bound_ns = now;
     } else if (e.type == store::EventType::kDeleted && pod->node_name().empty()) {
       std::lock_guard lock(mu_);
-      if (slots_.contains(pod->name())) ++deleted_pending_;
+      ++deleted_pending_;
     }
   }
   // Counts returns {created, bound or deleted while pending}.
   std::pair<size_t, size_t> Counts() const {
     std::lock_guard lock(mu_);
-    return {pods_.size(), bound_ + deleted_pending_};
+    return {pods_.size() + unmeasured_, bound_ + deleted_pending_};
   }
   size_t Bound() const {
     std::lock_guard lock(mu_);
@@ -77,7 +84,6 @@ class Tracker {
     std::vector<int64_t> latencies;
     latencies.reserve(pods_.size());
     for (const Pod& p : pods_) {
-      if (!p.measured) continue;
       if (first == 0 || p.created_ns < first) first = p.created_ns;
       if (p.bound_ns == 0) continue;
       last = std::max(last, p.bound_ns);
@@ -101,11 +107,11 @@ class Tracker {
   struct Pod {
     int64_t created_ns = 0;
     int64_t bound_ns = 0;
-    bool measured = false;
   };
   mutable std::mutex mu_;
   std::unordered_map<std::string, size_t> slots_;
   std::vector<Pod> pods_;
+  size_t unmeasured_ = 0;
   size_t bound_ = 0;
   size_t deleted_pending_ = 0;
 };
@@ -224,20 +230,40 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
   so.seed = 1;
   so.pod_initial_backoff = cfg.pod_initial_backoff;
   so.pod_max_backoff = cfg.pod_max_backoff;
+  if (options.max_explanations) so.max_explanations = *options.max_explanations;
   scheduler::Scheduler sched(store, profiles, so);
   sched.Start();
 
   bool measuring = false;
   MetricSums before;
   uint64_t attempts_before = 0;
+  // An unmeasured createPods operation whose pods are all still pending at the next barrier
+  // gives the bytes per pending pod: allocated bytes then, less before its objects were decoded.
+  struct PendingProbe {
+    bool active = false;
+    int64_t before = 0;
+    size_t count = 0;
+    size_t bound_before = 0;
+  } pending;
   const size_t ops = workload.ops.size();
   try {
     for (size_t i = 0; i < ops; ++i) {
       const Op& op = workload.ops[i];
       if (op.kind == OpKind::kBarrier) {
         Barrier(sched, tracker, options, progress, i, ops);
+        if (pending.active && tracker.Bound() == pending.bound_before && r.pending_pods == 0) {
+          r.pending_pod_bytes = static_cast<double>(AllocatedBytes() - pending.before) /
+                                static_cast<double>(pending.count);
+          r.pending_pods = pending.count;
+        }
+        pending.active = false;
         continue;
       }
+      // Sampled before decoding: the objects the store keeps are the ones decoded here.
+      const int64_t bytes_before = AllocatedBytes();
+      const bool first_nodes = op.kind == OpKind::kCreateNodes && r.nodes == 0;
+      pending = {op.kind == OpKind::kCreatePods && !op.measured, bytes_before, op.count,
+                 tracker.Bound()};
       // Decode the whole operation first so template rendering and YAML decoding stay out of
       // the measured time; the decoded objects are released when the operation ends.
       std::vector<model::Object> objects;
@@ -254,7 +280,11 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
       for (size_t k = 0; k < objects.size(); ++k) {
         const store::Kind kind = store::KindOf(objects[k]);
         if (kind == store::Kind::kPod) {
-          tracker.Created(store::MetaOf(objects[k]).name, op.measured);
+          if (op.measured) {
+            tracker.Created(store::MetaOf(objects[k]).name);
+          } else {
+            tracker.CreatedUnmeasured();
+          }
           ++(op.measured ? r.measured_pods : r.unmeasured_pods);
         } else if (kind == store::Kind::kNode) {
           ++r.nodes;
@@ -266,6 +296,12 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
                            " was refused: " + e.what());
         }
         if ((k & 255) == 0) progress.Print(i, ops, what, tracker);
+      }
+      std::vector<model::Object>().swap(objects);  // the bench's references, before sampling
+      if (first_nodes) {
+        const auto count = static_cast<double>(op.count);
+        r.node_bytes = static_cast<double>(AllocatedBytes() - bytes_before) / count;
+        r.snapshot_node_bytes = static_cast<double>(SnapshotBytes(sched.cache())) / count;
       }
     }
   } catch (...) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -34,6 +35,9 @@ struct RunOptions {
   std::chrono::seconds barrier_timeout{600};
   /// progress prints a progress line on stderr while running.
   bool progress = true;
+  /// max_explanations is SchedulerOptions::max_explanations (how many pods' last-cycle
+  /// explanations the scheduler keeps); unset: the scheduler's default, as schedhostd runs.
+  std::optional<size_t> max_explanations;
 };
 
 /// RunResult is what one run of a workload measured.
@@ -56,6 +60,17 @@ struct RunResult {
   uint64_t attempts_total = 0;
   /// peak_rss_kib is the process's peak resident set (getrusage ru_maxrss) after the run.
   int64_t peak_rss_kib = 0;
+  /// node_bytes is what the first createNodes operation left allocated in the process (glibc
+  /// malloc statistics: store objects, cache node infos, queue events, interned strings), per
+  /// node, before the scheduler's snapshot has them; snapshot_node_bytes is what one snapshot
+  /// of the cache takes per node then. 0 without a createNodes operation.
+  double node_bytes = 0;
+  double snapshot_node_bytes = 0;
+  /// pending_pod_bytes is what an unmeasured createPods operation whose pods all stayed pending
+  /// left allocated at the next barrier (store objects, queue entries, the scheduler's kept
+  /// explanations of their failed attempts), per pod; pending_pods is how many (0: none).
+  double pending_pod_bytes = 0;
+  size_t pending_pods = 0;
   /// cycle_seconds is the sum of scheduler_scheduling_attempt_duration_seconds while measuring;
   /// point_seconds the sums of scheduler_framework_extension_point_duration_seconds per
   /// extension point over the same span.
