@@ -125,7 +125,8 @@ done
 rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm_host" 2>/dev/null |
   grep -qx '/etc/schedhost/schedhost.toml cn' ||
   fail "the schedhost rpm does not mark the config %config(noreplace)"
-requires=$(rpm -qp --requires "$rpm_host" 2>/dev/null | tr '\n' ' ')
+requires=$(rpm -qp --requires "$rpm_host" 2>/dev/null | grep -v -e '^rpmlib(' -e '^/bin/sh$' |
+  sort -u | tr '\n' ' ')
 for r in grpc-cpp protobuf spdlog shadow-utils systemd; do
   [[ " $requires " == *" $r "* ]] || fail "the schedhost rpm does not require $r: $requires"
 done
