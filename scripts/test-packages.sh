@@ -11,7 +11,8 @@
 #      then the installed schedhostd on a temporary socket, `schedctl apply`, `get pods`,
 #      `explain`, `reload` and SIGHUP;
 #   5. upgrades to a second package version and checks that an edited
-#      /etc/schedhost/schedhost.toml is kept; then purges everything.
+#      /etc/schedhost/schedhost.toml is kept (the .deb installed; the .rpm in a scratch rpm
+#      root without its scriptlets); then purges everything.
 #
 #   scripts/test-packages.sh [BUILD_DIR]      # default build/ci (scripts/test.sh builds it)
 #
@@ -74,7 +75,7 @@ rpm_sdk=$(ls "$work"/v1/schedhost-sdk-dev-[0-9]*.noarch.rpm)
 for f in "$deb_host" "$deb_sdk" "$rpm_host" "$rpm_sdk"; do ok "built $(basename "$f")"; done
 
 # The builtin plugins are whatever the build tree made (<build>/plugins/*.so).
-mapfile -t plugins < <(cd "$build/plugins" && ls ./*.so | sed 's|^\./||')
+mapfile -t plugins < <(find "$build/plugins" -maxdepth 1 -name '*.so' -printf '%f\n' | sort)
 ((${#plugins[@]} > 0)) || fail "no builtin plugins in $build/plugins"
 host_files=(/usr/bin/schedhostd /usr/bin/schedctl /etc/schedhost/schedhost.toml
   /usr/lib/systemd/system/schedhost.service /usr/share/man/man8/schedhostd.8.gz
@@ -207,9 +208,10 @@ ok "node_pool.so exports only schedhost_plugin_library_v1"
 # The same plugin with pkg-config's flags only (no CMake).
 read -r -a cflags <<<"$(pkg-config --cflags schedhost-sdk) $(pkg-config --variable=plugin_cflags schedhost-sdk)"
 read -r -a ldflags <<<"$(pkg-config --variable=plugin_ldflags schedhost-sdk)"
-g++ -std=c++20 -O1 "${cflags[@]}" -c "$ex/src/node_pool.cc" -o "$work/node_pool_pc.o" &&
-  g++ -o "$work/node_pool_pc.so" "$work/node_pool_pc.o" "${ldflags[@]}" ||
+if ! g++ -std=c++20 -O1 "${cflags[@]}" -c "$ex/src/node_pool.cc" -o "$work/node_pool_pc.o" ||
+  ! g++ -o "$work/node_pool_pc.so" "$work/node_pool_pc.o" "${ldflags[@]}"; then
   fail "building the plugin with pkg-config's flags failed"
+fi
 pc_exports=$(nm -D --defined-only "$work/node_pool_pc.so" | awk '{print $3}' |
   grep -vxE '_init|_fini|__bss_start|_edata|_end' | tr '\n' ' ')
 [ "$pc_exports" = "schedhost_plugin_library_v1 " ] || fail "node_pool_pc.so exports: $pc_exports"
@@ -297,7 +299,7 @@ ok "schedhostd stopped cleanly on SIGTERM"
 # --- 5. upgrade keeps an edited config; purge -----------------------------------------------
 step "upgrade keeps an edited /etc/schedhost/schedhost.toml"
 v2="${version}+upgradetest"
-cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work/v2" -D "CPACK_PACKAGE_VERSION=$v2" \
+cpack --config "$build/CPackConfig.cmake" -G "DEB;RPM" -B "$work/v2" -D "CPACK_PACKAGE_VERSION=$v2" \
   >"$work/cpack-v2.log" 2>&1 || { tail -n 20 "$work/cpack-v2.log" >&2; fail "cpack (v2) failed"; }
 sed -i 's/^parallelism = 16$/parallelism = 7/' /etc/schedhost/schedhost.toml
 echo "# edited by test-packages.sh" >>/etc/schedhost/schedhost.toml
@@ -316,6 +318,28 @@ cmp -s "$work/edited.toml" /etc/schedhost/schedhost.toml || {
 /usr/bin/schedctl config check --config /etc/schedhost/schedhost.toml >/dev/null ||
   fail "the edited config does not pass schedctl config check after the upgrade"
 ok "upgraded $version -> $v2; the edited config is kept byte for byte and still valid"
+
+step "rpm upgrade keeps an edited config (in a scratch rpm root, without scripts or dependencies)"
+# Debian cannot run the rpm's scriptlets or resolve its Requires; the payload and %config
+# handling are what this checks.
+rr="$work/rpmroot"
+mkdir -p "$rr"
+rpm --root "$rr" --initdb
+rpm_v2=$(ls "$work"/v2/schedhost-[0-9]*.x86_64.rpm)
+rpm --root "$rr" -i --nodeps --noscripts "$rpm_host" >"$work/rpm-i.log" 2>&1 ||
+  { cat "$work/rpm-i.log" >&2; fail "rpm -i into $rr failed"; }
+if [ ! -x "$rr/usr/bin/schedhostd" ] || [ ! -f "$rr/usr/lib/schedhost/plugins/${plugins[0]}" ]; then
+  fail "the rpm payload lacks schedhostd or the plugins"
+fi
+echo "# edited by test-packages.sh" >>"$rr/etc/schedhost/schedhost.toml"
+cp "$rr/etc/schedhost/schedhost.toml" "$work/rpm-edited.toml"
+rpm --root "$rr" -U --nodeps --noscripts "$rpm_v2" >"$work/rpm-u.log" 2>&1 ||
+  { cat "$work/rpm-u.log" >&2; fail "rpm -U to $(basename "$rpm_v2") failed"; }
+[ "$(rpm --root "$rr" -q --queryformat '%{VERSION}' schedhost)" = "$v2" ] ||
+  fail "the rpm root is not at $v2 after rpm -U"
+cmp -s "$work/rpm-edited.toml" "$rr/etc/schedhost/schedhost.toml" ||
+  fail "rpm -U changed the edited /etc/schedhost/schedhost.toml"
+ok "rpm -U $(basename "$rpm_host") -> $(basename "$rpm_v2") keeps the edited config"
 
 step "purge"
 dpkg --purge schedhost schedhost-sdk-dev >"$work/purge.log" 2>&1 ||
