@@ -37,7 +37,7 @@ for tool in cpack dpkg-deb rpm rpmbuild lintian apt-get cmake ninja pkg-config; 
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/install-deps.sh"
 done
 for p in schedhost schedhost-sdk-dev; do
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "installed"; then
+  if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *" installed" ]]; then
     fail "$p is already installed; this test purges it at the end, so remove it first (dpkg --purge $p)"
   fi
 done
@@ -53,6 +53,7 @@ cleanup() {
   fi
   if [ "$installed" -eq 1 ]; then
     dpkg --purge schedhost schedhost-sdk-dev >/dev/null 2>&1 || true
+    rm -rf /run/schedhost
   fi
   if [ "$rc" -ne 0 ] && [ -f "$work/daemon.log" ]; then
     echo "--- schedhostd log:" >&2
@@ -113,7 +114,10 @@ fi
 if grep -E '^/usr/include' "$work/deb-host.txt"; then fail "schedhost ships headers (above)"; fi
 
 # Control data: conffile, dependencies computed by dpkg-shlibdeps, maintainer scripts.
-dpkg-deb --ctrl-tarfile "$deb_host" | tar -xO ./conffiles | grep -qxF /etc/schedhost/schedhost.toml ||
+# (Pipelines end in grep without -q: an early exit would SIGPIPE the writer under pipefail.)
+control=$(dpkg-deb --ctrl-tarfile "$deb_host" | tar -t)
+conffiles=$(dpkg-deb --ctrl-tarfile "$deb_host" | tar -xO ./conffiles)
+grep -qxF /etc/schedhost/schedhost.toml <<<"$conffiles" ||
   fail "schedhost does not mark /etc/schedhost/schedhost.toml as a conffile"
 depends=$(dpkg-deb -f "$deb_host" Depends)
 for d in adduser 'libgrpc++1' libprotobuf libspdlog libc6 libstdc++6; do
@@ -121,24 +125,25 @@ for d in adduser 'libgrpc++1' libprotobuf libspdlog libc6 libstdc++6; do
 done
 ok "schedhost: conffile marked; Depends (dpkg-shlibdeps + adduser): $depends"
 for s in postinst prerm postrm; do
-  dpkg-deb --ctrl-tarfile "$deb_host" | tar -t | grep -qx "./$s" || fail "schedhost has no $s"
+  grep -qx "./$s" <<<"$control" || fail "schedhost has no $s"
 done
-rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm_host" 2>/dev/null |
-  grep -qx '/etc/schedhost/schedhost.toml cn' ||
+rpm -qp --queryformat '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$rpm_host" >"$work/rpm-flags.txt" 2>/dev/null
+grep -qx '/etc/schedhost/schedhost.toml cn' "$work/rpm-flags.txt" ||
   fail "the schedhost rpm does not mark the config %config(noreplace)"
 requires=$(rpm -qp --requires "$rpm_host" 2>/dev/null | grep -v -e '^rpmlib(' -e '^/bin/sh$' |
   sort -u | tr '\n' ' ')
 for r in grpc-cpp protobuf spdlog shadow-utils systemd; do
   [[ " $requires " == *" $r "* ]] || fail "the schedhost rpm does not require $r: $requires"
 done
-rpm -qp --scripts "$rpm_host" 2>/dev/null | grep -q useradd || fail "the rpm %post creates no user"
+rpm -qp --scripts "$rpm_host" >"$work/rpm-scripts.txt" 2>/dev/null
+grep -q useradd "$work/rpm-scripts.txt" || fail "the rpm %post creates no user"
 ok "schedhost rpm: %config(noreplace), Requires: $requires"
 
 # Stripped, and the plugin manifests survived strip (the host reads them before dlopen).
 mkdir -p "$work/x" && dpkg-deb -x "$deb_host" "$work/x"
-file "$work/x/usr/bin/schedhostd" | grep -q ', stripped' || fail "schedhostd is not stripped"
+[[ "$(file "$work/x/usr/bin/schedhostd")" == *", stripped"* ]] || fail "schedhostd is not stripped"
 for p in "${plugins[@]}"; do
-  readelf -p schedhost_manifest "$work/x/usr/lib/schedhost/plugins/$p" | grep -q 'schedhost-manifest 1' ||
+  [[ "$(readelf -p schedhost_manifest "$work/x/usr/lib/schedhost/plugins/$p")" == *"schedhost-manifest 1"* ]] ||
     fail "$p lost its schedhost_manifest section"
 done
 ok "binaries stripped, ${#plugins[@]} plugin manifests intact"
@@ -177,6 +182,38 @@ if command -v systemd-analyze >/dev/null; then
     { cat "$work/verify.log" >&2; fail "systemd-analyze verify schedhost.service"; }
   ok "systemd-analyze verify schedhost.service"
 fi
+
+step "the packaged config, as the service user (what schedhost.service runs)"
+# systemd would make these (RuntimeDirectory=, StateDirectory=); this machine may have no systemd.
+install -d -o schedhost -g schedhost -m 0755 /run/schedhost
+install -d -o schedhost -g schedhost -m 0750 /var/lib/schedhost
+setpriv --reuid=schedhost --regid=schedhost --clear-groups \
+  /usr/bin/schedhostd --config /etc/schedhost/schedhost.toml \
+  >"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 100); do
+  [ -S /run/schedhost/schedhost.sock ] && break
+  kill -0 "$daemon_pid" 2>/dev/null ||
+    fail "schedhostd exited with the packaged config as user schedhost (is 127.0.0.1:10259 taken?)"
+  sleep 0.2
+done
+[ "$(stat -c '%U %a' /run/schedhost/schedhost.sock)" = "schedhost 600" ] ||
+  fail "the API socket is not schedhost-owned 0600: $(stat -c '%U %a' /run/schedhost/schedhost.sock)"
+/usr/bin/schedctl profiles >"$work/profiles.txt" ||
+  fail "schedctl cannot reach the packaged daemon on its default socket"
+grep -q default-scheduler "$work/profiles.txt" || fail "no default-scheduler profile: $(cat "$work/profiles.txt")"
+/usr/bin/schedctl plugins >"$work/plugins-default.txt"
+for p in "${plugins[@]}"; do
+  grep -qF "/usr/lib/schedhost/plugins/$p" "$work/plugins-default.txt" ||
+    fail "the packaged daemon did not load /usr/lib/schedhost/plugins/$p"
+done
+kill -TERM "$daemon_pid"
+rc=0
+wait "$daemon_pid" || rc=$?
+daemon_pid=""
+[ "$rc" -eq 0 ] || fail "schedhostd (packaged config) exited $rc on SIGTERM"
+rm -rf /run/schedhost
+ok "user schedhost runs the packaged config: socket schedhost 0600, ${#plugins[@]} builtin plugins loaded, clean stop"
 
 step "build sdk/examples/node-pool against the installed SDK"
 diff -r -x build "$root/sdk/examples/node-pool" /usr/share/schedhost-sdk/template >/dev/null ||
