@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3-grpcio python3-protobuf python3-grpc-tools openssl
   clang-14 clang-tidy-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev abigail-tools
+  rpm lintian
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -115,6 +115,15 @@ ServiceHost::ServiceHost(config::HostConfig config, std::filesystem::path builti
 
 ServiceHost::~ServiceHost() { Stop(); }
 
+ReloadResult ServiceHost::Reload() {
+  if (admin_ == nullptr) return {false, "the host is not running, so there is nothing to reload"};
+  v1::ReloadRequest request;
+  v1::ReloadResponse response;
+  const grpc::Status status = admin_->Reload(nullptr, &request, &response);
+  if (!status.ok()) return {false, status.error_message()};
+  return {response.ok(), response.message()};
+}
+
 uint16_t ServiceHost::metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
 
 void ServiceHost::StartMetrics() {

@@ -50,6 +50,13 @@ class ServiceHostError : public std::runtime_error {
 // UnixSocketPath returns the path of a "unix:///path" listen address, or "" for TCP.
 std::filesystem::path UnixSocketPath(const std::string& listen);
 
+// ReloadResult is the outcome of ServiceHost::Reload: whether the config file was accepted, and
+// the message Admin.Reload would answer (what was read, or the error with file:line:col).
+struct ReloadResult {
+  bool ok = false;
+  std::string message;
+};
+
 // ServiceHost owns one running schedhost service.
 class ServiceHost {
  public:
@@ -79,6 +86,11 @@ class ServiceHost {
   // watches with UNAVAILABLE, waits briefly for calls in progress, then stops the scheduler
   // (binding cycles finish, pods at Permit are requeued) and removes the socket file. Idempotent.
   void Stop();
+
+  // Reload does what Admin.Reload does, for schedhostd's SIGHUP: re-reads the config file and
+  // validates it by building its profiles (until hot swap lands the running profiles stay as
+  // they are either way). Not ok before Start, or when the host has no config file.
+  ReloadResult Reload();
 
   // store returns the cluster state.
   store::Store& store() { return store_; }

@@ -1,11 +1,14 @@
 // schedhostd [--config FILE] [--log-level LEVEL]: the schedhost daemon. Loads the config (a
 // config without profiles gets the default profile; without plugin_dirs, the builtin plugins
 // beside the binary or installed), serves the API and schedules until SIGTERM or SIGINT, then
-// stops cleanly and exits 0.
+// stops cleanly and exits 0. SIGHUP (`systemctl reload schedhost`) does what Admin.Reload does:
+// re-reads and validates the config file and logs the verdict; until hot swap lands (issue 7)
+// the running profiles stay as they are, so applying a change still takes a restart.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -37,13 +40,17 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (!log_level.empty()) spdlog::set_level(spdlog::level::from_str(log_level));
 
-  // Block the stop signals before any thread exists, so every thread inherits the mask and
+  // Under systemd the journal stamps time and unit itself: log the level and message only.
+  if (std::getenv("JOURNAL_STREAM") != nullptr) spdlog::set_pattern("[%l] %v");
+
+  // Block the handled signals before any thread exists, so every thread inherits the mask and
   // only sigwait below sees them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   try {
     schedhost::config::HostConfig config =
@@ -56,7 +63,14 @@ int main(int argc, char** argv) {
     schedhost::api::ServiceHost host(std::move(config), builtin, config_path);
     host.Start();
     int signal = 0;
-    sigwait(&stop_signals, &signal);
+    while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+      const schedhost::api::ReloadResult reload = host.Reload();
+      if (reload.ok) {
+        spdlog::info("SIGHUP: {}", reload.message);
+      } else {
+        spdlog::error("SIGHUP: {}", reload.message);
+      }
+    }
     spdlog::info("received {}, shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
     host.Stop();
     return 0;

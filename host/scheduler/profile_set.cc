@@ -83,8 +83,13 @@ void CheckQueueSortAgreement(const std::vector<config::ExpandedProfile>& profile
 
 std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe) {
   std::error_code ec;
-  auto dir = std::filesystem::weakly_canonical(exe, ec).parent_path().parent_path() / "plugins";
-  if (!ec && std::filesystem::is_directory(dir, ec)) return dir;
+  const auto prefix = std::filesystem::weakly_canonical(exe, ec).parent_path().parent_path();
+  if (ec) return kInstalledPluginDir;
+  // The build tree (<build>/bin, <build>/plugins), then an install under any prefix
+  // (<prefix>/bin, <prefix>/lib/schedhost/plugins; the packages use /usr).
+  for (const auto& dir : {prefix / "plugins", prefix / "lib" / "schedhost" / "plugins"}) {
+    if (std::filesystem::is_directory(dir, ec)) return dir;
+  }
   return kInstalledPluginDir;
 }
 

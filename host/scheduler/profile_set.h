@@ -27,7 +27,8 @@ class ProfileSetError : public std::runtime_error {
 };
 
 /// BuiltinPluginDir returns the builtin plugin directory of a binary: `<exe>/../plugins` in a
-/// build tree when it exists, otherwise the installed /usr/lib/schedhost/plugins.
+/// build tree when it exists, else `<exe>/../lib/schedhost/plugins` (an install under any
+/// prefix), otherwise the packaged /usr/lib/schedhost/plugins.
 std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe);
 
 /// CheckQueueSortAgreement throws ProfileSetError unless every profile enables the same QueueSort

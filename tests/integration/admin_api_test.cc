@@ -326,5 +326,45 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   host.Stop();
 }
 
+// ServiceHost::Reload is what schedhostd runs on SIGHUP (systemctl reload): Admin.Reload's verdict.
+TEST(ServiceHostReloadTest, AnswersLikeAdminReload) {
+  TempDir dir;
+  const std::filesystem::path socket = dir.path() / "s.sock";
+  const std::filesystem::path file = dir.path() / "schedhost.toml";
+  const std::string api =
+      "[api]\nlisten = \"unix://" + socket.string() + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+  std::ofstream(file) << api;
+  ServiceHost host(config::LoadConfigFile(file), framework::testing::PluginDir(), file);
+  ReloadResult before_start = host.Reload();
+  EXPECT_FALSE(before_start.ok);
+  EXPECT_THAT(before_start.message, HasSubstr("not running"));
+  host.Start();
+
+  ReloadResult r = host.Reload();
+  EXPECT_TRUE(r.ok) << r.message;
+  EXPECT_THAT(r.message, HasSubstr(file.string() + " is valid"));
+  EXPECT_THAT(r.message, HasSubstr("hot swap is not implemented"));
+
+  std::ofstream(file) << api << "[[profile]\n";
+  r = host.Reload();
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.message, HasSubstr(file.string() + ":5:"));
+  EXPECT_THAT(r.message, HasSubstr("reload refused; the running profiles are unchanged"));
+  host.Stop();
+
+  // A host started without a config file has nothing to re-read.
+  TempDir other;
+  config::HostConfig config =
+      config::ParseConfig("[api]\nlisten = \"unix://" + (other.path() / "s.sock").string() +
+                              "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n",
+                          "inline", {});
+  ServiceHost no_file(std::move(config), framework::testing::PluginDir());
+  no_file.Start();
+  r = no_file.Reload();
+  EXPECT_FALSE(r.ok);
+  EXPECT_THAT(r.message, HasSubstr("without a config file"));
+  no_file.Stop();
+}
+
 }  // namespace
 }  // namespace schedhost::api

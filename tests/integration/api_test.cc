@@ -403,7 +403,7 @@ TEST(SchedhostdTest, RefusesTcpWithoutTls) {
                              "which schedhost serves only over TLS"));
 }
 
-TEST(SchedhostdTest, ServesOnTheConfiguredSocketAndExitsZeroOnSigterm) {
+TEST(SchedhostdTest, ServesOnTheConfiguredSocketSurvivesSighupAndExitsZeroOnSigterm) {
   if (!std::filesystem::exists(Schedhostd())) GTEST_SKIP() << "not built: " << Schedhostd();
   TempDir dir;
   const auto socket = dir.path() / "sock" / "s.sock";
@@ -445,6 +445,15 @@ TEST(SchedhostdTest, ServesOnTheConfiguredSocketAndExitsZeroOnSigterm) {
   EXPECT_TRUE(s.ok()) << s.error_message();
   EXPECT_TRUE(reloaded.ok()) << reloaded.message();
   EXPECT_THAT(reloaded.message(), HasSubstr(config.string()));
+
+  // SIGHUP (systemctl reload) validates the config and keeps serving; it used to terminate.
+  ASSERT_EQ(::kill(pid, SIGHUP), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  grpc::ClientContext after_hup;
+  after_hup.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  request.set_manifest(kNodes[1]);
+  s = stub->Apply(&after_hup, request, &response);
+  EXPECT_TRUE(s.ok()) << "after SIGHUP: " << s.error_message();
 
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   int status = 0;
