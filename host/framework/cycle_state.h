@@ -8,6 +8,7 @@
 
 #include <schedhost/plugin.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -49,6 +50,8 @@ class CycleState {
   bool run_all_filters = false;
   /// Whether this cycle times each plugin call (sampled; see framework_metrics.h).
   bool record_plugin_metrics = false;
+  /// How many plugin calls this cycle has timed (FrameworkMetrics::PluginStart's budget).
+  mutable std::atomic<uint32_t> timed_plugin_calls{0};
   /// When the scheduling attempt began (scheduler_scheduling_attempt_duration_seconds).
   std::chrono::steady_clock::time_point attempt_start{};
 

@@ -79,6 +79,8 @@ struct ScoreTable {
   size_t columns = 0;
   std::vector<int64_t> raw;       // nodes.size() x columns, before normalisation
   std::vector<int64_t> weighted;  // nodes.size() x columns
+  /// normalized is the score after NormalizeScore (0..100, range-checked), nodes.size() x columns.
+  std::vector<uint8_t> normalized;
   /// work holds one plugin's scores at a time for NormalizeScore (scratch).
   std::vector<schedhost_node_score> work;
 

@@ -109,5 +109,39 @@ TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
             2u);
 }
 
+TEST(FrameworkMetricsTest, ASampledCycleTimesAtMostItsBudgetOfPluginCalls) {
+  FakePlugins fakes;
+  FakePlugin& sort = fakes.Add("Sort");
+  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
+  FakePlugin& binder = fakes.Add("Binder");
+  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  FakePlugin& every = fakes.Add("BudgetFilter");
+  every.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
+  Harness h(false);
+  for (FakePlugin* p : {&sort, &binder, &every}) h.RegisterInProcess(p->descriptor());
+  h.SetConfig(
+      "[[profile]]\nname = \"budget-profile\"\n[profile.plugins.multi_point]\nenabled = [{ name "
+      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetFilter\" }]\ndisabled = [{ name = "
+      "\"*\" }]\n");
+  h.AddObjects(kNodes);
+  Framework& fw = h.framework();
+  const schedhost_node_info_view* ni = h.snapshot().views()[0];
+  auto pod = h.MakePod(kPod);
+  const uint64_t before = PluginCount("BudgetFilter", "Filter", "Success");
+  CycleState sampled;
+  sampled.record_plugin_metrics = true;
+  const uint32_t calls = FrameworkMetrics::kMaxTimedPluginCalls + 100;
+  for (uint32_t i = 0; i < calls; ++i)
+    ASSERT_TRUE(fw.RunFilterPlugins(sampled, pod->view(), ni).ok());
+  EXPECT_EQ(PluginCount("BudgetFilter", "Filter", "Success") - before,
+            FrameworkMetrics::kMaxTimedPluginCalls);
+  // A new sampled cycle starts with a fresh budget.
+  CycleState next;
+  next.record_plugin_metrics = true;
+  ASSERT_TRUE(fw.RunFilterPlugins(next, pod->view(), ni).ok());
+  EXPECT_EQ(PluginCount("BudgetFilter", "Filter", "Success") - before,
+            FrameworkMetrics::kMaxTimedPluginCalls + 1);
+}
+
 }  // namespace
 }  // namespace schedhost::framework

@@ -267,6 +267,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   out.columns = np;
   out.raw.assign(n * np, 0);
   out.weighted.assign(n * np, 0);
+  out.normalized.assign(n * np, 0);
   // Score writes out.raw (node-major); each plugin's column is then gathered into `work` for
   // NormalizeScore, range-checked and weighted.
   std::mutex err_mu;
@@ -330,6 +331,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
                                  ", it should in the range of [0, 100] after normalizing",
                              ref.plugin->name);
       }
+      out.normalized[i * np + col] = static_cast<uint8_t>(s);
       out.weighted[i * np + col] = s * ref.weight;
       out.nodes[i].total += s * ref.weight;
     }

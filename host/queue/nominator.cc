@@ -47,11 +47,6 @@ std::string Nominator::NominatedNodeFor(std::string_view uid) const {
   return it == node_by_uid_.end() ? std::string() : it->second;
 }
 
-size_t Nominator::Size() const {
-  std::shared_lock lock(mu_);
-  return node_by_uid_.size();
-}
-
 std::string Nominator::CheckInvariants() const {
   std::shared_lock lock(mu_);
   size_t listed = 0;
@@ -85,6 +80,7 @@ void Nominator::AddLocked(std::shared_ptr<const model::Pod> pod, std::string_vie
   if (node.empty()) node = pod->data().status.nominated_node_name;
   if (node.empty()) return;
   node_by_uid_[pod->uid()] = node;
+  size_.store(node_by_uid_.size(), std::memory_order_release);
   pods_by_node_[node].push_back(std::move(pod));
 }
 
@@ -100,6 +96,7 @@ void Nominator::DeleteLocked(std::string_view uid) {
     if (pods.empty()) pods_by_node_.erase(list);
   }
   node_by_uid_.erase(it);
+  size_.store(node_by_uid_.size(), std::memory_order_release);
 }
 
 }  // namespace schedhost::queue

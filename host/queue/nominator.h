@@ -8,6 +8,7 @@
 //   nominator.Delete(*pod);                        // when the pod is assumed
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <shared_mutex>
@@ -40,8 +41,8 @@ class Nominator {
       std::string_view node_name) const;
   /// NominatedNodeFor returns the node the pod with `uid` is nominated to, or "".
   std::string NominatedNodeFor(std::string_view uid) const;
-  /// Size returns how many pods are nominated.
-  size_t Size() const;
+  /// Size returns how many pods are nominated; lock-free (Filter asks it for every node).
+  size_t Size() const { return size_.load(std::memory_order_acquire); }
   /// CheckInvariants returns "" when the two indexes agree, else what is wrong.
   std::string CheckInvariants() const;
 
@@ -59,6 +60,7 @@ class Nominator {
   mutable std::shared_mutex mu_;
   StringMap<std::vector<std::shared_ptr<const model::Pod>>> pods_by_node_;
   StringMap<std::string> node_by_uid_;
+  std::atomic<size_t> size_{0};  // node_by_uid_.size(), written under mu_
 };
 
 }  // namespace schedhost::queue

@@ -146,22 +146,23 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     }
   }
 
-  std::vector<const schedhost_node_info_view*> nodes;
+  // Every node of the snapshot (its own array, not a copy), or PreFilter's subset.
+  std::vector<const schedhost_node_info_view*> subset;
+  const std::vector<const schedhost_node_info_view*>* nodes = &snap.views();
   if (pre_result) {
+    nodes = &subset;
     for (size_t i = 0; i < snap.size(); ++i) {
       const std::string& name = snap.at(i).node()->name();
       if (pre_result->count(name)) {
-        nodes.push_back(snap.views()[i]);
+        subset.push_back(snap.views()[i]);
       } else {
         // Left out by PreFilter: recorded so that preemption does not consider it either.
         a.node_statuses[name] = Status::Make(Code::kUnschedulableAndUnresolvable,
                                              "node is filtered out by the prefilter result");
       }
     }
-  } else {
-    nodes = snap.views();
   }
-  a.feasible = FindNodesThatPassFilters(fw, state, pod, nodes, true, a);
+  a.feasible = FindNodesThatPassFilters(fw, state, pod, *nodes, true, a);
   const std::vector<const schedhost_node_info_view*>& feasible = a.feasible;
   if (!a.status.ok()) return a;
   if (feasible.empty()) {
@@ -300,12 +301,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
               t->columns == columns;
   if (r->scored) {
     r->raw.assign(t->raw.begin(), t->raw.end());
-    r->normalized.resize(t->weighted.size());
-    for (size_t i = 0; i < t->weighted.size(); ++i) {
-      // Weighted scores are normalised scores (0..100, range-checked) times the weight.
-      const int64_t weight = r->header->score_weights[i % columns];
-      r->normalized[i] = static_cast<uint8_t>(weight != 0 ? t->weighted[i] / weight : 0);
-    }
+    r->normalized.assign(t->normalized.begin(), t->normalized.end());
   }
   r->pre_filter_failure = a.pre_filter_failure.has_value();
   r->rejected_ends.reserve(a.node_statuses.size());
