@@ -42,6 +42,18 @@ namespace schedhost::queue {
 /// PluginSet is a set of plugin names.
 using PluginSet = std::set<std::string, std::less<>>;
 
+/// EventInterest is, for one cluster event, which plugins of each profile registered for no event
+/// matching it (upstream's podMatchesEvent): their hint would answer Skip without running, so a
+/// parked pod that only they rejected is left where it is without copying it out of the queue.
+struct EventInterest {
+  /// deaf lists, per profile (schedulerName), those plugins.
+  std::vector<std::pair<std::string, std::vector<std::string>>> deaf;
+
+  /// MayMatter is false only when every plugin that rejected `info` (or left it Pending) is
+  /// deaf to the event in the pod's profile.
+  bool MayMatter(const QueuedPodInfo& info) const;
+};
+
 /// QueueCallbacks are what the scheduler injects so the queue never calls plugins itself.
 struct QueueCallbacks {
   /// less is QueueSort: true when `a` should pop before `b`. Empty: DefaultQueueSortLess.
@@ -52,6 +64,9 @@ struct QueueCallbacks {
   /// true, Skip: false) from the plugin's registrations and queueing hint; an unknown plugin
   /// answers true. Empty: always true.
   std::function<bool(std::string_view plugin, const model::Pod& pod, const ClusterEvent& ev)> hint;
+  /// interest answers which plugins cannot care about `ev` (a shortcut before hint; it must
+  /// agree with it). Empty: every pod is asked through hint.
+  std::function<EventInterest(const ClusterEvent& ev)> interest;
 };
 
 /// DefaultQueueSortLess is PrioritySort's order: higher priority first, then earlier timestamp.

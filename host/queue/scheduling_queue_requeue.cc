@@ -3,6 +3,7 @@
 // flush and the unschedulable-leftover flush. Hints and PreEnqueue run without the lock; what
 // they decided is applied only to pods that did not change meanwhile.
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "host/queue/incoming.h"
@@ -189,14 +190,36 @@ void SchedulingQueue::CommitLocked(Candidate& c) {
   }
 }
 
+bool EventInterest::MayMatter(const QueuedPodInfo& info) const {
+  if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) return true;
+  const std::string& profile = info.pod->data().spec.scheduler_name;
+  auto it =
+      std::find_if(deaf.begin(), deaf.end(), [&](const auto& d) { return d.first == profile; });
+  if (it == deaf.end()) return true;
+  const auto is_deaf = [&](const std::string& plugin) {
+    return std::find(it->second.begin(), it->second.end(), plugin) != it->second.end();
+  };
+  for (const std::string& p : info.pending_plugins) {
+    if (!is_deaf(p)) return true;
+  }
+  for (const std::string& p : info.unschedulable_plugins) {
+    if (!is_deaf(p)) return true;
+  }
+  return false;
+}
+
 void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
                                         const std::function<bool(const internal::Entry&)>& select,
                                         bool record_event) {
   std::vector<Candidate> candidates;
+  // Asked once per event, before the lock: which plugins registered for nothing like it.
+  std::optional<EventInterest> interest;
+  if (callbacks_.interest && !ev.IsWildcard()) interest = callbacks_.interest(ev);
   {
     std::lock_guard lock(mu_);
     if (record_event) RecordEventLocked(ev);
     for (const auto& [uid, entry] : unschedulable_) {
+      if (interest && !interest->MayMatter(entry->info)) continue;
       if (!select(*entry)) continue;
       Candidate c;
       c.uid = uid;

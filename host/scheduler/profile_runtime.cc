@@ -1,6 +1,8 @@
 // ProfileRuntime: QueueSort, PreEnqueue and queueing hints through the loaded plugins.
 #include "host/scheduler/profile_runtime.h"
 
+#include <algorithm>
+
 #include "host/framework/plugin_instance.h"
 
 namespace schedhost::scheduler {
@@ -84,6 +86,22 @@ bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
   return false;
 }
 
+queue::EventInterest ProfileRuntime::Interest(const queue::ClusterEvent& ev) const {
+  queue::EventInterest out;
+  for (const auto& [profile, plugins] : events_) {
+    std::vector<std::string> deaf;
+    for (const auto& [name, pe] : plugins) {
+      if (pe.plugin == nullptr) continue;  // Hint answers true for it
+      const bool hears =
+          std::any_of(pe.registrations.begin(), pe.registrations.end(),
+                      [&](const auto& reg) { return queue::EventMatches(reg.event, ev); });
+      if (!hears) deaf.push_back(name);
+    }
+    out.deaf.emplace_back(profile, std::move(deaf));
+  }
+  return out;
+}
+
 queue::QueueCallbacks MakeQueueCallbacks(
     const std::shared_ptr<const ProfileRuntime>& initial,
     const std::function<std::shared_ptr<const ProfileRuntime>()>& current,
@@ -99,6 +117,7 @@ queue::QueueCallbacks MakeQueueCallbacks(
   };
   cb.hint = [current](std::string_view plugin, const model::Pod& pod,
                       const queue::ClusterEvent& ev) { return current()->Hint(plugin, pod, ev); };
+  cb.interest = [current](const queue::ClusterEvent& ev) { return current()->Interest(ev); };
   return cb;
 }
 

@@ -46,6 +46,9 @@ class ProfileRuntime {
   /// the plugin's registrations matches and its hint (if any) says Queue; a plugin that registers
   /// no events (or is unknown) is interested in every event, as upstream.
   bool Hint(std::string_view plugin, const model::Pod& pod, const queue::ClusterEvent& ev) const;
+  /// Interest lists, per profile, the plugins registered for no event matching `ev` (their
+  /// Hint is false for every pod); the queue skips pods only they rejected without asking.
+  queue::EventInterest Interest(const queue::ClusterEvent& ev) const;
 
  private:
   struct PluginEvents {

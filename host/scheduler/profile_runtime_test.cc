@@ -22,7 +22,8 @@ std::filesystem::path PluginDir() { return std::getenv("SCHEDHOST_PLUGIN_DIR"); 
 // Hinted: registers node additions (with a hint that skips nodes named "skip-me") and pod
 // deletions (no hint).
 int32_t SkipNamedNodes(void*, const schedhost_pod_view*, const schedhost_cluster_event*,
-                       const schedhost_event_object*, const schedhost_event_object* new_obj) noexcept {
+                       const schedhost_event_object*,
+                       const schedhost_event_object* new_obj) noexcept {
   if (new_obj->node != nullptr &&
       std::string_view(new_obj->node->name.data, new_obj->node->name.len) == "skip-me") {
     return SCHEDHOST_QUEUE_SKIP;
@@ -47,8 +48,7 @@ std::shared_ptr<const model::Node> Node(const std::string& name) {
 }
 
 std::shared_ptr<const model::Pod> Pod(const std::string& name, int32_t priority = 0,
-                                      int64_t created = 0,
-                                      std::vector<std::string> gates = {}) {
+                                      int64_t created = 0, std::vector<std::string> gates = {}) {
   model::PodData d;
   d.metadata.name = name;
   d.metadata.uid = "uid-" + name;
@@ -63,9 +63,8 @@ class ProfileRuntimeTest : public ::testing::Test {
   ProfileRuntimeTest() {
     framework::testing::FakePlugin& hinted = fakes_.Add("Hinted");
     hinted.filter = [](const schedhost_cycle_state*, const schedhost_pod_view*,
-                       const schedhost_node_info_view*, framework::testing::Reasons&) {
-      return SCHEDHOST_SUCCESS;
-    };
+                       const schedhost_node_info_view*,
+                       framework::testing::Reasons&) { return SCHEDHOST_SUCCESS; };
     framework::testing::FakePlugin& plain = fakes_.Add("NoEvents");
     plain.filter = hinted.filter;
     config::HostConfig cfg = config::ParseConfig(
@@ -94,7 +93,8 @@ TEST_F(ProfileRuntimeTest, HintsFollowRegistrationsAndHintCallbacks) {
   };
   const std::vector<Case> cases = {
       {"registered event, hint says queue", "Hinted", queue::MakeNodeAddEvent(Node("fresh")), true},
-      {"registered event, hint says skip", "Hinted", queue::MakeNodeAddEvent(Node("skip-me")), false},
+      {"registered event, hint says skip", "Hinted", queue::MakeNodeAddEvent(Node("skip-me")),
+       false},
       {"registered without hint", "Hinted", queue::MakeAssignedPodDeleteEvent(Pod("gone")), true},
       {"not registered", "Hinted", queue::MakeNodeDeleteEvent(Node("n")), false},
       {"plugin without registrations wants everything", "NoEvents",
@@ -106,9 +106,35 @@ TEST_F(ProfileRuntimeTest, HintsFollowRegistrationsAndHintCallbacks) {
   }
   model::PodData other = pod->data();
   other.spec.scheduler_name = "elsewhere";
-  EXPECT_TRUE(runtime_->Hint("Hinted", *model::Pod::Make(other),
-                             queue::MakeNodeAddEvent(Node("skip-me"))))
+  EXPECT_TRUE(
+      runtime_->Hint("Hinted", *model::Pod::Make(other), queue::MakeNodeAddEvent(Node("skip-me"))))
       << "a pod of no profile here: nothing to ask";
+}
+
+TEST_F(ProfileRuntimeTest, InterestAgreesWithHintAboutDeafPlugins) {
+  auto pod = Pod("p");
+  const std::vector<queue::ClusterEvent> events = {
+      queue::MakeNodeAddEvent(Node("fresh")), queue::MakeNodeDeleteEvent(Node("n")),
+      queue::MakeAssignedPodDeleteEvent(Pod("gone")), queue::MakeAssignedPodAddEvent(Pod("new"))};
+  for (const queue::ClusterEvent& ev : events) {
+    const queue::EventInterest interest = runtime_->Interest(ev);
+    for (const std::string plugin : {"Hinted", "NoEvents", "Ghost"}) {
+      queue::QueuedPodInfo info;
+      info.pod = pod;
+      info.unschedulable_plugins = {plugin};
+      // Deaf means Hint would say Skip; the reverse need not hold (a hint may skip).
+      if (!interest.MayMatter(info))
+        EXPECT_FALSE(runtime_->Hint(plugin, *pod, ev)) << plugin << " " << ev.label;
+    }
+  }
+  // Hinted registered for node additions and pod deletions only: deaf to a node deletion.
+  queue::QueuedPodInfo hinted;
+  hinted.pod = pod;
+  hinted.unschedulable_plugins = {"Hinted"};
+  EXPECT_FALSE(runtime_->Interest(queue::MakeNodeDeleteEvent(Node("n"))).MayMatter(hinted));
+  EXPECT_TRUE(runtime_->Interest(queue::MakeNodeAddEvent(Node("fresh"))).MayMatter(hinted));
+  hinted.unschedulable_plugins = {"NoEvents"};  // registers nothing: everything may matter
+  EXPECT_TRUE(runtime_->Interest(queue::MakeNodeDeleteEvent(Node("n"))).MayMatter(hinted));
 }
 
 TEST_F(ProfileRuntimeTest, PreEnqueueRunsTheProfilesGates) {
@@ -142,9 +168,8 @@ TEST(ProfileSetInProcessTest, RegistersBeforeBuildingAndRefusesDuplicates) {
   framework::testing::FakePlugins fakes;
   framework::testing::FakePlugin& f = fakes.Add("NodeName");  // a builtin's name
   f.filter = [](const schedhost_cycle_state*, const schedhost_pod_view*,
-                const schedhost_node_info_view*, framework::testing::Reasons&) {
-    return SCHEDHOST_SUCCESS;
-  };
+                const schedhost_node_info_view*,
+                framework::testing::Reasons&) { return SCHEDHOST_SUCCESS; };
   config::HostConfig cfg = config::ParseConfig("", "test.toml", {});
   EXPECT_THAT([&] { ProfileSet::Build(cfg, PluginDir(), {f.descriptor()}); },
               ::testing::ThrowsMessage<ProfileSetError>(HasSubstr("NodeName")));

@@ -30,6 +30,12 @@ class EventsTest : public ::testing::Test {
       auto it = hints_.find(std::string(plugin));
       return it == hints_.end() || it->second(ev);
     };
+    cb.interest = [this](const ClusterEvent&) {
+      ++interest_calls_;
+      EventInterest i;
+      if (!deaf_.empty()) i.deaf.emplace_back("default-scheduler", deaf_);
+      return i;
+    };
     cb.pre_enqueue = [this](const model::Pod& pod) {
       ++pre_enqueue_calls_;
       if (pre_enqueue_hook_) pre_enqueue_hook_();
@@ -62,6 +68,8 @@ class EventsTest : public ::testing::Test {
   testing::FakeClock clock_;
   std::map<std::string, std::function<bool(const ClusterEvent&)>> hints_;
   std::vector<std::string> calls_;
+  std::vector<std::string> deaf_;  // plugins cb.interest reports as registered for nothing
+  int interest_calls_ = 0;
   int pre_enqueue_calls_ = 0;
   bool quota_full_ = false;
   std::function<void()> pre_enqueue_hook_;
@@ -104,6 +112,45 @@ TEST_F(EventsTest, HintsDecideWhichUnschedulablePodsMove) {
     EXPECT_EQ(q_->CheckInvariants(), "");
     q_->Delete(*MakePod(name));
   }
+}
+
+TEST_F(EventsTest, PodsOnlyDeafPluginsRejectedAreNotAskedAbout) {
+  deaf_ = {"Deaf"};
+  Hint("Deaf", true);  // would queue if asked: being skipped is what keeps the pod parked
+  ASSERT_EQ(AddPopFail("deaf-only", {"Deaf"}), PodLocation::kUnschedulable);
+  ASSERT_EQ(AddPopFail("mixed", {"Deaf", "Other"}), PodLocation::kUnschedulable);
+  ASSERT_EQ(AddPopFail("no-plugin", {}, {}, SCHEDHOST_ERROR), PodLocation::kBackoff);
+  clock_.Advance(seconds(2));
+  calls_.clear();
+  q_->MoveAllToActiveOrBackoffQueue(NodeAdd());
+  EXPECT_EQ(interest_calls_, 1);  // once per event, not per pod
+  EXPECT_EQ(q_->Where("uid-deaf-only"), PodLocation::kUnschedulable);
+  EXPECT_EQ(q_->Where("uid-mixed"), PodLocation::kActive);
+  for (const std::string& call : calls_)
+    EXPECT_EQ(call.find("/deaf-only/"), std::string::npos) << call;
+  EXPECT_EQ(q_->CheckInvariants(), "");
+  // A wildcard event (a flush) asks nobody about interest and moves every parked pod.
+  q_->MoveAllToActiveOrBackoffQueue(MakeWildcardEvent("test"));
+  EXPECT_EQ(interest_calls_, 1);
+  EXPECT_NE(q_->Where("uid-deaf-only"), PodLocation::kUnschedulable);
+}
+
+TEST(EventInterestTest, MayMatterUnlessEveryRejectorIsDeafInThePodsProfile) {
+  auto pod = MakePod("p");
+  EventInterest interest;
+  interest.deaf.emplace_back("default-scheduler", std::vector<std::string>{"A", "B"});
+  interest.deaf.emplace_back("other-profile", std::vector<std::string>{"C"});
+  QueuedPodInfo info;
+  info.pod = pod;
+  EXPECT_TRUE(interest.MayMatter(info));  // no plugin to go by: an error, retried
+  info.unschedulable_plugins = {"A", "B"};
+  EXPECT_FALSE(interest.MayMatter(info));
+  info.unschedulable_plugins = {"A", "C"};  // C is deaf only in another profile
+  EXPECT_TRUE(interest.MayMatter(info));
+  info.unschedulable_plugins = {"A"};
+  info.pending_plugins = {"D"};
+  EXPECT_TRUE(interest.MayMatter(info));
+  EXPECT_TRUE(EventInterest{}.MayMatter(info));  // the pod's profile not listed
 }
 
 TEST_F(EventsTest, PreCheckLeavesPodsOutOfTheMove) {
