@@ -5,9 +5,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
+#include "host/cli/simulate.h"
 #include "host/framework/framework.h"
+#include "host/framework/testing/harness.h"
 #include "host/scheduler/profile_set.h"
 #include "tests/integration/scheduler_fixture.h"
 
@@ -213,6 +221,57 @@ TEST_F(CoschedulingTest, BadArgumentsAreRefusedNamingTheField) {
       EXPECT_THAT(e.what(), HasSubstr(want)) << args;
     }
   }
+}
+
+// The plugin folder's example through `schedctl simulate --config` (the library API the binary
+// runs, then the binary itself): Coscheduling is found by name without any library path.
+std::string ExampleDir() {
+  const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR");
+  return std::string(dir ? dir : ".") + "/plugins/contrib/coscheduling/examples/";
+}
+
+TEST(CoschedulingSimulateTest, TheExampleBindsOneGangWholeAndTheSinglePods) {
+  cli::SimulateOptions o;
+  o.config_path = ExampleDir() + "coscheduling.toml";
+  o.manifest_paths = {ExampleDir() + "gangs.yaml"};
+  o.output = "json";
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(cli::RunSimulate(o, out, err), 0) << err.str();
+  EXPECT_EQ(err.str(), "") << "the run ended idle";
+  std::map<std::string, nlohmann::json> pods;
+  const nlohmann::json j = nlohmann::json::parse(out.str());
+  for (const auto& p : j["pods"]) {
+    pods[p["name"].get<std::string>()] = p;
+  }
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_EQ(pods["training-" + std::to_string(i)]["status"], "Bound") << i;
+    EXPECT_EQ(pods["etl-" + std::to_string(i)]["status"], "Pending") << i;
+    EXPECT_THAT(pods["etl-" + std::to_string(i)]["message"].get<std::string>(),
+                HasSubstr("pod group default/etl"));
+  }
+  EXPECT_EQ(pods["web-1"]["status"], "Bound");
+  EXPECT_EQ(pods["web-2"]["status"], "Bound");
+}
+
+TEST(CoschedulingSimulateTest, TheBinaryFindsTheContribPluginWithoutALibraryPath) {
+  const std::filesystem::path schedctl =
+      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
+  const std::string cmd = schedctl.string() + " simulate -o json --config " + ExampleDir() +
+                          "coscheduling.toml -f " + ExampleDir() + "gangs.yaml 2>&1";
+  FILE* f = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) text.append(buf.data(), n);
+  ASSERT_EQ(::pclose(f), 0) << text;
+  int bound = 0;
+  const nlohmann::json j = nlohmann::json::parse(text);
+  for (const auto& p : j["pods"]) bound += p["status"].get<std::string>() == "Bound" ? 1 : 0;
+  EXPECT_EQ(bound, 6) << text;
 }
 
 }  // namespace

@@ -104,26 +104,30 @@ int32_t Coscheduling::Hint(void* instance, const schedhost_pod_view* pod,
     if (other == nullptr && old_obj != nullptr) other = old_obj->pod;
     std::optional<GroupKey> theirs = self->GroupOf(other);
     const bool sibling = theirs && *theirs == *mine;
-    switch (event->resource) {
-      case SCHEDHOST_RESOURCE_POD:  // Add: only a new member can help a group short of pods.
-        if (!sibling) return SCHEDHOST_QUEUE_SKIP;
+    if (event->resource == SCHEDHOST_RESOURCE_NODE) {  // room may have appeared
+      self->groups_->Lift(*mine);
+      return SCHEDHOST_QUEUE;
+    }
+    if ((event->actions & SCHEDHOST_ACTION_ADD) != 0) {
+      // Only a new member can help a group short of pods; another pod only takes room.
+      if (!sibling) return SCHEDHOST_QUEUE_SKIP;
+      if (event->resource != SCHEDHOST_RESOURCE_ASSIGNED_POD) {
         self->groups_->Observe(*mine, Pod(other).namespace_name(),
                                self->host().IdString(mine->name_id), Pod(other).uid(),
                                other->creation_timestamp_ns, ParseMinAvailable(Pod(other)).value);
-        return SCHEDHOST_QUEUE;
-      case SCHEDHOST_RESOURCE_UNSCHEDULED_POD:  // Delete: fewer members never help.
-        if (sibling) self->groups_->Forget(*mine, Pod(other).uid());
-        return SCHEDHOST_QUEUE_SKIP;
-      case SCHEDHOST_RESOURCE_ASSIGNED_POD:
-        // A sibling released by the group's own rejection frees nothing the group could use:
-        // retrying on it is the churn that keeps a gang that does not fit cycling.
-        if (sibling) return SCHEDHOST_QUEUE_SKIP;
-        self->groups_->Lift(*mine);
-        return SCHEDHOST_QUEUE;
-      default:  // Nodes: room may have appeared.
-        self->groups_->Lift(*mine);
-        return SCHEDHOST_QUEUE;
+      }
+      return SCHEDHOST_QUEUE;
     }
+    if (event->resource == SCHEDHOST_RESOURCE_UNSCHEDULED_POD) {  // fewer members never help
+      if (sibling) self->groups_->Forget(*mine, Pod(other).uid());
+      return SCHEDHOST_QUEUE_SKIP;
+    }
+    // An assigned pod went away. A sibling released by the group's own rejection frees nothing
+    // the group could use: retrying on it is the churn that keeps a gang that does not fit
+    // cycling. Anything else may have made room, so the group's denial ends early.
+    if (sibling) return SCHEDHOST_QUEUE_SKIP;
+    self->groups_->Lift(*mine);
+    return SCHEDHOST_QUEUE;
   } catch (...) {
     return SCHEDHOST_QUEUE;
   }
