@@ -211,6 +211,8 @@ TEST_F(CoschedulingTest, BadArgumentsAreRefusedNamingTheField) {
            {"permit_waiting_time_seconds = 0",
             "plugin_config.Coscheduling.permit_waiting_time_seconds: must be between"},
            {"permit_waiting_time_seconds = 901", "must be between"},
+           {"assembly_grace_seconds = -1",
+            "plugin_config.Coscheduling.assembly_grace_seconds: must be between"},
            {"denied_group_retry_seconds = \"5s\"",
             "plugin_config.Coscheduling.denied_group_retry_seconds: expected a number"},
        }) {

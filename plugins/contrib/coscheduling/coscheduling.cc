@@ -216,7 +216,6 @@ Status Coscheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResul
   }
   // Members: those met in the queue, plus those already assumed, bound or waiting.
   std::set<std::string, std::less<>> members = groups_->Members(*key);
-  std::set<std::string_view> placed;
   const size_t n = host().NodeCount();
   for (size_t i = 0; i < n; ++i) {
     std::optional<NodeInfo> ni = host().NodeAt(i);
@@ -225,7 +224,12 @@ Status Coscheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResul
       if (GroupOf(p.raw()) == key) members.emplace(p.uid());
     }
   }
-  if (members.size() < static_cast<size_t>(min)) {
+  // A group just met may still be arriving (this host sends no event when a pending pod is
+  // created, so a member rejected now would not come back when the rest arrive): within the
+  // grace its members go on to wait at Permit instead.
+  const bool assembling = args_.assembly_grace.count() > 0 &&
+                          Clock::now() - groups_->MetAt(*key) < args_.assembly_grace;
+  if (members.size() < static_cast<size_t>(min) && !assembling) {
     return reject("pod group " + group + " has " + std::to_string(members.size()) + " of the " +
                   std::to_string(min) + " pods it needs (" + std::string(kMinAvailableAnnotation) +
                   ")");

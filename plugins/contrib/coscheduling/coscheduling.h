@@ -9,6 +9,7 @@
 //   [profile.plugin_config.Coscheduling]
 //   permit_waiting_time_seconds = 60
 //   denied_group_retry_seconds = 5
+//   assembly_grace_seconds = 0
 #pragma once
 
 #include <chrono>
@@ -29,6 +30,9 @@ struct CoschedulingArgs {
   std::chrono::nanoseconds permit_waiting_time = std::chrono::seconds(60);
   /// denied_group_retry is how long a group rejected in PostFilter is not retried.
   std::chrono::nanoseconds denied_group_retry = std::chrono::seconds(5);
+  /// assembly_grace is how long after the plugin met a group's first member PreFilter lets
+  /// members of an incomplete group through to wait at Permit (0: reject them at once).
+  std::chrono::nanoseconds assembly_grace{0};
 };
 
 /// ParseCoschedulingArgs reads plugin_config.Coscheduling; throws ArgsError naming the field.

@@ -41,9 +41,11 @@ CoschedulingArgs ParseCoschedulingArgs(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view key;
     Args child = args.At(i, &key);
-    if (key != "permit_waiting_time_seconds" && key != "denied_group_retry_seconds") {
+    if (key != "permit_waiting_time_seconds" && key != "denied_group_retry_seconds" &&
+        key != "assembly_grace_seconds") {
       Fail(child, key,
-           "unknown key (known keys: permit_waiting_time_seconds, denied_group_retry_seconds)");
+           "unknown key (known keys: permit_waiting_time_seconds, denied_group_retry_seconds, "
+           "assembly_grace_seconds)");
     }
   }
   // Permit's timeout is capped by the ABI at 15 minutes; a zero timeout would never let a gang
@@ -54,6 +56,8 @@ CoschedulingArgs ParseCoschedulingArgs(const Args& args) {
               out.permit_waiting_time, 0.001, kMaxPermit);
   out.denied_group_retry = Seconds(args["denied_group_retry_seconds"], "denied_group_retry_seconds",
                                    out.denied_group_retry, 0, 3600);
+  out.assembly_grace = Seconds(args["assembly_grace_seconds"], "assembly_grace_seconds",
+                               out.assembly_grace, 0, 3600);
   return out;
 }
 

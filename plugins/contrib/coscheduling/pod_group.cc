@@ -39,6 +39,7 @@ int32_t GroupRegistry::Observe(const GroupKey& key, std::string_view namespace_n
     g.namespace_name = namespace_name;
     g.name = name;
     g.created_ns = created_ns;
+    g.met_at = std::chrono::steady_clock::now();
   }
   g.members.insert_or_assign(std::string(uid), min_available);
   int32_t m = 1;
@@ -96,6 +97,12 @@ bool GroupRegistry::Lift(const GroupKey& key) {
   }
   it->second.denied_until = {};
   return true;
+}
+
+std::chrono::steady_clock::time_point GroupRegistry::MetAt(const GroupKey& key) const {
+  std::shared_lock lock(mu_);
+  auto it = groups_.find(key);
+  return it == groups_.end() ? std::chrono::steady_clock::time_point{} : it->second.met_at;
 }
 
 std::optional<std::string> GroupRegistry::Denied(const GroupKey& key,

@@ -70,6 +70,8 @@ class GroupRegistry {
   void Deny(const GroupKey& key, std::chrono::steady_clock::time_point until, std::string reason);
   /// Lift ends a denial early (a cluster event may have made room); true when one was lifted.
   bool Lift(const GroupKey& key);
+  /// MetAt returns when the plugin first met a member of `key` (its own steady clock).
+  std::chrono::steady_clock::time_point MetAt(const GroupKey& key) const;
   /// Denied returns the reason when `key` is denied at `now`.
   std::optional<std::string> Denied(const GroupKey& key,
                                     std::chrono::steady_clock::time_point now) const;
@@ -79,6 +81,7 @@ class GroupRegistry {
     std::string namespace_name;
     std::string name;
     int64_t created_ns = 0;
+    std::chrono::steady_clock::time_point met_at;
     std::map<std::string, int32_t, std::less<>> members;  // uid -> its min-available
     std::chrono::steady_clock::time_point denied_until{};
     std::string denied_reason;
