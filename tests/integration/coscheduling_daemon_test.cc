@@ -35,9 +35,13 @@ class CoschedulingDaemonTest : public ::testing::Test {
     std::ostringstream profile;
     profile << example.rdbuf();
     std::string toml = profile.str();
-    toml.replace(toml.find("permit_waiting_time_seconds = 60"),
-                 std::string("permit_waiting_time_seconds = 60").size(),
-                 "permit_waiting_time_seconds = 20\nassembly_grace_seconds = 2");
+    auto set = [&toml](const std::string& from, const std::string& to) {
+      const size_t at = toml.find(from);
+      ASSERT_NE(at, std::string::npos) << from;
+      toml.replace(at, from.size(), to);
+    };
+    set("permit_waiting_time_seconds = 60", "permit_waiting_time_seconds = 20");
+    set("assembly_grace_seconds = 0", "assembly_grace_seconds = 2");
     const fs::path config = dir_.path() / "schedhost.toml";
     std::ofstream(config) << "[api]\nlisten = \"" << server_
                           << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
