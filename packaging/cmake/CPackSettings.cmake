@@ -16,7 +16,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Strip what ships (the RelWithDebInfo `ci` tree carries debug info); the plugins' manifest
 # section is allocated, so strip keeps it.
 set(CPACK_STRIP_FILES ON)
-set(CPACK_COMPONENTS_ALL host sdk)
+set(CPACK_COMPONENTS_ALL host contrib sdk)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_RPM_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_GROUPING IGNORE)
@@ -36,6 +36,13 @@ set(CPACK_COMPONENT_HOST_DESCRIPTION "${_host_summary}
 ${_host_long}")
 set(CPACK_COMPONENT_SDK_DESCRIPTION "${_sdk_summary}
 ${_sdk_long}")
+set(_contrib_summary "contrib plugins for schedhost (gang scheduling)")
+set(_contrib_long "Plugins beyond kube-scheduler's default profile, built against the
+schedhost SDK only: Coscheduling (gang scheduling of pods labelled
+scheduling.x-k8s.io/pod-group). They install beside the builtin plugins in
+/usr/lib/schedhost/plugins; a profile enables them by name.")
+set(CPACK_COMPONENT_CONTRIB_DESCRIPTION "${_contrib_summary}
+${_contrib_long}")
 
 # --- DEB ---------------------------------------------------------------------------------
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -51,6 +58,11 @@ set(CPACK_DEBIAN_HOST_PACKAGE_DEPENDS "adduser")
 set(CPACK_DEBIAN_HOST_PACKAGE_SUGGESTS "schedhost-sdk-dev")
 set(CPACK_DEBIAN_HOST_PACKAGE_CONTROL_EXTRA
     "${_pkg}/deb/conffiles;${_pkg}/deb/postinst;${_pkg}/deb/prerm;${_pkg}/deb/postrm")
+set(CPACK_DEBIAN_CONTRIB_PACKAGE_NAME schedhost-contrib)
+set(CPACK_DEBIAN_CONTRIB_PACKAGE_SECTION admin)
+# The plugins link only libc and the C++ runtime (dpkg-shlibdeps) and need the host's ABI.
+set(CPACK_DEBIAN_CONTRIB_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_CONTRIB_PACKAGE_DEPENDS "schedhost (= ${SCHEDHOST_PACKAGE_VERSION})")
 set(CPACK_DEBIAN_SDK_PACKAGE_NAME schedhost-sdk-dev)
 set(CPACK_DEBIAN_SDK_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_SDK_PACKAGE_ARCHITECTURE all)
@@ -63,6 +75,12 @@ set(CPACK_RPM_PACKAGE_RELOCATABLE OFF)
 set(CPACK_RPM_PACKAGE_LICENSE "Unspecified")
 set(CPACK_RPM_PACKAGE_GROUP "System Environment/Daemons")
 set(CPACK_RPM_PACKAGE_URL "https://kubernetes.io/docs/concepts/scheduling-eviction/scheduling-framework/")
+set(CPACK_RPM_CONTRIB_PACKAGE_NAME schedhost-contrib)
+set(CPACK_RPM_CONTRIB_PACKAGE_SUMMARY "${_contrib_summary}")
+set(CPACK_RPM_CONTRIB_PACKAGE_DESCRIPTION "${_contrib_long}")
+set(CPACK_RPM_CONTRIB_PACKAGE_AUTOREQ OFF)
+set(CPACK_RPM_CONTRIB_PACKAGE_AUTOPROV OFF)
+set(CPACK_RPM_CONTRIB_PACKAGE_REQUIRES "schedhost = ${SCHEDHOST_PACKAGE_VERSION}, libstdc++, glibc")
 set(CPACK_RPM_HOST_PACKAGE_NAME schedhost)
 set(CPACK_RPM_HOST_PACKAGE_SUMMARY "${_host_summary}")
 set(CPACK_RPM_HOST_PACKAGE_DESCRIPTION "${_host_long}")
