@@ -56,7 +56,9 @@ TEST(ParallelizerTest, ThreadsNeverExceedTheHardware) {
   EXPECT_EQ(p.parallelism(), 1000);
   EXPECT_GE(p.threads(), 1);
   const auto hardware = static_cast<int>(std::thread::hardware_concurrency());
-  if (hardware > 0) EXPECT_LE(p.threads(), hardware);
+  if (hardware > 0) {
+    EXPECT_LE(p.threads(), hardware);
+  }
 }
 
 TEST(ParallelizerTest, StopSkipsRemainingWork) {
