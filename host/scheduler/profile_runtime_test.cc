@@ -123,8 +123,9 @@ TEST_F(ProfileRuntimeTest, InterestAgreesWithHintAboutDeafPlugins) {
       info.pod = pod;
       info.unschedulable_plugins = {plugin};
       // Deaf means Hint would say Skip; the reverse need not hold (a hint may skip).
-      if (!interest.MayMatter(info))
+      if (!interest.MayMatter(info)) {
         EXPECT_FALSE(runtime_->Hint(plugin, *pod, ev)) << plugin << " " << ev.label;
+      }
     }
   }
   // Hinted registered for node additions and pod deletions only: deaf to a node deletion.
