@@ -7,6 +7,8 @@
 //   builder.RegisterService(&admin);
 #pragma once
 
+#include <schedhost/plugin.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -15,8 +17,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <schedhost/plugin.h>
 
 #include "host/config/host_config.h"
 #include "host/store/store.h"

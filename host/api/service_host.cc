@@ -183,12 +183,11 @@ void ServiceHost::Start() {
   options.pod_max_backoff = config_.pod_max_backoff;
   scheduler_ = std::make_unique<scheduler::Scheduler>(store_, std::move(profiles), options);
   cluster_ = std::make_unique<ClusterService>(store_);
-  admin_ = std::make_unique<AdminService>(
-      store_, *scheduler_,
-      AdminOptions{.config_file = config_file_,
-                   .builtin_dir = builtin_dir_,
-                   .in_process = in_process_,
-                   .running = config_});
+  admin_ = std::make_unique<AdminService>(store_, *scheduler_,
+                                          AdminOptions{.config_file = config_file_,
+                                                       .builtin_dir = builtin_dir_,
+                                                       .in_process = in_process_,
+                                                       .running = config_});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -215,8 +214,7 @@ void ServiceHost::Start() {
   started_ = true;
   ready_.store(true);
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
-               config_.api_listen, profile_count, config_.metrics_listen,
-               metrics_port());
+               config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
 }
 
 void ServiceHost::Stop() {

@@ -224,9 +224,9 @@ class Scheduler {
   VirtualClock* virtual_clock_ = nullptr;  // set when clock_ is one
   mutable std::mutex profiles_mu_;
   std::shared_ptr<const ProfileRuntime> profiles_;
-  uint64_t generation_ = 1;                                 // guarded by profiles_mu_
+  uint64_t generation_ = 1;                                   // guarded by profiles_mu_
   std::vector<std::weak_ptr<const ProfileRuntime>> retired_;  // guarded by profiles_mu_
-  std::mutex swap_mu_;  // one ReplaceProfiles at a time
+  std::mutex swap_mu_;                                        // one ReplaceProfiles at a time
   cache::Cache cache_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<cache::Snapshot> snapshot_;
