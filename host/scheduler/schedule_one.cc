@@ -270,7 +270,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     }
     explain_header_ = std::move(h);
     explain_header_fw_ = &fw;
-    explain_header_profiles_ = profiles();  // keeps `fw` (and so the pointer compared) alive
+    explain_header_profiles_ = RuntimeOf(fw);  // keeps `fw` (and so the pointer compared) alive
   }
   r->header = explain_header_;
   for (const auto& ref : fw.plugins(config::Point::kFilter)) {

@@ -204,6 +204,7 @@ class Scheduler {
   void Unwire(const ProfileSet& set);
   std::vector<std::shared_ptr<const ProfileRuntime>> LiveRuntimes() const;
   bool RejectWaiting(std::string_view uid, std::string_view plugin, std::string_view message);
+  std::shared_ptr<const ProfileRuntime> RuntimeOf(const framework::Framework& fw) const;
   void ParkWithoutProfile(const queue::QueuedPodInfo& info);
   void QueueIfProfiled(const model::Pod& pod);
 

@@ -64,6 +64,16 @@ std::vector<std::shared_ptr<const ProfileRuntime>> Scheduler::LiveRuntimes() con
   return out;
 }
 
+std::shared_ptr<const ProfileRuntime> Scheduler::RuntimeOf(const framework::Framework& fw) const {
+  // The live set, or a replaced one a cycle still holds (the cycle asking holds it).
+  for (auto& runtime : LiveRuntimes()) {
+    for (const auto& f : runtime->set().frameworks()) {
+      if (f.get() == &fw) return runtime;
+    }
+  }
+  return nullptr;
+}
+
 uint64_t Scheduler::generation() const {
   std::lock_guard lock(profiles_mu_);
   return generation_;
