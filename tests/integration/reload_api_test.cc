@@ -147,6 +147,39 @@ TEST_F(ReloadApiTest, RefusedLibrariesAndPluginsLeaveTheRunningSetServing) {
   EXPECT_EQ(ScheduleOne("after-good"), "n1");
 }
 
+TEST_F(ReloadApiTest, PodWithoutAProfileWaitsForTheReloadThatAddsIt) {
+  for (const std::string manifest :
+       {"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"status\":"
+        "{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"20\"}}}",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"},\"spec\":"
+        "{\"schedulerName\":\"batch\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"}) {
+    grpc::ClientContext context;
+    v1::ApplyRequest request;
+    request.set_manifest(manifest);
+    v1::ApplyResponse applied;
+    ASSERT_TRUE(cluster_->Apply(&context, request, &applied).ok()) << manifest;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // What `schedctl describe pod b` shows as its last failure.
+  grpc::ClientContext explain_context;
+  v1::ExplainRequest explain;
+  explain.set_name("b");
+  v1::ExplainResponse explained;
+  ASSERT_TRUE(admin_->Explain(&explain_context, explain, &explained).ok());
+  EXPECT_EQ(explained.message(),
+            "no profile named \"batch\"; the pod stays pending until a reload adds one");
+  EXPECT_EQ(host_->store().Get<model::Pod>("default", "b")->node_name(), "");
+
+  Write("[[profile]]\nname = \"default-scheduler\"\n[[profile]]\nname = \"batch\"\n");
+  ASSERT_TRUE(Reload().ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (host_->store().Get<model::Pod>("default", "b")->node_name().empty() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(host_->store().Get<model::Pod>("default", "b")->node_name(), "n1");
+}
+
 TEST_F(ReloadApiTest, RestartOnlySettingsAreNamedNotApplied) {
   std::ofstream(file_) << "[api]\nlisten = \"unix://" << (dir_.path() / "other.sock").string()
                        << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[host]\npod_max_backoff = "
