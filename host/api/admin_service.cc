@@ -1,8 +1,11 @@
-// AdminService: Reload (validate only), ListProfiles, ListPlugins and Stats. Explain's
+// AdminService: Reload (build, validate, swap), ListProfiles, ListPlugins and Stats. Explain's
 // rendering lives in admin_explain.cc.
 #include "host/api/admin_service.h"
 
+#include <spdlog/spdlog.h>
+
 #include <array>
+#include <chrono>
 #include <set>
 #include <string>
 
@@ -38,6 +41,29 @@ std::vector<std::string> EnablingProfiles(const scheduler::ProfileSet& set,
   return out;
 }
 
+// RestartOnlyChanges names the settings of `next` that differ from `running` and that only a
+// restart applies (the profile set carries everything else).
+std::vector<std::string> RestartOnlyChanges(const config::HostConfig& running,
+                                            const config::HostConfig& next) {
+  std::vector<std::string> out;
+  auto tls = [](const config::HostConfig& c) {
+    if (!c.api_tls) return std::string();
+    return c.api_tls->cert.string() + "|" + c.api_tls->key.string() + "|" +
+           (c.api_tls->client_ca ? c.api_tls->client_ca->string() : "");
+  };
+  if (running.api_listen != next.api_listen) out.emplace_back("api.listen");
+  if (tls(running) != tls(next)) out.emplace_back("api.tls");
+  if (running.metrics_listen != next.metrics_listen) out.emplace_back("metrics.listen");
+  if (running.pod_initial_backoff != next.pod_initial_backoff) {
+    out.emplace_back("host.pod_initial_backoff");
+  }
+  if (running.pod_max_backoff != next.pod_max_backoff) out.emplace_back("host.pod_max_backoff");
+  if (running.log_level != next.log_level) out.emplace_back("log.level");
+  if (running.state_dir != next.state_dir) out.emplace_back("host.state_dir");
+  if (running.unload != next.unload) out.emplace_back("host.unload");
+  return out;
+}
+
 }  // namespace
 
 std::string_view UpstreamPointName(size_t point_index) {
@@ -59,29 +85,47 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
   std::lock_guard lock(reload_mu_);
   const std::string file = options_.config_file.string();
   try {
+    // Parse, validate, load the libraries and create every plugin instance: all of it here, on
+    // the caller's thread, while the scheduling loop keeps running on the live set.
     config::HostConfig config = config::LoadConfigFile(options_.config_file);
-    // Building the set loads the libraries and creates every plugin instance: what a swap would
-    // run, so a config that passes here would be accepted by it.
     std::shared_ptr<const scheduler::ProfileSet> set =
-        scheduler::ProfileSet::Build(config, options_.builtin_dir);
+        scheduler::ProfileSet::Build(config, options_.builtin_dir, options_.in_process);
     std::string names;
     for (const config::ExpandedProfile& p : set->profiles()) {
       names += (names.empty() ? "" : ", ") + p.name;
     }
+    const size_t count = set->profiles().size();
+    const uint64_t generation = scheduler_.ReplaceProfiles(std::move(set));
+    std::string message = file + ": generation " + std::to_string(generation) + " is live (" +
+                          std::to_string(count) + " profile(s): " + names + ")";
+    if (options_.running) {
+      std::string restart;
+      for (const std::string& name : RestartOnlyChanges(*options_.running, config)) {
+        restart += (restart.empty() ? "" : ", ") + name;
+      }
+      if (!restart.empty()) message += "; changed settings that only a restart applies: " + restart;
+    }
     metrics::CountConfigReload(true);
+    spdlog::info("reload: {}", message);
     response->set_ok(true);
-    response->set_message(file + " is valid (" + std::to_string(set->profiles().size()) +
-                          " profile(s): " + names +
-                          "); hot swap is not implemented yet, so the running profiles are "
-                          "unchanged until the host restarts");
-  } catch (const std::runtime_error& e) {  // ConfigError, ProfileSetError
+    response->set_message(message);
+    response->set_generation(generation);
+  } catch (const std::runtime_error& e) {  // ConfigError, ProfileSetError, SchedulerError
     // Config errors already read "file:line:col: ..."; others get the file in front.
     std::string what = e.what();
     if (what.rfind(file, 0) != 0) what = file + ": " + what;
+    what += " (reload refused; the running profiles are unchanged)";
     metrics::CountConfigReload(false);
+    spdlog::error("reload: {}", what);
     response->set_ok(false);
-    response->set_message(what + " (reload refused; the running profiles are unchanged)");
+    response->set_message(what);
+    response->set_generation(scheduler_.generation());
   }
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  std::lock_guard record(record_mu_);
+  last_reload_ = {response->ok() ? "success" : "failure", response->message(), now};
   return grpc::Status::OK;
 }
 
@@ -89,6 +133,7 @@ grpc::Status AdminService::ListProfiles(grpc::ServerContext*, const v1::ListProf
                                         v1::ListProfilesResponse* response) {
   const auto runtime = scheduler_.profiles();  // keeps the set alive while we read it
   const scheduler::ProfileSet& set = runtime->set();
+  response->set_generation(scheduler_.generation());
   for (const config::ExpandedProfile& p : set.profiles()) {
     v1::Profile* out = response->add_profiles();
     out->set_scheduler_name(p.name);
@@ -155,6 +200,12 @@ grpc::Status AdminService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
   response->set_bound_pods(s.bound_pods);
   response->set_pods_per_second(s.pods_per_second);
   response->set_resource_version(store_.resource_version());
+  response->set_config_generation(scheduler_.generation());
+  response->set_draining_profile_sets(scheduler_.DrainingSets());
+  std::lock_guard record(record_mu_);
+  response->set_last_reload_result(last_reload_.result);
+  response->set_last_reload_message(last_reload_.message);
+  response->set_last_reload_unix_seconds(last_reload_.unix_seconds);
   return grpc::Status::OK;
 }
 
@@ -175,6 +226,11 @@ grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainReques
     response->set_attempts(d->attempts);
     response->set_message(d->message);
     if (!d->nominated_node.empty()) response->set_nominated_node(d->nominated_node);
+  }
+  if (pod->node_name().empty() && scheduler_.profiles()->FrameworkFor(*pod) == nullptr) {
+    // Parked (or never queued): it waits until a reload brings a profile of that name.
+    response->set_message("no profile named \"" + pod->data().spec.scheduler_name +
+                          "\"; the pod stays pending until a reload adds one");
   }
   if (auto e = scheduler_.Explanation(pod->uid())) FillExplanation(*e, *response);
   return grpc::Status::OK;

@@ -1,16 +1,24 @@
 // AdminService: schedhost.v1.Admin over a running scheduler — its profiles and plugin libraries,
-// its queue and throughput, why a pod went (or did not go) where it did, and Reload, which until
-// hot swap lands re-reads and validates the config file without touching the running profiles.
+// its queue and throughput, why a pod went (or did not go) where it did, and Reload, which
+// re-reads the config file, builds its ProfileSet off the scheduling loop and only then swaps it
+// in (Scheduler::ReplaceProfiles); a refused config changes nothing.
 //
 //   api::AdminService admin(store, *scheduler, {.config_file = path, .builtin_dir = dir});
 //   builder.RegisterService(&admin);
 #pragma once
 
+#include <schedhost/plugin.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "host/config/host_config.h"
 #include "host/store/store.h"
 #include "schedhost/v1/admin.grpc.pb.h"
 
@@ -28,6 +36,19 @@ struct AdminOptions {
   std::filesystem::path config_file;
   // builtin_dir is the builtin plugin directory ProfileSet::Build falls back to.
   std::filesystem::path builtin_dir;
+  // in_process are plugin descriptors registered in every set a reload builds (tests and
+  // embedders; they must outlive the service).
+  std::vector<const schedhost_plugin_descriptor*> in_process;
+  // running is the config the host was started with: a reload that changes a setting only a
+  // restart applies (listeners, TLS, backoff, log level, state_dir, unload) says so.
+  std::optional<config::HostConfig> running;
+};
+
+// ReloadRecord is the outcome of the last reload, for Stats.
+struct ReloadRecord {
+  std::string result;  // "" (none yet), "success" or "failure"
+  std::string message;
+  int64_t unix_seconds = 0;
 };
 
 // UpstreamPointName returns an extension point's name as upstream spells it ("PreFilter").
@@ -59,6 +80,8 @@ class AdminService final : public v1::Admin::Service {
   scheduler::Scheduler& scheduler_;
   AdminOptions options_;
   std::mutex reload_mu_;  // one Reload at a time: each builds a whole ProfileSet
+  mutable std::mutex record_mu_;
+  ReloadRecord last_reload_;  // guarded by record_mu_
 };
 
 }  // namespace schedhost::api

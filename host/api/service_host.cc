@@ -170,7 +170,10 @@ void ServiceHost::RegisterGauges() {
 void ServiceHost::Start() {
   if (started_) return;
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
-  profiles_ = scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_);
+  // Not kept here: the scheduler owns the live set, so a replaced one drains and goes away.
+  std::shared_ptr<const scheduler::ProfileSet> profiles =
+      scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_);
+  const size_t profile_count = profiles->profiles().size();
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
   if (!socket.empty()) PrepareSocket(socket);
   StartMetrics();
@@ -178,10 +181,13 @@ void ServiceHost::Start() {
   scheduler::SchedulerOptions options;
   options.pod_initial_backoff = config_.pod_initial_backoff;
   options.pod_max_backoff = config_.pod_max_backoff;
-  scheduler_ = std::make_unique<scheduler::Scheduler>(store_, profiles_, options);
+  scheduler_ = std::make_unique<scheduler::Scheduler>(store_, std::move(profiles), options);
   cluster_ = std::make_unique<ClusterService>(store_);
-  admin_ = std::make_unique<AdminService>(
-      store_, *scheduler_, AdminOptions{.config_file = config_file_, .builtin_dir = builtin_dir_});
+  admin_ = std::make_unique<AdminService>(store_, *scheduler_,
+                                          AdminOptions{.config_file = config_file_,
+                                                       .builtin_dir = builtin_dir_,
+                                                       .in_process = in_process_,
+                                                       .running = config_});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -208,8 +214,7 @@ void ServiceHost::Start() {
   started_ = true;
   ready_.store(true);
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
-               config_.api_listen, profiles_->profiles().size(), config_.metrics_listen,
-               metrics_port());
+               config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
 }
 
 void ServiceHost::Stop() {

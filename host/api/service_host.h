@@ -87,9 +87,9 @@ class ServiceHost {
   // (binding cycles finish, pods at Permit are requeued) and removes the socket file. Idempotent.
   void Stop();
 
-  // Reload does what Admin.Reload does, for schedhostd's SIGHUP: re-reads the config file and
-  // validates it by building its profiles (until hot swap lands the running profiles stay as
-  // they are either way). Not ok before Start, or when the host has no config file.
+  // Reload does what Admin.Reload does, for schedhostd's SIGHUP: re-reads the config file,
+  // builds and validates its profiles off the scheduling loop and swaps them in; a refused
+  // config changes nothing. Not ok before Start, or when the host has no config file.
   ReloadResult Reload();
 
   // store returns the cluster state.
@@ -113,7 +113,6 @@ class ServiceHost {
   std::vector<const schedhost_plugin_descriptor*> in_process_;
   std::filesystem::path config_file_;
   store::Store store_;
-  std::shared_ptr<const scheduler::ProfileSet> profiles_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<ClusterService> cluster_;
   std::unique_ptr<AdminService> admin_;

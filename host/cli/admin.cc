@@ -44,6 +44,8 @@ int RunProfiles(Client& client, std::ostream& out, std::ostream& err) {
   grpc::Status status =
       client.admin().ListProfiles(client.Context().get(), v1::ListProfilesRequest(), &response);
   if (!status.ok()) return ReportError(status, err, "schedhost.v1.Admin/ListProfiles");
+  // The live set's generation: 1 as started, +1 per successful reload.
+  out << "Config generation: " << response.generation() << "\n";
   Table table({"PROFILE", "EXTENSION POINT", "PLUGINS"});
   for (const v1::Profile& profile : response.profiles()) {
     const int pct = profile.percentage_of_nodes_to_score();
@@ -79,7 +81,15 @@ int RunStats(Client& client, std::ostream& out, std::ostream& err) {
       << "attempts_error: " << s.attempts_error() << "\n"
       << "bound_pods: " << s.bound_pods() << "\n"
       << "pods_per_second: " << rate.str() << "\n"
-      << "resource_version: " << s.resource_version() << "\n";
+      << "resource_version: " << s.resource_version() << "\n"
+      << "config_generation: " << s.config_generation() << "\n"
+      << "draining_profile_sets: " << s.draining_profile_sets() << "\n"
+      << "last_reload: " << (s.last_reload_result().empty() ? "<none>" : s.last_reload_result())
+      << "\n";
+  if (!s.last_reload_result().empty()) {
+    out << "last_reload_message: " << s.last_reload_message() << "\n"
+        << "last_reload_unix_seconds: " << s.last_reload_unix_seconds() << "\n";
+  }
   return 0;
 }
 

@@ -79,6 +79,7 @@ class FakeAdmin final : public v1::Admin::Service {
 
   grpc::Status ListProfiles(grpc::ServerContext*, const v1::ListProfilesRequest*,
                             v1::ListProfilesResponse* response) override {
+    response->set_generation(3);
     v1::Profile* profile = response->add_profiles();
     profile->set_scheduler_name("default-scheduler");
     v1::ExtensionPointPlugins* filter = profile->add_extension_points();
@@ -99,6 +100,10 @@ class FakeAdmin final : public v1::Admin::Service {
     response->set_bound_pods(12);
     response->set_pods_per_second(2.5);
     response->set_resource_version(40);
+    response->set_config_generation(3);
+    response->set_last_reload_result("failure");
+    response->set_last_reload_message("schedhost.toml:3:1: unknown plugin \"Nope\"");
+    response->set_last_reload_unix_seconds(1700000000);
     return grpc::Status::OK;
   }
 
@@ -224,6 +229,7 @@ TEST_F(AdminCommandsTest, PluginsProfilesAndStats) {
   out_.str("");
   ASSERT_EQ(RunProfiles(*client_, out_, err_), 0) << err_.str();
   EXPECT_EQ(out_.str(),
+            "Config generation: 3\n"
             "PROFILE             EXTENSION POINT              PLUGINS\n"
             "default-scheduler   (percentageOfNodesToScore)   0 (adaptive)\n"
             "                    Filter                       NodeResourcesFit, TaintToleration\n"
@@ -233,6 +239,10 @@ TEST_F(AdminCommandsTest, PluginsProfilesAndStats) {
   EXPECT_THAT(out_.str(), HasSubstr("active_pods: 3\nbackoff_pods: 0\n"));
   EXPECT_THAT(out_.str(),
               HasSubstr("bound_pods: 12\npods_per_second: 2.50\nresource_version: 40\n"));
+  EXPECT_THAT(out_.str(), HasSubstr("config_generation: 3\ndraining_profile_sets: 0\n"
+                                    "last_reload: failure\nlast_reload_message: schedhost.toml:"
+                                    "3:1: unknown plugin \"Nope\"\n"
+                                    "last_reload_unix_seconds: 1700000000\n"));
 }
 
 TEST_F(AdminCommandsTest, ReloadExitsOneWhenRefused) {

@@ -2,8 +2,8 @@
 // config without profiles gets the default profile; without plugin_dirs, the builtin plugins
 // beside the binary or installed), serves the API and schedules until SIGTERM or SIGINT, then
 // stops cleanly and exits 0. SIGHUP (`systemctl reload schedhost`) does what Admin.Reload does:
-// re-reads and validates the config file and logs the verdict; until hot swap lands (issue 7)
-// the running profiles stay as they are, so applying a change still takes a restart.
+// re-reads the config file, builds its profiles and swaps them in between two cycles, or keeps
+// the running ones and logs why the file was refused.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>

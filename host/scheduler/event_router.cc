@@ -111,11 +111,9 @@ void EventRouter::RoutePod(const store::Event& event) {
         return;
       }
       q.Delete(*pod);
-      if (framework::Framework* fw = s_.profiles()->FrameworkFor(*pod)) {
-        // The binding cycle of a rejected pod unreserves and forgets it, which wakes the pods
-        // that its resources may now fit.
-        fw->waiting_pods().Reject(pod->uid(), "", "removed");
-      }
+      // The binding cycle of a rejected pod unreserves and forgets it, which wakes the pods
+      // that its resources may now fit. It may wait in a set a reload replaced.
+      s_.RejectWaiting(pod->uid(), "", "removed");
       return;
   }
 }

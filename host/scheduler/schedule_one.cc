@@ -50,13 +50,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   const model::Pod& pod = *info.pod;
   framework::Framework* fw = profiles->FrameworkFor(pod);
   if (fw == nullptr) {
-    // The profile went away (a reload): upstream drops such pods with an error in the log.
-    spdlog::error("scheduler: no profile \"{}\" for pod {}/{}; not scheduling it",
-                  pod.data().spec.scheduler_name, pod.namespace_name(), pod.name());
-    Record(pod, [&](PodDiagnostics& d) {
-      d.message = "no profile named \"" + pod.data().spec.scheduler_name + "\"";
-    });
-    queue_->Done(pod.uid());
+    ParkWithoutProfile(info);  // the profile went away (a reload): parked, not lost (swap.cc)
     return;
   }
   // Skip pods deleted or bound since they were queued, and pods whose binding is under way.
@@ -277,7 +271,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     }
     explain_header_ = std::move(h);
     explain_header_fw_ = &fw;
-    explain_header_profiles_ = profiles();  // keeps `fw` (and so the pointer compared) alive
+    explain_header_profiles_ = RuntimeOf(fw);  // keeps `fw` (and so the pointer compared) alive
   }
   r->header = explain_header_;
   for (const auto& ref : fw.plugins(config::Point::kFilter)) {

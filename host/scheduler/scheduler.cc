@@ -1,6 +1,6 @@
 // Scheduler: wiring, the loop thread, periodic flushes, graceful stop, RunUntilIdle on a virtual
 // clock, the invariant check and per-pod diagnostics. The cycles live in schedule_one.cc and
-// binding_cycle.cc.
+// binding_cycle.cc, the hot swap of profiles in swap.cc.
 #include "host/scheduler/scheduler.h"
 
 #include <spdlog/spdlog.h>
@@ -10,13 +10,6 @@
 #include "host/scheduler/event_router.h"
 
 namespace schedhost::scheduler {
-namespace {
-
-std::string_view View(schedhost_str s) {
-  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
-}
-
-}  // namespace
 
 Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> profiles,
                      SchedulerOptions options)
@@ -49,28 +42,10 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
   to.on_evicted = options_.on_evicted;
   to.reject_waiting = [this](std::string_view uid, std::string_view plugin,
                              std::string_view message) {
-    for (const auto& fw : this->profiles()->set().frameworks()) {
-      if (auto wp = fw->waiting_pods().Get(uid)) return wp->Reject(plugin, message);
-    }
-    return false;
+    return RejectWaiting(uid, plugin, message);
   };
   toolkit_ = std::make_unique<preemption::Toolkit>(store_, queue_->nominator(), std::move(to));
-  for (const auto& fw : profiles_->set().frameworks()) {
-    fw->SetSnapshot(snapshot_.get());
-    fw->SetNominator(&queue_->nominator());
-    fw->SetClock(clock_.get());
-    fw->SetClusterAccess(toolkit_.get());
-    fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
-      try {
-        // The cycle read the pod at this version; a pod changed since then is not bound.
-        store_.Bind(View(pod->namespace_name), View(pod->name), View(pod->uid),
-                    pod->resource_version, node);
-        return framework::Status::Success();
-      } catch (const store::StoreError& e) {
-        return framework::Status::Error(e.what());
-      }
-    });
-  }
+  Wire(profiles_->set());
   if (virtual_clock_ != nullptr) {
     auto manual = std::make_unique<ManualExecutor>();
     manual_executor_ = manual.get();
@@ -87,13 +62,7 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
 
 Scheduler::~Scheduler() {
   Stop();
-  for (const auto& fw : profiles_->set().frameworks()) {
-    fw->SetSnapshot(nullptr);
-    fw->SetNominator(nullptr);
-    fw->SetClock(nullptr);
-    fw->SetBinder(nullptr);
-    fw->SetClusterAccess(nullptr);
-  }
+  for (const auto& runtime : LiveRuntimes()) Unwire(runtime->set());
 }
 
 std::shared_ptr<const ProfileRuntime> Scheduler::profiles() const {
@@ -124,8 +93,11 @@ void Scheduler::Stop() {
   queue_->Close();
   if (loop_.joinable()) loop_.join();
   // Pods waiting at Permit go back to the queue; every binding cycle then runs to its end.
-  for (const auto& fw : profiles_->set().frameworks()) {
-    fw->waiting_pods().RejectAll("scheduler is stopping");
+  // Replaced sets too: a pod admitted by an old plugin may still wait there.
+  for (const auto& runtime : LiveRuntimes()) {
+    for (const auto& fw : runtime->set().frameworks()) {
+      fw->waiting_pods().RejectAll("scheduler is stopping");
+    }
   }
   if (manual_executor_ != nullptr) manual_executor_->RunAll();
   {

@@ -157,6 +157,18 @@ class Scheduler {
   Clock& clock() { return *clock_; }
   /// profiles returns the profiles the scheduler runs.
   std::shared_ptr<const ProfileRuntime> profiles() const;
+  /// ReplaceProfiles swaps `set` in as the live profiles between two cycles and returns its
+  /// generation. Cycles already under way (pods waiting at Permit included) keep the set they
+  /// started with until their binding cycle ends; the next cycle takes the new one. activeQ is
+  /// re-sorted with the new QueueSort, unschedulable and gated pods get another chance under the
+  /// new policy, and pods parked for want of a profile that `set` has are queued again. Throws
+  /// SchedulerError (stopped) or ProfileSetError (empty set) and then changes nothing.
+  uint64_t ReplaceProfiles(std::shared_ptr<const ProfileSet> set);
+  /// generation returns the live set's generation: 1 for the set the scheduler was built with,
+  /// +1 per ReplaceProfiles.
+  uint64_t generation() const;
+  /// DrainingSets returns how many replaced sets cycles still hold (0 once they all ended).
+  size_t DrainingSets() const;
   /// bindings_in_flight returns how many binding cycles have not ended (waiting ones included).
   size_t bindings_in_flight() const { return bindings_in_flight_.load(); }
 
@@ -186,6 +198,16 @@ class Scheduler {
                      queue::PluginSet pending, const std::string& nominated_node,
                      bool clear_nomination);
 
+  // Hot swap (swap.cc): wiring a set's frameworks to this scheduler, every set still alive,
+  // rejecting a waiting pod in whichever set holds it, and parking a pod without a profile.
+  void Wire(const ProfileSet& set);
+  void Unwire(const ProfileSet& set);
+  std::vector<std::shared_ptr<const ProfileRuntime>> LiveRuntimes() const;
+  bool RejectWaiting(std::string_view uid, std::string_view plugin, std::string_view message);
+  std::shared_ptr<const ProfileRuntime> RuntimeOf(const framework::Framework& fw) const;
+  void ParkWithoutProfile(const queue::QueuedPodInfo& info);
+  void QueueIfProfiled(const model::Pod& pod);
+
   // Timers and diagnostics (scheduler.cc).
   void ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
                    size_t slot);
@@ -203,6 +225,9 @@ class Scheduler {
   VirtualClock* virtual_clock_ = nullptr;  // set when clock_ is one
   mutable std::mutex profiles_mu_;
   std::shared_ptr<const ProfileRuntime> profiles_;
+  uint64_t generation_ = 1;                                   // guarded by profiles_mu_
+  std::vector<std::weak_ptr<const ProfileRuntime>> retired_;  // guarded by profiles_mu_
+  std::mutex swap_mu_;                                        // one ReplaceProfiles at a time
   cache::Cache cache_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<cache::Snapshot> snapshot_;

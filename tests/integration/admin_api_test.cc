@@ -263,7 +263,7 @@ double ReloadsCounted(const std::string& result) {
   return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size()));
 }
 
-TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
+TEST(AdminReloadTest, SwapsInAValidConfigAndRefusesABrokenOne) {
   TempDir dir;
   const std::filesystem::path socket = dir.path() / "s.sock";
   const std::filesystem::path file = dir.path() / "schedhost.toml";
@@ -294,15 +294,17 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   const double failures = ReloadsCounted("failure");
   v1::ReloadResponse r = reload();
   EXPECT_TRUE(r.ok()) << r.message();
-  EXPECT_THAT(r.message(), HasSubstr("hot swap is not implemented"));
+  EXPECT_THAT(r.message(), HasSubstr("generation 2 is live"));
+  EXPECT_EQ(r.generation(), 2u);
 
-  // A second, valid profile: validated, but the running profiles stay as they were.
+  // A second, valid profile: swapped in.
   std::ofstream(file) << api << "[[profile]]\nname = \"default-scheduler\"\n"
                       << "[[profile]]\nname = \"batch\"\n";
   r = reload();
   EXPECT_TRUE(r.ok()) << r.message();
   EXPECT_THAT(r.message(), HasSubstr("default-scheduler, batch"));
-  EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
+  EXPECT_EQ(r.generation(), 3u);
+  EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
 
   // An unknown plugin on line 8: refused, naming file:line.
   std::ofstream(file) << api << "[[profile]]\nname = \"default-scheduler\"\n"
@@ -312,14 +314,15 @@ TEST(AdminReloadTest, ValidatesTheConfigFileWithoutSwappingProfiles) {
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.message(), HasSubstr(file.string() + ":8:"));
   EXPECT_THAT(r.message(), HasSubstr("NoSuchPlugin"));
-  EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
+  EXPECT_EQ(r.generation(), 3u);
+  EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
 
   // Broken TOML: refused with the parser's position.
   std::ofstream(file) << api << "[[profile]\n";
   r = reload();
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.message(), HasSubstr(file.string() + ":5:"));
-  EXPECT_THAT(profiles(), ElementsAre("default-scheduler"));
+  EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
   // schedhost_config_reloads_total counted two accepted and two refused reloads.
   EXPECT_EQ(ReloadsCounted("success") - successes, 2);
   EXPECT_EQ(ReloadsCounted("failure") - failures, 2);
@@ -342,8 +345,7 @@ TEST(ServiceHostReloadTest, AnswersLikeAdminReload) {
 
   ReloadResult r = host.Reload();
   EXPECT_TRUE(r.ok) << r.message;
-  EXPECT_THAT(r.message, HasSubstr(file.string() + " is valid"));
-  EXPECT_THAT(r.message, HasSubstr("hot swap is not implemented"));
+  EXPECT_THAT(r.message, HasSubstr(file.string() + ": generation 2 is live"));
 
   std::ofstream(file) << api << "[[profile]\n";
   r = host.Reload();

@@ -293,7 +293,7 @@ TEST_F(SchedctlTest, AdminCommandsReadTheRunningHost) {
 
   Result reload = Ctl({"reload"});
   EXPECT_EQ(reload.exit_code, 0) << reload.err;
-  EXPECT_THAT(reload.out, HasSubstr("hot swap"));
+  EXPECT_THAT(reload.out, HasSubstr("generation 2 is live"));
 }
 
 }  // namespace

@@ -1063,7 +1063,9 @@ int32_t Negotiate(schedhost_library_negotiation* io) noexcept {
     io->error = ToStr("host API table is missing or too small");
     return 1;
   }
-  LibraryApi() = io->api;
+  // A host negotiates again each time a reload loads the library anew, while other threads
+  // read the table through LibraryApi(): write it only when it changes (the first time).
+  if (LibraryApi() != io->api) LibraryApi() = io->api;
   io->plugins = kTable.data();
   io->plugins_len = sizeof...(P);
   return 0;

@@ -1,0 +1,159 @@
+// Hot swap of the live ProfileSet (DESIGN.md §4): the new set is built and validated by the
+// caller, wired to this scheduler here, and swapped in under profiles_mu_ — one pointer, so the
+// scheduling loop takes it at its next cycle while every cycle under way keeps the shared_ptr it
+// started with (a pod waiting at Permit finishes on the plugin instances that admitted it). The
+// replaced sets are remembered weakly, so Stop and pod deletions still reach the pods waiting in
+// them, and are freed (destroy callbacks, then the libraries) when the last cycle lets go.
+//
+// A pod whose schedulerName names no live profile is parked: out of the queue, with the message
+// "no profile named X". The store stays the truth, so a swap that brings the profile back finds
+// such pods there and queues them again; nothing is lost and nothing is queued twice.
+#include <spdlog/spdlog.h>
+
+#include "host/queue/cluster_event.h"
+#include "host/scheduler/scheduler.h"
+
+namespace schedhost::scheduler {
+namespace {
+
+std::string_view View(schedhost_str s) {
+  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
+}
+
+// kProfilesReplacedLabel labels the wildcard event that gives every unschedulable and gated pod
+// another chance under the new policy.
+constexpr std::string_view kProfilesReplacedLabel = "ProfilesReplaced";
+
+}  // namespace
+
+void Scheduler::Wire(const ProfileSet& set) {
+  for (const auto& fw : set.frameworks()) {
+    fw->SetSnapshot(snapshot_.get());
+    fw->SetNominator(&queue_->nominator());
+    fw->SetClock(clock_.get());
+    fw->SetClusterAccess(toolkit_.get());
+    fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
+      try {
+        // The cycle read the pod at this version; a pod changed since then is not bound.
+        store_.Bind(View(pod->namespace_name), View(pod->name), View(pod->uid),
+                    pod->resource_version, node);
+        return framework::Status::Success();
+      } catch (const store::StoreError& e) {
+        return framework::Status::Error(e.what());
+      }
+    });
+  }
+}
+
+void Scheduler::Unwire(const ProfileSet& set) {
+  for (const auto& fw : set.frameworks()) {
+    fw->SetSnapshot(nullptr);
+    fw->SetNominator(nullptr);
+    fw->SetClock(nullptr);
+    fw->SetBinder(nullptr);
+    fw->SetClusterAccess(nullptr);
+  }
+}
+
+std::vector<std::shared_ptr<const ProfileRuntime>> Scheduler::LiveRuntimes() const {
+  std::lock_guard lock(profiles_mu_);
+  std::vector<std::shared_ptr<const ProfileRuntime>> out{profiles_};
+  for (const auto& weak : retired_) {
+    if (auto runtime = weak.lock()) out.push_back(std::move(runtime));
+  }
+  return out;
+}
+
+std::shared_ptr<const ProfileRuntime> Scheduler::RuntimeOf(const framework::Framework& fw) const {
+  // The live set, or a replaced one a cycle still holds (the cycle asking holds it).
+  for (auto& runtime : LiveRuntimes()) {
+    for (const auto& f : runtime->set().frameworks()) {
+      if (f.get() == &fw) return runtime;
+    }
+  }
+  return nullptr;
+}
+
+uint64_t Scheduler::generation() const {
+  std::lock_guard lock(profiles_mu_);
+  return generation_;
+}
+
+size_t Scheduler::DrainingSets() const {
+  std::lock_guard lock(profiles_mu_);
+  size_t n = 0;
+  for (const auto& weak : retired_) n += weak.expired() ? 0 : 1;
+  return n;
+}
+
+bool Scheduler::RejectWaiting(std::string_view uid, std::string_view plugin,
+                              std::string_view message) {
+  for (const auto& runtime : LiveRuntimes()) {
+    for (const auto& fw : runtime->set().frameworks()) {
+      if (auto wp = fw->waiting_pods().Get(uid)) return wp->Reject(plugin, message);
+    }
+  }
+  return false;
+}
+
+uint64_t Scheduler::ReplaceProfiles(std::shared_ptr<const ProfileSet> set) {
+  std::lock_guard swap(swap_mu_);
+  // Everything that can fail comes before the swap: the runtime asks every plugin for its
+  // events (control thread, no scheduler lock held, as the ABI promises).
+  auto runtime = std::make_shared<const ProfileRuntime>(std::move(set));
+  if (stopping_.load()) throw SchedulerError("the scheduler is stopping; profiles not replaced");
+  Wire(runtime->set());
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(profiles_mu_);
+    std::erase_if(retired_, [](const auto& weak) { return weak.expired(); });
+    retired_.emplace_back(profiles_);
+    profiles_ = runtime;
+    generation = ++generation_;
+  }
+  // The queue takes the new QueueSort (and lets go of the old set's); re-heapifying activeQ
+  // costs O(n) comparisons and is a no-op when the order did not change.
+  queue_->Reorder([runtime](const queue::QueuedPodInfo& a, const queue::QueuedPodInfo& b) {
+    return runtime->QueueSortLess(a, b);
+  });
+  // Unschedulable and gated pods were judged by the old plugins: let the new ones judge them
+  // (after backoff, as after the unschedulable-timeout flush). A pod whose profile went away is
+  // parked when the loop pops it.
+  queue_->MoveAllToActiveOrBackoffQueue(
+      queue::MakeWildcardEvent(std::string(kProfilesReplacedLabel)));
+  // Pods parked (or never queued) for want of a profile that now exists.
+  for (const auto& pod : store_.List<model::Pod>()) QueueIfProfiled(*pod);
+  spdlog::info("scheduler: profile set generation {} is live ({} profile(s))", generation,
+               runtime->set().frameworks().size());
+  return generation;
+}
+
+void Scheduler::QueueIfProfiled(const model::Pod& pod) {
+  if (!pod.node_name().empty() || profiles()->FrameworkFor(pod) == nullptr) return;
+  // Where first, then the store: a pod bound meanwhile was in flight (not kNone) until its
+  // binding was written, so the store read below sees the binding.
+  if (queue_->Where(pod.uid()) != queue::PodLocation::kNone || cache_.IsAssumed(pod.uid())) return;
+  auto stored = store_.Get<model::Pod>(pod.namespace_name(), pod.name());
+  if (!stored || stored->uid() != pod.uid() || !stored->node_name().empty()) return;
+  try {
+    queue_->Add(stored);
+  } catch (const queue::QueueError&) {
+    // Queued meanwhile by the event router or by the parking cycle: once is enough.
+  }
+}
+
+void Scheduler::ParkWithoutProfile(const queue::QueuedPodInfo& info) {
+  const model::Pod& pod = *info.pod;
+  // Upstream drops such a pod with an error in the log; here it waits for the profile.
+  spdlog::warn("scheduler: no profile \"{}\" for pod {}/{}; parked until a reload adds one",
+               pod.data().spec.scheduler_name, pod.namespace_name(), pod.name());
+  Record(pod, [&](PodDiagnostics& d) {
+    d.message = "no profile named \"" + pod.data().spec.scheduler_name + "\"";
+  });
+  queue_->Done(pod.uid());
+  // A swap that added the profile after this cycle took its set may have looked for parked pods
+  // before the Done above; whichever of the two comes second queues the pod.
+  QueueIfProfiled(pod);
+}
+
+}  // namespace schedhost::scheduler

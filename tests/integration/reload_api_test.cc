@@ -1,0 +1,195 @@
+// Admin.Reload refusals end to end: a library built for another ABI major, a library that is
+// not there, and a plugin whose create fails each leave the running set serving (same
+// generation, same profiles, pods still scheduled) and report the reason, which Stats shows as
+// the last reload's result.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "host/framework/testing/fake_plugin.h"
+#include "tests/integration/api_fixture.h"
+
+namespace schedhost::api {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ReloadApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    socket_ = dir_.path() / "s.sock";
+    file_ = dir_.path() / "schedhost.toml";
+    api_ = "[api]\nlisten = \"unix://" + socket_.string() +
+           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+    failing_.name = "QuotaCheck";
+    failing_.create = [](framework::testing::Reasons& r) {
+      r.emplace_back("quota server unreachable");
+      return SCHEDHOST_ERROR;
+    };
+    failing_.filter = [](const schedhost_cycle_state*, const schedhost_pod_view*,
+                         const schedhost_node_info_view*,
+                         framework::testing::Reasons&) { return SCHEDHOST_SUCCESS; };
+    Write("");
+    host_ = std::make_unique<ServiceHost>(config::LoadConfigFile(file_),
+                                          framework::testing::PluginDir(), file_);
+    host_->RegisterInProcess(failing_.descriptor());
+    host_->Start();
+    admin_ = v1::Admin::NewStub(
+        grpc::CreateChannel("unix://" + socket_.string(), grpc::InsecureChannelCredentials()));
+    cluster_ = v1::Cluster::NewStub(
+        grpc::CreateChannel("unix://" + socket_.string(), grpc::InsecureChannelCredentials()));
+  }
+  void TearDown() override { host_->Stop(); }
+
+  // Write replaces the config file: the API settings, then `rest`.
+  void Write(const std::string& rest) { std::ofstream(file_) << api_ << rest; }
+
+  v1::ReloadResponse Reload() {
+    grpc::ClientContext context;
+    v1::ReloadResponse r;
+    EXPECT_TRUE(admin_->Reload(&context, v1::ReloadRequest(), &r).ok());
+    return r;
+  }
+  v1::StatsResponse Stats() {
+    grpc::ClientContext context;
+    v1::StatsResponse r;
+    EXPECT_TRUE(admin_->Stats(&context, v1::StatsRequest(), &r).ok());
+    return r;
+  }
+  uint64_t Generation() {
+    grpc::ClientContext context;
+    v1::ListProfilesResponse r;
+    EXPECT_TRUE(admin_->ListProfiles(&context, v1::ListProfilesRequest(), &r).ok());
+    return r.generation();
+  }
+  // Schedules pod `name` through the API and waits for its binding.
+  std::string ScheduleOne(const std::string& name) {
+    grpc::ClientContext context;
+    v1::ApplyRequest request;
+    request.set_manifest("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" +
+                         name +
+                         "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}");
+    v1::ApplyResponse response;
+    EXPECT_TRUE(cluster_->Apply(&context, request, &response).ok());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto pod = host_->store().Get<model::Pod>("default", name);
+      if (pod && !pod->node_name().empty()) return pod->node_name();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return "";
+  }
+  // ExpectRefused reloads and checks the refusal names `reason` and changed nothing.
+  void ExpectRefused(const std::string& reason) {
+    const uint64_t before = Generation();
+    v1::ReloadResponse r = Reload();
+    EXPECT_FALSE(r.ok());
+    EXPECT_THAT(r.message(), HasSubstr(reason));
+    EXPECT_THAT(r.message(), HasSubstr("reload refused; the running profiles are unchanged"));
+    EXPECT_EQ(r.generation(), before);
+    EXPECT_EQ(Generation(), before);
+    v1::StatsResponse s = Stats();
+    EXPECT_EQ(s.last_reload_result(), "failure");
+    EXPECT_EQ(s.last_reload_message(), r.message());
+    EXPECT_GT(s.last_reload_unix_seconds(), 0);
+    EXPECT_EQ(s.config_generation(), before);
+  }
+
+  TempDir dir_;
+  std::filesystem::path socket_;
+  std::filesystem::path file_;
+  std::string api_;
+  framework::testing::FakePlugin failing_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<v1::Admin::Stub> admin_;
+  std::unique_ptr<v1::Cluster::Stub> cluster_;
+};
+
+TEST_F(ReloadApiTest, RefusedLibrariesAndPluginsLeaveTheRunningSetServing) {
+  grpc::ClientContext context;
+  v1::ApplyRequest node;
+  node.set_manifest(
+      "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"status\":"
+      "{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"20\"}}}");
+  v1::ApplyResponse applied;
+  ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
+  EXPECT_EQ(Stats().last_reload_result(), "") << "no reload yet";
+  EXPECT_EQ(Generation(), 1u);
+
+  // A library built for plugin ABI 2: the loader's reason.
+  const std::string abi2 = std::string(SCHEDHOST_ABI_PLUGIN_DIR) + "/bad_abi2.so";
+  Write("[host]\nlibraries = [{ path = \"" + abi2 + "\" }]\n");
+  ExpectRefused("bad_abi2.so");
+  EXPECT_THAT(Stats().last_reload_message(), HasSubstr("ABI 2"));
+  EXPECT_EQ(ScheduleOne("after-abi"), "n1");
+
+  // A library that is not there.
+  Write("[host]\nlibraries = [{ path = \"" + (dir_.path() / "gone.so").string() + "\" }]\n");
+  ExpectRefused((dir_.path() / "gone.so").string());
+  EXPECT_EQ(ScheduleOne("after-missing"), "n1");
+
+  // A plugin whose create fails: its message.
+  Write(
+      "[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.multi_point]\n"
+      "enabled = [{ name = \"QuotaCheck\" }]\n");
+  ExpectRefused("quota server unreachable");
+  EXPECT_EQ(ScheduleOne("after-create"), "n1");
+
+  // A good file again: swapped in, and Stats says so.
+  Write("");
+  v1::ReloadResponse r = Reload();
+  EXPECT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.generation(), 2u);
+  EXPECT_EQ(Stats().last_reload_result(), "success");
+  EXPECT_EQ(ScheduleOne("after-good"), "n1");
+}
+
+TEST_F(ReloadApiTest, PodWithoutAProfileWaitsForTheReloadThatAddsIt) {
+  for (const std::string manifest :
+       {"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"},\"status\":"
+        "{\"capacity\":{\"cpu\":\"4\",\"memory\":\"8Gi\",\"pods\":\"20\"}}}",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"},\"spec\":"
+        "{\"schedulerName\":\"batch\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}"}) {
+    grpc::ClientContext context;
+    v1::ApplyRequest request;
+    request.set_manifest(manifest);
+    v1::ApplyResponse applied;
+    ASSERT_TRUE(cluster_->Apply(&context, request, &applied).ok()) << manifest;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // What `schedctl describe pod b` shows as its last failure.
+  grpc::ClientContext explain_context;
+  v1::ExplainRequest explain;
+  explain.set_name("b");
+  v1::ExplainResponse explained;
+  ASSERT_TRUE(admin_->Explain(&explain_context, explain, &explained).ok());
+  EXPECT_EQ(explained.message(),
+            "no profile named \"batch\"; the pod stays pending until a reload adds one");
+  EXPECT_EQ(host_->store().Get<model::Pod>("default", "b")->node_name(), "");
+
+  Write("[[profile]]\nname = \"default-scheduler\"\n[[profile]]\nname = \"batch\"\n");
+  ASSERT_TRUE(Reload().ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (host_->store().Get<model::Pod>("default", "b")->node_name().empty() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(host_->store().Get<model::Pod>("default", "b")->node_name(), "n1");
+}
+
+TEST_F(ReloadApiTest, RestartOnlySettingsAreNamedNotApplied) {
+  std::ofstream(file_) << "[api]\nlisten = \"unix://" << (dir_.path() / "other.sock").string()
+                       << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[host]\npod_max_backoff = "
+                          "\"20s\"\n";
+  v1::ReloadResponse r = Reload();
+  EXPECT_TRUE(r.ok()) << r.message();
+  EXPECT_THAT(r.message(), HasSubstr("only a restart applies: api.listen, "
+                                     "host.pod_max_backoff"));
+  EXPECT_EQ(Generation(), 2u);
+}
+
+}  // namespace
+}  // namespace schedhost::api
