@@ -35,10 +35,10 @@ size_t RecordedCycle::Bytes() const {
       (feasible_ends.capacity() + rejected_ends.capacity() + rejected_status.capacity()) *
           sizeof(uint32_t) +
       raw.capacity() * sizeof(int64_t) + normalized.capacity();
-  for (const auto& name : skipped_filter_plugins) bytes += sizeof(name) + name.capacity();
+  for (const auto& name : skipped_filter_plugins) bytes += sizeof(std::string) + name.capacity();
   for (const auto& status : statuses) {
     bytes += sizeof(status) + status.plugin.capacity();
-    for (const auto& r : status.reasons) bytes += sizeof(r) + r.capacity();
+    for (const auto& r : status.reasons) bytes += sizeof(std::string) + r.capacity();
   }
   return bytes;
 }
