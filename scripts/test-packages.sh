@@ -9,7 +9,7 @@
 #      its test; builds the plugin once more with only pkg-config's flags;
 #   4. shows that the plugin takes part in decisions: `schedctl simulate` with and without it,
 #      then the installed schedhostd on a temporary socket, `schedctl apply`, `get pods`,
-#      `explain`, `reload` and SIGHUP;
+#      `explain`, `reload` and SIGHUP (each a hot swap: a new generation);
 #   5. upgrades to a second package version and checks that an edited
 #      /etc/schedhost/schedhost.toml is kept (the .deb installed; the .rpm in a scratch rpm
 #      root without its scriptlets); then purges everything.
@@ -75,9 +75,14 @@ rpm_host=$(ls "$work"/v1/schedhost-[0-9]*.x86_64.rpm)
 rpm_sdk=$(ls "$work"/v1/schedhost-sdk-dev-[0-9]*.noarch.rpm)
 for f in "$deb_host" "$deb_sdk" "$rpm_host" "$rpm_sdk"; do ok "built $(basename "$f")"; done
 
-# The builtin plugins are whatever the build tree made (<build>/plugins/*.so).
-mapfile -t plugins < <(find "$build/plugins" -maxdepth 1 -name '*.so' -printf '%f\n' | sort)
-((${#plugins[@]} > 0)) || fail "no builtin plugins in $build/plugins"
+# The builtin plugins are one per folder of plugins/builtin (<name>.so in <build>/plugins); the
+# contrib ones (plugins/contrib) land in the same build directory but ship in schedhost-contrib.
+mapfile -t plugins < <(find "$root/plugins/builtin" -mindepth 1 -maxdepth 1 -type d -printf '%f.so\n' | sort)
+mapfile -t contrib < <(find "$root/plugins/contrib" -mindepth 1 -maxdepth 1 -type d -printf '%f.so\n' | sort)
+((${#plugins[@]} > 0)) || fail "no builtin plugins in $root/plugins/builtin"
+for p in "${plugins[@]}" "${contrib[@]}"; do
+  [ -f "$build/plugins/$p" ] || fail "$build/plugins/$p is missing: build that tree first"
+done
 host_files=(/usr/bin/schedhostd /usr/bin/schedctl /etc/schedhost/schedhost.toml
   /usr/lib/systemd/system/schedhost.service /usr/share/man/man8/schedhostd.8.gz
   /usr/share/man/man1/schedctl.1.gz /usr/share/doc/schedhost/copyright)
@@ -112,6 +117,18 @@ if grep -E '^/usr/(bin|lib/schedhost)' "$work/deb-sdk.txt"; then
   fail "schedhost-sdk-dev ships host files (above)"
 fi
 if grep -E '^/usr/include' "$work/deb-host.txt"; then fail "schedhost ships headers (above)"; fi
+if ((${#contrib[@]} > 0)); then
+  deb_contrib=$(ls "$work"/v1/schedhost-contrib_*.deb)
+  dpkg-deb -c "$deb_contrib" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' >"$work/deb-contrib.txt"
+  contrib_files=()
+  for p in "${contrib[@]}"; do contrib_files+=("/usr/lib/schedhost/plugins/$p"); done
+  expect_files "$work/deb-contrib.txt" "$(basename "$deb_contrib")" "${contrib_files[@]}"
+  for p in "${contrib[@]}"; do
+    if grep -qxF "/usr/lib/schedhost/plugins/$p" "$work/deb-host.txt"; then
+      fail "schedhost ships the contrib plugin $p"
+    fi
+  done
+fi
 
 # Control data: conffile, dependencies computed by dpkg-shlibdeps, maintainer scripts.
 # (Pipelines end in grep without -q: an early exit would SIGPIPE the writer under pipefail.)
@@ -320,12 +337,15 @@ ok "NodePool took part: it scored web's nodes and filtered analytics out of ever
 
 sctl reload >"$work/reload.txt" || true
 sed 's/^/  /' "$work/reload.txt"
-grep -q 'is valid' "$work/reload.txt" || fail "schedctl reload did not validate the config"
+grep -q 'generation 2 is live' "$work/reload.txt" || fail "schedctl reload did not swap in generation 2"
 kill -HUP "$daemon_pid"
 for _ in $(seq 50); do grep -q 'SIGHUP:' "$work/daemon.log" && break; sleep 0.2; done
-grep -q 'SIGHUP: .* is valid' "$work/daemon.log" || fail "SIGHUP did not validate the config"
+grep -q 'SIGHUP: .*generation 3 is live' "$work/daemon.log" || fail "SIGHUP did not swap in generation 3"
 kill -0 "$daemon_pid" 2>/dev/null || fail "schedhostd died on SIGHUP"
-ok "reload and SIGHUP validate the config (validate-only until hot swap); daemon still serving"
+sctl profiles >"$work/profiles.txt"
+grep -q 'generation: 3' "$work/profiles.txt" ||
+  { cat "$work/profiles.txt"; fail "schedctl profiles does not show generation 3"; }
+ok "schedctl reload and SIGHUP swapped in generations 2 and 3; daemon still serving"
 kill -TERM "$daemon_pid"
 rc=0
 wait "$daemon_pid" || rc=$?
