@@ -14,7 +14,8 @@
 namespace schedhost::bench {
 
 /// AllocatedBytes returns the bytes malloc has handed out and not had back, process-wide:
-/// mallinfo2()'s uordblks (chunks in use in every arena) plus hblkhd (mmapped chunks).
+/// mallinfo2()'s uordblks (chunks in use in every arena) plus hblkhd (mmapped chunks); under
+/// ASan or TSan, their allocator's count of bytes in use.
 int64_t AllocatedBytes();
 
 /// SnapshotBytes returns how many bytes one snapshot of `cache` takes: the growth of

@@ -77,11 +77,13 @@ TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
     }
     done.store(true);
   });
-  // Build off the loop, swap, alternate: as many reloads as fit in the writer's run.
+  // Build off the loop, swap, alternate: as many reloads as fit in the writer's run, and at
+  // least four (a slow build — ASan, a loaded machine — may finish after the writer; the pods
+  // it created are still being scheduled then).
   int reloads = 0;
   std::chrono::nanoseconds build_time{0};
   std::chrono::nanoseconds swap_time{0};
-  while (!done.load()) {
+  while (!done.load() || reloads < 4) {
     const auto t0 = std::chrono::steady_clock::now();
     auto set = SetOf(reloads % 2 == 0 ? kConfigB : kConfigA);
     const auto t1 = std::chrono::steady_clock::now();
