@@ -307,11 +307,8 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   }
   const size_t bytes = r->Bytes();
   std::lock_guard lock(diag_mu_);
+  DropExplanationLocked(pod.uid());
   KeptExplanation& kept = explanations_[pod.uid()];
-  if (kept.record != nullptr) {
-    explanation_order_.erase(kept.seq);
-    explanation_bytes_ -= kept.bytes;
-  }
   kept.seq = next_explanation_seq_++;
   kept.record = std::move(r);
   kept.bytes = bytes;
@@ -321,12 +318,17 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   // both the count and the byte budget (the newest is always kept).
   while (explanation_order_.size() > 1 && (explanation_order_.size() > options_.max_explanations ||
                                            explanation_bytes_ > options_.max_explanation_bytes)) {
-    auto oldest = explanation_order_.begin();
-    auto it = explanations_.find(oldest->second);
-    explanation_bytes_ -= it->second.bytes;
-    explanations_.erase(it);
-    explanation_order_.erase(oldest);
+    const std::string oldest = explanation_order_.begin()->second;
+    DropExplanationLocked(oldest);
   }
+}
+
+void Scheduler::DropExplanationLocked(std::string_view uid) {
+  auto it = explanations_.find(uid);
+  if (it == explanations_.end()) return;
+  explanation_order_.erase(it->second.seq);
+  explanation_bytes_ -= it->second.bytes;
+  explanations_.erase(it);
 }
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& table) {

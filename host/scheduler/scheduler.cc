@@ -227,11 +227,7 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
 void Scheduler::ForgetDiagnostics(std::string_view uid) {
   std::lock_guard lock(diag_mu_);
   if (auto it = diagnostics_.find(uid); it != diagnostics_.end()) diagnostics_.erase(it);
-  if (auto it = explanations_.find(uid); it != explanations_.end()) {
-    explanation_order_.erase(it->second.seq);
-    explanation_bytes_ -= it->second.bytes;
-    explanations_.erase(it);
-  }
+  DropExplanationLocked(uid);
 }
 
 void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {

@@ -218,6 +218,8 @@ class Scheduler {
   void CountBinding();
   void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                          const framework::CycleState& state, Attempt& attempt);
+  // DropExplanationLocked forgets the pod's explanation and its bytes, if any (diag_mu_ held).
+  void DropExplanationLocked(std::string_view uid);
 
   store::Store& store_;
   SchedulerOptions options_;
