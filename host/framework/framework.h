@@ -81,7 +81,8 @@ struct ScoreTable {
   std::vector<int64_t> weighted;  // nodes.size() x columns
   /// normalized is the score after NormalizeScore (0..100, range-checked), nodes.size() x columns.
   std::vector<uint8_t> normalized;
-  /// work holds one plugin's scores at a time for NormalizeScore (scratch).
+  /// work holds each active plugin's scores (one slice of nodes.size() per plugin) for
+  /// NormalizeScore (scratch).
   std::vector<schedhost_node_score> work;
 
   int64_t Raw(size_t node, size_t column) const { return raw[node * columns + column]; }
