@@ -61,6 +61,7 @@ std::vector<std::string> RestartOnlyChanges(const config::HostConfig& running,
   if (running.log_level != next.log_level) out.emplace_back("log.level");
   if (running.state_dir != next.state_dir) out.emplace_back("host.state_dir");
   if (running.unload != next.unload) out.emplace_back("host.unload");
+  if (running.watch_config != next.watch_config) out.emplace_back("host.watch_config");
   return out;
 }
 

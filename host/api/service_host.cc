@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -21,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/api/admin_service.h"
+#include "host/api/config_watcher.h"
 #include "host/api/cluster_service.h"
 #include "host/api/metrics_server.h"
 #include "host/metrics/scheduler_metrics.h"
@@ -33,6 +35,9 @@ namespace {
 
 // How long Stop lets calls in progress finish before cancelling them.
 constexpr auto kShutdownGrace = std::chrono::seconds(2);
+// kWatchDebounce is how long the config file must stay unchanged before watch_config reloads:
+// long enough to take an editor's save or a `cp` as one change, short for a person waiting.
+constexpr auto kWatchDebounce = std::chrono::milliseconds(500);
 
 std::string ReadPem(const std::filesystem::path& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -169,6 +174,17 @@ void ServiceHost::RegisterGauges() {
 
 void ServiceHost::Start() {
   if (started_) return;
+  if (config_.watch_config && !config_file_.empty()) {
+    // First, so a directory inotify cannot watch refuses the start before anything listens.
+    // Changes before the host is ready are ignored: Start serves the file it was given.
+    try {
+      watcher_ = std::make_unique<ConfigWatcher>(config_file_, kWatchDebounce, [this] {
+        if (ready_.load()) Reload();  // AdminService logs, counts and records the outcome
+      });
+    } catch (const std::system_error& e) {
+      throw ServiceHostError(std::string("host.watch_config: ") + e.what());
+    }
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
   // Not kept here: the scheduler owns the live set, so a replaced one drains and goes away.
   std::shared_ptr<const scheduler::ProfileSet> profiles =
@@ -221,6 +237,7 @@ void ServiceHost::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
   ready_.store(false);
+  watcher_.reset();  // a reload it started finishes first
   metrics_server_->Stop();
   pending_pods_gauge_.Reset();
   libraries_gauge_.Reset();

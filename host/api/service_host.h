@@ -40,6 +40,7 @@ namespace schedhost::api {
 class ClusterService;
 class AdminService;
 class MetricsServer;
+class ConfigWatcher;
 
 // ServiceHostError is a reason the host cannot start (listener, TLS files, plugins).
 class ServiceHostError : public std::runtime_error {
@@ -118,6 +119,7 @@ class ServiceHost {
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<ConfigWatcher> watcher_;  // [host] watch_config
   metrics::Registry::Registration pending_pods_gauge_;
   metrics::Registry::Registration libraries_gauge_;
   std::atomic<bool> ready_{false};

@@ -115,6 +115,9 @@ struct HostConfig {
   std::filesystem::path state_dir{"/var/lib/schedhost"};
   // unload is what happens to libraries no profile uses any more.
   UnloadPolicy unload = UnloadPolicy::kUnload;
+  // watch_config makes schedhostd reload by itself when the config file's content changes
+  // (inotify on its directory, debounced); off: reload on SIGHUP or Admin.Reload only.
+  bool watch_config = false;
   // api_listen is the gRPC endpoint: "unix://<path>" or "host:port".
   std::string api_listen = "unix:///run/schedhost/schedhost.sock";
   // api_tls is `[api.tls]`; required when api_listen is a TCP address (ParseConfig checks).

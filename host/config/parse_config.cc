@@ -104,7 +104,7 @@ void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& conf
 void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) {
   internal::CheckKeys(ctx, host,
                       {"parallelism", "percentage_of_nodes_to_score", "pod_initial_backoff",
-                       "pod_max_backoff", "plugin_dirs", "libraries", "state_dir", "unload"},
+                       "pod_max_backoff", "plugin_dirs", "libraries", "state_dir", "unload", "watch_config"},
                       "[host]");
   if (auto v = internal::GetInt(ctx, host, "parallelism", "host.parallelism", 1, kMaxParallelism)) {
     config.parallelism = static_cast<int32_t>(*v);
@@ -153,6 +153,9 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
       Fail(ctx, host.get("unload")->source(),
            "host.unload must be \"unload\" or \"pin\", not \"" + *unload + "\"");
     }
+  }
+  if (std::optional<bool> watch = internal::GetBool(ctx, host, "watch_config", "host.watch_config")) {
+    config.watch_config = *watch;
   }
 }
 

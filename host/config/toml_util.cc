@@ -86,6 +86,14 @@ std::optional<std::string> GetString(const Context& ctx, const toml::table& tabl
   Fail(ctx, node->source(), std::string(path) + " must be a string, not " + TypeName(*node));
 }
 
+std::optional<bool> GetBool(const Context& ctx, const toml::table& table, std::string_view key,
+                            std::string_view path) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return std::nullopt;
+  if (const toml::value<bool>* b = node->as_boolean()) return b->get();
+  Fail(ctx, node->source(), std::string(path) + " must be true or false, not " + TypeName(*node));
+}
+
 std::optional<int64_t> GetInt(const Context& ctx, const toml::table& table, std::string_view key,
                               std::string_view path, int64_t min, int64_t max) {
   const toml::node* node = table.get(key);

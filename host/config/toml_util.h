@@ -64,6 +64,10 @@ const toml::array& ExpectArray(const Context& ctx, const toml::node& node, std::
 std::optional<std::string> GetString(const Context& ctx, const toml::table& table,
                                      std::string_view key, std::string_view path);
 
+// GetBool returns the boolean at `key` of `table` (nullopt when absent); `path` names it.
+std::optional<bool> GetBool(const Context& ctx, const toml::table& table, std::string_view key,
+                            std::string_view path);
+
 // GetInt returns the integer at `key` of `table`, checked against [min, max].
 std::optional<int64_t> GetInt(const Context& ctx, const toml::table& table, std::string_view key,
                               std::string_view path, int64_t min, int64_t max);

@@ -5,6 +5,8 @@
 //   schedhost-bench --scale 0.1 --repeat 3 --json scheduling_basic topology_spreading
 //   schedhost-bench --reference fused scheduling_basic  # also the hand-fused loop, and the ratio
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -71,6 +73,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-explanations", max_explanations,
                  "Pods' last-cycle explanations the scheduler keeps (default: its own, 1000)")
       ->check(CLI::NonNegativeNumber);
+  int swap_every_ms = 0;
+  app.add_option("--swap-every", swap_every_ms,
+                 "Rebuild the profiles and swap them in every MS milliseconds while measuring "
+                 "(the swap-pause benchmark; 0: never)")
+      ->check(CLI::Range(0, 3600000));
   app.add_flag("--reference-only", reference_only, "Run only the --reference, not the framework");
   CLI11_PARSE(app, argc, argv);
   if (reference_only && reference.empty()) {
@@ -92,12 +99,18 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // stdout carries the table or the JSON; the host's log lines (a swap logs each generation
+  // going live) go to stderr, and --quiet keeps only warnings and errors.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("schedhost-bench"));
+  if (quiet) spdlog::set_level(spdlog::level::warn);
+
   schedhost::bench::RunOptions options;
   options.plugin_dir = plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                           : std::filesystem::path(plugin_dir);
   options.config_path = config_path;
   options.barrier_timeout = std::chrono::seconds(timeout_s);
   options.progress = !quiet;
+  options.swap_every = std::chrono::milliseconds(swap_every_ms);
   if (max_explanations >= 0) options.max_explanations = static_cast<size_t>(max_explanations);
 
   std::vector<schedhost::bench::WorkloadRuns> results;

@@ -25,7 +25,7 @@ def main():
     assert w["measured_bound_min"] == w["measured_pods"], (
         f'{w["measured_bound_min"]} of {w["measured_pods"]} measured pods bound')
     for key in ("pods_per_second", "p50_ms", "p90_ms", "p99_ms", "attempts", "peak_rss_mib",
-                "bytes_per_node", "snapshot_bytes_per_node", "bytes_per_pending_pod"):
+                "bytes_per_node", "snapshot_bytes_per_node", "bytes_per_pending_pod", "max_gap_ms"):
         spread = w[key]
         assert spread["min"] <= spread["median"] <= spread["max"], (key, spread)
     assert w["pods_per_second"]["min"] > 0, w["pods_per_second"]
@@ -36,6 +36,12 @@ def main():
     # Only a workload with an operation of pods that all stay pending gives bytes per pending pod.
     if workload == "unschedulable_churn":
         assert w["bytes_per_pending_pod"]["min"] > 0, w["bytes_per_pending_pod"]
+    if "--swap-every" in flags:
+        # Every run swapped at least once while measuring, and timed it.
+        for run in w["runs"]:
+            assert run.get("swaps", 0) > 0, run
+            assert 0 < run["swap_ms"]["median"] <= run["swap_ms"]["max"], run
+            assert 0 < run["swap_build_ms"]["median"] <= run["swap_build_ms"]["max"], run
     if "--reference" in flags:
         fused = w["fused_reference"]
         assert fused["measured_pods"] == w["measured_pods"], fused

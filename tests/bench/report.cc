@@ -48,6 +48,7 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
            [](const RunResult& r) { return r.node_bytes + r.snapshot_node_bytes; }},
           {"snapshot_bytes_per_node", [](const RunResult& r) { return r.snapshot_node_bytes; }},
           {"bytes_per_pending_pod", [](const RunResult& r) { return r.pending_pod_bytes; }},
+          {"max_gap_ms", [](const RunResult& r) { return r.max_gap_ms; }},
       };
   return kFigures;
 }
@@ -132,6 +133,19 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
     out += "\n";
   }
   for (const WorkloadRuns& w : workloads) {
+    if (w.runs.empty() || w.runs.front().swaps == 0) continue;
+    // One line per run: the swap figures do not summarise across runs usefully.
+    for (const RunResult& r : w.runs) {
+      std::snprintf(line.data(), line.size(),
+                    "%s swaps: %zu while measuring; building a set %.1f ms median (max %.1f), "
+                    "ReplaceProfiles %.2f ms median (max %.2f); longest gap between bindings "
+                    "%.1f ms\n",
+                    w.name.c_str(), r.swaps, r.swap_build_ms_median, r.swap_build_ms_max,
+                    r.swap_ms_median, r.swap_ms_max, r.max_gap_ms);
+      out += line.data();
+    }
+  }
+  for (const WorkloadRuns& w : workloads) {
     if (w.fused.empty()) continue;
     const Spread rate = FusedRate(w.fused);
     size_t bound = w.fused.front().measured_bound;
@@ -173,6 +187,11 @@ std::string FormatJson(const std::vector<WorkloadRuns>& workloads) {
       run["attempts_total"] = r.attempts_total;
       run["cycle_seconds"] = r.cycle_seconds;
       run["extension_point_seconds"] = r.point_seconds;
+      if (r.swaps > 0) {
+        run["swaps"] = r.swaps;
+        run["swap_build_ms"] = {{"median", r.swap_build_ms_median}, {"max", r.swap_build_ms_max}};
+        run["swap_ms"] = {{"median", r.swap_ms_median}, {"max", r.swap_ms_max}};
+      }
       runs.push_back(std::move(run));
     }
     if (!w.runs.empty()) {  // empty with --reference-only

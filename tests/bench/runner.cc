@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <exception>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -101,6 +103,15 @@ class Tracker {
     r.p50_ms = pct(0.50);
     r.p90_ms = pct(0.90);
     r.p99_ms = pct(0.99);
+    std::vector<int64_t> bindings;
+    bindings.reserve(latencies.size());
+    for (const Pod& p : pods_) {
+      if (p.bound_ns != 0) bindings.push_back(p.bound_ns);
+    }
+    std::sort(bindings.begin(), bindings.end());
+    int64_t gap = 0;
+    for (size_t i = 1; i < bindings.size(); ++i) gap = std::max(gap, bindings[i] - bindings[i - 1]);
+    r.max_gap_ms = static_cast<double>(gap) / 1e6;
   }
 
  private:
@@ -211,6 +222,76 @@ void Barrier(const scheduler::Scheduler& sched, const Tracker& tracker, const Ru
   }
 }
 
+// Swapper rebuilds the profile set from the host config and swaps it in at an interval, on its
+// own thread, the way schedhostd's reload does (build off the loop, then ReplaceProfiles).
+class Swapper {
+ public:
+  Swapper(const config::HostConfig& cfg, const RunOptions& options, scheduler::Scheduler& sched)
+      : cfg_(cfg), options_(options), sched_(sched) {}
+  ~Swapper() { Stop(); }
+  Swapper(const Swapper&) = delete;
+  Swapper& operator=(const Swapper&) = delete;
+
+  void Start() {
+    if (options_.swap_every.count() <= 0 || thread_.joinable()) return;
+    thread_ = std::thread([this] { Run(); });
+  }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+  // Fill sets the swap figures of `r`.
+  void Fill(RunResult& r) const {
+    auto median_max = [](std::vector<double> v, double& median, double& max) {
+      if (v.empty()) return;
+      std::sort(v.begin(), v.end());
+      median = v[v.size() / 2];
+      max = v.back();
+    };
+    r.swaps = swap_ms_.size();
+    median_max(build_ms_, r.swap_build_ms_median, r.swap_build_ms_max);
+    median_max(swap_ms_, r.swap_ms_median, r.swap_ms_max);
+  }
+
+ private:
+  void Run() {
+    try {
+      std::unique_lock lock(mu_);
+      while (!cv_.wait_for(lock, options_.swap_every, [this] { return stop_; })) {
+        lock.unlock();
+        const auto t0 = Clock::now();
+        std::shared_ptr<const scheduler::ProfileSet> set =
+            scheduler::ProfileSet::Build(cfg_, options_.plugin_dir);
+        const auto t1 = Clock::now();
+        sched_.ReplaceProfiles(std::move(set));
+        const auto t2 = Clock::now();
+        build_ms_.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        swap_ms_.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+        lock.lock();
+      }
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  }
+
+  const config::HostConfig& cfg_;
+  const RunOptions& options_;
+  scheduler::Scheduler& sched_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+  std::exception_ptr error_;
+  std::vector<double> build_ms_;  // written by the thread, read after the join
+  std::vector<double> swap_ms_;
+};
+
 }  // namespace
 
 RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
@@ -233,6 +314,7 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
   if (options.max_explanations) so.max_explanations = *options.max_explanations;
   scheduler::Scheduler sched(store, profiles, so);
   sched.Start();
+  Swapper swapper(cfg, options, sched);
 
   bool measuring = false;
   MetricSums before;
@@ -273,6 +355,7 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
         measuring = true;
         before = ReadMetricSums();
         attempts_before = Attempts(sched.Stats());
+        swapper.Start();
       }
       const std::string what = op.kind == OpKind::kCreateNodes  ? "creating nodes"
                                : op.kind == OpKind::kCreatePods ? "creating pods"
@@ -304,7 +387,12 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
         r.snapshot_node_bytes = static_cast<double>(SnapshotBytes(sched.cache())) / count;
       }
     }
+    swapper.Stop();  // rethrows what failed a swap
   } catch (...) {
+    try {
+      swapper.Stop();
+    } catch (...) {  // the first error is the one reported
+    }
     sched.Stop();
     store.Unwatch(watch);
     throw;
@@ -315,6 +403,7 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
   store.Unwatch(watch);
 
   tracker.Fill(r);
+  swapper.Fill(r);
   r.attempts_total = Attempts(stats);
   r.attempts = measuring ? r.attempts_total - attempts_before : 0;
   if (measuring) {

@@ -38,6 +38,10 @@ struct RunOptions {
   /// max_explanations is SchedulerOptions::max_explanations (how many pods' last-cycle
   /// explanations the scheduler keeps); unset: the scheduler's default, as schedhostd runs.
   std::optional<size_t> max_explanations;
+  /// swap_every, when positive, makes a control thread rebuild the profile set from the same
+  /// config and swap it in (Scheduler::ReplaceProfiles, as a reload does) at this interval
+  /// while the measured pods are scheduled: the swap-pause benchmark.
+  std::chrono::milliseconds swap_every{0};
 };
 
 /// RunResult is what one run of a workload measured.
@@ -54,6 +58,17 @@ struct RunResult {
   double p50_ms = 0;
   double p90_ms = 0;
   double p99_ms = 0;
+  /// max_gap_ms is the longest time between two consecutive bindings of measured pods: the
+  /// longest the scheduler stalled while pods were waiting.
+  double max_gap_ms = 0;
+  /// With RunOptions::swap_every: how many swaps ran while measuring, how long building each
+  /// new set took (off the loop) and how long ReplaceProfiles took (the swap itself: the
+  /// pointer, the activeQ re-sort, requeueing, one pass over the store's pods), median and max.
+  size_t swaps = 0;
+  double swap_build_ms_median = 0;
+  double swap_build_ms_max = 0;
+  double swap_ms_median = 0;
+  double swap_ms_max = 0;
   /// attempts counts scheduling attempts (Scheduler::Stats, every result) while measuring;
   /// attempts_total over the whole run.
   uint64_t attempts = 0;

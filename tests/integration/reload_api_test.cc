@@ -191,5 +191,41 @@ TEST_F(ReloadApiTest, RestartOnlySettingsAreNamedNotApplied) {
   EXPECT_EQ(Generation(), 2u);
 }
 
+// [host] watch_config: saving the file is the reload. A good file goes live, a bad one is
+// refused and recorded like any refused reload, and the watch goes on after a refusal.
+TEST_F(ReloadApiTest, WatchConfigReloadsWhenTheFileChanges) {
+  host_->Stop();
+  const std::string watch = "[host]\nwatch_config = true\n";
+  Write(watch);
+  host_ = std::make_unique<ServiceHost>(config::LoadConfigFile(file_),
+                                        framework::testing::PluginDir(), file_);
+  host_->Start();
+  ASSERT_EQ(Generation(), 1u);
+  auto wait_for = [&](auto done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return done();
+  };
+
+  Write(watch + "[[profile]]\nname = \"default-scheduler\"\n[[profile]]\nname = \"batch\"\n");
+  ASSERT_TRUE(wait_for([&] { return Generation() == 2u; }));
+  EXPECT_EQ(Stats().last_reload_result(), "success");
+
+  Write(watch + "[[profile]\n");  // not TOML
+  ASSERT_TRUE(wait_for([&] { return Stats().last_reload_result() == "failure"; }));
+  EXPECT_THAT(Stats().last_reload_message(), HasSubstr(file_.string() + ":"));
+  EXPECT_THAT(Stats().last_reload_message(), HasSubstr("invalid TOML"));
+  EXPECT_EQ(Generation(), 2u);
+
+  Write(watch);  // fixed: back to the default profile only
+  ASSERT_TRUE(wait_for([&] { return Generation() == 3u; }));
+  grpc::ClientContext context;
+  v1::ListProfilesResponse profiles;
+  ASSERT_TRUE(admin_->ListProfiles(&context, v1::ListProfilesRequest(), &profiles).ok());
+  ASSERT_EQ(profiles.profiles_size(), 1);
+}
+
 }  // namespace
 }  // namespace schedhost::api

@@ -41,7 +41,7 @@ TEST(ParseErrorsTest, HostSection) {
       {"unknown host key without suggestion", "[host]\nfoo = 1\n", 2, 1,
        "unknown key \"foo\" in [host]; known keys are: parallelism, "
        "percentage_of_nodes_to_score, pod_initial_backoff, pod_max_backoff, plugin_dirs, "
-       "libraries, state_dir, unload"},
+       "libraries, state_dir, unload, watch_config"},
       {"host not a table", "host = 3\n", 1, 8, "[host] must be a table, not an integer"},
       {"parallelism zero", "[host]\nparallelism = 0\n", 2, 15,
        "host.parallelism must be between 1 and 4096, not 0"},
@@ -90,6 +90,8 @@ TEST(ParseErrorsTest, HostSection) {
        "library /etc/sh/a.so is listed twice"},
       {"unload unknown", "[host]\nunload = \"keep\"\n", 2, 10,
        "host.unload must be \"unload\" or \"pin\", not \"keep\""},
+      {"watch_config not boolean", "[host]\nwatch_config = \"yes\"\n", 2, 16,
+       "host.watch_config must be true or false, not a string"},
       {"state_dir not string", "[host]\nstate_dir = false\n", 2, 13,
        "host.state_dir must be a string, not a boolean"},
   };

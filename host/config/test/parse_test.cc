@@ -54,6 +54,7 @@ TEST(ParseConfigTest, EmptyFileGetsDefaults) {
     EXPECT_THAT(config.libraries, IsEmpty());
     EXPECT_EQ(config.state_dir, "/var/lib/schedhost");
     EXPECT_EQ(config.unload, UnloadPolicy::kUnload);
+    EXPECT_FALSE(config.watch_config);
     EXPECT_EQ(config.api_listen, "unix:///run/schedhost/schedhost.sock");
     EXPECT_EQ(config.metrics_listen, "127.0.0.1:10259");
     EXPECT_EQ(config.log_level, "info");
@@ -82,6 +83,7 @@ libraries = [{ path = "x/libfoo.so", sha256 = "ABCDEF0123456789abcdef0123456789A
              { path = "/abs/libbar.so" }]
 state_dir = "state"
 unload = "pin"
+watch_config = true
 [api]
 listen = "127.0.0.1:9000"
 [api.tls]
@@ -105,6 +107,7 @@ listen = "[::1]:0"
   EXPECT_FALSE(config.libraries[1].sha256.has_value());
   EXPECT_EQ(config.state_dir, "/etc/sh/state");
   EXPECT_EQ(config.unload, UnloadPolicy::kPin);
+  EXPECT_TRUE(config.watch_config);
   EXPECT_EQ(config.api_listen, "127.0.0.1:9000");
   ASSERT_TRUE(config.api_tls.has_value());
   EXPECT_EQ(config.api_tls->cert, "/etc/sh/tls/server.crt");

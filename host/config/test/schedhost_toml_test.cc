@@ -42,6 +42,7 @@ TEST(SchedhostTomlTest, EqualsBuiltInDefaults) {
   EXPECT_EQ(file.libraries.size(), builtin.libraries.size());
   EXPECT_EQ(file.state_dir, builtin.state_dir);
   EXPECT_EQ(file.unload, builtin.unload);
+  EXPECT_EQ(file.watch_config, builtin.watch_config);
   EXPECT_EQ(file.api_listen, builtin.api_listen);
   EXPECT_EQ(file.metrics_listen, builtin.metrics_listen);
   ASSERT_EQ(file.profiles.size(), 1u);
