@@ -409,7 +409,8 @@ TEST(SchedhostdTest, ServesOnTheConfiguredSocketSurvivesSighupAndExitsZeroOnSigt
   const auto socket = dir.path() / "sock" / "s.sock";
   const auto config = dir.path() / "schedhost.toml";
   // Only [api] and [metrics]: the default profile and the builtin plugins beside the binary.
-  std::ofstream(config) << "[api]\nlisten = \"unix://" << socket.string()
+  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"unix://"
+                        << socket.string()
                         << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
