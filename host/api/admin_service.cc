@@ -99,9 +99,8 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     // Parse, validate, load the libraries and create every plugin instance: all of it here, on
     // the caller's thread, while the scheduling loop keeps running on the live set.
     config::HostConfig config = config::LoadConfigFile(options_.config_file);
-    std::shared_ptr<const scheduler::ProfileSet> set =
-        scheduler::ProfileSet::Build(config, options_.builtin_dir, options_.in_process,
-                                     options_.library_store);
+    std::shared_ptr<const scheduler::ProfileSet> set = scheduler::ProfileSet::Build(
+        config, options_.builtin_dir, options_.in_process, options_.library_store);
     const std::vector<std::shared_ptr<const loader::Library>> libraries =
         set->registry().Libraries();
     std::string names;

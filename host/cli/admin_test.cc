@@ -75,8 +75,8 @@ class FakeAdmin final : public v1::Admin::Service {
     p->add_extension_points("PreFilter");
     p->add_extension_points("Filter");
     p->add_profiles("default-scheduler");
-    for (const auto& [sha, state, generation] :
-         {std::tuple{"aaaaaaaaaaaa1111", "draining", 2}, std::tuple{"bbbbbbbbbbbb2222", "live", 3}}) {
+    for (const auto& [sha, state, generation] : {std::tuple{"aaaaaaaaaaaa1111", "draining", 2},
+                                                 std::tuple{"bbbbbbbbbbbb2222", "live", 3}}) {
       v1::LibraryVersion* v = response->add_library_versions();
       v->set_path("/opt/quota.so");
       v->set_sha256(sha);

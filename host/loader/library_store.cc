@@ -44,7 +44,8 @@ std::vector<uint8_t> ReadAll(const fs::path& source) {
   ::close(fd);
   if (done != bytes.size()) {
     throw LoadError(source.string() + ": read " + std::to_string(done) + " of " +
-                    std::to_string(bytes.size()) + " bytes (was the file changed while being read?)");
+                    std::to_string(bytes.size()) +
+                    " bytes (was the file changed while being read?)");
   }
   return bytes;
 }
@@ -62,11 +63,10 @@ std::string ShadowName(const fs::path& source, const std::string& sha256) {
 std::optional<LibraryStore::FileIdentity> Identity(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-  return LibraryStore::FileIdentity{static_cast<uint64_t>(st.st_dev),
-                                    static_cast<uint64_t>(st.st_ino),
-                                    static_cast<int64_t>(st.st_size),
-                                    static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 +
-                                        st.st_mtim.tv_nsec};
+  return LibraryStore::FileIdentity{
+      static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+      static_cast<int64_t>(st.st_size),
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
 }
 
 }  // namespace
@@ -80,9 +80,8 @@ LibraryStore::LibraryStore(fs::path shadow_dir, bool pin)
                     ec.message() + " — make [host] state_dir writable for the host");
   }
   if (::access(shadow_dir_.c_str(), W_OK | X_OK) != 0) {
-    throw LoadError("the plugin shadow directory " + shadow_dir_.string() +
-                    " is not writable: " + Errno() +
-                    " — make [host] state_dir writable for the host");
+    throw LoadError("the plugin shadow directory " + shadow_dir_.string() + " is not writable: " +
+                    Errno() + " — make [host] state_dir writable for the host");
   }
   // One process per directory: another one's copies must not be deleted under it.
   const fs::path lock_path = shadow_dir_ / ".lock";
@@ -148,7 +147,8 @@ std::shared_ptr<const Library> LibraryStore::Acquire(const fs::path& source, con
   const std::optional<FileIdentity> identity = Identity(source);
   if (identity) {
     std::lock_guard lock(mu_);
-    if (auto it = identities_.find(source); it != identities_.end() && it->second.first == *identity) {
+    if (auto it = identities_.find(source);
+        it != identities_.end() && it->second.first == *identity) {
       if (auto lib = FindLocked(shadow_dir_ / ShadowName(source, it->second.second))) return lib;
     }
   }

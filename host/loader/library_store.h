@@ -102,9 +102,9 @@ class LibraryStore : public std::enable_shared_from_this<LibraryStore> {
   const bool pin_;
   int lock_fd_ = -1;  // holds an exclusive flock on <shadow_dir>/.lock while the store lives
   mutable std::mutex mu_;
-  uint64_t next_id_ = 1;                  // guarded by mu_
-  std::map<uint64_t, Record> records_;    // guarded by mu_; by id, so oldest first
-  std::multiset<std::filesystem::path> loading_;  // guarded by mu_: copies being loaded
+  uint64_t next_id_ = 1;                                // guarded by mu_
+  std::map<uint64_t, Record> records_;                  // guarded by mu_; by id, so oldest first
+  std::multiset<std::filesystem::path> loading_;        // guarded by mu_: copies being loaded
   std::vector<std::shared_ptr<const Library>> pinned_;  // guarded by mu_
   // identities_ remembers, per source file, the identity it had when it was last hashed and the
   // hash; guarded by mu_.

@@ -138,7 +138,8 @@ TEST(LibraryStoreTest, AFailedLoadLeavesTheOldVersionServingAndNoCopyBehind) {
   PluginRegistry live(store);
   auto v1 = live.LoadLibrary(lib_path, framework::HostApi());
   // A truncated build renamed into place.
-  std::ofstream(lib_path.string() + ".new") << "\x7f" "ELF not really";
+  std::ofstream(lib_path.string() + ".new") << "\x7f"
+                                               "ELF not really";
   fs::rename(lib_path.string() + ".new", lib_path);
   PluginRegistry next(store);
   try {
@@ -220,10 +221,10 @@ TEST(LibraryStoreTest, ThousandLoadUnloadCycles) {
     ASSERT_FALSE(fs::exists(copy)) << "cycle " << i;
   }
   EXPECT_TRUE(store->Versions().empty());
-  std::cout << "1000 load/create/destroy/unload cycles took "
-            << std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start)
-                   .count()
-            << " ms\n";
+  std::cout
+      << "1000 load/create/destroy/unload cycles took "
+      << std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start).count()
+      << " ms\n";
 }
 
 // VersionsOf lists the store's versions of the library at `path` (the builtin plugins load
@@ -370,7 +371,9 @@ TEST(ConcurrentLibrarySwapTest, FiftyReloadsTenLibrarySwapsBetweenTwoBuilds) {
   ReloadsWithLibrarySwaps(/*pin=*/false);
 }
 
-TEST(ConcurrentLibrarySwapTest, PinKeepsEveryVersionLoaded) { ReloadsWithLibrarySwaps(/*pin=*/true); }
+TEST(ConcurrentLibrarySwapTest, PinKeepsEveryVersionLoaded) {
+  ReloadsWithLibrarySwaps(/*pin=*/true);
+}
 
 }  // namespace
 }  // namespace schedhost::integration

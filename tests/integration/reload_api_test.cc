@@ -201,8 +201,9 @@ TEST_F(ReloadApiTest, ANewBuildRenamedOverTheLibraryIsLoadedAndTheOldOneUnloaded
     v1::ApplyRequest node;
     node.set_manifest(std::string("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
                                   "{\"name\":\"") +
-                      name + "\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":"
-                             "\"8Gi\",\"pods\":\"20\"}}}");
+                      name +
+                      "\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":"
+                      "\"8Gi\",\"pods\":\"20\"}}}");
     v1::ApplyResponse applied;
     ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
   }

@@ -2,7 +2,6 @@
 // tests can publish a new build of "the same" library and see which one runs: variant N reports
 // version "N.0.0" and lets pods onto node "nN" only.
 #include <schedhost/plugin.hpp>
-
 #include <string>
 
 #ifndef SWAP_PROBE_VARIANT
@@ -24,7 +23,8 @@ class SwapProbe final : public schedhost::Plugin, public schedhost::FilterPlugin
     if (node.node().name() == "n" SWAP_PROBE_STR(SWAP_PROBE_VARIANT)) {
       return schedhost::Status::Success();
     }
-    return schedhost::Status::Unschedulable("SwapProbe " SWAP_PROBE_STR(SWAP_PROBE_VARIANT) " says no");
+    return schedhost::Status::Unschedulable(
+        "SwapProbe " SWAP_PROBE_STR(SWAP_PROBE_VARIANT) " says no");
   }
 };
 
