@@ -258,7 +258,7 @@ void LibraryStore::Released(uint64_t id) {
   }
   std::error_code ec;
   fs::remove(version.loaded_path, ec);
-  spdlog::info("plugin library {} (sha256 {}) unloaded", version.source_path.string(),
+  spdlog::debug("plugin library {} (sha256 {}) unloaded", version.source_path.string(),
                version.sha256.substr(0, 12));
   records_.erase(it);
 }
