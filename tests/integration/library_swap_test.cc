@@ -112,6 +112,23 @@ TEST(LibraryStoreTest, ReusesAnUnchangedVersionAndLoadsAChangedOneBeside) {
   EXPECT_EQ(store->Versions()[0].state, LibraryVersion::State::kInUse);
 }
 
+TEST(LibraryStoreTest, AVersionThatStaysMappedIsReportedNotUnloadable) {
+  TempDir dir;
+  const fs::path lib_path = dir.path() / "stuck.so";
+  fs::copy_file(fs::path(SCHEDHOST_SWAP_PLUGIN_DIR) / "swap_probe_nodelete.so", lib_path);
+  auto store = std::make_shared<LibraryStore>(dir.path() / "plugins", false);
+  fs::path copy;
+  {
+    PluginRegistry registry(store);
+    copy = registry.LoadLibrary(lib_path, framework::HostApi())->loaded_path();
+  }
+  EXPECT_TRUE(PluginRegistry::IsLoaded(copy)) << "linked -z nodelete";
+  ASSERT_EQ(store->Versions().size(), 1u);
+  EXPECT_EQ(store->Versions()[0].state, LibraryVersion::State::kNotUnloadable);
+  EXPECT_EQ(store->Versions()[0].library, nullptr);
+  EXPECT_TRUE(fs::exists(copy)) << "a mapped copy is not deleted";
+}
+
 TEST(LibraryStoreTest, PinNeverUnloads) {
   TempDir dir;
   const fs::path lib_path = dir.path() / "swap_probe.so";
