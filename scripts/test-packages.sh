@@ -224,6 +224,13 @@ for p in "${plugins[@]}"; do
   grep -qF "/usr/lib/schedhost/plugins/$p" "$work/plugins-default.txt" ||
     fail "the packaged daemon did not load /usr/lib/schedhost/plugins/$p"
 done
+# Libraries load from content-addressed copies in <state_dir>/plugins (hot swap at one path).
+ls /var/lib/schedhost/plugins/*.so >/dev/null 2>&1 ||
+  fail "the packaged daemon wrote no shadow copies to /var/lib/schedhost/plugins: $(cat "$work/daemon.log")"
+[ "$(stat -c %U /var/lib/schedhost/plugins)" = schedhost ] ||
+  fail "/var/lib/schedhost/plugins is not owned by schedhost"
+grep -q '^Library versions:' "$work/plugins-default.txt" ||
+  fail "schedctl plugins lists no library versions: $(cat "$work/plugins-default.txt")"
 kill -TERM "$daemon_pid"
 rc=0
 wait "$daemon_pid" || rc=$?

@@ -65,6 +65,17 @@ std::vector<std::string> RestartOnlyChanges(const config::HostConfig& running,
   return out;
 }
 
+// VersionState names a library version's state for ListPlugins: the live set's, or held only
+// by replaced sets that are still draining (or by the pin).
+std::string VersionState(const loader::LibraryVersion& v, const loader::PluginRegistry& live,
+                         bool pin) {
+  if (v.state == loader::LibraryVersion::State::kNotUnloadable) return "not-unloadable";
+  for (const auto& lib : live.Libraries()) {
+    if (lib.get() == v.library) return "live";
+  }
+  return pin ? "pinned" : "draining";
+}
+
 }  // namespace
 
 std::string_view UpstreamPointName(size_t point_index) {
@@ -89,14 +100,17 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     // Parse, validate, load the libraries and create every plugin instance: all of it here, on
     // the caller's thread, while the scheduling loop keeps running on the live set.
     config::HostConfig config = config::LoadConfigFile(options_.config_file);
-    std::shared_ptr<const scheduler::ProfileSet> set =
-        scheduler::ProfileSet::Build(config, options_.builtin_dir, options_.in_process);
+    std::shared_ptr<const scheduler::ProfileSet> set = scheduler::ProfileSet::Build(
+        config, options_.builtin_dir, options_.in_process, options_.library_store);
+    const std::vector<std::shared_ptr<const loader::Library>> libraries =
+        set->registry().Libraries();
     std::string names;
     for (const config::ExpandedProfile& p : set->profiles()) {
       names += (names.empty() ? "" : ", ") + p.name;
     }
     const size_t count = set->profiles().size();
     const uint64_t generation = scheduler_.ReplaceProfiles(std::move(set));
+    if (options_.library_store) options_.library_store->MarkLive(libraries, generation);
     std::string message = file + ": generation " + std::to_string(generation) + " is live (" +
                           std::to_string(count) + " profile(s): " + names + ")";
     if (options_.running) {
@@ -183,6 +197,16 @@ grpc::Status AdminService::ListPlugins(grpc::ServerContext*, const v1::ListPlugi
       }
     }
     for (std::string& profile : EnablingProfiles(set, name)) out->add_profiles(std::move(profile));
+  }
+  if (options_.library_store) {
+    for (const loader::LibraryVersion& v : options_.library_store->Versions()) {
+      v1::LibraryVersion* out = response->add_library_versions();
+      out->set_path(v.source_path.string());
+      out->set_loaded_path(v.loaded_path.string());
+      out->set_sha256(v.sha256);
+      out->set_generation(v.last_generation);
+      out->set_state(VersionState(v, registry, options_.library_store->pin()));
+    }
   }
   return grpc::Status::OK;
 }

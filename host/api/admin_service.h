@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "host/config/host_config.h"
+#include "host/loader/library_store.h"
 #include "host/store/store.h"
 #include "schedhost/v1/admin.grpc.pb.h"
 
@@ -39,6 +41,9 @@ struct AdminOptions {
   // in_process are plugin descriptors registered in every set a reload builds (tests and
   // embedders; they must outlive the service).
   std::vector<const schedhost_plugin_descriptor*> in_process;
+  // library_store loads the libraries of every set a reload builds (shadow copies, unchanged
+  // versions reused) and lists their versions for ListPlugins; null: libraries load in place.
+  std::shared_ptr<loader::LibraryStore> library_store;
   // running is the config the host was started with: a reload that changes a setting only a
   // restart applies (listeners, TLS, backoff, log level, state_dir, unload) says so.
   std::optional<config::HostConfig> running;

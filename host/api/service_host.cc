@@ -187,8 +187,11 @@ void ServiceHost::Start() {
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
   // Not kept here: the scheduler owns the live set, so a replaced one drains and goes away.
+  // One store for the life of the host: every set a reload builds shares its versions.
+  if (!library_store_) library_store_ = scheduler::OpenLibraryStore(config_);
   std::shared_ptr<const scheduler::ProfileSet> profiles =
-      scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_);
+      scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_, library_store_);
+  if (library_store_) library_store_->MarkLive(profiles->registry().Libraries(), 1);
   const size_t profile_count = profiles->profiles().size();
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
   if (!socket.empty()) PrepareSocket(socket);
@@ -203,6 +206,7 @@ void ServiceHost::Start() {
                                           AdminOptions{.config_file = config_file_,
                                                        .builtin_dir = builtin_dir_,
                                                        .in_process = in_process_,
+                                                       .library_store = library_store_,
                                                        .running = config_});
 
   grpc::EnableDefaultHealthCheckService(true);

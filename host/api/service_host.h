@@ -30,6 +30,9 @@ namespace grpc {
 class Server;
 }
 
+namespace schedhost::loader {
+class LibraryStore;
+}  // namespace schedhost::loader
 namespace schedhost::scheduler {
 class Scheduler;
 class ProfileSet;
@@ -112,6 +115,7 @@ class ServiceHost {
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
   std::vector<const schedhost_plugin_descriptor*> in_process_;
+  std::shared_ptr<loader::LibraryStore> library_store_;  // null: libraries load in place
   std::filesystem::path config_file_;
   store::Store store_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;

@@ -35,6 +35,17 @@ int RunPlugins(Client& client, std::ostream& out, std::ostream& err) {
     return 0;
   }
   table.Print(out);
+  if (response.library_versions_size() > 0) {
+    // Every loaded version, the live set's and those still draining after a reload. The shadow
+    // copy's name follows from state_dir and the digest, so it is left to the API.
+    Table versions({"LIBRARY", "SHA256", "STATE", "GENERATION"});
+    for (const v1::LibraryVersion& v : response.library_versions()) {
+      versions.AddRow(
+          {v.path(), v.sha256().substr(0, 12), v.state(), std::to_string(v.generation())});
+    }
+    out << "\nLibrary versions:\n";
+    versions.Print(out);
+  }
   return 0;
 }
 

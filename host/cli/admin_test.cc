@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 
 #include "host/cli/commands.h"
 
@@ -74,6 +75,15 @@ class FakeAdmin final : public v1::Admin::Service {
     p->add_extension_points("PreFilter");
     p->add_extension_points("Filter");
     p->add_profiles("default-scheduler");
+    for (const auto& [sha, state, generation] : {std::tuple{"aaaaaaaaaaaa1111", "draining", 2},
+                                                 std::tuple{"bbbbbbbbbbbb2222", "live", 3}}) {
+      v1::LibraryVersion* v = response->add_library_versions();
+      v->set_path("/opt/quota.so");
+      v->set_sha256(sha);
+      v->set_state(state);
+      v->set_generation(generation);
+      v->set_loaded_path(std::string("/var/lib/schedhost/plugins/quota-") + sha + ".so");
+    }
     return grpc::Status::OK;
   }
 
@@ -225,7 +235,12 @@ TEST_F(AdminCommandsTest, PluginsProfilesAndStats) {
             "NAME               VERSION   ABI   POINTS             PROFILES            LIBRARY"
             "                                            SHA256\n"
             "NodeResourcesFit   1.0.0     1.1   PreFilter,Filter   default-scheduler   "
-            "/usr/lib/schedhost/plugins/node_resources_fit.so   0123456789ab\n");
+            "/usr/lib/schedhost/plugins/node_resources_fit.so   0123456789ab\n"
+            "\n"
+            "Library versions:\n"
+            "LIBRARY         SHA256         STATE      GENERATION\n"
+            "/opt/quota.so   aaaaaaaaaaaa   draining   2\n"
+            "/opt/quota.so   bbbbbbbbbbbb   live       3\n");
   out_.str("");
   ASSERT_EQ(RunProfiles(*client_, out_, err_), 0) << err_.str();
   EXPECT_EQ(out_.str(),

@@ -78,11 +78,21 @@ std::string DlopenReason(std::string_view message, std::string_view file) {
   return std::string(reason);
 }
 
-ElfFile ReadElf(const fs::path& path) {
+// ReadElf reads `load_path`; its errors name `path`, the file the operator knows (the same, or
+// the one `load_path` is a shadow copy of).
+ElfFile ReadElf(const fs::path& load_path, const fs::path& path) {
   try {
-    return ElfFile::Read(path);
+    return ElfFile::Read(load_path);
   } catch (const ElfError& e) {
-    throw LoadError(e.what());
+    std::string message = e.what();
+    const std::string copy = load_path.string();
+    if (load_path != path) {
+      for (size_t at = message.find(copy); at != std::string::npos; at = message.find(copy, at)) {
+        message.replace(at, copy.size(), path.string());
+        at += path.string().size();
+      }
+    }
+    throw LoadError(message);
   }
 }
 
@@ -149,21 +159,22 @@ Library::Library() : handle_(std::make_unique<Handle>()) {}
 
 Library::~Library() = default;
 
-std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path,
+std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path, const fs::path& load_path,
                                               const schedhost_host_api* api) const {
   const std::string file = path.string();
-  const ElfFile elf = ReadElf(path);
+  const ElfFile elf = ReadElf(load_path, path);
   Manifest manifest = CheckBeforeLoading(elf, file);
 
   std::shared_ptr<Library> lib(new Library());
   lib->path_ = path;
+  lib->loaded_path_ = load_path;
   lib->sha256_ = Sha256Hex(elf.bytes());
   lib->manifest_ = std::move(manifest);
   {
     std::lock_guard<std::mutex> lock(DlMutex());
     try {
       // Explicit RTLD_NOW | RTLD_LOCAL: Boost.DLL's default is lazy binding (ABI.md rule 10).
-      lib->handle_->so.load(path,
+      lib->handle_->so.load(load_path,
                             boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
       throw LoadError(file + ": dlopen failed: " + DlopenReason(e.what(), file));

@@ -13,6 +13,9 @@ const char* const kHostVersion = SCHEDHOST_HOST_VERSION;
 
 PluginRegistry::PluginRegistry(std::string host_version) : host_version_(std::move(host_version)) {}
 
+PluginRegistry::PluginRegistry(std::shared_ptr<LibraryStore> store, std::string host_version)
+    : host_version_(std::move(host_version)), store_(std::move(store)) {}
+
 std::shared_ptr<const Library> PluginRegistry::LoadLibrary(const fs::path& path,
                                                            const schedhost_host_api* api) {
   // An absolute path makes dlopen open exactly the file that was checked, never a namesake
@@ -27,7 +30,9 @@ std::shared_ptr<const Library> PluginRegistry::LoadLibrary(const fs::path& path,
       throw LoadError(abs.string() + " is already loaded");
     }
   }
-  std::shared_ptr<Library> lib = Open(abs, api);
+  std::shared_ptr<const Library> lib =
+      store_ ? store_->Acquire(abs, [&](const fs::path& copy) { return Open(abs, copy, api); })
+             : Open(abs, abs, api);
   CheckNewNames(lib->descriptors(), lib->path().string());
   for (const schedhost_plugin_descriptor* d : lib->descriptors()) {
     entries_.emplace(std::string(d->name.data, d->name.len), PluginEntry{d, lib});

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "host/loader/library_store.h"
 #include "host/loader/manifest.h"
 
 namespace schedhost::loader {
@@ -53,8 +54,11 @@ class Library {
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
 
-  /// path is the absolute path the library was loaded from.
+  /// path is the library's file as the operator named it (config, plugin directory).
   const std::filesystem::path& path() const noexcept { return path_; }
+  /// loaded_path is the file that was dlopened: path(), or its shadow copy when the library was
+  /// loaded through a LibraryStore.
+  const std::filesystem::path& loaded_path() const noexcept { return loaded_path_; }
   /// sha256 is the lowercase hex SHA-256 of the file's contents as checked before loading.
   const std::string& sha256() const noexcept { return sha256_; }
   /// manifest is the library's schedhost_manifest, read from the file before dlopen.
@@ -74,11 +78,13 @@ class Library {
 
  private:
   friend class PluginRegistry;
+  friend class LibraryStore;
   struct Handle;
   Library();
 
   std::unique_ptr<Handle> handle_;  // the dlopen handle (Boost.DLL), closed last
   std::filesystem::path path_;
+  std::filesystem::path loaded_path_;
   std::string sha256_;
   Manifest manifest_;
   uint32_t abi_major_ = 0;
@@ -102,6 +108,10 @@ class PluginRegistry {
  public:
   /// PluginRegistry starts empty; `host_version` is what negotiation tells libraries.
   explicit PluginRegistry(std::string host_version = kHostVersion);
+  /// PluginRegistry loading every library through `store` (shadow copies, reuse of unchanged
+  /// versions; see library_store.h); a null store loads each file in place.
+  explicit PluginRegistry(std::shared_ptr<LibraryStore> store,
+                          std::string host_version = kHostVersion);
 
   /// LoadLibrary checks, loads and negotiates with the library at `path`, registers its plugins
   /// and returns it; `api` is handed to the library (host-owned, must outlive it). Throws
@@ -140,13 +150,16 @@ class PluginRegistry {
   static bool IsLoaded(const std::filesystem::path& path);
 
  private:
-  // Open runs every check and the negotiation for one file; the result is not registered yet.
+  // Open runs every check and the negotiation for `load_path` (the file itself or its shadow
+  // copy; messages name `path`); the result is not registered yet.
   std::shared_ptr<Library> Open(const std::filesystem::path& path,
+                                const std::filesystem::path& load_path,
                                 const schedhost_host_api* api) const;
   void CheckNewNames(std::span<const schedhost_plugin_descriptor* const> descriptors,
                      const std::string& provider) const;
 
   std::string host_version_;
+  std::shared_ptr<LibraryStore> store_;
   std::map<std::string, PluginEntry, std::less<>> entries_;
   std::vector<std::shared_ptr<const Library>> libraries_;
   std::vector<std::string> load_errors_;

@@ -1,5 +1,7 @@
 #include "host/scheduler/profile_set.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -93,6 +95,19 @@ std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe) {
   return kInstalledPluginDir;
 }
 
+std::shared_ptr<loader::LibraryStore> OpenLibraryStore(const config::HostConfig& cfg) {
+  try {
+    return std::make_shared<loader::LibraryStore>(cfg.state_dir / "plugins",
+                                                  cfg.unload == config::UnloadPolicy::kPin);
+  } catch (const loader::LoadError& e) {
+    spdlog::warn(
+        "{}; plugin libraries load in place, so a library replaced at the same path is not "
+        "reloaded until the host restarts",
+        e.what());
+    return nullptr;
+  }
+}
+
 ProfileSet::~ProfileSet() {
   // Frameworks (and so plugin instances) go before the registry that keeps their libraries.
   frameworks_.clear();
@@ -105,9 +120,10 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cf
 
 std::shared_ptr<const ProfileSet> ProfileSet::Build(
     const config::HostConfig& cfg, const std::filesystem::path& builtin_dir,
-    const std::vector<const schedhost_plugin_descriptor*>& in_process) {
+    const std::vector<const schedhost_plugin_descriptor*>& in_process,
+    std::shared_ptr<loader::LibraryStore> store) {
   std::shared_ptr<ProfileSet> set(new ProfileSet());
-  set->registry_ = std::make_shared<loader::PluginRegistry>();
+  set->registry_ = std::make_shared<loader::PluginRegistry>(std::move(store));
   // A config that leaves plugin_dirs at its default gets the builtin plugins of this binary.
   set->plugin_dirs_ = cfg.plugin_dirs;
   if (set->plugin_dirs_ == std::vector<std::filesystem::path>{kInstalledPluginDir}) {

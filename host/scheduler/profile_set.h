@@ -35,6 +35,12 @@ std::filesystem::path BuiltinPluginDir(const std::filesystem::path& exe);
 /// plugin with the same arguments: all profiles share one scheduling queue.
 void CheckQueueSortAgreement(const std::vector<config::ExpandedProfile>& profiles);
 
+/// OpenLibraryStore returns the store that loads plugin libraries from shadow copies in
+/// `<config.state_dir>/plugins` under the config's unload policy; when that directory cannot be
+/// created or written it logs a warning naming it and returns nullptr (libraries then load in
+/// place, and a library replaced at the same path is not reloaded until a restart).
+std::shared_ptr<loader::LibraryStore> OpenLibraryStore(const config::HostConfig& config);
+
 /// ProfileSet owns the registry, the expanded profiles and one framework per profile.
 class ProfileSet {
  public:
@@ -45,9 +51,13 @@ class ProfileSet {
                                                  const std::filesystem::path& builtin_dir);
   /// Build, with `in_process` plugin descriptors registered before the profiles are built (tests
   /// and embedders: the same C ABI path without dlopen; the descriptors must outlive the set).
+  /// With a `store`, libraries load through it (a host that reloads passes the same store to
+  /// every set: shadow copies, unchanged versions reused); without one, each loads in place,
+  /// which suits one-shot builds (config check, simulate).
   static std::shared_ptr<const ProfileSet> Build(
       const config::HostConfig& config, const std::filesystem::path& builtin_dir,
-      const std::vector<const schedhost_plugin_descriptor*>& in_process);
+      const std::vector<const schedhost_plugin_descriptor*>& in_process,
+      std::shared_ptr<loader::LibraryStore> store = nullptr);
 
   /// Find returns the framework of the profile named `scheduler_name`, or nullptr.
   framework::Framework* Find(std::string_view scheduler_name) const;

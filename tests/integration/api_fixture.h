@@ -36,8 +36,9 @@ class ApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
     socket_ = dir_.path() / "run" / "schedhost.sock";  // "run" does not exist yet
-    host_ = std::make_unique<ServiceHost>(ConfigFor("unix://" + socket_.string()),
-                                          framework::testing::PluginDir());
+    config::HostConfig config = ConfigFor("unix://" + socket_.string());
+    config.state_dir = dir_.path() / "state";  // never the machine's /var/lib/schedhost
+    host_ = std::make_unique<ServiceHost>(std::move(config), framework::testing::PluginDir());
     host_->Start();
     channel_ =
         grpc::CreateChannel("unix://" + socket_.string(), grpc::InsecureChannelCredentials());

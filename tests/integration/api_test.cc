@@ -408,9 +408,10 @@ TEST(SchedhostdTest, ServesOnTheConfiguredSocketSurvivesSighupAndExitsZeroOnSigt
   TempDir dir;
   const auto socket = dir.path() / "sock" / "s.sock";
   const auto config = dir.path() / "schedhost.toml";
-  // Only [api] and [metrics]: the default profile and the builtin plugins beside the binary.
-  std::ofstream(config) << "[api]\nlisten = \"unix://" << socket.string()
-                        << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+  // Only [api], [metrics] and a state_dir: the default profile and the builtin plugins beside
+  // the binary.
+  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"unix://"
+                        << socket.string() << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {

@@ -286,7 +286,7 @@ TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
   const auto port = static_cast<uint16_t>(t::FreePort());
   ASSERT_NE(port, 0);
   const std::filesystem::path config = dir.path() / "schedhost.toml";
-  std::ofstream(config) << "[api]\nlisten = \"" << server
+  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"" << server
                         << "\"\n[metrics]\nlisten = \"127.0.0.1:" << port << "\"\n";
   const pid_t pid = t::StartSchedhostd(config);
   ASSERT_GT(pid, 0);

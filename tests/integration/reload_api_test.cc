@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "host/framework/testing/fake_plugin.h"
+#include "host/loader/loader.h"
 #include "tests/integration/api_fixture.h"
 
 namespace schedhost::api {
@@ -44,8 +45,13 @@ class ReloadApiTest : public ::testing::Test {
   }
   void TearDown() override { host_->Stop(); }
 
-  // Write replaces the config file: the API settings, then `rest`.
-  void Write(const std::string& rest) { std::ofstream(file_) << api_ << rest; }
+  // Write replaces the config file: the API settings, a state_dir in the test's directory (a
+  // `[host]` table in `rest` joins it), then `rest`.
+  void Write(const std::string& rest) {
+    const std::string host = "[host]\nstate_dir = \"" + (dir_.path() / "state").string() + "\"\n";
+    const bool has_host = rest.rfind("[host]\n", 0) == 0;
+    std::ofstream(file_) << api_ << host << (has_host ? rest.substr(7) : rest);
+  }
 
   v1::ReloadResponse Reload() {
     grpc::ClientContext context;
@@ -178,6 +184,81 @@ TEST_F(ReloadApiTest, PodWithoutAProfileWaitsForTheReloadThatAddsIt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(host_->store().Get<model::Pod>("default", "b")->node_name(), "n1");
+}
+
+// Publish puts build `variant` of the swap probe at `path`: a new file renamed over the old.
+void Publish(int variant, const std::filesystem::path& path) {
+  const std::filesystem::path built = std::filesystem::path(SCHEDHOST_SWAP_PLUGIN_DIR) /
+                                      ("swap_probe_v" + std::to_string(variant) + ".so");
+  std::filesystem::copy_file(built, path.string() + ".new",
+                             std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::rename(path.string() + ".new", path);
+}
+
+TEST_F(ReloadApiTest, ANewBuildRenamedOverTheLibraryIsLoadedAndTheOldOneUnloaded) {
+  for (const char* name : {"n1", "n2"}) {
+    grpc::ClientContext context;
+    v1::ApplyRequest node;
+    node.set_manifest(std::string("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                  "{\"name\":\"") +
+                      name +
+                      "\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":"
+                      "\"8Gi\",\"pods\":\"20\"}}}");
+    v1::ApplyResponse applied;
+    ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
+  }
+  const std::filesystem::path lib = dir_.path() / "swap_probe.so";
+  Publish(1, lib);
+  Write("[host]\nlibraries = [{ path = \"" + lib.string() +
+        "\" }]\n[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.filter]\n"
+        "enabled = [{ name = \"SwapProbe\" }]\n");
+  ASSERT_TRUE(Reload().ok());
+  EXPECT_EQ(ScheduleOne("on-build-1"), "n1");
+  auto list = [&] {
+    grpc::ClientContext context;
+    v1::ListPluginsResponse r;
+    EXPECT_TRUE(admin_->ListPlugins(&context, v1::ListPluginsRequest(), &r).ok());
+    return r;
+  };
+  auto versions_of = [&](const v1::ListPluginsResponse& r) {
+    std::vector<const v1::LibraryVersion*> out;
+    for (const auto& v : r.library_versions()) {
+      if (v.path() == lib.string()) out.push_back(&v);
+    }
+    return out;
+  };
+  v1::ListPluginsResponse before = list();
+  ASSERT_EQ(versions_of(before).size(), 1u);
+  const v1::LibraryVersion old_version = *versions_of(before)[0];
+  EXPECT_EQ(old_version.state(), "live");
+  EXPECT_EQ(old_version.generation(), 2u);
+  EXPECT_THAT(old_version.loaded_path(), HasSubstr((dir_.path() / "state" / "plugins").string()));
+
+  // The operator publishes build 2 at the same path and reloads.
+  Publish(2, lib);
+  v1::ReloadResponse r = Reload();
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(ScheduleOne("on-build-2"), "n2") << "the new build's Filter runs";
+  v1::ListPluginsResponse after = list();
+  for (const auto& p : after.plugins()) {
+    if (p.name() == "SwapProbe") {
+      EXPECT_EQ(p.version(), "2.0.0");
+      EXPECT_EQ(p.library_path(), lib.string());
+    }
+  }
+  // The old version drains (the Explain record lets go of its set once a pod is scheduled on
+  // the new one, as above) and is unloaded.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (versions_of(list()).size() != 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  after = list();
+  ASSERT_EQ(versions_of(after).size(), 1u);
+  EXPECT_NE(versions_of(after)[0]->sha256(), old_version.sha256());
+  EXPECT_EQ(versions_of(after)[0]->state(), "live");
+  EXPECT_EQ(versions_of(after)[0]->generation(), 3u);
+  EXPECT_FALSE(loader::PluginRegistry::IsLoaded(old_version.loaded_path()));
+  EXPECT_FALSE(std::filesystem::exists(old_version.loaded_path()));
 }
 
 TEST_F(ReloadApiTest, RestartOnlySettingsAreNamedNotApplied) {

@@ -85,7 +85,7 @@ TEST(SchedctlTlsTest, ConnectsOverTcpWithTheGivenCa) {
   ASSERT_GT(port, 0);
   const std::string address = "127.0.0.1:" + std::to_string(port);
   std::ofstream(d / "schedhost.toml")
-      << "[api]\nlisten = \"" << address << "\"\n"
+      << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"" << address << "\"\n"
       << "[api.tls]\ncert = \"" << (d / "server.pem").string() << "\"\nkey = \""
       << (d / "server.key").string() << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   const pid_t pid = StartSchedhostd(d / "schedhost.toml");

@@ -124,7 +124,8 @@ void SchedctlTest::SetUp() {
   socket_ = dir_.path() / "run" / "schedhost.sock";
   server_ = "unix://" + socket_.string();
   const fs::path config = dir_.path() / "schedhost.toml";
-  std::ofstream(config) << "[api]\nlisten = \"" << server_
+  // state_dir beside the config (relative paths resolve there), never /var/lib/schedhost.
+  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"" << server_
                         << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   pid_ = StartSchedhostd(config);
   ASSERT_GE(pid_, 0);
