@@ -93,7 +93,8 @@ class CapacitySchedulingTest : public SchedulerTest {
 };
 
 TEST_F(CapacitySchedulingTest, OverMaxIsRejectedWithAClearMessage) {
-  Build(Config(Quota("team-a", "2", "3")));
+  // team-b is idle: team-a may borrow its min, up to team-a's own max.
+  Build(Config(Quota("team-a", "2", "3") + Quota("team-b", "4", "8")));
   Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
         NsPod("a3", "team-a") + NsPod("a4", "team-a"));
   Run();
@@ -172,7 +173,7 @@ TEST_F(CapacitySchedulingTest, APodFailingAfterReserveGivesItsUsageBack) {
     r.push_back("volume not ready");
     return SCHEDHOST_ERROR;
   };
-  Build(Config(Quota("team-a", "1", "2")) +
+  Build(Config(Quota("team-a", "1", "2") + Quota("team-b", "4", "8")) +
             "[profile.plugins.pre_bind]\nenabled = [{ name = \"FailOnce\" }]\n",
         {fail_once.descriptor()});
   Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +

@@ -30,7 +30,7 @@ CapacityScheduling::CapacityScheduling(const Host& host, const Args& args)
              [&host](std::string_view s) { return host.Intern(s); }),
       state_key_(host.Intern("CapacityScheduling/QuotaState")) {}
 
-CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) const {
+CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
   QuotaState s;
   if (std::optional<size_t> q = table_.IndexOf(pod.namespace_id())) {
     s.quota = static_cast<int64_t>(*q);

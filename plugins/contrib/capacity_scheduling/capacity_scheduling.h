@@ -72,7 +72,7 @@ class CapacityScheduling final : public Plugin,
  private:
   // Snapshot computes the usage of every quota: pods of the snapshot (bound and assumed) plus
   // pods reserved but not in it yet, and the pod's own quota and request.
-  QuotaState Snapshot(const Pod& pod) const;
+  QuotaState Snapshot(const Pod& pod);
   // Update adds (sign 1) or removes (sign -1) `other`'s requests in `state`, if it has a quota.
   void Update(CycleState& state, const Pod& other, int sign) const;
   static int32_t EligibleVictim(void* user, const schedhost_pod_view* preemptor,

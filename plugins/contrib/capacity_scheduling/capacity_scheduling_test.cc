@@ -116,7 +116,7 @@ TEST_F(QuotaTableTest, OnlyRequestedResourcesCount) {
 }
 
 TEST_F(QuotaTableTest, ProjectKeepsTrackedResources) {
-  const schedhost_resource items[] = {{1, 1500}, {2, 1024}, {7, 3}};
+  const schedhost_resource items[] = {{1, 0, 1500}, {2, 0, 1024}, {7, 0, 3}};
   const Amounts a = table_.Project(Resources(schedhost_resources{items, 3}));
   EXPECT_EQ(a, Cpu(1500, 1024));
 }

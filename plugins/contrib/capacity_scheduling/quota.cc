@@ -7,7 +7,7 @@
 namespace schedhost::contrib::capacity {
 namespace {
 
-__extension__ typedef __int128 Wide;  // NOLINT(modernize-use-using): __extension__ needs typedef
+__extension__ typedef __int128 Wide;  // __extension__: no -Wpedantic warning for __int128
 
 constexpr int64_t kKi = 1024;
 constexpr int64_t kMi = kKi * 1024;
@@ -64,10 +64,16 @@ std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view
       {"", 0}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12}, {"P", 15}, {"E", 18}};
   bool known = false;
   for (const auto& [name, power] : kBinary) {
-    if (suffix == name) binary = power, known = true;
+    if (suffix == name) {
+      binary = power;
+      known = true;
+    }
   }
   for (const auto& [name, power] : kDecimal) {
-    if (suffix == name) decimal = power, known = true;
+    if (suffix == name) {
+      decimal = power;
+      known = true;
+    }
   }
   if (!known && suffix.size() >= 2 && (suffix[0] == 'e' || suffix[0] == 'E')) {
     std::string_view exp = suffix.substr(1);
@@ -79,8 +85,11 @@ std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view
     if (!exp.empty() && exp.size() <= 2) {
       known = true;
       for (char c : exp) {
-        if (!IsDigit(c)) known = false;
-        else decimal = decimal * 10 + (c - '0');
+        if (!IsDigit(c)) {
+          known = false;
+        } else {
+          decimal = decimal * 10 + (c - '0');
+        }
       }
       if (negative) decimal = -decimal;
     }
@@ -117,8 +126,11 @@ QuotaTable::QuotaTable(const std::vector<QuotaSpec>& specs,
   std::set<std::string, std::less<>> names;
   std::set<std::string, std::less<>> min_names;
   for (const QuotaSpec& q : specs) {
-    for (const auto& [name, v] : q.min) names.insert(name), min_names.insert(name);
-    for (const auto& [name, v] : q.max) names.insert(name);
+    for (const auto& entry : q.min) {
+      names.insert(entry.first);
+      min_names.insert(entry.first);
+    }
+    for (const auto& entry : q.max) names.insert(entry.first);
   }
   resource_names_.assign(names.begin(), names.end());
   for (const std::string& n : resource_names_) {
