@@ -147,6 +147,25 @@ TEST_F(CapacitySchedulingTest, PreemptionReturnsBorrowedResourcesToANamespaceUnd
   EXPECT_EQ(sched_->cache().PodCount(), 8u);
 }
 
+TEST_F(CapacitySchedulingTest, OnlyBorrowersLoseUnderAnotherNamespacesMinWhateverTheirPriority) {
+  Build(Config(Quota("team-a", "4", "8") + Quota("team-b", "2", "8") + Quota("team-c", "2", "8")));
+  // team-a uses exactly its min (low priority, n1); team-c borrows 2 beyond its min (high, n2).
+  std::string y = std::string(kClasses) + NodeYaml("n1", "4") + NodeYaml("n2", "4");
+  for (int i = 1; i <= 4; ++i) {
+    y += NsPod("a" + std::to_string(i), "team-a", "1", "low", "n1");
+    y += NsPod("c" + std::to_string(i), "team-c", "1", "high", "n2");
+  }
+  Apply(y);
+  Run();
+  Apply(NsPod("b1", "team-b", "1", "low") + NsPod("b2", "team-b", "1", "low"));
+  Run();
+  // Priority alone would pick team-a's low pods; the quota says team-c owes the room.
+  EXPECT_EQ(NodeIn("team-b", "b1"), "n2");
+  EXPECT_EQ(NodeIn("team-b", "b2"), "n2");
+  EXPECT_EQ(Bound("team-a", "a", 4), 4) << "a namespace within its min is not a victim";
+  EXPECT_EQ(Deleted("team-c", "c", 4), 2) << "the borrower gave back what it borrowed";
+}
+
 TEST_F(CapacitySchedulingTest, ANamespaceOverItsMinPreemptsOnlyItsOwnLowerPriorityPods) {
   Build(Config(Quota("team-a", "2", "3") + Quota("team-b", "2", "8")));
   std::string y = std::string(kClasses) + NodeYaml("n1", "4");
