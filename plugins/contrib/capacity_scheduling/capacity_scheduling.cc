@@ -1,6 +1,5 @@
 #include "capacity_scheduling.h"
 
-#include <unordered_set>
 #include <utility>
 
 namespace schedhost::contrib {
@@ -39,22 +38,41 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
   s.used = table_.EmptyUsage();
   // Usage is recomputed from the snapshot every cycle rather than kept from events: the
   // snapshot holds every bound and assumed pod, so a restart, a deleted pod or a missed event
-  // cannot leave the count wrong. Reserved pods it does not hold yet are added once.
-  std::unordered_set<std::string_view> seen;
+  // cannot leave the count wrong. Nodes unchanged since the last cycle reuse their sums.
+  std::lock_guard lock(nodes_mu_);
+  const uint64_t stamp = ++snapshots_;
   const size_t n = host().NodeCount();
   for (size_t i = 0; i < n; ++i) {
     std::optional<NodeInfo> ni = host().NodeAt(i);
     if (!ni) continue;
-    for (Pod p : ni->pods()) {
-      std::optional<size_t> q = table_.IndexOf(p.namespace_id());
-      if (!q) continue;
-      seen.insert(p.uid());
-      capacity::Add(s.used[*q], table_.Project(p.requests()));
+    const std::string_view name = ni->node().name();
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) it = nodes_.emplace(std::string(name), NodeUsage{}).first;
+    NodeUsage& nu = it->second;
+    nu.seen_in = stamp;
+    if (nu.generation != ni->generation() || nu.used.size() != table_.size()) {
+      nu.generation = ni->generation();
+      nu.used = table_.EmptyUsage();
+      nu.uids.clear();
+      for (Pod p : ni->pods()) {
+        std::optional<size_t> q = table_.IndexOf(p.namespace_id());
+        if (!q) continue;
+        nu.uids.emplace(p.uid());
+        table_.AddProjected(nu.used[*q], p.requests());
+      }
     }
+    for (size_t q = 0; q < s.used.size(); ++q) capacity::Add(s.used[q], nu.used[q]);
   }
+  std::erase_if(nodes_, [stamp](const auto& kv) { return kv.second.seen_in != stamp; });
   // Reserved and nominated pods the snapshot does not hold yet count too (upstream counts
   // nominated pods so a namespace's reclaimed room is not handed out twice).
-  auto counted = [&](std::string_view uid) { return uid == pod.uid() || seen.count(uid) != 0; };
+  auto counted = [&](std::string_view uid) {
+    if (uid == pod.uid()) return true;
+    for (const auto& [node, nu] : nodes_) {
+      if (nu.uids.count(std::string(uid)) != 0) return true;
+    }
+    return false;
+  };
   reserved_.AddTo(s.used, counted);
   nominated_.PruneOlderThan(kNominationTtl);
   nominated_.AddTo(s.used, counted);

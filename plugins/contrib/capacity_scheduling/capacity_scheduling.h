@@ -12,10 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <schedhost/plugin.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "quota.h"
@@ -78,8 +81,21 @@ class CapacityScheduling final : public Plugin,
   static int32_t EligibleVictim(void* user, const schedhost_pod_view* preemptor,
                                 const schedhost_pod_view* victim) noexcept;
 
+  // NodeUsage is what one node's pods use per quota, as of a node-info generation.
+  struct NodeUsage {
+    uint64_t generation = 0;
+    uint64_t seen_in = 0;  // the Snapshot call that last saw the node
+    capacity::Usage used;
+    std::unordered_set<std::string> uids;  // pods of quota namespaces
+  };
+
   capacity::QuotaTable table_;
   Id state_key_ = 0;
+  // Per-node usage cached by generation (the host bumps it on every change of a node info), so
+  // a cycle re-sums only the nodes that changed since the last one.
+  std::mutex nodes_mu_;
+  std::map<std::string, NodeUsage, std::less<>> nodes_;
+  uint64_t snapshots_ = 0;
   capacity::ReservedPods reserved_;   // between Reserve and PostBind/Unreserve
   capacity::ReservedPods nominated_;  // nominated by this plugin's preemption, not reserved yet
 };

@@ -163,6 +163,12 @@ Amounts QuotaTable::Project(const Resources& requests) const {
   return out;
 }
 
+void QuotaTable::AddProjected(Amounts& into, const Resources& requests) const {
+  for (size_t r = 0; r < resources() && r < into.size(); ++r) {
+    into[r] += requests.Get(resource_ids_[r]);
+  }
+}
+
 std::optional<std::string> QuotaTable::ExceedsMax(size_t q, const Usage& used,
                                                   const Amounts& req) const {
   std::string why;

@@ -61,6 +61,8 @@ class QuotaTable {
   Usage EmptyUsage() const { return Usage(size(), Amounts(resources(), 0)); }
   /// Project returns `requests` restricted to the tracked resources.
   Amounts Project(const Resources& requests) const;
+  /// AddProjected adds `requests`, restricted to the tracked resources, to `into`.
+  void AddProjected(Amounts& into, const Resources& requests) const;
 
   /// ExceedsMax explains why used[q] + req goes over q's max on a resource `req` asks for.
   std::optional<std::string> ExceedsMax(size_t q, const Usage& used, const Amounts& req) const;
