@@ -82,8 +82,8 @@ TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {
   while (!done && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     nodes = Nodes();
-    done = !nodes["team-b/b1"].empty() && !nodes["team-b/b2"].empty() &&
-           !nodes["team-b/b3"].empty();
+    done =
+        !nodes["team-b/b1"].empty() && !nodes["team-b/b2"].empty() && !nodes["team-b/b3"].empty();
   }
   ASSERT_TRUE(done) << Ctl({"get", "pods", "-A"}).out;
   // team-b's third pod took back its min from team-a's borrowing: one batch pod went, the
@@ -98,8 +98,7 @@ TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {
   }
   EXPECT_EQ(nodes["team-a/a-big"], "");
   const Result described = Ctl({"describe", "pod", "-n", "team-a", "a-big"});
-  EXPECT_THAT(described.out,
-              ::testing::HasSubstr("exceeded quota: namespace team-a would use cpu"))
+  EXPECT_THAT(described.out, ::testing::HasSubstr("exceeded quota: namespace team-a would use cpu"))
       << described.out << described.err;
 }
 

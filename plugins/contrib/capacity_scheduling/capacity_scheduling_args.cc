@@ -20,8 +20,9 @@ std::map<std::string, int64_t, std::less<>> Amounts(const Args& at, const std::s
   std::map<std::string, int64_t, std::less<>> out;
   if (!at.present()) return out;
   if (at.kind() != SCHEDHOST_CONFIG_TABLE) {
-    Fail(at, field, "expected a table of resource = quantity (e.g. { cpu = \"2\", memory = "
-                    "\"4Gi\" })");
+    Fail(at, field,
+         "expected a table of resource = quantity (e.g. { cpu = \"2\", memory = "
+         "\"4Gi\" })");
   }
   for (size_t i = 0; i < at.size(); ++i) {
     std::string_view name;

@@ -56,8 +56,8 @@ std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view
   if (digits == 0) return fail("not a quantity (want e.g. 2, 500m, 1.5, 4Gi)");
   // Suffix: binary (Ki..Ei), decimal (m, k, M..E) or a decimal exponent (e3, E-2).
   const std::string_view suffix = s.substr(i);
-  int binary = 0;     // power of 1024
-  int decimal = 0;    // power of 10
+  int binary = 0;   // power of 1024
+  int decimal = 0;  // power of 10
   static const std::pair<std::string_view, int> kBinary[] = {{"Ki", 1}, {"Mi", 2}, {"Gi", 3},
                                                              {"Ti", 4}, {"Pi", 5}, {"Ei", 6}};
   static const std::pair<std::string_view, int> kDecimal[] = {

@@ -83,9 +83,9 @@ class QuotaTable {
   std::unordered_map<schedhost_id, size_t> by_namespace_;
   std::vector<std::string> resource_names_;
   std::vector<schedhost_id> resource_ids_;
-  std::vector<bool> min_tracked_;           // per resource: named by some min
-  std::vector<Amounts> min_;                // per quota (0 when absent)
-  std::vector<std::vector<int64_t>> max_;   // per quota (-1 when absent: unlimited)
+  std::vector<bool> min_tracked_;          // per resource: named by some min
+  std::vector<Amounts> min_;               // per quota (0 when absent)
+  std::vector<std::vector<int64_t>> max_;  // per quota (-1 when absent: unlimited)
 };
 
 /// ReservedPods remembers pods the snapshot does not hold yet with their quota and requests
