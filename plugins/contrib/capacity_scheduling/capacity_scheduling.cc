@@ -64,8 +64,9 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
     for (size_t q = 0; q < s.used.size(); ++q) capacity::Add(s.used[q], nu.used[q]);
   }
   std::erase_if(nodes_, [stamp](const auto& kv) { return kv.second.seen_in != stamp; });
-  // Reserved and nominated pods the snapshot does not hold yet count too (upstream counts
-  // nominated pods so a namespace's reclaimed room is not handed out twice).
+  // Reserved pods the snapshot does not hold yet count too, and so do pods nominated by this
+  // plugin's preemption with at least this pod's priority (as upstream: a namespace's reclaimed
+  // room is not handed out twice, but a more important pod is not held back by a nomination).
   auto counted = [&](std::string_view uid) {
     if (uid == pod.uid()) return true;
     for (const auto& [node, nu] : nodes_) {
@@ -75,7 +76,7 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
   };
   reserved_.AddTo(s.used, counted);
   nominated_.PruneOlderThan(kNominationTtl);
-  nominated_.AddTo(s.used, counted);
+  nominated_.AddTo(s.used, counted, pod.priority());
   return s;
 }
 
@@ -104,7 +105,8 @@ void CapacityScheduling::Update(CycleState& state, const Pod& other, int sign) c
 
 Status CapacityScheduling::AddPod(CycleState& state, const Pod&, const Pod& to_add,
                                   const NodeInfo&) {
-  // Nominated pods added on a node for Filter are counted by Snapshot already.
+  // Nominated pods the host adds on a node for Filter (those of at least the pod's priority)
+  // are counted by Snapshot already.
   if (nominated_.Contains(to_add.uid())) return {};
   Update(state, to_add, 1);
   return {};
@@ -170,7 +172,7 @@ Status CapacityScheduling::PostFilter(CycleState& state, const Pod& pod,
   callbacks.is_eligible_victim = &CapacityScheduling::EligibleVictim;
   Status result = host().Preempt(state, pod, statuses, &callbacks);
   if (result.ok() && s->quota >= 0) {
-    nominated_.Add(pod.uid(), static_cast<size_t>(s->quota), s->request);
+    nominated_.Add(pod.uid(), static_cast<size_t>(s->quota), s->request, pod.priority());
   }
   return result;
 }

@@ -137,6 +137,15 @@ TEST(ReservedPodsTest, CountsReservedPodsUntilUnreservedOrSeen) {
   EXPECT_EQ(again[1][0], 500);
   EXPECT_EQ(r.size(), 1u);
   EXPECT_TRUE(r.Contains("u2"));
+  r.Add("n1", 0, {300}, 5);  // a nomination of priority 5
+  Usage by_priority(2, Amounts{0});
+  r.AddTo(
+      by_priority, [](std::string_view) { return false; }, 10);
+  EXPECT_EQ(by_priority[0][0], 0) << "a lower-priority nomination does not hold a pod back";
+  r.AddTo(
+      by_priority, [](std::string_view) { return false; }, 5);
+  EXPECT_EQ(by_priority[0][0], 300);
+  EXPECT_TRUE(r.Remove("n1"));
   r.PruneOlderThan(std::chrono::hours(1));
   EXPECT_TRUE(r.Contains("u2")) << "young entries stay";
   r.PruneOlderThan(std::chrono::seconds(0));

@@ -229,10 +229,10 @@ std::optional<std::string> QuotaTable::Check(size_t q, const Usage& used,
   return std::nullopt;
 }
 
-void ReservedPods::Add(std::string_view uid, size_t quota, Amounts requests) {
+void ReservedPods::Add(std::string_view uid, size_t quota, Amounts requests, int32_t priority) {
   std::lock_guard lock(mu_);
-  pods_.insert_or_assign(std::string(uid),
-                         Entry{quota, std::move(requests), std::chrono::steady_clock::now()});
+  pods_.insert_or_assign(std::string(uid), Entry{quota, std::move(requests), priority,
+                                                 std::chrono::steady_clock::now()});
 }
 
 bool ReservedPods::Contains(std::string_view uid) const {
@@ -259,11 +259,12 @@ size_t ReservedPods::size() const {
   return pods_.size();
 }
 
-void ReservedPods::AddTo(Usage& used,
-                         const std::function<bool(std::string_view uid)>& counted) const {
+void ReservedPods::AddTo(Usage& used, const std::function<bool(std::string_view uid)>& counted,
+                         int32_t min_priority) const {
   std::lock_guard lock(mu_);
   for (const auto& [uid, e] : pods_) {
-    if (e.quota < used.size() && !counted(uid)) capacity::Add(used[e.quota], e.requests);
+    if (e.quota >= used.size() || e.priority < min_priority || counted(uid)) continue;
+    capacity::Add(used[e.quota], e.requests);
   }
 }
 

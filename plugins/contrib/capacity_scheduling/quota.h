@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -93,20 +94,24 @@ class QuotaTable {
 /// so usage counts them. Thread-safe: Reserve, Unreserve and PostBind run on different threads.
 class ReservedPods {
  public:
-  void Add(std::string_view uid, size_t quota, Amounts requests);
+  void Add(std::string_view uid, size_t quota, Amounts requests,
+           int32_t priority = std::numeric_limits<int32_t>::min());
   /// Remove forgets `uid`; returns whether it was there.
   bool Remove(std::string_view uid);
   bool Contains(std::string_view uid) const;
   size_t size() const;
   /// PruneOlderThan forgets pods added longer than `age` ago (steady clock).
   void PruneOlderThan(std::chrono::steady_clock::duration age);
-  /// AddTo adds every remembered pod for which `counted` is false to `used`.
-  void AddTo(Usage& used, const std::function<bool(std::string_view uid)>& counted) const;
+  /// AddTo adds every remembered pod of at least `min_priority` for which `counted` is false
+  /// to `used`.
+  void AddTo(Usage& used, const std::function<bool(std::string_view uid)>& counted,
+             int32_t min_priority = std::numeric_limits<int32_t>::min()) const;
 
  private:
   struct Entry {
     size_t quota;
     Amounts requests;
+    int32_t priority;
     std::chrono::steady_clock::time_point added;
   };
   mutable std::mutex mu_;
