@@ -36,10 +36,11 @@ set(CPACK_COMPONENT_HOST_DESCRIPTION "${_host_summary}
 ${_host_long}")
 set(CPACK_COMPONENT_SDK_DESCRIPTION "${_sdk_summary}
 ${_sdk_long}")
-set(_contrib_summary "contrib plugins for schedhost (gang scheduling)")
+set(_contrib_summary "contrib plugins for schedhost (gang scheduling, elastic quotas)")
 set(_contrib_long "Plugins beyond kube-scheduler's default profile, built against the
 schedhost SDK only: Coscheduling (gang scheduling of pods labelled
-scheduling.x-k8s.io/pod-group). They install beside the builtin plugins in
+scheduling.x-k8s.io/pod-group) and CapacityScheduling (elastic quotas per namespace,
+with borrowing reclaimed by preemption). They install beside the builtin plugins in
 /usr/lib/schedhost/plugins; a profile enables them by name.")
 set(CPACK_COMPONENT_CONTRIB_DESCRIPTION "${_contrib_summary}
 ${_contrib_long}")

@@ -1,0 +1,103 @@
+// CapacityScheduling: elastic quotas per namespace after kubernetes-sigs/scheduler-plugins,
+// built only on the SDK. Each quota gives a namespace a guaranteed `min` and a ceiling `max`
+// per resource. PreFilter (and Filter, for preemption's dry runs) refuses a pod that would take
+// its namespace over max, or beyond its min while the cluster's total min is used up. PostFilter
+// preempts through the host's toolkit: a namespace within its min reclaims from namespaces that
+// borrow beyond theirs; otherwise a pod only preempts lower-priority pods of its own namespace.
+//
+//   [profile.plugin_config.CapacityScheduling]
+//   quotas = [
+//     { namespace = "team-a", min = { cpu = "2" }, max = { cpu = "6" } },
+//   ]
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <schedhost/plugin.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "quota.h"
+
+namespace schedhost::contrib {
+
+/// CapacitySchedulingArgs are CapacityScheduling's validated arguments.
+struct CapacitySchedulingArgs {
+  /// quotas holds one entry per namespace, in the order configured.
+  std::vector<capacity::QuotaSpec> quotas;
+};
+
+/// ParseCapacitySchedulingArgs reads plugin_config.CapacityScheduling; throws ArgsError naming
+/// the field (unknown keys, bad quantities, min above max, a namespace given twice).
+CapacitySchedulingArgs ParseCapacitySchedulingArgs(const Args& args);
+
+/// CapacityScheduling is the elastic-quota plugin.
+class CapacityScheduling final : public Plugin,
+                                 public PreFilterPlugin,
+                                 public PreFilterExtensions,
+                                 public FilterPlugin,
+                                 public PostFilterPlugin,
+                                 public ReservePlugin,
+                                 public PostBindPlugin {
+ public:
+  static constexpr std::string_view kName = "CapacityScheduling";
+  static constexpr std::string_view kVersion = "1.0.0";
+
+  /// CapacityScheduling validates its arguments (see ParseCapacitySchedulingArgs).
+  CapacityScheduling(const Host& host, const Args& args);
+
+  Status PreFilter(CycleState& state, const Pod& pod, PreFilterResult& result) override;
+  Status AddPod(CycleState& state, const Pod& pod, const Pod& to_add, const NodeInfo& ni) override;
+  Status RemovePod(CycleState& state, const Pod& pod, const Pod& to_remove,
+                   const NodeInfo& ni) override;
+  Status Filter(const CycleState& state, const Pod& pod, const NodeInfo& ni) override;
+  Status PostFilter(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
+                    std::string& nominated_node) override;
+  Status Reserve(CycleState& state, const Pod& pod, std::string_view node) override;
+  void Unreserve(CycleState& state, const Pod& pod, std::string_view node) override;
+  void PostBind(CycleState& state, const Pod& pod, std::string_view node) override;
+
+  /// table returns the quotas resolved over the host's interned names.
+  const capacity::QuotaTable& table() const { return table_; }
+
+  /// QuotaState is one cycle's view of the quotas (cloned into each preemption dry run, where
+  /// AddPod/RemovePod keep `used` in step with the pods added to or removed from the node).
+  struct QuotaState {
+    int64_t quota = -1;  // the pod's quota, -1: its namespace has none
+    capacity::Amounts request;
+    capacity::Usage used;
+  };
+
+ private:
+  // Snapshot computes the usage of every quota: pods of the snapshot (bound and assumed) plus
+  // pods reserved but not in it yet, and the pod's own quota and request.
+  QuotaState Snapshot(const Pod& pod);
+  // Update adds (sign 1) or removes (sign -1) `other`'s requests in `state`, if it has a quota.
+  void Update(CycleState& state, const Pod& other, int sign) const;
+  static int32_t EligibleVictim(void* user, const schedhost_pod_view* preemptor,
+                                const schedhost_pod_view* victim) noexcept;
+
+  // NodeUsage is what one node's pods use per quota, as of a node-info generation.
+  struct NodeUsage {
+    uint64_t generation = 0;
+    uint64_t seen_in = 0;  // the Snapshot call that last saw the node
+    capacity::Usage used;
+    std::unordered_set<std::string> uids;  // pods of quota namespaces
+  };
+
+  capacity::QuotaTable table_;
+  Id state_key_ = 0;
+  // Per-node usage cached by generation (the host bumps it on every change of a node info), so
+  // a cycle re-sums only the nodes that changed since the last one.
+  std::mutex nodes_mu_;
+  std::map<std::string, NodeUsage, std::less<>> nodes_;
+  uint64_t snapshots_ = 0;
+  capacity::ReservedPods reserved_;   // between Reserve and PostBind/Unreserve
+  capacity::ReservedPods nominated_;  // nominated by this plugin's preemption, not reserved yet
+};
+
+}  // namespace schedhost::contrib

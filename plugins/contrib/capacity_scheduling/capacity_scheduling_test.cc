@@ -1,0 +1,204 @@
+// CapacityScheduling alone: quantities, the quota checks (max, min, the cluster's total min),
+// the reserved-pod ledger, and argument validation through a profile built by the host.
+// Scheduling end to end is in tests/integration/capacity_scheduling_test.cc.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "host/framework/testing/harness.h"
+#include "quota.h"
+
+namespace schedhost::contrib::capacity {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(QuantityTest, ParsesKubernetesQuantities) {
+  std::string err;
+  EXPECT_EQ(ParseQuantity("cpu", "2", &err), 2000);
+  EXPECT_EQ(ParseQuantity("cpu", "500m", &err), 500);
+  EXPECT_EQ(ParseQuantity("cpu", "1.5", &err), 1500);
+  EXPECT_EQ(ParseQuantity("cpu", "0.0001", &err), 1) << "rounded up to a millicore";
+  EXPECT_EQ(ParseQuantity("memory", "4Gi", &err), int64_t{4} << 30);
+  EXPECT_EQ(ParseQuantity("memory", "1k", &err), 1000);
+  EXPECT_EQ(ParseQuantity("memory", "1e3", &err), 1000);
+  EXPECT_EQ(ParseQuantity("memory", "1.5Mi", &err), 1536 * 1024);
+  EXPECT_EQ(ParseQuantity("nvidia.com/gpu", "3", &err), 3);
+}
+
+TEST(QuantityTest, RefusesMalformedQuantitiesSayingWhy) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"", "not a quantity"},
+           {"two", "not a quantity"},
+           {"-1", "negative"},
+           {"4GB", "unknown suffix \"GB\""},
+           {"99999999999Ei", "too large"},
+       }) {
+    std::string err;
+    EXPECT_EQ(ParseQuantity("memory", text, &err), std::nullopt) << text;
+    EXPECT_THAT(err, HasSubstr(want)) << text;
+  }
+}
+
+TEST(QuantityTest, FormatsForMessages) {
+  EXPECT_EQ(FormatQuantity("cpu", 6000), "6");
+  EXPECT_EQ(FormatQuantity("cpu", 1500), "1500m");
+  EXPECT_EQ(FormatQuantity("memory", int64_t{12} << 30), "12Gi");
+  EXPECT_EQ(FormatQuantity("memory", 1000), "1000");
+}
+
+// Two quotas on cpu (millicores) and memory; team-b limits nothing in memory.
+class QuotaTableTest : public ::testing::Test {
+ protected:
+  static schedhost_id Intern(std::string_view s) {
+    if (s == "cpu") return 1;
+    if (s == "memory") return 2;
+    if (s == "team-a") return 10;
+    if (s == "team-b") return 11;
+    return 99;
+  }
+  QuotaTableTest()
+      : table_({QuotaSpec{"team-a", {{"cpu", 2000}, {"memory", 4 << 20}}, {{"cpu", 6000}}},
+                QuotaSpec{"team-b", {{"cpu", 4000}}, {{"cpu", 8000}}}},
+               &QuotaTableTest::Intern) {}
+  // Cpu returns amounts in the table's resource order (cpu, memory).
+  static Amounts Cpu(int64_t milli, int64_t memory = 0) { return {milli, memory}; }
+
+  QuotaTable table_;
+};
+
+TEST_F(QuotaTableTest, ResolvesNamespacesAndResources) {
+  EXPECT_EQ(table_.size(), 2u);
+  EXPECT_EQ(table_.resources(), 2u);
+  EXPECT_EQ(table_.IndexOf(10), 0u);
+  EXPECT_EQ(table_.IndexOf(11), 1u);
+  EXPECT_EQ(table_.IndexOf(12), std::nullopt);
+}
+
+TEST_F(QuotaTableTest, OverMaxIsRefusedNamingResourceAndAmounts) {
+  Usage used = table_.EmptyUsage();
+  used[0] = Cpu(5000);
+  EXPECT_EQ(table_.Check(0, used, Cpu(1000)), std::nullopt) << "exactly max is allowed";
+  EXPECT_EQ(table_.Check(0, used, Cpu(2000)),
+            "exceeded quota: namespace team-a would use cpu 7, more than its max 6");
+  // No max on memory: any amount is fine as far as max goes.
+  EXPECT_EQ(table_.ExceedsMax(0, used, Cpu(0, int64_t{100} << 30)), std::nullopt);
+}
+
+TEST_F(QuotaTableTest, BorrowingIsAllowedWhileOthersLeaveTheirMinUnused) {
+  Usage used = table_.EmptyUsage();
+  used[0] = Cpu(5000);  // team-a borrows 3 of team-b's idle 4
+  EXPECT_TRUE(table_.OverMinWith(0, used, Cpu(1000)));
+  EXPECT_EQ(table_.Check(0, used, Cpu(1000)), std::nullopt);
+  EXPECT_TRUE(table_.Borrowing(0, used));
+  EXPECT_FALSE(table_.Borrowing(1, used));
+}
+
+TEST_F(QuotaTableTest, BorrowingStopsWhenTheTotalMinIsUsedUp) {
+  Usage used = table_.EmptyUsage();
+  used[0] = Cpu(3000);
+  used[1] = Cpu(3000);  // 6 of the total min 6
+  EXPECT_EQ(table_.Check(0, used, Cpu(1000)),
+            "exceeded quota: namespace team-a would borrow beyond its min, but no guarantee is "
+            "left to borrow: all quotas would use cpu 7, more than their total min 6");
+  // team-b is still within its own min (4): its guarantee holds whatever others borrowed.
+  EXPECT_FALSE(table_.OverMinWith(1, used, Cpu(1000)));
+  EXPECT_EQ(table_.Check(1, used, Cpu(1000)), std::nullopt);
+}
+
+TEST_F(QuotaTableTest, OnlyRequestedResourcesCount) {
+  Usage used = table_.EmptyUsage();
+  used[0] = Cpu(6000, int64_t{8} << 20);  // at max cpu, over min memory
+  // A pod asking for nothing of cpu cannot go over the cpu max.
+  EXPECT_EQ(table_.ExceedsMax(0, used, Cpu(0, 1)), std::nullopt);
+  EXPECT_FALSE(table_.OverMinWith(0, used, Cpu(0, 0)));
+}
+
+TEST_F(QuotaTableTest, ProjectKeepsTrackedResources) {
+  const schedhost_resource items[] = {{1, 0, 1500}, {2, 0, 1024}, {7, 0, 3}};
+  const Amounts a = table_.Project(Resources(schedhost_resources{items, 3}));
+  EXPECT_EQ(a, Cpu(1500, 1024));
+}
+
+TEST(ReservedPodsTest, CountsReservedPodsUntilUnreservedOrSeen) {
+  ReservedPods r;
+  Usage used(2, Amounts{0});
+  r.Add("u1", 0, {1000});
+  r.Add("u2", 1, {500});
+  r.AddTo(used, [](std::string_view uid) { return uid == "u2"; });  // u2 is in the snapshot
+  EXPECT_EQ(used[0][0], 1000);
+  EXPECT_EQ(used[1][0], 0) << "a pod the snapshot holds is not counted twice";
+  EXPECT_TRUE(r.Remove("u1"));  // Unreserve: a later failure releases its usage
+  EXPECT_FALSE(r.Remove("u1"));
+  Usage again(2, Amounts{0});
+  r.AddTo(again, [](std::string_view) { return false; });
+  EXPECT_EQ(again[0][0], 0);
+  EXPECT_EQ(again[1][0], 500);
+  EXPECT_EQ(r.size(), 1u);
+  EXPECT_TRUE(r.Contains("u2"));
+  r.Add("n1", 0, {300}, 5);  // a nomination of priority 5
+  Usage by_priority(2, Amounts{0});
+  r.AddTo(
+      by_priority, [](std::string_view) { return false; }, 10);
+  EXPECT_EQ(by_priority[0][0], 0) << "a lower-priority nomination does not hold a pod back";
+  r.AddTo(
+      by_priority, [](std::string_view) { return false; }, 5);
+  EXPECT_EQ(by_priority[0][0], 300);
+  EXPECT_TRUE(r.Remove("n1"));
+  r.PruneOlderThan(std::chrono::hours(1));
+  EXPECT_TRUE(r.Contains("u2")) << "young entries stay";
+  r.PruneOlderThan(std::chrono::seconds(0));
+  EXPECT_EQ(r.size(), 0u) << "old entries (a nominated pod that never came back) go";
+}
+
+// Argument validation: the profile is built by the host with the plugin loaded by name.
+std::string Args(const std::string& body) {
+  return "[profile.plugin_config.CapacityScheduling]\n" + body + "\n";
+}
+
+TEST(CapacitySchedulingArgsTest, AcceptsQuotasInline) {
+  framework::testing::Harness h;
+  h.OnlyPlugins({"CapacityScheduling"},
+                Args("quotas = [\n"
+                     "  { namespace = \"team-a\", min = { cpu = \"2\", memory = \"4Gi\" }, "
+                     "max = { cpu = 6, memory = \"12Gi\" } },\n"
+                     "  { namespace = \"team-b\", max = { \"nvidia.com/gpu\" = 2 } },\n"
+                     "]"));
+  EXPECT_NO_THROW(h.framework());
+}
+
+TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
+  constexpr char kP[] = "plugin_config.CapacityScheduling.";
+  for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
+           {"quota = []", std::string(kP) + "quota: unknown key (known keys: quotas)"},
+           {"quotas = { namespace = \"a\" }", std::string(kP) + "quotas: expected an array"},
+           {"quotas = [ { namespace = \"a\", mni = {} } ]",
+            std::string(kP) + "quotas[0].mni: unknown key"},
+           {"quotas = [ { min = { cpu = 1 } } ]", std::string(kP) + "quotas[0].namespace: missing"},
+           {"quotas = [ { namespace = \"Team_A\" } ]", "is not a valid namespace name"},
+           {"quotas = [ { namespace = \"a\", min = { cpu = \"8\" }, max = { cpu = \"6\" } } ]",
+            std::string(kP) + "quotas[0].min.cpu: 8 is more than max.cpu 6"},
+           {"quotas = [ { namespace = \"a\", max = { memory = \"4GB\" } } ]",
+            std::string(kP) + "quotas[0].max.memory: \"4GB\" is not a quantity"},
+           {"quotas = [ { namespace = \"a\", max = { cpu = 1.5 } } ]",
+            std::string(kP) + "quotas[0].max.cpu: expected a quantity"},
+           {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]",
+            std::string(kP) + "quotas[1].namespace: namespace \"a\" already has a quota"},
+           {"quota_file = \"/etc/schedhost/quotas.toml\"",
+            std::string(kP) + "quota_file: quota_file is not implemented"},
+       }) {
+    framework::testing::Harness h;
+    h.OnlyPlugins({"CapacityScheduling"}, Args(body));
+    try {
+      h.framework();
+      ADD_FAILURE() << "accepted: " << body;
+    } catch (const std::exception& e) {
+      EXPECT_THAT(e.what(), HasSubstr(want)) << body;
+      EXPECT_THAT(e.what(), HasSubstr("test.toml:")) << body;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedhost::contrib::capacity

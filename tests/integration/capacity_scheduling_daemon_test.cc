@@ -1,0 +1,106 @@
+// CapacityScheduling through a running schedhostd: the daemon started on the example profile
+// (the contrib library found by name beside the builtins), the example cluster applied with
+// schedctl, pods watched with `schedctl get`. Real time, so only outcomes are asserted.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "tests/integration/schedctl_fixture.h"
+
+namespace schedhost::testing {
+namespace {
+
+fs::path ExampleDir() {
+  const char* dir = std::getenv("SCHEDHOST_SOURCE_DIR");
+  return fs::path(dir ? dir : ".") / "plugins" / "contrib" / "capacity_scheduling" / "examples";
+}
+
+class CapacitySchedulingDaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(BinDir() / "schedctl") || !fs::exists(BinDir() / "schedhostd")) {
+      GTEST_SKIP() << "schedctl and schedhostd are not built in " << BinDir();
+    }
+    socket_ = dir_.path() / "run" / "schedhost.sock";
+    server_ = "unix://" + socket_.string();
+    std::ifstream example(ExampleDir() / "capacity.toml");
+    std::ostringstream profile;
+    profile << example.rdbuf();
+    const fs::path config = dir_.path() / "schedhost.toml";
+    std::ofstream(config) << "[api]\nlisten = \"" << server_
+                          << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
+                          << profile.str();
+    pid_ = StartSchedhostd(config);
+    ASSERT_GE(pid_, 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!fs::exists(socket_) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(fs::exists(socket_)) << "schedhostd did not start";
+  }
+  void TearDown() override {
+    if (pid_ > 0) StopSchedhostd(pid_);
+  }
+
+  Result Ctl(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--server", server_});
+    return RunSchedctl(dir_, args);
+  }
+
+  // Nodes returns "namespace/name" -> node ("" while pending) for every pod.
+  std::map<std::string, std::string> Nodes() {
+    std::map<std::string, std::string> out;
+    Result r = Ctl({"get", "pods", "-A", "-o", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json list = nlohmann::json::parse(r.out, nullptr, false);
+    if (!list.is_object()) return out;
+    for (const auto& pod : list["items"]) {
+      out[pod["metadata"].value("namespace", "default") + "/" +
+          pod["metadata"]["name"].get<std::string>()] = pod["spec"].value("nodeName", "");
+    }
+    return out;
+  }
+
+  TempDir dir_;
+  fs::path socket_;
+  std::string server_;
+  pid_t pid_ = -1;
+};
+
+TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {
+  Result applied = Ctl({"apply", "-f", (ExampleDir() / "quotas.yaml").string()});
+  ASSERT_EQ(applied.exit_code, 0) << applied.err;
+  std::map<std::string, std::string> nodes;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool done = false;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    nodes = Nodes();
+    done =
+        !nodes["team-b/b1"].empty() && !nodes["team-b/b2"].empty() && !nodes["team-b/b3"].empty();
+  }
+  ASSERT_TRUE(done) << Ctl({"get", "pods", "-A"}).out;
+  // team-b's third pod took back its min from team-a's borrowing: one batch pod went, the
+  // service pods stayed.
+  int batch = 0;
+  for (const char* a : {"team-a/a-batch-1", "team-a/a-batch-2", "team-a/a-batch-3"}) {
+    batch += nodes.count(a) != 0 ? 1 : 0;
+  }
+  EXPECT_EQ(batch, 2) << Ctl({"get", "pods", "-A"}).out;
+  for (const char* a : {"team-a/a-service-1", "team-a/a-service-2", "team-a/a-service-3"}) {
+    EXPECT_FALSE(nodes[a].empty()) << a;
+  }
+  EXPECT_EQ(nodes["team-a/a-big"], "");
+  const Result described = Ctl({"describe", "pod", "-n", "team-a", "a-big"});
+  EXPECT_THAT(described.out, ::testing::HasSubstr("exceeded quota: namespace team-a would use cpu"))
+      << described.out << described.err;
+}
+
+}  // namespace
+}  // namespace schedhost::testing
