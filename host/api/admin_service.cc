@@ -97,11 +97,14 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
   std::lock_guard lock(reload_mu_);
   const std::string file = options_.config_file.string();
   try {
-    // Parse, validate, load the libraries and create every plugin instance: all of it here, on
-    // the caller's thread, while the scheduling loop keeps running on the live set.
+    // Parse, validate, load the libraries and create every plugin instance (on the host's
+    // control thread when it has one), while the scheduling loop keeps running on the live set.
     config::HostConfig config = config::LoadConfigFile(options_.config_file);
-    std::shared_ptr<const scheduler::ProfileSet> set = scheduler::ProfileSet::Build(
-        config, options_.builtin_dir, options_.in_process, options_.library_store);
+    std::shared_ptr<const scheduler::ProfileSet> set =
+        options_.build ? options_.build(config)
+                       : scheduler::ProfileSet::Build(config, options_.builtin_dir,
+                                                      options_.in_process,
+                                                      options_.library_store);
     const std::vector<std::shared_ptr<const loader::Library>> libraries =
         set->registry().Libraries();
     std::string names;

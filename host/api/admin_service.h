@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,6 +26,7 @@
 #include "schedhost/v1/admin.grpc.pb.h"
 
 namespace schedhost::scheduler {
+class ProfileSet;
 class Scheduler;
 struct CycleExplanation;
 }  // namespace schedhost::scheduler
@@ -47,6 +49,9 @@ struct AdminOptions {
   // running is the config the host was started with: a reload that changes a setting only a
   // restart applies (listeners, TLS, backoff, log level, state_dir, unload) says so.
   std::optional<config::HostConfig> running;
+  // build, when set, builds a reload's ProfileSet in place of ProfileSet::Build on the calling
+  // thread: ServiceHost runs it on its control thread (creates and destroys on one thread).
+  std::function<std::shared_ptr<const scheduler::ProfileSet>(const config::HostConfig&)> build;
 };
 
 // ReloadRecord is the outcome of the last reload, for Stats.

@@ -22,8 +22,9 @@
 #include <spdlog/spdlog.h>
 
 #include "host/api/admin_service.h"
-#include "host/api/config_watcher.h"
 #include "host/api/cluster_service.h"
+#include "host/api/config_watcher.h"
+#include "host/api/control_thread.h"
 #include "host/api/metrics_server.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/scheduler/profile_set.h"
@@ -189,8 +190,16 @@ void ServiceHost::Start() {
   // Not kept here: the scheduler owns the live set, so a replaced one drains and goes away.
   // One store for the life of the host: every set a reload builds shares its versions.
   if (!library_store_) library_store_ = scheduler::OpenLibraryStore(config_);
-  std::shared_ptr<const scheduler::ProfileSet> profiles =
-      scheduler::ProfileSet::Build(config_, builtin_dir_, in_process_, library_store_);
+  if (!control_) control_ = ControlThread::Create();
+  // Every set is built on the control thread and, when the last cycle holding it lets go,
+  // destroyed there too: plugin create and destroy callbacks run on one thread, in order.
+  auto build = [control = control_, builtin_dir = builtin_dir_, in_process = in_process_,
+                store = library_store_](const config::HostConfig& config) {
+    return control->Run([&] {
+      return control->Adopt(scheduler::ProfileSet::Build(config, builtin_dir, in_process, store));
+    });
+  };
+  std::shared_ptr<const scheduler::ProfileSet> profiles = build(config_);
   if (library_store_) library_store_->MarkLive(profiles->registry().Libraries(), 1);
   const size_t profile_count = profiles->profiles().size();
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
@@ -207,7 +216,8 @@ void ServiceHost::Start() {
                                                        .builtin_dir = builtin_dir_,
                                                        .in_process = in_process_,
                                                        .library_store = library_store_,
-                                                       .running = config_});
+                                                       .running = config_,
+                                                       .build = build});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
