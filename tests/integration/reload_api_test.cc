@@ -5,9 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "host/framework/testing/fake_plugin.h"
 #include "host/loader/loader.h"
@@ -259,6 +265,151 @@ TEST_F(ReloadApiTest, ANewBuildRenamedOverTheLibraryIsLoadedAndTheOldOneUnloaded
   EXPECT_EQ(versions_of(after)[0]->generation(), 3u);
   EXPECT_FALSE(loader::PluginRegistry::IsLoaded(old_version.loaded_path()));
   EXPECT_FALSE(std::filesystem::exists(old_version.loaded_path()));
+}
+
+// The whole hot-swap promise under load, through the API: a client creates pods at a steady
+// rate for over 20 s while 50 reloads alternate two configs (different enabled plugins, weights
+// and args), every fifth publishing the other build of a library whose Filter sends pods to a
+// different node. Every pod is bound exactly once (counted from the store's own watch), a pod
+// created after each library swap is placed by the new build, and every replaced build ends up
+// unloaded with its shadow copy deleted.
+TEST_F(ReloadApiTest, FiftyReloadsAndTenLibrarySwapsUnderContinuousLoad) {
+  using std::chrono::milliseconds;
+  for (const char* name : {"n1", "n2"}) {
+    grpc::ClientContext context;
+    v1::ApplyRequest node;
+    node.set_manifest(std::string("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+                                  "{\"name\":\"") +
+                      name +
+                      "\"},\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":"
+                      "\"256Gi\",\"pods\":\"2000\"}}}");
+    v1::ApplyResponse applied;
+    ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
+  }
+  std::mutex bound_mu;
+  std::map<std::string, int> bindings;  // uid -> unbound-to-bound transitions
+  const uint64_t watch = host_->store().Watch(0, [&](const store::Event& e) {
+    if (e.kind != store::Kind::kPod || e.type != store::EventType::kModified) return;
+    const auto pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
+    const auto old = std::get<std::shared_ptr<const model::Pod>>(*e.old_object);
+    if (!pod->node_name().empty() && old->node_name().empty()) {
+      std::lock_guard lock(bound_mu);
+      ++bindings[pod->uid()];
+    }
+  });
+
+  const std::filesystem::path lib = dir_.path() / "swap_probe.so";
+  const std::string libraries = "[host]\nlibraries = [{ path = \"" + lib.string() + "\" }]\n";
+  const std::string profile =
+      "[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.filter]\n"
+      "enabled = [{ name = \"SwapProbe\" }]\n[profile.plugins.score]\n";
+  const std::string config_a = libraries + profile +
+                               "enabled = [{ name = \"NodeResourcesBalancedAllocation\", "
+                               "weight = 5 }]\ndisabled = [{ name = \"ImageLocality\" }]\n";
+  const std::string config_b = libraries + profile +
+                               "disabled = [{ name = \"NodeResourcesBalancedAllocation\" }]\n"
+                               "[profile.plugin_config.NodeResourcesFit.scoring_strategy]\n"
+                               "type = \"MostAllocated\"\n";
+  int variant = 1;
+  Publish(variant, lib);
+  Write(config_a);
+  ASSERT_TRUE(Reload().ok());
+
+  auto loaded_copies = [&] {
+    grpc::ClientContext context;
+    v1::ListPluginsResponse r;
+    EXPECT_TRUE(admin_->ListPlugins(&context, v1::ListPluginsRequest(), &r).ok());
+    std::vector<std::string> out;
+    for (const auto& v : r.library_versions()) {
+      if (v.path() == lib.string()) out.push_back(v.loaded_path());
+    }
+    return out;
+  };
+  std::set<std::string> copies;  // every version of the library the host loaded
+  for (const std::string& c : loaded_copies()) copies.insert(c);
+
+  // The client: one pod every 40 ms until the reloads are over.
+  std::atomic<bool> done{false};
+  std::atomic<int> created{0};
+  const auto start = std::chrono::steady_clock::now();
+  std::thread client([&] {
+    auto next = std::chrono::steady_clock::now();
+    for (int i = 0; !done.load(); ++i) {
+      grpc::ClientContext context;
+      v1::ApplyRequest request;
+      request.set_manifest(
+          "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"load-" +
+          std::to_string(i) + "\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}");
+      v1::ApplyResponse response;
+      if (cluster_->Apply(&context, request, &response).ok()) {
+        created.fetch_add(1);
+      } else {
+        ADD_FAILURE() << "creating load-" << i << " failed";
+      }
+      next += milliseconds(40);
+      std::this_thread::sleep_until(next);
+    }
+  });
+
+  int swaps = 0;
+  for (int reload = 1; reload <= 50; ++reload) {
+    std::this_thread::sleep_until(start + milliseconds(420) * reload);  // 50 reloads in 21 s
+    const bool swap = reload % 5 == 0;
+    if (swap) {
+      variant = 3 - variant;
+      Publish(variant, lib);
+    }
+    Write(reload % 2 == 0 ? config_a : config_b);
+    v1::ReloadResponse r = Reload();
+    ASSERT_TRUE(r.ok()) << "reload " << reload << ": " << r.message();
+    if (!swap) continue;
+    ++swaps;
+    EXPECT_EQ(ScheduleOne("after-swap-" + std::to_string(swaps)), "n" + std::to_string(variant))
+        << "a pod created after swap " << swaps << " runs the new build's Filter";
+    for (const std::string& c : loaded_copies()) copies.insert(c);
+  }
+  done.store(true);
+  client.join();
+  const auto loaded_for = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(loaded_for, std::chrono::seconds(20));
+  EXPECT_EQ(swaps, 10);
+  EXPECT_EQ(Generation(), 52u);  // the start, the first reload, then 50
+  EXPECT_EQ(copies.size(), 2u) << "two builds alternating: two content-addressed copies";
+
+  // Every pod, the client's and the probes, bound exactly once.
+  const size_t total = static_cast<size_t>(created.load()) + static_cast<size_t>(swaps);
+  auto all_bound = [&] {
+    for (const auto& p : host_->store().List<model::Pod>()) {
+      if (p->node_name().empty()) return false;
+    }
+    return true;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!all_bound() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_TRUE(all_bound()) << "a pod was lost";
+  EXPECT_EQ(host_->store().List<model::Pod>().size(), total);
+  {
+    std::lock_guard lock(bound_mu);
+    EXPECT_EQ(bindings.size(), total) << "every pod bound";
+    for (const auto& [uid, n] : bindings) EXPECT_EQ(n, 1) << "pod " << uid << " bound " << n << "x";
+  }
+  host_->store().Unwatch(watch);
+
+  // Only the live build is still loaded: every replaced one drained and was unloaded.
+  std::vector<std::string> live = loaded_copies();
+  const auto drain_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (live.size() != 1 && std::chrono::steady_clock::now() < drain_deadline) {
+    std::this_thread::sleep_for(milliseconds(20));
+    live = loaded_copies();
+  }
+  ASSERT_EQ(live.size(), 1u);
+  for (const std::string& c : copies) {
+    if (c == live[0]) continue;
+    EXPECT_FALSE(loader::PluginRegistry::IsLoaded(c)) << c << " was not unloaded";
+    EXPECT_FALSE(std::filesystem::exists(c)) << c;
+  }
 }
 
 TEST_F(ReloadApiTest, RestartOnlySettingsAreNamedNotApplied) {
