@@ -12,8 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -26,6 +24,7 @@
 #include "host/loader/loader.h"
 #include "host/model/decode.h"
 #include "host/scheduler/scheduler.h"
+#include "tests/integration/binding_counter.h"
 #include "tests/integration/scheduler_fixture.h"
 
 namespace schedhost::integration {
@@ -276,17 +275,7 @@ void ReloadsWithLibrarySwaps(bool pin) {
   };
 
   store::Store cluster;
-  std::mutex bound_mu;
-  std::map<std::string, int> bindings;
-  const uint64_t watch = cluster.Watch(0, [&](const store::Event& e) {
-    if (e.kind != store::Kind::kPod || e.type != store::EventType::kModified) return;
-    const auto pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
-    const auto old = std::get<std::shared_ptr<const model::Pod>>(*e.old_object);
-    if (!pod->node_name().empty() && old->node_name().empty()) {
-      std::lock_guard lock(bound_mu);
-      ++bindings[pod->uid()];
-    }
-  });
+  BindingCounter bindings(cluster);
   scheduler::SchedulerOptions options;
   options.binding_threads = 3;
   options.pod_initial_backoff = milliseconds(20);
@@ -378,10 +367,8 @@ void ReloadsWithLibrarySwaps(bool pin) {
     EXPECT_EQ(v.state, LibraryVersion::State::kInUse) << v.loaded_path;
   }
   EXPECT_EQ(sched->CheckInvariants(), "");
-  cluster.Unwatch(watch);
-  std::lock_guard lock(bound_mu);
-  EXPECT_EQ(bindings.size(), static_cast<size_t>(total)) << "every pod bound";
-  for (const auto& [uid, n] : bindings) EXPECT_EQ(n, 1) << "pod " << uid << " bound " << n << "x";
+  bindings.Stop();
+  bindings.ExpectEachBoundOnce(static_cast<size_t>(total));
 }
 
 TEST(ConcurrentLibrarySwapTest, FiftyReloadsTenLibrarySwapsBetweenTwoBuilds) {

@@ -8,8 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -18,6 +16,7 @@
 #include "host/framework/testing/fake_plugin.h"
 #include "host/loader/loader.h"
 #include "tests/integration/api_fixture.h"
+#include "tests/integration/binding_counter.h"
 
 namespace schedhost::api {
 namespace {
@@ -76,6 +75,17 @@ class ReloadApiTest : public ::testing::Test {
     v1::ListProfilesResponse r;
     EXPECT_TRUE(admin_->ListProfiles(&context, v1::ListProfilesRequest(), &r).ok());
     return r.generation();
+  }
+  // ApplyNode creates a node with the given capacity through the API.
+  bool ApplyNode(const std::string& name, const std::string& cpu, const std::string& memory,
+                 const std::string& pods) {
+    grpc::ClientContext context;
+    v1::ApplyRequest node;
+    node.set_manifest("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" +
+                      name + "\"},\"status\":{\"capacity\":{\"cpu\":\"" + cpu +
+                      "\",\"memory\":\"" + memory + "\",\"pods\":\"" + pods + "\"}}}");
+    v1::ApplyResponse applied;
+    return cluster_->Apply(&context, node, &applied).ok();
   }
   // Schedules pod `name` through the API and waits for its binding.
   std::string ScheduleOne(const std::string& name) {
@@ -202,17 +212,7 @@ void Publish(int variant, const std::filesystem::path& path) {
 }
 
 TEST_F(ReloadApiTest, ANewBuildRenamedOverTheLibraryIsLoadedAndTheOldOneUnloaded) {
-  for (const char* name : {"n1", "n2"}) {
-    grpc::ClientContext context;
-    v1::ApplyRequest node;
-    node.set_manifest(std::string("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
-                                  "{\"name\":\"") +
-                      name +
-                      "\"},\"status\":{\"capacity\":{\"cpu\":\"4\",\"memory\":"
-                      "\"8Gi\",\"pods\":\"20\"}}}");
-    v1::ApplyResponse applied;
-    ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
-  }
+  for (const char* name : {"n1", "n2"}) ASSERT_TRUE(ApplyNode(name, "4", "8Gi", "20"));
   const std::filesystem::path lib = dir_.path() / "swap_probe.so";
   Publish(1, lib);
   Write("[host]\nlibraries = [{ path = \"" + lib.string() +
@@ -275,28 +275,8 @@ TEST_F(ReloadApiTest, ANewBuildRenamedOverTheLibraryIsLoadedAndTheOldOneUnloaded
 // unloaded with its shadow copy deleted.
 TEST_F(ReloadApiTest, FiftyReloadsAndTenLibrarySwapsUnderContinuousLoad) {
   using std::chrono::milliseconds;
-  for (const char* name : {"n1", "n2"}) {
-    grpc::ClientContext context;
-    v1::ApplyRequest node;
-    node.set_manifest(std::string("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
-                                  "{\"name\":\"") +
-                      name +
-                      "\"},\"status\":{\"capacity\":{\"cpu\":\"64\",\"memory\":"
-                      "\"256Gi\",\"pods\":\"2000\"}}}");
-    v1::ApplyResponse applied;
-    ASSERT_TRUE(cluster_->Apply(&context, node, &applied).ok());
-  }
-  std::mutex bound_mu;
-  std::map<std::string, int> bindings;  // uid -> unbound-to-bound transitions
-  const uint64_t watch = host_->store().Watch(0, [&](const store::Event& e) {
-    if (e.kind != store::Kind::kPod || e.type != store::EventType::kModified) return;
-    const auto pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
-    const auto old = std::get<std::shared_ptr<const model::Pod>>(*e.old_object);
-    if (!pod->node_name().empty() && old->node_name().empty()) {
-      std::lock_guard lock(bound_mu);
-      ++bindings[pod->uid()];
-    }
-  });
+  for (const char* name : {"n1", "n2"}) ASSERT_TRUE(ApplyNode(name, "64", "256Gi", "2000"));
+  integration::BindingCounter bindings(host_->store());
 
   const std::filesystem::path lib = dir_.path() / "swap_probe.so";
   const std::string libraries = "[host]\nlibraries = [{ path = \"" + lib.string() + "\" }]\n";
@@ -390,12 +370,8 @@ TEST_F(ReloadApiTest, FiftyReloadsAndTenLibrarySwapsUnderContinuousLoad) {
   }
   ASSERT_TRUE(all_bound()) << "a pod was lost";
   EXPECT_EQ(host_->store().List<model::Pod>().size(), total);
-  {
-    std::lock_guard lock(bound_mu);
-    EXPECT_EQ(bindings.size(), total) << "every pod bound";
-    for (const auto& [uid, n] : bindings) EXPECT_EQ(n, 1) << "pod " << uid << " bound " << n << "x";
-  }
-  host_->store().Unwatch(watch);
+  bindings.Stop();
+  bindings.ExpectEachBoundOnce(total);
 
   // Only the live build is still loaded: every replaced one drained and was unloaded.
   std::vector<std::string> live = loaded_copies();

@@ -8,14 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <iostream>
-#include <map>
-#include <mutex>
 #include <thread>
 
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/decode.h"
 #include "host/scheduler/scheduler.h"
+#include "tests/integration/binding_counter.h"
 #include "tests/integration/scheduler_fixture.h"
 
 namespace schedhost::integration {
@@ -41,17 +40,7 @@ std::shared_ptr<const scheduler::ProfileSet> SetOf(std::string_view toml) {
 TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
   store::Store store;
   // Every binding the store records: unbound -> bound transitions per uid.
-  std::mutex bound_mu;
-  std::map<std::string, int> bindings;
-  const uint64_t watch = store.Watch(0, [&](const store::Event& e) {
-    if (e.kind != store::Kind::kPod || e.type != store::EventType::kModified) return;
-    const auto pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
-    const auto old = std::get<std::shared_ptr<const model::Pod>>(*e.old_object);
-    if (!pod->node_name().empty() && old->node_name().empty()) {
-      std::lock_guard lock(bound_mu);
-      ++bindings[pod->uid()];
-    }
-  });
+  BindingCounter bindings(store);
   scheduler::SchedulerOptions options;
   options.binding_threads = 3;
   options.pod_initial_backoff = milliseconds(20);
@@ -128,10 +117,8 @@ TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
   // The record behind Admin.Explain keeps the set of the last pod it described; every other
   // replaced set was released once its cycles ended.
   EXPECT_LE(sched->DrainingSets(), 1u);
-  store.Unwatch(watch);
-  std::lock_guard lock(bound_mu);
-  EXPECT_EQ(bindings.size(), static_cast<size_t>(total)) << "every pod bound";
-  for (const auto& [uid, n] : bindings) EXPECT_EQ(n, 1) << "pod " << uid << " bound " << n << "x";
+  bindings.Stop();
+  bindings.ExpectEachBoundOnce(static_cast<size_t>(total));
   EXPECT_EQ(sched->cache().PodCount(), static_cast<size_t>(total));
 }
 
