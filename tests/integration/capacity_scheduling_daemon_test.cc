@@ -21,56 +21,16 @@ fs::path ExampleDir() {
   return fs::path(dir ? dir : ".") / "plugins" / "contrib" / "capacity_scheduling" / "examples";
 }
 
-class CapacitySchedulingDaemonTest : public ::testing::Test {
+// The example profile, as shipped.
+class CapacitySchedulingDaemonTest : public SchedctlTest {
  protected:
-  void SetUp() override {
-    if (!fs::exists(BinDir() / "schedctl") || !fs::exists(BinDir() / "schedhostd")) {
-      GTEST_SKIP() << "schedctl and schedhostd are not built in " << BinDir();
-    }
-    socket_ = dir_.path() / "run" / "schedhost.sock";
-    server_ = "unix://" + socket_.string();
+  std::string Profile() override {
     std::ifstream example(ExampleDir() / "capacity.toml");
     std::ostringstream profile;
     profile << example.rdbuf();
-    const fs::path config = dir_.path() / "schedhost.toml";
-    std::ofstream(config) << "[api]\nlisten = \"" << server_
-                          << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
-                          << profile.str();
-    pid_ = StartSchedhostd(config);
-    ASSERT_GE(pid_, 0);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!fs::exists(socket_) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ASSERT_TRUE(fs::exists(socket_)) << "schedhostd did not start";
+    return profile.str();
   }
-  void TearDown() override {
-    if (pid_ > 0) StopSchedhostd(pid_);
-  }
-
-  Result Ctl(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--server", server_});
-    return RunSchedctl(dir_, args);
-  }
-
-  // Nodes returns "namespace/name" -> node ("" while pending) for every pod.
-  std::map<std::string, std::string> Nodes() {
-    std::map<std::string, std::string> out;
-    Result r = Ctl({"get", "pods", "-A", "-o", "json"});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    const nlohmann::json list = nlohmann::json::parse(r.out, nullptr, false);
-    if (!list.is_object()) return out;
-    for (const auto& pod : list["items"]) {
-      out[pod["metadata"].value("namespace", "default") + "/" +
-          pod["metadata"]["name"].get<std::string>()] = pod["spec"].value("nodeName", "");
-    }
-    return out;
-  }
-
-  TempDir dir_;
-  fs::path socket_;
-  std::string server_;
-  pid_t pid_ = -1;
+  std::map<std::string, std::string> Nodes() { return PodNodes(); }
 };
 
 TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {

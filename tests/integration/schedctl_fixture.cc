@@ -126,7 +126,8 @@ void SchedctlTest::SetUp() {
   const fs::path config = dir_.path() / "schedhost.toml";
   // state_dir beside the config (relative paths resolve there), never /var/lib/schedhost.
   std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"" << server_
-                        << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+                        << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
+                        << Profile();
   pid_ = StartSchedhostd(config);
   ASSERT_GE(pid_, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -145,6 +146,17 @@ nlohmann::json SchedctlTest::PodsJson() {
   Result r = Ctl({"get", "pods", "-A", "-o", "json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+std::map<std::string, std::string> SchedctlTest::PodNodes() {
+  std::map<std::string, std::string> out;
+  const nlohmann::json list = PodsJson();
+  if (!list.is_object()) return out;
+  for (const auto& pod : list["items"]) {
+    out[pod["metadata"].value("namespace", "default") + "/" +
+        pod["metadata"]["name"].get<std::string>()] = pod["spec"].value("nodeName", "");
+  }
+  return out;
 }
 
 std::map<std::string, std::string> SchedctlTest::WaitForNodes(const std::set<std::string>& names) {

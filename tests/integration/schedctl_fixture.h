@@ -49,11 +49,16 @@ pid_t StartSchedhostd(const fs::path& config);
 // StopSchedhostd sends SIGTERM and expects a clean exit 0.
 void StopSchedhostd(pid_t pid);
 
-// SchedctlTest runs schedhostd on a temporary socket for each test.
+// SchedctlTest runs schedhostd on a temporary socket for each test, with its state_dir in the
+// test's directory and Profile() appended to its config.
 class SchedctlTest : public ::testing::Test {
  protected:
   void SetUp() override;
-  void TearDown() override { StopSchedhostd(pid_); }
+  void TearDown() override {
+    if (pid_ > 0) StopSchedhostd(pid_);
+  }
+  // Profile is TOML appended to the daemon's config (profiles, plugin_config); none by default.
+  virtual std::string Profile() { return ""; }
 
   // Ctl runs schedctl against this test's server (--server first, as a global flag).
   Result Ctl(std::vector<std::string> args);
@@ -62,6 +67,8 @@ class SchedctlTest : public ::testing::Test {
   // WaitForNodes polls until every pod in `names` has spec.nodeName (30 s at most) and returns
   // the node per pod name.
   std::map<std::string, std::string> WaitForNodes(const std::set<std::string>& names);
+  // PodNodes returns "namespace/name" -> node ("" while pending) for every pod.
+  std::map<std::string, std::string> PodNodes();
 
   TempDir dir_;
   fs::path socket_;
