@@ -20,6 +20,7 @@
 #include "host/framework/status.h"
 #include "host/framework/testing/harness.h"
 #include "host/framework/testing/temp_dir.h"
+#include "host/framework/waiting_pods.h"
 #include "host/loader/library_store.h"
 #include "host/loader/loader.h"
 #include "host/model/decode.h"
@@ -369,6 +370,72 @@ void ReloadsWithLibrarySwaps(bool pin) {
   EXPECT_EQ(sched->CheckInvariants(), "");
   bindings.Stop();
   bindings.ExpectEachBoundOnce(static_cast<size_t>(total));
+}
+
+// ABI rule 11 with a pod in the middle: a pod waiting at the old build's Permit across the swap
+// keeps that build loaded (draining) while new pods already run the new build; once the pod is
+// allowed it binds where the old build put it, and only then is the old build unloaded.
+TEST(LibrarySwapTest, APodWaitingAtPermitKeepsTheOldBuildLoadedUntilItBinds) {
+  TempDir dir;
+  const fs::path lib_path = dir.path() / "swap_probe.so";
+  Publish(1, lib_path);
+  const std::string toml = SwapConfig(lib_path, dir.path() / "state", /*pin=*/false) +
+                           "[profile.plugins.permit]\nenabled = [{ name = \"SwapProbe\" }]\n";
+  const config::HostConfig cfg = config::ParseConfig(toml, "swap.toml", {});
+  auto store = scheduler::OpenLibraryStore(cfg);
+  ASSERT_NE(store, nullptr);
+  auto build = [&] {
+    return scheduler::ProfileSet::Build(cfg, framework::testing::PluginDir(), {}, store);
+  };
+  store::Store cluster;
+  auto sched = std::make_unique<scheduler::Scheduler>(cluster, build());
+  sched->Start();
+  auto apply = [&](const std::string& yaml) {
+    for (const auto& obj : model::DecodeManifests(yaml, "test.yaml")) cluster.CreateObject(obj);
+  };
+  auto node_of = [&](const std::string& name) {
+    auto pod = cluster.Get<model::Pod>("default", name);
+    return pod ? pod->node_name() : std::string("?");
+  };
+  auto eventually = [](auto done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return done();
+  };
+  apply(NodeYaml("n1") + NodeYaml("n2"));
+
+  std::shared_ptr<const scheduler::ProfileRuntime> old = sched->profiles();
+  framework::WaitingPods& old_waiting = old->Find("default-scheduler")->waiting_pods();
+  apply(PodYaml("wait-1", "100m"));
+  ASSERT_TRUE(eventually([&] { return old_waiting.size() == 1; }));
+  const fs::path old_copy = VersionsOf(*store, lib_path).at(0).loaded_path;
+
+  Publish(2, lib_path);
+  sched->ReplaceProfiles(build());
+  apply(PodYaml("fresh", "100m"));
+  ASSERT_TRUE(eventually([&] { return node_of("fresh") == "n2"; })) << "the new build runs";
+  EXPECT_EQ(node_of("wait-1"), "");
+  EXPECT_EQ(sched->DrainingSets(), 1u);
+  ASSERT_EQ(VersionsOf(*store, lib_path).size(), 2u);
+  EXPECT_TRUE(PluginRegistry::IsLoaded(old_copy)) << "the old build stays while its pod waits";
+
+  auto waiting = old_waiting.Get(cluster.Get<model::Pod>("default", "wait-1")->uid());
+  ASSERT_NE(waiting, nullptr);
+  ASSERT_TRUE(waiting->Allow("SwapProbe"));
+  waiting.reset();
+  old.reset();
+  EXPECT_TRUE(eventually([&] { return node_of("wait-1") == "n1"; }))
+      << "the pod finished on the old build's placement";
+  apply(PodYaml("after", "100m"));  // lets the Explain record go of the old set
+  ASSERT_TRUE(eventually([&] { return node_of("after") == "n2"; }));
+  EXPECT_TRUE(eventually([&] {
+    return sched->DrainingSets() == 0 && VersionsOf(*store, lib_path).size() == 1;
+  }));
+  sched->Stop();
+  EXPECT_FALSE(PluginRegistry::IsLoaded(old_copy)) << "the old build was not unloaded";
+  EXPECT_FALSE(fs::exists(old_copy));
 }
 
 TEST(ConcurrentLibrarySwapTest, FiftyReloadsTenLibrarySwapsBetweenTwoBuilds) {

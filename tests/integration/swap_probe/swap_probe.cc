@@ -1,7 +1,10 @@
 // SwapProbe: a test plugin built twice from this file (SWAP_PROBE_VARIANT 1 and 2), so the swap
 // tests can publish a new build of "the same" library and see which one runs: variant N reports
-// version "N.0.0" and lets pods onto node "nN" only.
+// version "N.0.0" and lets pods onto node "nN" only. Pods whose name starts with "wait" wait at
+// its Permit (a minute) until the test allows them, to hold a build across a swap.
 #include <schedhost/plugin.hpp>
+
+#include <chrono>
 #include <string>
 
 #ifndef SWAP_PROBE_VARIANT
@@ -11,7 +14,9 @@
 #define SWAP_PROBE_STR2(x) #x
 #define SWAP_PROBE_STR(x) SWAP_PROBE_STR2(x)
 
-class SwapProbe final : public schedhost::Plugin, public schedhost::FilterPlugin {
+class SwapProbe final : public schedhost::Plugin,
+                        public schedhost::FilterPlugin,
+                        public schedhost::PermitPlugin {
  public:
   static constexpr std::string_view kName = "SwapProbe";
   static constexpr std::string_view kVersion = SWAP_PROBE_STR(SWAP_PROBE_VARIANT) ".0.0";
@@ -25,6 +30,13 @@ class SwapProbe final : public schedhost::Plugin, public schedhost::FilterPlugin
     }
     return schedhost::Status::Unschedulable(
         "SwapProbe " SWAP_PROBE_STR(SWAP_PROBE_VARIANT) " says no");
+  }
+
+  schedhost::Status Permit(schedhost::CycleState&, const schedhost::Pod& pod, std::string_view,
+                           std::chrono::nanoseconds& timeout) override {
+    if (pod.name().substr(0, 4) != "wait") return schedhost::Status::Success();
+    timeout = std::chrono::minutes(1);
+    return schedhost::Status::Wait();
   }
 };
 
