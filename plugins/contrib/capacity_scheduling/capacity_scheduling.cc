@@ -63,9 +63,10 @@ void CapacityScheduling::CheckQuotaFile() {
     next = std::make_shared<const QuotaTable>(
         LoadQuotaFile(quota_file_), [this](std::string_view s) { return host().Intern(s); });
   } catch (const std::exception& e) {
-    host().Log(SCHEDHOST_LOG_ERROR, "CapacityScheduling: quota_file not applied, keeping the "
-                                    "quotas in force: " +
-                                        std::string(e.what()));
+    host().Log(SCHEDHOST_LOG_ERROR,
+               "CapacityScheduling: quota_file not applied, keeping the "
+               "quotas in force: " +
+                   std::string(e.what()));
     return;
   }
   const size_t n = next->size();
@@ -77,8 +78,8 @@ void CapacityScheduling::CheckQuotaFile() {
              prefix + "applied (" + std::to_string(n) + (n == 1 ? " quota)" : " quotas)"));
 }
 
-CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod,
-                                                            std::shared_ptr<const QuotaTable> table) {
+CapacityScheduling::QuotaState CapacityScheduling::Snapshot(
+    const Pod& pod, std::shared_ptr<const QuotaTable> table) {
   QuotaState s;
   const QuotaTable& t = *table;
   if (std::optional<size_t> q = t.IndexOf(pod.namespace_id())) {
@@ -219,8 +220,7 @@ Status CapacityScheduling::PostFilter(CycleState& state, const Pod& pod,
   rule.table = &t;
   rule.preemptor_has_quota = s->quota >= 0;
   if (rule.preemptor_has_quota) {
-    rule.preemptor_within_min =
-        !t.OverMinWith(static_cast<size_t>(s->quota), s->used, s->request);
+    rule.preemptor_within_min = !t.OverMinWith(static_cast<size_t>(s->quota), s->used, s->request);
   }
   rule.borrowing.resize(t.size());
   for (size_t q = 0; q < t.size(); ++q) rule.borrowing[q] = t.Borrowing(q, s->used);

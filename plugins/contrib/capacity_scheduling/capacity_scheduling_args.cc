@@ -67,16 +67,20 @@ capacity::QuotaSpec Quota(const Args& at, std::string_view prefix, const std::st
     std::string_view key;
     Args child = at.At(i, &key);
     if (key != "namespace" && key != "min" && key != "max") {
-      Fail(child, prefix, field + "." + std::string(key), "unknown key (known keys: namespace, min, max)");
+      Fail(child, prefix, field + "." + std::string(key),
+           "unknown key (known keys: namespace, min, max)");
     }
   }
   capacity::QuotaSpec q;
   const Args ns = at["namespace"];
-  if (!ns.present()) Fail(at, prefix, field + ".namespace", "missing (the namespace the quota is for)");
-  if (ns.kind() != SCHEDHOST_CONFIG_STRING) Fail(ns, prefix, field + ".namespace", "expected a string");
+  if (!ns.present())
+    Fail(at, prefix, field + ".namespace", "missing (the namespace the quota is for)");
+  if (ns.kind() != SCHEDHOST_CONFIG_STRING)
+    Fail(ns, prefix, field + ".namespace", "expected a string");
   q.namespace_name = ns.String("");
   if (!names::IsDnsSubdomain(q.namespace_name)) {
-    Fail(ns, prefix, field + ".namespace", "\"" + q.namespace_name + "\" is not a valid namespace name");
+    Fail(ns, prefix, field + ".namespace",
+         "\"" + q.namespace_name + "\" is not a valid namespace name");
   }
   q.min = Amounts(at["min"], prefix, field + ".min");
   q.max = Amounts(at["max"], prefix, field + ".max");
@@ -97,7 +101,8 @@ std::vector<capacity::QuotaSpec> Quotas(const Args& quotas, std::string_view pre
   std::vector<capacity::QuotaSpec> out;
   if (!quotas.present()) return out;
   if (quotas.kind() != SCHEDHOST_CONFIG_ARRAY) {
-    Fail(quotas, prefix, "quotas", "expected an array of tables (quotas = [ { namespace = ... } ])");
+    Fail(quotas, prefix, "quotas",
+         "expected an array of tables (quotas = [ { namespace = ... } ])");
   }
   std::set<std::string, std::less<>> namespaces;
   for (size_t i = 0; i < quotas.size(); ++i) {

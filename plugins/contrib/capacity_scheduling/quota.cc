@@ -268,7 +268,8 @@ void ReservedPods::AddTo(const QuotaTable& table, Usage& used,
   for (const auto& [uid, e] : pods_) {
     const std::optional<size_t> q = table.IndexOf(e.namespace_id);
     if (!q || *q >= used.size() || e.priority < min_priority || counted(uid)) continue;
-    table.AddProjected(used[*q], Resources(schedhost_resources{e.requests.data(), e.requests.size()}));
+    table.AddProjected(used[*q],
+                       Resources(schedhost_resources{e.requests.data(), e.requests.size()}));
   }
 }
 

@@ -1,10 +1,11 @@
 #include "toml_args.h"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <toml++/toml.h>
 #include <utility>
 #include <vector>
 
@@ -53,12 +54,14 @@ Node Convert(const std::string& path, const toml::node& node, std::string key) {
         const toml::source_position& pb = b.first->source().begin;
         return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
       });
-      for (const auto& [k, v] : entries) out.children.push_back(Convert(path, *v, std::string(k->str())));
+      for (const auto& [k, v] : entries)
+        out.children.push_back(Convert(path, *v, std::string(k->str())));
       break;
     }
     case toml::node_type::array:
       out.kind = SCHEDHOST_CONFIG_ARRAY;
-      for (const toml::node& child : *node.as_array()) out.children.push_back(Convert(path, child, ""));
+      for (const toml::node& child : *node.as_array())
+        out.children.push_back(Convert(path, child, ""));
       break;
     case toml::node_type::string:
       out.kind = SCHEDHOST_CONFIG_STRING;
@@ -99,7 +102,8 @@ int32_t Kind(const schedhost_config* c) noexcept {
 const schedhost_config* Get(const schedhost_config* c, schedhost_str key) noexcept {
   const Node* n = N(c);
   if (n == nullptr || n->kind != SCHEDHOST_CONFIG_TABLE) return nullptr;
-  const std::string_view wanted = key.len == 0 ? std::string_view() : std::string_view(key.data, key.len);
+  const std::string_view wanted =
+      key.len == 0 ? std::string_view() : std::string_view(key.data, key.len);
   for (const Node& child : n->children) {
     if (child.key == wanted) return C(&child);
   }
