@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -243,6 +244,17 @@ TEST_F(QuotaFileTest, AFileGivesTheSameQuotasAsInline) {
                                    "max.cpu = \"6\"\nmin = { memory = \"4Gi\", cpu = \"2\" }\n")),
       inline_quotas);
   EXPECT_TRUE(contrib::LoadQuotaFile(Write("none.toml", "quotas = []\n")).empty());
+}
+
+TEST(QuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
+  const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
+  const std::string dir =
+      std::string(src != nullptr ? src : ".") + "/plugins/contrib/capacity_scheduling/examples/";
+  const TomlArgs config = TomlArgs::Load(dir + "capacity.toml");
+  const Args plugin_config = config.root()["profile"].At(0)["plugin_config"]["CapacityScheduling"];
+  ASSERT_TRUE(plugin_config.present());
+  ExpectSameQuotas(contrib::LoadQuotaFile(dir + "quotas.toml"),
+                   contrib::ParseCapacitySchedulingArgs(plugin_config).quotas);
 }
 
 TEST_F(QuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
