@@ -199,7 +199,7 @@ TEST(ReservedPodsTest, EntriesFollowTheNamespaceWhenTheTableIsReplaced) {
 }
 
 // Quota files read directly: the same validation as inline quotas, located in the file.
-class QuotaFileTest : public ::testing::Test {
+class CapacitySchedulingQuotaFileTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, const std::string& text) {
     const std::filesystem::path p = dir_.path() / name;
@@ -218,7 +218,7 @@ void ExpectSameQuotas(const std::vector<QuotaSpec>& got, const std::vector<Quota
   }
 }
 
-TEST_F(QuotaFileTest, AFileGivesTheSameQuotasAsInline) {
+TEST_F(CapacitySchedulingQuotaFileTest, AFileGivesTheSameQuotasAsInline) {
   constexpr char kQuotas[] =
       "  { namespace = \"team-b\", min = { cpu = \"4\" }, max = { cpu = 8, \"nvidia.com/gpu\" = 2 "
       "} "
@@ -246,7 +246,7 @@ TEST_F(QuotaFileTest, AFileGivesTheSameQuotasAsInline) {
   EXPECT_TRUE(contrib::LoadQuotaFile(Write("none.toml", "quotas = []\n")).empty());
 }
 
-TEST(QuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
+TEST(CapacitySchedulingQuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
   const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
   const std::string dir =
       std::string(src != nullptr ? src : ".") + "/plugins/contrib/capacity_scheduling/examples/";
@@ -257,7 +257,7 @@ TEST(QuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
                    contrib::ParseCapacitySchedulingArgs(plugin_config).quotas);
 }
 
-TEST_F(QuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
+TEST_F(CapacitySchedulingQuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
   std::filesystem::create_directories(dir_.path() / "etc");
   Write("etc/quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
   const TomlArgs config = TomlArgs::Load(
@@ -271,7 +271,7 @@ TEST_F(QuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
   EXPECT_EQ(args.quotas[0].max.at("cpu"), 3000);
 }
 
-TEST_F(QuotaFileTest, BadFilesAreRefusedWithFileLineColumnAndField) {
+TEST_F(CapacitySchedulingQuotaFileTest, BadFilesAreRefusedWithFileLineColumnAndField) {
   for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
            {"quotas = [\n  { namespace = \"a\", max = { memory = \"4GB\" } },\n]\n",
             ":2:39: quotas[0].max.memory: \"4GB\" is not a quantity"},
@@ -350,7 +350,7 @@ TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
 }
 
 // quota_file through a profile built by the host: the file is read (and checked) at create.
-TEST_F(QuotaFileTest, AProfileReadsItsQuotasFromTheFile) {
+TEST_F(CapacitySchedulingQuotaFileTest, AProfileReadsItsQuotasFromTheFile) {
   const std::string path =
       Write("quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
   framework::testing::Harness h;
@@ -358,7 +358,7 @@ TEST_F(QuotaFileTest, AProfileReadsItsQuotasFromTheFile) {
   EXPECT_NO_THROW(h.framework());
 }
 
-TEST_F(QuotaFileTest, AProfileWithABadQuotaFileIsRefusedSayingWhy) {
+TEST_F(CapacitySchedulingQuotaFileTest, AProfileWithABadQuotaFileIsRefusedSayingWhy) {
   constexpr char kP[] = "plugin_config.CapacityScheduling.quota_file: ";
   const std::string good =
       Write("good.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
