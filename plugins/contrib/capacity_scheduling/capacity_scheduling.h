@@ -74,7 +74,7 @@ class CapacityScheduling final : public Plugin,
                                  public PostBindPlugin {
  public:
   static constexpr std::string_view kName = "CapacityScheduling";
-  static constexpr std::string_view kVersion = "1.0.0";
+  static constexpr std::string_view kVersion = "1.1.0";
 
   /// CapacityScheduling validates its arguments (see ParseCapacitySchedulingArgs).
   CapacityScheduling(const Host& host, const Args& args);
