@@ -1,6 +1,6 @@
 #include "capacity_scheduling.h"
 
-#include <cstring>
+#include <system_error>
 #include <utility>
 
 namespace schedhost::contrib {
@@ -54,8 +54,9 @@ void CapacityScheduling::CheckQuotaFile() {
   stamp_ = stamp;  // whatever comes of it, this version is reported once
   const std::string prefix = "CapacityScheduling: quota_file " + quota_file_ + ": ";
   if (stamp.error != 0) {
-    host().Log(SCHEDHOST_LOG_WARN, prefix + std::strerror(stamp.error) +
-                                       "; keeping the quotas in force until it is back");
+    host().Log(SCHEDHOST_LOG_WARN,
+               prefix + std::error_code(stamp.error, std::generic_category()).message() +
+                   "; keeping the quotas in force until it is back");
     return;
   }
   std::shared_ptr<const QuotaTable> next;
@@ -64,8 +65,7 @@ void CapacityScheduling::CheckQuotaFile() {
         LoadQuotaFile(quota_file_), [this](std::string_view s) { return host().Intern(s); });
   } catch (const std::exception& e) {
     host().Log(SCHEDHOST_LOG_ERROR,
-               "CapacityScheduling: quota_file not applied, keeping the "
-               "quotas in force: " +
+               "CapacityScheduling: quota_file not applied, keeping the quotas in force: " +
                    std::string(e.what()));
     return;
   }

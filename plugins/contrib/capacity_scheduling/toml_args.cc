@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fstream>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -176,7 +176,9 @@ TomlArgs::~TomlArgs() = default;
 
 TomlArgs TomlArgs::Load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) Fail(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!in) {
+    Fail(path, "cannot open: " + std::error_code(errno, std::generic_category()).message());
+  }
   // One byte past the limit tells a file at the limit from a larger one.
   std::vector<char> buf(kMaxFileBytes + 1);
   in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
