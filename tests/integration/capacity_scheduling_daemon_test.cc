@@ -1,11 +1,13 @@
 // CapacityScheduling through a running schedhostd: the daemon started on the example profile
 // (the contrib library found by name beside the builtins), the example cluster applied with
-// schedctl, pods watched with `schedctl get`. Real time, so only outcomes are asserted.
+// schedctl, pods watched with `schedctl get`; and a quota file beside the config, changed while
+// the daemon runs and named by a reload. Real time, so only outcomes are asserted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -31,6 +33,16 @@ class CapacitySchedulingDaemonTest : public SchedctlTest {
     return profile.str();
   }
   std::map<std::string, std::string> Nodes() { return PodNodes(); }
+
+  // WaitFor polls `done` (every 200 ms, up to 60 s); false on timeout.
+  bool WaitFor(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return done();
+  }
 };
 
 TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {
@@ -60,6 +72,91 @@ TEST_F(CapacitySchedulingDaemonTest, OverMaxIsRefusedAndTeamBReclaimsItsMin) {
   const Result described = Ctl({"describe", "pod", "-n", "team-a", "a-big"});
   EXPECT_THAT(described.out, ::testing::HasSubstr("exceeded quota: namespace team-a would use cpu"))
       << described.out << described.err;
+}
+
+// Manifest returns a node of `cpu` cpus, or a one-cpu pod of namespace team-a.
+std::string NodeManifest(const std::string& name, const std::string& cpu) {
+  return "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name +
+         "\n  labels: {kubernetes.io/hostname: " + name + "}\nstatus:\n  allocatable: {cpu: \"" +
+         cpu + "\", memory: 16Gi, pods: \"110\"}\n";
+}
+std::string TeamAPod(const std::string& name) {
+  return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  namespace: team-a\nspec:\n  containers:\n  - name: c\n    image: busybox\n"
+         "    resources:\n      requests: {cpu: \"1\"}\n";
+}
+
+// Writes `text` to `path` the way the README asks: a temporary file renamed over it.
+void ReplaceFile(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  std::ofstream(tmp, std::ios::trunc) << text;
+  fs::rename(tmp, path);
+}
+
+class CapacitySchedulingQuotaFileDaemonTest : public CapacitySchedulingDaemonTest {
+ protected:
+  void SetUp() override {
+    quotas_ = dir_.path() / "quotas.toml";
+    ReplaceFile(quotas_, Quotas("2"));
+    CapacitySchedulingDaemonTest::SetUp();
+  }
+  // Relative: resolved against the config file's directory (dir_), not the daemon's cwd.
+  std::string Profile() override {
+    return "[[profile]]\nname = \"default-scheduler\"\n"
+           "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+           "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+           "disabled = [{ name = \"*\" }]\n"
+           "[profile.plugin_config.CapacityScheduling]\nquota_file = \"quotas.toml\"\n";
+  }
+  static std::string Quotas(const std::string& max) {
+    return "quotas = [ { namespace = \"team-a\", max = { cpu = \"" + max + "\" } } ]\n";
+  }
+  Result Apply(const std::string& yaml) {
+    const fs::path f = dir_.path() / ("apply-" + std::to_string(applied_++) + ".yaml");
+    std::ofstream(f) << yaml;
+    return Ctl({"apply", "-f", f.string()});
+  }
+  std::string Describe(const std::string& pod) {
+    return Ctl({"describe", "pod", "-n", "team-a", pod}).out;
+  }
+
+  fs::path quotas_;
+  int applied_ = 0;
+};
+
+TEST_F(CapacitySchedulingQuotaFileDaemonTest, AChangedFileAppliesAndAReloadNamingABadOneIsRefused) {
+  ASSERT_EQ(
+      Apply(NodeManifest("n1", "8") + TeamAPod("a1") + TeamAPod("a2") + TeamAPod("a3")).exit_code,
+      0);
+  ASSERT_TRUE(WaitFor([&] {
+    auto nodes = Nodes();
+    return !nodes["team-a/a1"].empty() && !nodes["team-a/a2"].empty() &&
+           Describe("a3").find("more than its max 2") != std::string::npos;
+  })) << Ctl({"get", "pods", "-A"}).out
+      << Describe("a3");
+
+  // max 3 while running: a3 binds once retried (a node event retries it). The file is looked
+  // at once a second at most, so keep nudging with nodes until it has been picked up.
+  ReplaceFile(quotas_, Quotas("3"));
+  int nudges = 0;
+  ASSERT_TRUE(WaitFor([&] {
+    if (!Nodes()["team-a/a3"].empty()) return true;
+    Apply(NodeManifest("nudge-" + std::to_string(nudges++), "1"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    return false;
+  })) << Describe("a3");
+
+  // A reload while the file is invalid is refused; the running profile keeps its quotas.
+  ReplaceFile(quotas_, "quotas = [ { namespace = \"team-a\", max = { cpu = \"lots\" } } ]\n");
+  const Result reload = Ctl({"reload"});
+  EXPECT_NE(reload.exit_code, 0) << reload.out;
+  EXPECT_THAT(reload.out + reload.err, ::testing::HasSubstr("quotas.toml:1:"));
+  EXPECT_THAT(reload.out + reload.err, ::testing::HasSubstr("\"lots\" is not a quantity"));
+  ASSERT_EQ(Apply(TeamAPod("a4")).exit_code, 0);
+  ASSERT_TRUE(WaitFor([&] {
+    return Describe("a4").find("more than its max 3") != std::string::npos;
+  })) << Describe("a4");
+  EXPECT_EQ(Nodes()["team-a/a4"], "");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "host/cli/simulate.h"
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 #include "tests/integration/scheduler_fixture.h"
 
 namespace schedhost::integration {
@@ -207,6 +209,88 @@ TEST_F(CapacitySchedulingTest, APodFailingAfterReserveGivesItsUsageBack) {
   store_.Delete<model::Pod>("team-a", "a2");
   Run();
   EXPECT_EQ(NodeIn("team-a", "a1"), "n1");
+}
+
+// Watched quota files. The plugin checks the file at most once per quota_file_poll_ms of real
+// time; 0 makes it check at every PreFilter, so each Run() after a change sees it without
+// sleeping. Each write also moves the file's mtime well away from the previous one, so the
+// change shows whatever the file system's timestamp granularity.
+class CapacitySchedulingFileTest : public CapacitySchedulingTest {
+ protected:
+  std::string FileConfig() const {
+    return "[[profile]]\nname = \"default-scheduler\"\n"
+           "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+           "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+           "disabled = [{ name = \"*\" }]\n"
+           "[profile.plugin_config.CapacityScheduling]\nquota_file = \"" +
+           path_.string() + "\"\nquota_file_poll_ms = 0\n";
+  }
+  void WriteQuotas(const std::string& text) {
+    std::ofstream(path_, std::ios::trunc) << text;
+    std::filesystem::last_write_time(path_, mtime_ += std::chrono::seconds(10));
+  }
+  framework::testing::TempDir dir_;
+  std::filesystem::path path_ = dir_.path() / "quotas.toml";
+  std::filesystem::file_time_type mtime_ = std::filesystem::file_time_type::clock::now();
+};
+
+TEST_F(CapacitySchedulingFileTest, AQuotaFileAdmitsAsTheSameQuotasInline) {
+  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "3") + Quota("team-b", "4", "8") + "]\n");
+  Build(FileConfig());
+  Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
+        NsPod("a3", "team-a") + NsPod("a4", "team-a"));
+  Run();
+  EXPECT_EQ(Bound("team-a", "a", 3), 3);
+  EXPECT_EQ(NodeIn("team-a", "a4"), "");
+  EXPECT_THAT(MessageIn("team-a", "a4"),
+              HasSubstr("exceeded quota: namespace team-a would use cpu 4, more than its max 3"));
+}
+
+TEST_F(CapacitySchedulingFileTest, ChangesApplyToLaterCyclesAndBadOnesKeepTheQuotasInForce) {
+  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "3") + Quota("team-b", "4", "8") + "]\n");
+  Build(FileConfig());
+  Apply(NodeYaml("n1", "16") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
+        NsPod("a3", "team-a") + NsPod("a4", "team-a"));
+  Run();
+  EXPECT_EQ(NodeIn("team-a", "a4"), "") << "over max 3";
+  EXPECT_THAT(MessageIn("team-a", "a4"), HasSubstr("more than its max 3"));
+
+  // max raised to 5: the pod refused is admitted on its next attempt (a node event retries it).
+  WriteQuotas(
+      "[[quotas]]\nnamespace = \"team-a\"\nmin = { cpu = \"2\" }\nmax = { cpu = \"5\" }\n"
+      "[[quotas]]\nnamespace = \"team-b\"\nmin = { cpu = \"4\" }\nmax = { cpu = \"8\" }\n");
+  Apply(NodeYaml("n2", "4"));
+  Run();
+  EXPECT_NE(NodeIn("team-a", "a4"), "") << MessageIn("team-a", "a4");
+
+  // An invalid file (a bad quantity; then no TOML at all) changes nothing: max stays 5.
+  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "lots") + "]\n");
+  Apply(NsPod("a5", "team-a") + NsPod("a6", "team-a"));
+  Run();
+  EXPECT_NE(NodeIn("team-a", "a5"), "") << MessageIn("team-a", "a5");
+  EXPECT_EQ(NodeIn("team-a", "a6"), "");
+  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
+  WriteQuotas("quotas = [ {");
+  Apply(NodeYaml("n3", "4"));
+  Run();
+  EXPECT_EQ(NodeIn("team-a", "a6"), "");
+  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
+
+  // A deleted file keeps them too; once it is back, it applies again.
+  std::filesystem::remove(path_);
+  Apply(NodeYaml("n4", "4"));
+  Run();
+  EXPECT_EQ(NodeIn("team-a", "a6"), "");
+  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
+  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "4") + Quota("team-c", "1", "1") + "]\n");
+  Apply(NsPod("c1", "team-c") + NsPod("c2", "team-c") + NodeYaml("n5", "4"));
+  Run();
+  EXPECT_EQ(NodeIn("team-a", "a6"), "") << "max lowered to 4 with 5 used";
+  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("would use cpu 6, more than its max 4"));
+  EXPECT_EQ(Bound("team-c", "c", 2), 1) << "a namespace given its first quota by the file";
+  EXPECT_THAT(MessageIn("team-c", "c2"), HasSubstr("namespace team-c would use cpu 2, more than "
+                                                   "its max 1"));
+  EXPECT_EQ(Bound("team-a", "a", 5), 5) << "pods already bound stay";
 }
 
 // The plugin folder's example through `schedctl simulate --config` (the library API the binary

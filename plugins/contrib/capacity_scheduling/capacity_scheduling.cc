@@ -1,5 +1,6 @@
 #include "capacity_scheduling.h"
 
+#include <system_error>
 #include <utility>
 
 namespace schedhost::contrib {
@@ -24,22 +25,77 @@ struct VictimRule {
 }  // namespace
 
 CapacityScheduling::CapacityScheduling(const Host& host, const Args& args)
-    : Plugin(host),
-      table_(ParseCapacitySchedulingArgs(args).quotas,
-             [&host](std::string_view s) { return host.Intern(s); }),
-      state_key_(host.Intern("CapacityScheduling/QuotaState")) {}
+    : Plugin(host), state_key_(host.Intern("CapacityScheduling/QuotaState")) {
+  CapacitySchedulingArgs parsed = ParseCapacitySchedulingArgs(args);
+  table_ = std::make_shared<const QuotaTable>(
+      parsed.quotas, [&host](std::string_view s) { return host.Intern(s); });
+  quota_file_ = std::move(parsed.quota_file);
+  quota_file_poll_ = parsed.quota_file_poll;
+  stamp_ = parsed.quota_file_stamp;
+  next_check_ = std::chrono::steady_clock::now() + quota_file_poll_;
+}
 
-CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
+std::shared_ptr<const QuotaTable> CapacityScheduling::table() const {
+  std::lock_guard lock(table_mu_);
+  return table_;
+}
+
+void CapacityScheduling::CheckQuotaFile() {
+  if (quota_file_.empty()) return;
+  // One thread checks at a time; any other goes on with the table in force (it is at most one
+  // poll interval old either way), so a cycle never waits for another's file read.
+  std::unique_lock lock(file_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_check_) return;
+  next_check_ = now + quota_file_poll_;
+  const QuotaFileStamp stamp = StatQuotaFile(quota_file_);
+  if (stamp == stamp_) return;
+  stamp_ = stamp;  // whatever comes of it, this version is reported once
+  const std::string prefix = "CapacityScheduling: quota_file " + quota_file_ + ": ";
+  if (stamp.error != 0) {
+    host().Log(SCHEDHOST_LOG_WARN,
+               prefix + std::error_code(stamp.error, std::generic_category()).message() +
+                   "; keeping the quotas in force until it is back");
+    return;
+  }
+  std::shared_ptr<const QuotaTable> next;
+  try {
+    next = std::make_shared<const QuotaTable>(
+        LoadQuotaFile(quota_file_), [this](std::string_view s) { return host().Intern(s); });
+  } catch (const std::exception& e) {
+    host().Log(SCHEDHOST_LOG_ERROR,
+               "CapacityScheduling: quota_file not applied, keeping the quotas in force: " +
+                   std::string(e.what()));
+    return;
+  }
+  const size_t n = next->size();
+  {
+    std::lock_guard table_lock(table_mu_);
+    table_ = std::move(next);
+  }
+  host().Log(SCHEDHOST_LOG_INFO,
+             prefix + "applied (" + std::to_string(n) + (n == 1 ? " quota)" : " quotas)"));
+}
+
+CapacityScheduling::QuotaState CapacityScheduling::Snapshot(
+    const Pod& pod, std::shared_ptr<const QuotaTable> table) {
   QuotaState s;
-  if (std::optional<size_t> q = table_.IndexOf(pod.namespace_id())) {
+  const QuotaTable& t = *table;
+  if (std::optional<size_t> q = t.IndexOf(pod.namespace_id())) {
     s.quota = static_cast<int64_t>(*q);
   }
-  s.request = table_.Project(pod.requests());
-  s.used = table_.EmptyUsage();
+  s.request = t.Project(pod.requests());
+  s.used = t.EmptyUsage();
   // Usage is recomputed from the snapshot every cycle rather than kept from events: the
   // snapshot holds every bound and assumed pod, so a restart, a deleted pod or a missed event
   // cannot leave the count wrong. Nodes unchanged since the last cycle reuse their sums.
   std::lock_guard lock(nodes_mu_);
+  if (nodes_table_ != table) {
+    // The sums are per quota of one table: another table (a quota file change) starts over.
+    nodes_.clear();
+    nodes_table_ = table;
+  }
   const uint64_t stamp = ++snapshots_;
   const size_t n = host().NodeCount();
   for (size_t i = 0; i < n; ++i) {
@@ -50,15 +106,15 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
     if (it == nodes_.end()) it = nodes_.emplace(std::string(name), NodeUsage{}).first;
     NodeUsage& nu = it->second;
     nu.seen_in = stamp;
-    if (nu.generation != ni->generation() || nu.used.size() != table_.size()) {
+    if (nu.generation != ni->generation() || nu.used.size() != t.size()) {
       nu.generation = ni->generation();
-      nu.used = table_.EmptyUsage();
+      nu.used = t.EmptyUsage();
       nu.uids.clear();
       for (Pod p : ni->pods()) {
-        std::optional<size_t> q = table_.IndexOf(p.namespace_id());
+        std::optional<size_t> q = t.IndexOf(p.namespace_id());
         if (!q) continue;
         nu.uids.emplace(p.uid());
-        table_.AddProjected(nu.used[*q], p.requests());
+        t.AddProjected(nu.used[*q], p.requests());
       }
     }
     for (size_t q = 0; q < s.used.size(); ++q) capacity::Add(s.used[q], nu.used[q]);
@@ -74,17 +130,19 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(const Pod& pod) {
     }
     return false;
   };
-  reserved_.AddTo(s.used, counted);
+  reserved_.AddTo(t, s.used, counted);
   nominated_.PruneOlderThan(kNominationTtl);
-  nominated_.AddTo(s.used, counted, pod.priority());
+  nominated_.AddTo(t, s.used, counted, pod.priority());
+  s.table = std::move(table);
   return s;
 }
 
 Status CapacityScheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResult&) {
-  auto s = std::make_unique<QuotaState>(Snapshot(pod));
+  CheckQuotaFile();
+  auto s = std::make_unique<QuotaState>(Snapshot(pod, table()));
   const int64_t q = s->quota;
   std::optional<std::string> why;
-  if (q >= 0) why = table_.Check(static_cast<size_t>(q), s->used, s->request);
+  if (q >= 0) why = s->table->Check(static_cast<size_t>(q), s->used, s->request);
   state.Write(state_key_, std::move(s));
   if (why) return Status::Unschedulable(*why);
   return {};
@@ -92,10 +150,10 @@ Status CapacityScheduling::PreFilter(CycleState& state, const Pod& pod, PreFilte
 
 void CapacityScheduling::Update(CycleState& state, const Pod& other, int sign) const {
   auto* s = state.Read<QuotaState>(state_key_);
-  if (s == nullptr) return;
-  std::optional<size_t> q = table_.IndexOf(other.namespace_id());
+  if (s == nullptr || !s->table) return;
+  std::optional<size_t> q = s->table->IndexOf(other.namespace_id());
   if (!q) return;
-  const capacity::Amounts req = table_.Project(other.requests());
+  const capacity::Amounts req = s->table->Project(other.requests());
   if (sign > 0) {
     capacity::Add(s->used[*q], req);
   } else {
@@ -122,9 +180,9 @@ Status CapacityScheduling::Filter(const CycleState& state, const Pod&, const Nod
   // PreFilter has checked the quota already; this matters where the usage differs from its:
   // preemption's dry runs (victims removed) and nominated pods counted on a node.
   const auto* s = state.Read<QuotaState>(state_key_);
-  if (s == nullptr || s->quota < 0) return {};
+  if (s == nullptr || s->quota < 0 || !s->table) return {};
   if (std::optional<std::string> why =
-          table_.Check(static_cast<size_t>(s->quota), s->used, s->request)) {
+          s->table->Check(static_cast<size_t>(s->quota), s->used, s->request)) {
     return Status::Unschedulable(*why);
   }
   return {};
@@ -153,35 +211,35 @@ Status CapacityScheduling::PostFilter(CycleState& state, const Pod& pod,
   // the dry runs' Filter calls see it too (they clone this state).
   auto* s = state.Read<QuotaState>(state_key_);
   if (s == nullptr) {
-    state.Write(state_key_, std::make_unique<QuotaState>(Snapshot(pod)));
+    state.Write(state_key_, std::make_unique<QuotaState>(Snapshot(pod, table())));
     s = state.Read<QuotaState>(state_key_);
     if (s == nullptr) return Status::Error("CapacityScheduling: cannot keep the quota state");
   }
+  const QuotaTable& t = *s->table;
   VictimRule rule;
-  rule.table = &table_;
+  rule.table = &t;
   rule.preemptor_has_quota = s->quota >= 0;
   if (rule.preemptor_has_quota) {
-    rule.preemptor_within_min =
-        !table_.OverMinWith(static_cast<size_t>(s->quota), s->used, s->request);
+    rule.preemptor_within_min = !t.OverMinWith(static_cast<size_t>(s->quota), s->used, s->request);
   }
-  rule.borrowing.resize(table_.size());
-  for (size_t q = 0; q < table_.size(); ++q) rule.borrowing[q] = table_.Borrowing(q, s->used);
+  rule.borrowing.resize(t.size());
+  for (size_t q = 0; q < t.size(); ++q) rule.borrowing[q] = t.Borrowing(q, s->used);
   schedhost_preemption_callbacks callbacks{};
   callbacks.struct_size = sizeof(callbacks);
   callbacks.user = &rule;
   callbacks.is_eligible_victim = &CapacityScheduling::EligibleVictim;
   Status result = host().Preempt(state, pod, statuses, &callbacks);
   if (result.ok() && s->quota >= 0) {
-    nominated_.Add(pod.uid(), static_cast<size_t>(s->quota), s->request, pod.priority());
+    nominated_.Add(pod.uid(), pod.namespace_id(), pod.requests(), pod.priority());
   }
   return result;
 }
 
 Status CapacityScheduling::Reserve(CycleState&, const Pod& pod, std::string_view) {
   nominated_.Remove(pod.uid());
-  if (std::optional<size_t> q = table_.IndexOf(pod.namespace_id())) {
-    reserved_.Add(pod.uid(), *q, table_.Project(pod.requests()));
-  }
+  // Every reserved pod is remembered, quota or not: the table may gain its namespace (a quota
+  // file change) before the pod reaches the snapshot.
+  reserved_.Add(pod.uid(), pod.namespace_id(), pod.requests());
   return {};
 }
 

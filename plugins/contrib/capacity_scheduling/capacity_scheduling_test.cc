@@ -1,13 +1,21 @@
 // CapacityScheduling alone: quantities, the quota checks (max, min, the cluster's total min),
-// the reserved-pod ledger, and argument validation through a profile built by the host.
+// the reserved-pod ledger, quota files read directly, and argument validation through a
+// profile built by the host.
 // Scheduling end to end is in tests/integration/capacity_scheduling_test.cc.
+#include "capacity_scheduling.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 #include "quota.h"
+#include "toml_args.h"
 
 namespace schedhost::contrib::capacity {
 namespace {
@@ -121,29 +129,47 @@ TEST_F(QuotaTableTest, ProjectKeepsTrackedResources) {
   EXPECT_EQ(a, Cpu(1500, 1024));
 }
 
+// Requests holds a request list for ReservedPods::Add (which copies it).
+struct Requests {
+  std::vector<schedhost_resource> items;
+  Resources view() const { return Resources(schedhost_resources{items.data(), items.size()}); }
+};
+Requests CpuRequest(int64_t milli) { return Requests{{{1, 0, milli}}}; }
+
+schedhost_id InternTeams(std::string_view s) {
+  if (s == "cpu") return 1;
+  if (s == "team-a") return 10;
+  if (s == "team-b") return 11;
+  if (s == "team-c") return 12;
+  return 99;
+}
+
+QuotaSpec CpuQuota(const std::string& ns) { return QuotaSpec{ns, {}, {{"cpu", 8000}}}; }
+
 TEST(ReservedPodsTest, CountsReservedPodsUntilUnreservedOrSeen) {
+  const QuotaTable table({CpuQuota("team-a"), CpuQuota("team-b")}, &InternTeams);
   ReservedPods r;
-  Usage used(2, Amounts{0});
-  r.Add("u1", 0, {1000});
-  r.Add("u2", 1, {500});
-  r.AddTo(used, [](std::string_view uid) { return uid == "u2"; });  // u2 is in the snapshot
+  Usage used = table.EmptyUsage();
+  r.Add("u1", 10, CpuRequest(1000).view());
+  r.Add("u2", 11, CpuRequest(500).view());
+  r.AddTo(table, used, [](std::string_view uid) { return uid == "u2"; });  // u2 is in the snapshot
   EXPECT_EQ(used[0][0], 1000);
   EXPECT_EQ(used[1][0], 0) << "a pod the snapshot holds is not counted twice";
   EXPECT_TRUE(r.Remove("u1"));  // Unreserve: a later failure releases its usage
   EXPECT_FALSE(r.Remove("u1"));
-  Usage again(2, Amounts{0});
-  r.AddTo(again, [](std::string_view) { return false; });
+  Usage again = table.EmptyUsage();
+  r.AddTo(table, again, [](std::string_view) { return false; });
   EXPECT_EQ(again[0][0], 0);
   EXPECT_EQ(again[1][0], 500);
   EXPECT_EQ(r.size(), 1u);
   EXPECT_TRUE(r.Contains("u2"));
-  r.Add("n1", 0, {300}, 5);  // a nomination of priority 5
-  Usage by_priority(2, Amounts{0});
+  r.Add("n1", 10, CpuRequest(300).view(), 5);  // a nomination of priority 5
+  Usage by_priority = table.EmptyUsage();
   r.AddTo(
-      by_priority, [](std::string_view) { return false; }, 10);
+      table, by_priority, [](std::string_view) { return false; }, 10);
   EXPECT_EQ(by_priority[0][0], 0) << "a lower-priority nomination does not hold a pod back";
   r.AddTo(
-      by_priority, [](std::string_view) { return false; }, 5);
+      table, by_priority, [](std::string_view) { return false; }, 5);
   EXPECT_EQ(by_priority[0][0], 300);
   EXPECT_TRUE(r.Remove("n1"));
   r.PruneOlderThan(std::chrono::hours(1));
@@ -152,6 +178,123 @@ TEST(ReservedPodsTest, CountsReservedPodsUntilUnreservedOrSeen) {
   EXPECT_EQ(r.size(), 0u) << "old entries (a nominated pod that never came back) go";
 }
 
+TEST(ReservedPodsTest, EntriesFollowTheNamespaceWhenTheTableIsReplaced) {
+  // A quota file change may reorder quotas and give a namespace its first quota while pods
+  // are reserved: entries are counted under the table in force, by namespace.
+  const QuotaTable before({CpuQuota("team-a"), CpuQuota("team-b")}, &InternTeams);
+  const QuotaTable after({CpuQuota("team-c"), CpuQuota("team-b"), CpuQuota("team-a")},
+                         &InternTeams);
+  ReservedPods r;
+  r.Add("a", 10, CpuRequest(1000).view());
+  r.Add("c", 12, CpuRequest(700).view());
+  Usage old_usage = before.EmptyUsage();
+  r.AddTo(before, old_usage, [](std::string_view) { return false; });
+  EXPECT_EQ(old_usage[0][0], 1000);
+  EXPECT_EQ(old_usage[1][0], 0) << "team-c has no quota yet";
+  Usage new_usage = after.EmptyUsage();
+  r.AddTo(after, new_usage, [](std::string_view) { return false; });
+  EXPECT_EQ(new_usage[0][0], 700) << "team-c's reserved pod counts once it has a quota";
+  EXPECT_EQ(new_usage[1][0], 0);
+  EXPECT_EQ(new_usage[2][0], 1000) << "team-a moved to index 2";
+}
+
+// Quota files read directly: the same validation as inline quotas, located in the file.
+class CapacitySchedulingQuotaFileTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::filesystem::path p = dir_.path() / name;
+    std::ofstream(p, std::ios::trunc) << text;
+    return p.string();
+  }
+  framework::testing::TempDir dir_;
+};
+
+void ExpectSameQuotas(const std::vector<QuotaSpec>& got, const std::vector<QuotaSpec>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].namespace_name, want[i].namespace_name) << i;
+    EXPECT_EQ(got[i].min, want[i].min) << i;
+    EXPECT_EQ(got[i].max, want[i].max) << i;
+  }
+}
+
+TEST_F(CapacitySchedulingQuotaFileTest, AFileGivesTheSameQuotasAsInline) {
+  constexpr char kQuotas[] =
+      "  { namespace = \"team-b\", min = { cpu = \"4\" }, max = { cpu = 8, \"nvidia.com/gpu\" = 2 "
+      "} "
+      "},\n"
+      "  { namespace = \"team-a\", min = { cpu = \"2\", memory = \"4Gi\" }, max = { cpu = \"6\" } "
+      "},\n";
+  const TomlArgs inline_args =
+      TomlArgs::Load(Write("config.toml", std::string("quotas = [\n") + kQuotas + "]\n"));
+  const std::vector<QuotaSpec> inline_quotas =
+      contrib::ParseCapacitySchedulingArgs(inline_args.root()).quotas;
+  ASSERT_EQ(inline_quotas.size(), 2u);
+  EXPECT_EQ(inline_quotas[0].namespace_name, "team-b") << "file order kept";
+  EXPECT_EQ(inline_quotas[1].min.at("memory"), int64_t{4} << 30);
+  ExpectSameQuotas(
+      contrib::LoadQuotaFile(Write("a.toml", std::string("quotas = [\n") + kQuotas + "]\n")),
+      inline_quotas);
+  // The array-of-tables form says the same.
+  ExpectSameQuotas(
+      contrib::LoadQuotaFile(Write("b.toml",
+                                   "[[quotas]]\nnamespace = \"team-b\"\nmin = { cpu = \"4\" }\n"
+                                   "max = { cpu = 8, \"nvidia.com/gpu\" = 2 }\n"
+                                   "[[quotas]]\nnamespace = \"team-a\"\n"
+                                   "max.cpu = \"6\"\nmin = { memory = \"4Gi\", cpu = \"2\" }\n")),
+      inline_quotas);
+  EXPECT_TRUE(contrib::LoadQuotaFile(Write("none.toml", "quotas = []\n")).empty());
+}
+
+TEST(CapacitySchedulingQuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
+  const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
+  const std::string dir =
+      std::string(src != nullptr ? src : ".") + "/plugins/contrib/capacity_scheduling/examples/";
+  const TomlArgs config = TomlArgs::Load(dir + "capacity.toml");
+  const Args plugin_config = config.root()["profile"].At(0)["plugin_config"]["CapacityScheduling"];
+  ASSERT_TRUE(plugin_config.present());
+  ExpectSameQuotas(contrib::LoadQuotaFile(dir + "quotas.toml"),
+                   contrib::ParseCapacitySchedulingArgs(plugin_config).quotas);
+}
+
+TEST_F(CapacitySchedulingQuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
+  std::filesystem::create_directories(dir_.path() / "etc");
+  Write("etc/quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
+  const TomlArgs config = TomlArgs::Load(
+      Write("etc/schedhost.toml", "quota_file = \"quotas.toml\"\nquota_file_poll_ms = 0\n"));
+  const contrib::CapacitySchedulingArgs args = contrib::ParseCapacitySchedulingArgs(config.root());
+  EXPECT_EQ(args.quota_file, (dir_.path() / "etc" / "quotas.toml").string());
+  EXPECT_TRUE(std::filesystem::path(args.quota_file).is_absolute());
+  EXPECT_EQ(args.quota_file_poll, std::chrono::milliseconds(0));
+  EXPECT_EQ(args.quota_file_stamp.error, 0);
+  ASSERT_EQ(args.quotas.size(), 1u);
+  EXPECT_EQ(args.quotas[0].max.at("cpu"), 3000);
+}
+
+TEST_F(CapacitySchedulingQuotaFileTest, BadFilesAreRefusedWithFileLineColumnAndField) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
+           {"quotas = [\n  { namespace = \"a\", max = { memory = \"4GB\" } },\n]\n",
+            ":2:39: quotas[0].max.memory: \"4GB\" is not a quantity"},
+           {"[[quotas]]\nnamespace = \"a\"\nmin = { cpu = 8 }\nmax = { cpu = 6 }\n",
+            ":3:15: quotas[0].min.cpu: 8 is more than max.cpu 6"},
+           {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]\n",
+            ":1:47: quotas[1].namespace: namespace \"a\" already has a quota"},
+           {"quota = []\n", ":1:9: quota: unknown key (known keys: quotas)"},
+           {"quotas = [ { namespace = \"a\", mni = {} } ]\n", ":1:37: quotas[0].mni: unknown key"},
+           {"quotas = [ { namespace = \"a\", max = { cpu = 1.5 } } ]\n",
+            ":1:45: quotas[0].max.cpu: expected a quantity"},
+           {"quotas = [ { namespace = \"a\" \n", ":1:"},  // not TOML
+           {"", ": quotas: missing (write `quotas = []` for no quotas)"},
+       }) {
+    const std::string path = Write("bad.toml", text);
+    try {
+      contrib::LoadQuotaFile(path);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const ArgsError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(path + want)) << text;
+    }
+  }
+}
 // Argument validation: the profile is built by the host with the plugin loaded by name.
 std::string Args(const std::string& body) {
   return "[profile.plugin_config.CapacityScheduling]\n" + body + "\n";
@@ -171,7 +314,9 @@ TEST(CapacitySchedulingArgsTest, AcceptsQuotasInline) {
 TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
   constexpr char kP[] = "plugin_config.CapacityScheduling.";
   for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
-           {"quota = []", std::string(kP) + "quota: unknown key (known keys: quotas)"},
+           {"quota = []",
+            std::string(kP) +
+                "quota: unknown key (known keys: quotas, quota_file, quota_file_poll_ms)"},
            {"quotas = { namespace = \"a\" }", std::string(kP) + "quotas: expected an array"},
            {"quotas = [ { namespace = \"a\", mni = {} } ]",
             std::string(kP) + "quotas[0].mni: unknown key"},
@@ -185,8 +330,51 @@ TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
             std::string(kP) + "quotas[0].max.cpu: expected a quantity"},
            {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]",
             std::string(kP) + "quotas[1].namespace: namespace \"a\" already has a quota"},
-           {"quota_file = \"/etc/schedhost/quotas.toml\"",
-            std::string(kP) + "quota_file: quota_file is not implemented"},
+           {"quota_file = 3", std::string(kP) + "quota_file: expected a string"},
+           {"quota_file = \"quotas.toml\"",
+            std::string(kP) + "quota_file: relative path \"quotas.toml\" but the config was not "
+                              "read from a file"},
+           {"quotas = []\nquota_file_poll_ms = 10",
+            std::string(kP) + "quota_file_poll_ms: only applies with quota_file"},
+       }) {
+    framework::testing::Harness h;
+    h.OnlyPlugins({"CapacityScheduling"}, Args(body));
+    try {
+      h.framework();
+      ADD_FAILURE() << "accepted: " << body;
+    } catch (const std::exception& e) {
+      EXPECT_THAT(e.what(), HasSubstr(want)) << body;
+      EXPECT_THAT(e.what(), HasSubstr("test.toml:")) << body;
+    }
+  }
+}
+
+// quota_file through a profile built by the host: the file is read (and checked) at create.
+TEST_F(CapacitySchedulingQuotaFileTest, AProfileReadsItsQuotasFromTheFile) {
+  const std::string path =
+      Write("quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
+  framework::testing::Harness h;
+  h.OnlyPlugins({"CapacityScheduling"}, Args("quota_file = \"" + path + "\""));
+  EXPECT_NO_THROW(h.framework());
+}
+
+TEST_F(CapacitySchedulingQuotaFileTest, AProfileWithABadQuotaFileIsRefusedSayingWhy) {
+  constexpr char kP[] = "plugin_config.CapacityScheduling.quota_file: ";
+  const std::string good =
+      Write("good.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
+  const std::string bad =
+      Write("bad.toml", "quotas = [\n  { namespace = \"a\", max = { cpu = \"lots\" } },\n]\n");
+  const std::string missing = (dir_.path() / "missing.toml").string();
+  for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
+           {"quotas = []\nquota_file = \"" + good + "\"",
+            std::string(kP) + "give the quotas either inline under `quotas` or in `quota_file`, "
+                              "not both"},
+           {"quota_file = \"" + missing + "\"",
+            std::string(kP) + missing + ": cannot open: No such file or directory"},
+           {"quota_file = \"" + bad + "\"",
+            std::string(kP) + bad + ":2:36: quotas[0].max.cpu: \"lots\" is not a quantity"},
+           {"quota_file = \"" + good + "\"\nquota_file_poll_ms = -1",
+            "plugin_config.CapacityScheduling.quota_file_poll_ms: expected an integer"},
        }) {
     framework::testing::Harness h;
     h.OnlyPlugins({"CapacityScheduling"}, Args(body));

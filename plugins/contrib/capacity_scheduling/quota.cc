@@ -229,9 +229,11 @@ std::optional<std::string> QuotaTable::Check(size_t q, const Usage& used,
   return std::nullopt;
 }
 
-void ReservedPods::Add(std::string_view uid, size_t quota, Amounts requests, int32_t priority) {
+void ReservedPods::Add(std::string_view uid, schedhost_id namespace_id, const Resources& requests,
+                       int32_t priority) {
+  std::vector<schedhost_resource> copy(requests.items().begin(), requests.items().end());
   std::lock_guard lock(mu_);
-  pods_.insert_or_assign(std::string(uid), Entry{quota, std::move(requests), priority,
+  pods_.insert_or_assign(std::string(uid), Entry{namespace_id, std::move(copy), priority,
                                                  std::chrono::steady_clock::now()});
 }
 
@@ -259,12 +261,15 @@ size_t ReservedPods::size() const {
   return pods_.size();
 }
 
-void ReservedPods::AddTo(Usage& used, const std::function<bool(std::string_view uid)>& counted,
+void ReservedPods::AddTo(const QuotaTable& table, Usage& used,
+                         const std::function<bool(std::string_view uid)>& counted,
                          int32_t min_priority) const {
   std::lock_guard lock(mu_);
   for (const auto& [uid, e] : pods_) {
-    if (e.quota >= used.size() || e.priority < min_priority || counted(uid)) continue;
-    capacity::Add(used[e.quota], e.requests);
+    const std::optional<size_t> q = table.IndexOf(e.namespace_id);
+    if (!q || *q >= used.size() || e.priority < min_priority || counted(uid)) continue;
+    table.AddProjected(used[*q],
+                       Resources(schedhost_resources{e.requests.data(), e.requests.size()}));
   }
 }
 

@@ -89,12 +89,14 @@ class QuotaTable {
   std::vector<std::vector<int64_t>> max_;  // per quota (-1 when absent: unlimited)
 };
 
-/// ReservedPods remembers pods the snapshot does not hold yet with their quota and requests
+/// ReservedPods remembers pods the snapshot does not hold yet with their namespace and requests
 /// (between Reserve and PostBind/Unreserve; or nominated by a preemption until they reserve),
-/// so usage counts them. Thread-safe: Reserve, Unreserve and PostBind run on different threads.
+/// so usage counts them. Entries keep the namespace and the full requests rather than a quota
+/// index and projected amounts, so they stay right when the quota table is replaced (a quota
+/// file change). Thread-safe: Reserve, Unreserve and PostBind run on different threads.
 class ReservedPods {
  public:
-  void Add(std::string_view uid, size_t quota, Amounts requests,
+  void Add(std::string_view uid, schedhost_id namespace_id, const Resources& requests,
            int32_t priority = std::numeric_limits<int32_t>::min());
   /// Remove forgets `uid`; returns whether it was there.
   bool Remove(std::string_view uid);
@@ -102,15 +104,16 @@ class ReservedPods {
   size_t size() const;
   /// PruneOlderThan forgets pods added longer than `age` ago (steady clock).
   void PruneOlderThan(std::chrono::steady_clock::duration age);
-  /// AddTo adds every remembered pod of at least `min_priority` for which `counted` is false
-  /// to `used`.
-  void AddTo(Usage& used, const std::function<bool(std::string_view uid)>& counted,
+  /// AddTo adds, to `used` (of `table`), every remembered pod of a quota namespace of at least
+  /// `min_priority` for which `counted` is false.
+  void AddTo(const QuotaTable& table, Usage& used,
+             const std::function<bool(std::string_view uid)>& counted,
              int32_t min_priority = std::numeric_limits<int32_t>::min()) const;
 
  private:
   struct Entry {
-    size_t quota;
-    Amounts requests;
+    schedhost_id namespace_id;
+    std::vector<schedhost_resource> requests;
     int32_t priority;
     std::chrono::steady_clock::time_point added;
   };
