@@ -103,8 +103,7 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     std::shared_ptr<const scheduler::ProfileSet> set =
         options_.build ? options_.build(config)
                        : scheduler::ProfileSet::Build(config, options_.builtin_dir,
-                                                      options_.in_process,
-                                                      options_.library_store);
+                                                      options_.in_process, options_.library_store);
     const std::vector<std::shared_ptr<const loader::Library>> libraries =
         set->registry().Libraries();
     std::string names;

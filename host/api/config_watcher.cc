@@ -20,8 +20,8 @@ namespace {
 // kEvents are the directory events that can mean the file's content changed: written and
 // closed, renamed or linked into place (editors, ConfigMap symlink swaps), removed (the next
 // event brings the new one), or its attributes changed (a symlink retargeted in place).
-constexpr uint32_t kEvents = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
-                             IN_ATTRIB | IN_MODIFY;
+constexpr uint32_t kEvents =
+    IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MODIFY;
 
 // kMaxDelayFactor bounds how long a stream of writes can keep postponing the reload: after this
 // many debounce periods since the first event the file is read anyway.
@@ -42,9 +42,9 @@ std::optional<std::string> ReadAll(const std::filesystem::path& file) {
 
 }  // namespace
 
-ConfigWatcher::ConfigWatcher(std::filesystem::path file, std::chrono::milliseconds debounce,
+ConfigWatcher::ConfigWatcher(const std::filesystem::path& file, std::chrono::milliseconds debounce,
                              std::function<void()> on_change)
-    : file_(std::filesystem::absolute(std::move(file))),
+    : file_(std::filesystem::absolute(file)),
       debounce_(debounce),
       on_change_(std::move(on_change)) {
   if (std::optional<std::string> now = ReadAll(file_)) {

@@ -25,7 +25,7 @@ class ConfigWatcher {
  public:
   /// The content `file` has now is the baseline: only a later, different content triggers
   /// `on_change`. Throws std::system_error when inotify cannot watch the file's directory.
-  ConfigWatcher(std::filesystem::path file, std::chrono::milliseconds debounce,
+  ConfigWatcher(const std::filesystem::path& file, std::chrono::milliseconds debounce,
                 std::function<void()> on_change);
   ~ConfigWatcher();
   ConfigWatcher(const ConfigWatcher&) = delete;

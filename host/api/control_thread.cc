@@ -11,7 +11,8 @@ std::shared_ptr<ControlThread> ControlThread::Create() {
 }
 
 ControlThread::ControlThread()
-    : state_(std::make_shared<State>()), thread_([state = state_] { Loop(state); }),
+    : state_(std::make_shared<State>()),
+      thread_([state = state_] { Loop(state); }),
       id_(thread_.get_id()) {}
 
 ControlThread::~ControlThread() {

@@ -2,6 +2,12 @@
 // (Unix socket mode 0600, TCP only over TLS).
 #include "host/api/service_host.h"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -13,13 +19,6 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
-
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/security/server_credentials.h>
-#include <grpcpp/server.h>
-#include <grpcpp/server_builder.h>
-#include <spdlog/spdlog.h>
 
 #include "host/api/admin_service.h"
 #include "host/api/cluster_service.h"

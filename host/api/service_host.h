@@ -12,6 +12,8 @@
 //   host.Stop();           // stop accepting, end watches, finish or requeue in-flight cycles
 #pragma once
 
+#include <schedhost/plugin.h>
+
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -19,8 +21,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <schedhost/plugin.h>
 
 #include "host/config/host_config.h"
 #include "host/metrics/metrics.h"

@@ -4,9 +4,10 @@
 //   schedhost-bench scheduling_basic                   # a table
 //   schedhost-bench --scale 0.1 --repeat 3 --json scheduling_basic topology_spreading
 //   schedhost-bench --reference fused scheduling_basic  # also the hand-fused loop, and the ratio
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>

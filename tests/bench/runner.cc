@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <exception>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <sstream>

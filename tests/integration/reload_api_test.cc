@@ -81,9 +81,9 @@ class ReloadApiTest : public ::testing::Test {
                  const std::string& pods) {
     grpc::ClientContext context;
     v1::ApplyRequest node;
-    node.set_manifest("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" +
-                      name + "\"},\"status\":{\"capacity\":{\"cpu\":\"" + cpu +
-                      "\",\"memory\":\"" + memory + "\",\"pods\":\"" + pods + "\"}}}");
+    node.set_manifest("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" + name +
+                      "\"},\"status\":{\"capacity\":{\"cpu\":\"" + cpu + "\",\"memory\":\"" +
+                      memory + "\",\"pods\":\"" + pods + "\"}}}");
     v1::ApplyResponse applied;
     return cluster_->Apply(&context, node, &applied).ok();
   }

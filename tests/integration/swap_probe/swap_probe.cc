@@ -2,9 +2,8 @@
 // tests can publish a new build of "the same" library and see which one runs: variant N reports
 // version "N.0.0" and lets pods onto node "nN" only. Pods whose name starts with "wait" wait at
 // its Permit (a minute) until the test allows them, to hold a build across a swap.
-#include <schedhost/plugin.hpp>
-
 #include <chrono>
+#include <schedhost/plugin.hpp>
 #include <string>
 
 #ifndef SWAP_PROBE_VARIANT
