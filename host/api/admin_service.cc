@@ -100,18 +100,28 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
     // Parse, validate, load the libraries and create every plugin instance (on the host's
     // control thread when it has one), while the scheduling loop keeps running on the live set.
     config::HostConfig config = config::LoadConfigFile(options_.config_file);
-    std::shared_ptr<const scheduler::ProfileSet> set =
-        options_.build ? options_.build(config)
-                       : scheduler::ProfileSet::Build(config, options_.builtin_dir,
-                                                      options_.in_process, options_.library_store);
-    const std::vector<std::shared_ptr<const loader::Library>> libraries =
-        set->registry().Libraries();
+    std::vector<std::shared_ptr<const loader::Library>> libraries;
     std::string names;
-    for (const config::ExpandedProfile& p : set->profiles()) {
-      names += (names.empty() ? "" : ", ") + p.name;
+    size_t count = 0;
+    uint64_t generation = 0;
+    auto build_and_swap = [&] {
+      std::shared_ptr<const scheduler::ProfileSet> set =
+          options_.build
+              ? options_.build(config)
+              : scheduler::ProfileSet::Build(config, options_.builtin_dir, options_.in_process,
+                                             options_.library_store);
+      libraries = set->registry().Libraries();
+      for (const config::ExpandedProfile& p : set->profiles()) {
+        names += (names.empty() ? "" : ", ") + p.name;
+      }
+      count = set->profiles().size();
+      generation = scheduler_.ReplaceProfiles(std::move(set));
+    };
+    if (options_.lifecycle) {
+      options_.lifecycle(build_and_swap);
+    } else {
+      build_and_swap();
     }
-    const size_t count = set->profiles().size();
-    const uint64_t generation = scheduler_.ReplaceProfiles(std::move(set));
     if (options_.library_store) options_.library_store->MarkLive(libraries, generation);
     std::string message = file + ": generation " + std::to_string(generation) + " is live (" +
                           std::to_string(count) + " profile(s): " + names + ")";

@@ -52,6 +52,9 @@ struct AdminOptions {
   // build, when set, builds a reload's ProfileSet in place of ProfileSet::Build on the calling
   // thread: ServiceHost runs it on its control thread (creates and destroys on one thread).
   std::function<std::shared_ptr<const scheduler::ProfileSet>(const config::HostConfig&)> build;
+  // lifecycle, when set, runs a reload's build and swap (plugin create, events_to_register) on
+  // the thread the host keeps for plugin lifecycle calls; empty: on the calling thread.
+  std::function<void(const std::function<void()>&)> lifecycle;
 };
 
 // ReloadRecord is the outcome of the last reload, for Stats.

@@ -208,15 +208,20 @@ void ServiceHost::Start() {
   scheduler::SchedulerOptions options;
   options.pod_initial_backoff = config_.pod_initial_backoff;
   options.pod_max_backoff = config_.pod_max_backoff;
-  scheduler_ = std::make_unique<scheduler::Scheduler>(store_, std::move(profiles), options);
+  // The scheduler asks every plugin for its events as it wires the set: a lifecycle call too.
+  scheduler_ = control_->Run(
+      [&] { return std::make_unique<scheduler::Scheduler>(store_, std::move(profiles), options); });
   cluster_ = std::make_unique<ClusterService>(store_);
-  admin_ = std::make_unique<AdminService>(store_, *scheduler_,
-                                          AdminOptions{.config_file = config_file_,
-                                                       .builtin_dir = builtin_dir_,
-                                                       .in_process = in_process_,
-                                                       .library_store = library_store_,
-                                                       .running = config_,
-                                                       .build = build});
+  admin_ = std::make_unique<AdminService>(
+      store_, *scheduler_,
+      AdminOptions{
+          .config_file = config_file_,
+          .builtin_dir = builtin_dir_,
+          .in_process = in_process_,
+          .library_store = library_store_,
+          .running = config_,
+          .build = build,
+          .lifecycle = [control = control_](const auto& fn) { control->Run([&] { fn(); }); }});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
