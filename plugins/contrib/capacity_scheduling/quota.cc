@@ -26,8 +26,12 @@ bool MultiplyChecked(Wide& v, Wide factor, Wide limit) {
 
 std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view text,
                                      std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<int64_t> {
-    if (error != nullptr) *error = "\"" + std::string(text) + "\" is " + std::move(why);
+  auto fail = [&](std::string_view why) -> std::optional<int64_t> {
+    if (error != nullptr) {
+      // Appended in place: GCC 12 at -O3 misreads `"..." + std::string(...)` (-Wrestrict).
+      error->assign(1, '"');
+      error->append(text).append("\" is ").append(why);
+    }
     return std::nullopt;
   };
   std::string_view s = text;
