@@ -187,6 +187,11 @@ ok "lintian: no errors, no warnings"
 
 # --- 3. install; build the example against the installed SDK only ---------------------------
 step "install $(basename "$deb_host") $(basename "$deb_sdk")"
+# The machine's state directory belongs to the package from here on. A test suite run as root
+# before this (the ci preset) must not have made one: a root-owned /var/lib/schedhost/plugins
+# would keep the service user from writing its shadow copies.
+[ ! -e /var/lib/schedhost ] ||
+  fail "/var/lib/schedhost exists before the package is installed (a test run as root used the default state_dir): $(ls -la /var/lib/schedhost)"
 installed=1
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb_host" "$deb_sdk" \
   >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "installing the debs failed"; }

@@ -267,8 +267,9 @@ TEST(AdminReloadTest, SwapsInAValidConfigAndRefusesABrokenOne) {
   TempDir dir;
   const std::filesystem::path socket = dir.path() / "s.sock";
   const std::filesystem::path file = dir.path() / "schedhost.toml";
-  const std::string api = "[api]\nlisten = \"unix://" + socket.string() +
-                          "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+  // A state_dir beside the file, never the machine's /var/lib/schedhost.
+  const std::string api = "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"unix://" +
+                          socket.string() + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   std::ofstream(file) << api;
   ServiceHost host(config::LoadConfigFile(file), framework::testing::PluginDir(), file);
   host.Start();
@@ -306,13 +307,13 @@ TEST(AdminReloadTest, SwapsInAValidConfigAndRefusesABrokenOne) {
   EXPECT_EQ(r.generation(), 3u);
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
 
-  // An unknown plugin on line 8: refused, naming file:line.
+  // An unknown plugin on line 10: refused, naming file:line.
   std::ofstream(file) << api << "[[profile]]\nname = \"default-scheduler\"\n"
                       << "[profile.plugins.score]\n"
                       << "enabled = [{ name = \"NoSuchPlugin\", weight = 2 }]\n";
   r = reload();
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":8:"));
+  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":10:"));
   EXPECT_THAT(r.message(), HasSubstr("NoSuchPlugin"));
   EXPECT_EQ(r.generation(), 3u);
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
@@ -321,7 +322,7 @@ TEST(AdminReloadTest, SwapsInAValidConfigAndRefusesABrokenOne) {
   std::ofstream(file) << api << "[[profile]\n";
   r = reload();
   EXPECT_FALSE(r.ok());
-  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":5:"));
+  EXPECT_THAT(r.message(), HasSubstr(file.string() + ":7:"));
   EXPECT_THAT(profiles(), ElementsAre("default-scheduler", "batch"));
   // schedhost_config_reloads_total counted two accepted and two refused reloads.
   EXPECT_EQ(ReloadsCounted("success") - successes, 2);
@@ -334,8 +335,8 @@ TEST(ServiceHostReloadTest, AnswersLikeAdminReload) {
   TempDir dir;
   const std::filesystem::path socket = dir.path() / "s.sock";
   const std::filesystem::path file = dir.path() / "schedhost.toml";
-  const std::string api =
-      "[api]\nlisten = \"unix://" + socket.string() + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
+  const std::string api = "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"unix://" +
+                          socket.string() + "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   std::ofstream(file) << api;
   ServiceHost host(config::LoadConfigFile(file), framework::testing::PluginDir(), file);
   ReloadResult before_start = host.Reload();
@@ -350,14 +351,15 @@ TEST(ServiceHostReloadTest, AnswersLikeAdminReload) {
   std::ofstream(file) << api << "[[profile]\n";
   r = host.Reload();
   EXPECT_FALSE(r.ok);
-  EXPECT_THAT(r.message, HasSubstr(file.string() + ":5:"));
+  EXPECT_THAT(r.message, HasSubstr(file.string() + ":7:"));
   EXPECT_THAT(r.message, HasSubstr("reload refused; the running profiles are unchanged"));
   host.Stop();
 
   // A host started without a config file has nothing to re-read.
   TempDir other;
   config::HostConfig config =
-      config::ParseConfig("[api]\nlisten = \"unix://" + (other.path() / "s.sock").string() +
+      config::ParseConfig("[host]\nstate_dir = \"" + (other.path() / "state").string() +
+                              "\"\n[api]\nlisten = \"unix://" + (other.path() / "s.sock").string() +
                               "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n",
                           "inline", {});
   ServiceHost no_file(std::move(config), framework::testing::PluginDir());

@@ -51,7 +51,9 @@ def main():
         sock = os.path.join(tmp, "s.sock")
         config = os.path.join(tmp, "schedhost.toml")
         with open(config, "w") as f:
-            f.write(f'[api]\nlisten = "unix://{sock}"\n[metrics]\nlisten = "127.0.0.1:0"\n')
+            # A state_dir of its own, never the machine's /var/lib/schedhost.
+            f.write(f'[host]\nstate_dir = "{tmp}/state"\n'
+                    f'[api]\nlisten = "unix://{sock}"\n[metrics]\nlisten = "127.0.0.1:0"\n')
         daemon = subprocess.Popen([schedhostd, "--config", config, "--log-level", "warn"])
         try:
             channel = grpc.insecure_channel(f"unix://{sock}")

@@ -331,7 +331,8 @@ TEST_F(ApiTest, StopWithPodsInFlightLosesNothing) {
 TEST(ServiceHostStopTest, PodsWaitingAtPermitAreRequeuedUnbound) {
   TempDir dir;
   const std::string listen = "unix://" + (dir.path() / "s.sock").string();
-  ServiceHost host(config::ParseConfig("[api]\nlisten = \"" + listen +
+  ServiceHost host(config::ParseConfig("[host]\nstate_dir = \"" + (dir.path() / "state").string() +
+                                           "\"\n[api]\nlisten = \"" + listen +
                                            "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
                                            "[[profile]]\nname = \"default-scheduler\"\n"
                                            "[profile.plugins.multi_point]\n"

@@ -135,7 +135,8 @@ double Value(const std::string& text, const std::string& series) {
 TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
   const framework::testing::TempDir temp;
   const std::filesystem::path& dir = temp.path();
-  const std::string toml = "[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
+  const std::string toml = "[host]\nstate_dir = \"" + (dir / "state").string() +
+                           "\"\n[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
                            "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n";
   ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
   host.Start();
@@ -218,7 +219,8 @@ TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
   EXPECT_EQ(Request(port, "GET", "/metrics").status, 200);
 
   // A second host whose metrics port is taken refuses to start and says which setting.
-  const std::string clash_toml = "[api]\nlisten = \"unix://" + (dir / "t.sock").string() +
+  const std::string clash_toml = "[host]\nstate_dir = \"" + (dir / "state2").string() +
+                                 "\"\n[api]\nlisten = \"unix://" + (dir / "t.sock").string() +
                                  "\"\n[metrics]\nlisten = \"127.0.0.1:" + std::to_string(port) +
                                  "\"\n";
   ServiceHost clash(config::ParseConfig(clash_toml, "clash.toml", {}),
