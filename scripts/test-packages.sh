@@ -36,9 +36,15 @@ ok() { printf '  ok: %s\n' "$*"; }
 for tool in cpack dpkg-deb rpm rpmbuild lintian apt-get cmake ninja pkg-config; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run scripts/install-deps.sh"
 done
-for p in schedhost schedhost-sdk-dev; do
+# A machine where an earlier run was cut off mid-test still has the packages installed. CI
+# machines are throwaway, so .ci/run sets SCHEDHOST_TEST_PURGE_INSTALLED=1 and the leftovers are
+# purged first; anywhere else the test refuses rather than purge somebody's installation.
+for p in schedhost-contrib schedhost-sdk-dev schedhost; do
   if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *" installed" ]]; then
-    fail "$p is already installed; this test purges it at the end, so remove it first (dpkg --purge $p)"
+    [ "${SCHEDHOST_TEST_PURGE_INSTALLED:-0}" = 1 ] ||
+      fail "$p is already installed; this test purges it at the end, so remove it first (dpkg --purge $p), or set SCHEDHOST_TEST_PURGE_INSTALLED=1"
+    printf 'packages: purging %s left installed by an earlier run (SCHEDHOST_TEST_PURGE_INSTALLED=1)\n' "$p"
+    dpkg --purge "$p" >/dev/null
   fi
 done
 
