@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 presets="${SCHEDHOST_TEST_PRESETS:-ci packages asan tsan fuzz}"
 for preset in $presets; do
-  echo "=== preset: ${preset}"
+  echo "=== preset: ${preset} (at ${SECONDS}s)"
   case "$preset" in
     fuzz) scripts/fuzz.sh ;;
     packages) scripts/test-packages.sh build/ci ;;
@@ -24,3 +24,4 @@ for preset in $presets; do
     *) cmake --workflow --preset "$preset" ;;
   esac
 done
+echo "=== all presets passed in ${SECONDS}s: ${presets}"
