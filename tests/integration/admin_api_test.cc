@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -13,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "host/framework/testing/command.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "tests/integration/api_fixture.h"
 
@@ -40,12 +40,7 @@ std::string Pod(const std::string& name, const std::string& cpu) {
 
 // Sha256sum returns the lower-case hex digest of `path` as coreutils computes it.
 std::string Sha256sum(const std::string& path) {
-  FILE* f = ::popen(("sha256sum '" + path + "'").c_str(), "r");
-  if (f == nullptr) return "";
-  std::string out;
-  char buf[256];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
-  ::pclose(f);
+  const std::string out = framework::testing::RunCommand("sha256sum '" + path + "'").output;
   return out.substr(0, out.find(' '));
 }
 

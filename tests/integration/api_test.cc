@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "host/framework/testing/command.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 #include "host/scheduler/scheduler.h"
@@ -392,16 +393,12 @@ TEST(SchedhostdTest, RefusesTcpWithoutTls) {
   TempDir dir;
   const auto config = dir.path() / "schedhost.toml";
   std::ofstream(config) << "[api]\nlisten = \"127.0.0.1:0\"\n";
-  std::string cmd = Schedhostd().string() + " --config " + config.string() + " 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), f)) out.append(buf, n);
-  int status = ::pclose(f);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
-  EXPECT_THAT(out, HasSubstr("schedhost.toml:2:10: api.listen \"127.0.0.1:0\" is a TCP address, "
-                             "which schedhost serves only over TLS"));
+  const auto r = framework::testing::RunCommand(Schedhostd().string() + " --config " +
+                                                config.string() + " 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("schedhost.toml:2:10: api.listen \"127.0.0.1:0\" is a TCP address, "
+                        "which schedhost serves only over TLS"));
 }
 
 TEST(SchedhostdTest, ServesOnTheConfiguredSocketSurvivesSighupAndExitsZeroOnSigterm) {

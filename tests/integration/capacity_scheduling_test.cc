@@ -7,8 +7,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +15,7 @@
 #include <string>
 
 #include "host/cli/simulate.h"
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
 #include "host/framework/testing/temp_dir.h"
 #include "tests/integration/scheduler_fixture.h"
@@ -330,19 +329,13 @@ TEST(CapacitySchedulingSimulateTest, TheExampleRejectsOverMaxAndReclaimsTheMin) 
 }
 
 TEST(CapacitySchedulingSimulateTest, TheBinaryFindsTheContribPluginWithoutALibraryPath) {
-  const std::filesystem::path schedctl =
-      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
-  const std::string cmd = schedctl.string() + " simulate -o json --config " + ExampleDir() +
-                          "capacity.toml -f " + ExampleDir() + "quotas.yaml 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) text.append(buf.data(), n);
-  ASSERT_EQ(::pclose(f), 0) << text;
-  ExpectExampleOutcome(nlohmann::json::parse(text));
+  const auto r = framework::testing::RunCommand(schedctl.string() + " simulate -o json --config " +
+                                                ExampleDir() + "capacity.toml -f " + ExampleDir() +
+                                                "quotas.yaml 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ExpectExampleOutcome(nlohmann::json::parse(r.output));
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 
 #include "host/cli/simulate.h"
 #include "host/framework/framework.h"
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
 #include "host/scheduler/profile_set.h"
 #include "tests/integration/scheduler_fixture.h"
@@ -258,22 +257,16 @@ TEST(CoschedulingSimulateTest, TheExampleBindsOneGangWholeAndTheSinglePods) {
 }
 
 TEST(CoschedulingSimulateTest, TheBinaryFindsTheContribPluginWithoutALibraryPath) {
-  const std::filesystem::path schedctl =
-      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
-  const std::string cmd = schedctl.string() + " simulate -o json --config " + ExampleDir() +
-                          "coscheduling.toml -f " + ExampleDir() + "gangs.yaml 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) text.append(buf.data(), n);
-  ASSERT_EQ(::pclose(f), 0) << text;
+  const auto r = framework::testing::RunCommand(schedctl.string() + " simulate -o json --config " +
+                                                ExampleDir() + "coscheduling.toml -f " +
+                                                ExampleDir() + "gangs.yaml 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   int bound = 0;
-  const nlohmann::json j = nlohmann::json::parse(text);
+  const nlohmann::json j = nlohmann::json::parse(r.output);
   for (const auto& p : j["pods"]) bound += p["status"].get<std::string>() == "Bound" ? 1 : 0;
-  EXPECT_EQ(bound, 6) << text;
+  EXPECT_EQ(bound, 6) << r.output;
 }
 
 }  // namespace

@@ -5,20 +5,18 @@
 // placement holds for several seeds (no tie is being broken in our favour).
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
-#include <array>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "host/cli/simulate.h"
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
 
 namespace schedhost::cli {
@@ -106,19 +104,13 @@ TEST(SimulateScoring, BoundPodsStayWhereTheyAre) {
 
 // The command line itself: `schedctl simulate --config scoring.toml -f ... -o json`.
 TEST(SimulateScoring, TheBinaryTakesTheConfig) {
-  const std::filesystem::path schedctl =
-      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
-  const std::string cmd = schedctl.string() + " simulate --config " + Scenario(kWith) + " -f " +
-                          Scenario("image-locality.yaml") + " -o json 2>&1";
-  FILE* f = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  ASSERT_EQ(WEXITSTATUS(::pclose(f)), 0) << out;
-  const nlohmann::json j = nlohmann::json::parse(out);
+  const auto r =
+      framework::testing::RunCommand(schedctl.string() + " simulate --config " + Scenario(kWith) +
+                                     " -f " + Scenario("image-locality.yaml") + " -o json 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
   std::map<std::string, std::string> placed;
   for (const auto& p : j["pods"]) {
     placed[p["name"].get<std::string>()] =

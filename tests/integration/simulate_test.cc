@@ -6,14 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "host/cli/simulate.h"
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
 
 namespace schedhost::cli {
@@ -250,24 +249,18 @@ spec:
 }
 
 TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
-  const std::filesystem::path schedctl =
-      std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" / "schedctl";
+  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
   const std::string bad = TempFile("bin_bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
                                                    "spec: {priority: high}\n");
-  auto run = [](const std::string& cmd, std::string& out) {
-    FILE* f = ::popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-    return WEXITSTATUS(::pclose(f));
-  };
-  std::string out;
-  EXPECT_EQ(run(schedctl.string() + " simulate -f " + bad + " 2>&1", out), 1);
-  EXPECT_THAT(out, HasSubstr("document 1 (Pod default/p): spec.priority"));
-  out.clear();
-  EXPECT_EQ(run(schedctl.string() + " simulate -o json -f " + DemoCluster(), out), 0);
-  EXPECT_EQ(nlohmann::json::parse(out)["pods"].size(), 16u);
+  const auto refused =
+      framework::testing::RunCommand(schedctl.string() + " simulate -f " + bad + " 2>&1");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.output, HasSubstr("document 1 (Pod default/p): spec.priority"));
+  const auto ok =
+      framework::testing::RunCommand(schedctl.string() + " simulate -o json -f " + DemoCluster());
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_EQ(nlohmann::json::parse(ok.output)["pods"].size(), 16u);
 }
 
 }  // namespace
