@@ -369,7 +369,8 @@ TEST(ServiceHostStopTest, PodsWaitingAtPermitAreRequeuedUnbound) {
     return n;
   };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while ((bound() < 20 || host.scheduler()->queue().Counts().in_flight < 10) &&
+  // A bound pod leaves in_flight only after its binding is written, so wait for exactly the ten.
+  while ((bound() < 20 || host.scheduler()->queue().Counts().in_flight != 10) &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
