@@ -4,11 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
+targets=(manifest config)
 cmake --preset fuzz >/dev/null
 # Only the fuzz targets and what they link: the rest of the tree is built and tested by the
 # other presets, and building it again here would spend CI time on nothing.
-cmake --build --preset fuzz --target manifest_fuzz config_fuzz
-for target in manifest config; do
+cmake --build --preset fuzz --target "${targets[@]/%/_fuzz}"
+for target in "${targets[@]}"; do
   work="build/fuzz/corpus-${target}"
   mkdir -p "$work"
   echo "fuzzing ${target} for ${seconds}s"

@@ -16,7 +16,8 @@
 #
 #   scripts/test-packages.sh [BUILD_DIR]      # default build/ci (scripts/test.sh builds it)
 #
-# It refuses to run when schedhost is already installed (it would purge it at the end).
+# It refuses to run when schedhost is already installed (it would purge it at the end), unless
+# SCHEDHOST_TEST_PURGE_INSTALLED=1 lets it purge the leftovers first (.ci/run sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

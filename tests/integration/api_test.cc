@@ -268,8 +268,7 @@ TEST_F(ApiTest, WatchResumesFromTheLastVersionWithoutLossOrRepeats) {
 // --- schedhostd, the binary ---
 
 std::filesystem::path Schedhostd() {
-  return std::filesystem::path(framework::testing::PluginDir()).parent_path() / "bin" /
-         "schedhostd";
+  return framework::testing::BinDir() / "schedhostd";
 }
 
 // Stop while pods are still arriving and being scheduled: every pod whose Apply succeeded is in

@@ -329,7 +329,7 @@ TEST(CapacitySchedulingSimulateTest, TheExampleRejectsOverMaxAndReclaimsTheMin) 
 }
 
 TEST(CapacitySchedulingSimulateTest, TheBinaryFindsTheContribPluginWithoutALibraryPath) {
-  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
+  const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
   const auto r = framework::testing::RunCommand(schedctl.string() + " simulate -o json --config " +
                                                 ExampleDir() + "capacity.toml -f " + ExampleDir() +

@@ -257,7 +257,7 @@ TEST(CoschedulingSimulateTest, TheExampleBindsOneGangWholeAndTheSinglePods) {
 }
 
 TEST(CoschedulingSimulateTest, TheBinaryFindsTheContribPluginWithoutALibraryPath) {
-  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
+  const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
   const auto r = framework::testing::RunCommand(schedctl.string() + " simulate -o json --config " +
                                                 ExampleDir() + "coscheduling.toml -f " +

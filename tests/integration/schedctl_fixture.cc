@@ -17,8 +17,6 @@
 
 namespace schedhost::testing {
 
-fs::path BinDir() { return fs::path(std::getenv("SCHEDHOST_PLUGIN_DIR")).parent_path() / "bin"; }
-
 namespace {
 
 std::string Slurp(const fs::path& path) {

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/temp_dir.h"
 
 namespace schedhost::testing {
 
 namespace fs = std::filesystem;
 
-// BinDir is the build tree's bin/ (beside the plugins directory).
-fs::path BinDir();
+using framework::testing::BinDir;
 // DemoCluster is config/examples/demo-cluster.yaml in the source tree.
 fs::path DemoCluster();
 // Lines splits `text` at newlines.

@@ -104,7 +104,7 @@ TEST(SimulateScoring, BoundPodsStayWhereTheyAre) {
 
 // The command line itself: `schedctl simulate --config scoring.toml -f ... -o json`.
 TEST(SimulateScoring, TheBinaryTakesTheConfig) {
-  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
+  const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
   const auto r =
       framework::testing::RunCommand(schedctl.string() + " simulate --config " + Scenario(kWith) +

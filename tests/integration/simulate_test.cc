@@ -249,7 +249,7 @@ spec:
 }
 
 TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
-  const std::filesystem::path schedctl = framework::testing::SchedctlBinary();
+  const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
   const std::string bad = TempFile("bin_bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
                                                    "spec: {priority: high}\n");

@@ -1,7 +1,7 @@
 // RunCommand: run a shell command from a test and collect what it printed, for tests that drive
 // the built binaries (schedctl, schedhostd) the way a user would.
 //
-//   CommandResult r = RunCommand(SchedctlBinary().string() + " simulate -o json -f x.yaml 2>&1");
+//   CommandResult r = RunCommand((BinDir() / "schedctl").string() + " simulate -f x.yaml 2>&1");
 //   ASSERT_EQ(r.exit_code, 0) << r.output;
 #pragma once
 
@@ -35,9 +35,9 @@ inline CommandResult RunCommand(const std::string& cmd) {
   return result;
 }
 
-/// SchedctlBinary is the build tree's schedctl (beside the plugin directory's parent's bin/).
-inline std::filesystem::path SchedctlBinary() {
-  return std::filesystem::path(PluginDir()).parent_path() / "bin" / "schedctl";
+/// BinDir is the build tree's bin/ (schedctl, schedhostd), beside the plugin directory.
+inline std::filesystem::path BinDir() {
+  return std::filesystem::path(PluginDir()).parent_path() / "bin";
 }
 
 }  // namespace schedhost::framework::testing
