@@ -118,6 +118,9 @@ struct HostConfig {
   // watch_config makes schedhostd reload by itself when the config file's content changes
   // (inotify on its directory, debounced); off: reload on SIGHUP or Admin.Reload only.
   bool watch_config = false;
+  // batch_plugin_calls lets Filter and Score go through a plugin's batched entries (abi 1.2,
+  // one call per run of nodes) when it has them; off: one call per node, as before 1.2.
+  bool batch_plugin_calls = true;
   // api_listen is the gRPC endpoint: "unix://<path>" or "host:port".
   std::string api_listen = "unix:///run/schedhost/schedhost.sock";
   // api_tls is `[api.tls]`; required when api_listen is a TCP address (ParseConfig checks).

@@ -102,10 +102,11 @@ void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& conf
 }
 
 void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) {
-  internal::CheckKeys(ctx, host,
-                      {"parallelism", "percentage_of_nodes_to_score", "pod_initial_backoff",
-                       "pod_max_backoff", "plugin_dirs", "libraries", "state_dir", "unload", "watch_config"},
-                      "[host]");
+  internal::CheckKeys(
+      ctx, host,
+      {"parallelism", "percentage_of_nodes_to_score", "pod_initial_backoff", "pod_max_backoff",
+       "plugin_dirs", "libraries", "state_dir", "unload", "watch_config", "batch_plugin_calls"},
+      "[host]");
   if (auto v = internal::GetInt(ctx, host, "parallelism", "host.parallelism", 1, kMaxParallelism)) {
     config.parallelism = static_cast<int32_t>(*v);
   }
@@ -156,6 +157,10 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
   }
   if (std::optional<bool> watch = internal::GetBool(ctx, host, "watch_config", "host.watch_config")) {
     config.watch_config = *watch;
+  }
+  if (std::optional<bool> batch =
+          internal::GetBool(ctx, host, "batch_plugin_calls", "host.batch_plugin_calls")) {
+    config.batch_plugin_calls = *batch;
   }
 }
 

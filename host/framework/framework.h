@@ -46,6 +46,14 @@ namespace schedhost::framework {
 class Framework;
 class FrameworkMetrics;
 
+/// FilterBatch is the outcome of Filter on a run of up to kMaxNodes nodes (RunFilterBatch).
+struct FilterBatch {
+  static constexpr size_t kMaxNodes = 64;
+  /// passed[j] is 1 when nodes[j] passed every Filter plugin; otherwise statuses[j] says why.
+  std::array<uint8_t, kMaxNodes> passed{};
+  std::array<Status, kMaxNodes> statuses;
+};
+
 /// FrameworkError reports why a profile could not be built (names the profile and plugin).
 class FrameworkError : public std::runtime_error {
  public:
@@ -100,6 +108,7 @@ struct PermitResult {
 struct FrameworkOptions {
   std::shared_ptr<Parallelizer> parallelizer;
   int32_t percentage_of_nodes_to_score = 0;  // 0: upstream's adaptive default
+  bool batch_plugin_calls = true;            // use filter_batch/score_batch where provided
 };
 
 /// Framework runs one profile. Build and destruction happen on the control thread; the Run*
@@ -180,6 +189,16 @@ class Framework {
   /// on `ni` itself; without such pods it is one RunFilterPlugins.
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const schedhost_pod_view* pod,
                                            const schedhost_node_info_view* ni);
+  /// CanBatchFilter tells whether this cycle's Filter may go through RunFilterBatch: PreFilter
+  /// resolved the plugins, one of them has a batched entry, the cycle neither runs all filters
+  /// nor times plugin calls, and no pod is nominated anywhere (else the two-pass Filter above).
+  bool CanBatchFilter(const CycleState& state) const;
+  /// RunFilterBatch is RunFilterPlugins on each of nodes[0..n) (n <= FilterBatch::kMaxNodes),
+  /// plugin by plugin: a plugin with filter_batch gets the nodes still passing in one call, the
+  /// others one call per node. Same outcome per node as RunFilterPlugins; returns an Error (and
+  /// `out` is then meaningless) when a plugin errs or answers its batch inconsistently.
+  Status RunFilterBatch(const CycleState& state, const schedhost_pod_view* pod,
+                        const schedhost_node_info_view* const* nodes, size_t n, FilterBatch& out);
   /// RunPostFilterPlugins runs until one succeeds or errors; returns the nominated node.
   std::pair<std::string, Status> RunPostFilterPlugins(
       CycleState& state, const schedhost_pod_view* pod,

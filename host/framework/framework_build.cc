@@ -74,6 +74,14 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
                            s.Message());
     }
     inst->instance = out;
+    if (options.batch_plugin_calls) {
+      if (SCHEDHOST_HAS_FIELD(inst->desc, schedhost_plugin_descriptor, filter_batch)) {
+        inst->filter_batch = inst->desc->filter_batch;
+      }
+      if (SCHEDHOST_HAS_FIELD(inst->desc, schedhost_plugin_descriptor, score_batch)) {
+        inst->score_batch = inst->desc->score_batch;
+      }
+    }
     PluginInstance* raw = inst.get();
     fw->instances_.push_back(std::move(inst));
     made.emplace(e.name, raw);

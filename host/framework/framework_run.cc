@@ -6,6 +6,7 @@
 #include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/prefetch.h"
+#include "host/queue/nominator.h"
 
 namespace schedhost::framework {
 namespace {
@@ -201,6 +202,91 @@ Status Framework::RunFilterList(const std::vector<const PluginRef*>& active,
   return merged;
 }
 
+bool Framework::CanBatchFilter(const CycleState& state) const {
+  if (!state.filters_resolved || state.run_all_filters || state.record_plugin_metrics) return false;
+  const queue::Nominator* nominator = nominator_.load();
+  if (nominator != nullptr && nominator->Size() > 0) return false;
+  return std::any_of(state.active_filters.begin(), state.active_filters.end(),
+                     [](const PluginRef* ref) { return ref->plugin->filter_batch != nullptr; });
+}
+
+Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_view* pod,
+                                 const schedhost_node_info_view* const* nodes, size_t n,
+                                 FilterBatch& out) {
+  // `alive` holds the nodes every plugin so far passed, with their index in `nodes`. Without
+  // run_all_filters a node's first rejection is its status, so a rejected node leaves the list.
+  n = std::min(n, FilterBatch::kMaxNodes);
+  std::array<const schedhost_node_info_view*, FilterBatch::kMaxNodes> alive;
+  std::array<uint8_t, FilterBatch::kMaxNodes> at;
+  for (size_t j = 0; j < n; ++j) {
+    alive[j] = nodes[j];
+    at[j] = static_cast<uint8_t>(j);
+    out.passed[j] = 0;
+  }
+  size_t m = n;
+  size_t kept = 0;
+  const auto keep = [&](size_t k) {
+    alive[kept] = alive[k];
+    at[kept] = at[k];
+    ++kept;
+  };
+  // settle applies the status plugin `p` gave alive[k]: keeps a node that passed, records a
+  // rejection; false (with `error` set) when the status is an error.
+  Status error;
+  const auto settle = [&](const PluginInstance& p, size_t k, Status s) {
+    if (s.ok()) {
+      keep(k);
+      return true;
+    }
+    if (!s.IsRejected()) {
+      error = Status::Error("running \"" + p.name + "\" filter plugin: " + s.Message(), p.name);
+      return false;
+    }
+    out.statuses[at[k]] = std::move(s);
+    return true;
+  };
+  for (const PluginRef* ref : state.active_filters) {
+    if (m == 0) break;
+    const PluginInstance& p = *ref->plugin;
+    kept = 0;
+    if (p.filter_batch != nullptr) {
+      for (size_t pos = 0; pos < m;) {
+        StatusSink sink;
+        const size_t len = m - pos;
+        size_t passed = len + 1;  // a plugin that does not set it is caught below
+        const int32_t rc = p.filter_batch(p.instance, state.abi(), pod, alive.data() + pos, len,
+                                          &passed, sink.abi());
+        if (rc == SCHEDHOST_SUCCESS ? passed != len : passed >= len) {
+          return Status::Error("plugin \"" + p.name + "\" answered filter_batch on " +
+                                   std::to_string(len) + " nodes with code " + std::to_string(rc) +
+                                   " and " + std::to_string(passed) +
+                                   " passed: the batch must stop at the first node that does "
+                                   "not pass",
+                               p.name);
+        }
+        for (size_t k = pos; k < pos + passed; ++k) keep(k);
+        if (rc == SCHEDHOST_SUCCESS) break;
+        const size_t k = pos + passed;
+        if (!settle(p, k, ToStatus(rc, sink, p.name))) return error;
+        pos = k + 1;
+      }
+    } else {
+      for (size_t k = 0; k < m; ++k) {
+        StatusSink sink;
+        const int32_t rc = p.desc->filter(p.instance, state.abi(), pod, alive[k], sink.abi());
+        if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) {
+          keep(k);
+        } else if (!settle(p, k, ToStatus(rc, sink, p.name))) {
+          return error;
+        }
+      }
+    }
+    m = kept;
+  }
+  for (size_t k = 0; k < m; ++k) out.passed[at[k]] = 1;
+  return {};
+}
+
 std::pair<std::string, Status> Framework::UntimedPostFilter(
     CycleState& state, const schedhost_pod_view* pod,
     const std::vector<std::pair<std::string, Status>>& node_statuses) {
@@ -273,34 +359,78 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   std::mutex err_mu;
   Status first_error;
   std::atomic<bool> stop{false};
-  parallelizer_->UntilChunks(
-      n,
-      [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
-          for (const PluginRef* ref : active) {
-            const PluginInstance* p = ref->plugin;
-            StatusSink sink;
-            int64_t score = 0;
-            const auto t0 = FrameworkMetrics::PluginStart(state);
-            int32_t rc =
-                p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
-            metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
-            if (rc != SCHEDHOST_SUCCESS) {
-              Status s = ToStatus(rc, sink, p->name);
-              std::lock_guard<std::mutex> lock(err_mu);
-              if (first_error.ok()) {
-                first_error = Status::Error(
-                    "running Score plugin \"" + p->name + "\": " + s.Message(), p->name);
-              }
-              stop.store(true);
-              return;
+  const auto fail = [&](const PluginInstance& p, int32_t rc, StatusSink& sink) {
+    Status s = ToStatus(rc, sink, p.name);
+    std::lock_guard<std::mutex> lock(err_mu);
+    if (first_error.ok()) {
+      first_error =
+          Status::Error("running Score plugin \"" + p.name + "\": " + s.Message(), p.name);
+    }
+    stop.store(true);
+  };
+  // Batched (abi 1.2): runs of up to kRun nodes, plugin by plugin, a plugin with score_batch
+  // scoring a run in one call. Cycles that time plugin calls keep one call per node and plugin,
+  // so the per-call histograms mean what they always did.
+  const bool batched = !state.record_plugin_metrics &&
+                       std::any_of(active.begin(), active.end(), [](const PluginRef* ref) {
+                         return ref->plugin->score_batch != nullptr;
+                       });
+  if (batched) {
+    constexpr size_t kRun = 64;
+    parallelizer_->UntilChunks(
+        n,
+        [&](size_t begin, size_t end) {
+          std::array<int64_t, kRun> scores;
+          for (size_t b = begin; b < end; b += kRun) {
+            if (stop.load(std::memory_order_relaxed)) return;
+            const size_t len = std::min(kRun, end - b);
+            for (size_t j = 0; j < len; ++j) {
+              PrefetchLines(nodes[b + j], sizeof(schedhost_node_info_view));
             }
-            out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
+            for (const PluginRef* ref : active) {
+              const PluginInstance& p = *ref->plugin;
+              const auto col = static_cast<size_t>(ref - all.data());
+              if (p.score_batch != nullptr) {
+                StatusSink sink;
+                const int32_t rc = p.score_batch(p.instance, state.abi(), pod, nodes.data() + b,
+                                                 len, scores.data(), sink.abi());
+                if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
+                for (size_t j = 0; j < len; ++j) out.raw[(b + j) * np + col] = scores[j];
+                continue;
+              }
+              for (size_t j = 0; j < len; ++j) {
+                StatusSink sink;
+                int64_t score = 0;
+                const int32_t rc =
+                    p.desc->score(p.instance, state.abi(), pod, nodes[b + j], &score, sink.abi());
+                if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
+                out.raw[(b + j) * np + col] = score;
+              }
+            }
           }
-        }
-      },
-      &stop);
+        },
+        &stop);
+  } else {
+    parallelizer_->UntilChunks(
+        n,
+        [&](size_t begin, size_t end) {
+          for (size_t i = begin; i < end; ++i) {
+            PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
+            for (const PluginRef* ref : active) {
+              const PluginInstance* p = ref->plugin;
+              StatusSink sink;
+              int64_t score = 0;
+              const auto t0 = FrameworkMetrics::PluginStart(state);
+              int32_t rc =
+                  p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
+              metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
+              if (rc != SCHEDHOST_SUCCESS) return fail(*p, rc, sink);
+              out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
+            }
+          }
+        },
+        &stop);
+  }
   if (!first_error.ok()) return first_error;
 
   // As upstream: every plugin normalises first, then weights and range checks follow.

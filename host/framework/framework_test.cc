@@ -343,6 +343,176 @@ TEST_F(FrameworkTest, FilterErrorIsWrappedWithPluginName) {
   EXPECT_EQ(results[0].status.Message(), "running \"Broken\" filter plugin: lost my state");
 }
 
+// RunFilterBatch over the snapshot's views in runs of `run` nodes, with the resolved plugins of
+// a PreFilter pass on `pod`; `out` gets one (passed, status) per node.
+Status FilterInRuns(Harness& h, const model::Pod& pod, size_t run,
+                    std::vector<std::pair<bool, Status>>& out) {
+  Framework& fw = h.framework();
+  const auto& views = h.snapshot().views();
+  CycleState state;
+  auto [subset, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  if (!pre.ok()) return pre;
+  FilterBatch batch;
+  for (size_t b = 0; b < views.size(); b += run) {
+    const size_t len = std::min(run, views.size() - b);
+    Status s = fw.RunFilterBatch(state, pod.view(), views.data() + b, len, batch);
+    if (!s.ok()) return s;
+    for (size_t j = 0; j < len; ++j) out.emplace_back(batch.passed[j] != 0, batch.statuses[j]);
+  }
+  return {};
+}
+
+TEST_F(FrameworkTest, FilterBatchGivesEachNodeTheStatusOfItsFirstRejection) {
+  // A batched plugin and a per-node one, in that order: nodes the first rejects never reach the
+  // second, whose calls then come one per node; every node ends with its own first rejection.
+  FakePlugin& a = fakes.Add("Batched");
+  const auto a_one = [](const schedhost_node_info_view* ni, Reasons& r) -> int32_t {
+    const std::string name = NodeName(ni);
+    if (name == "n2" || name == "n5") {
+      r.push_back("Batched says no to " + name);
+      return SCHEDHOST_UNSCHEDULABLE;
+    }
+    if (name == "n7") {
+      r.push_back("Batched will never take " + name);
+      return SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE;
+    }
+    return SCHEDHOST_SUCCESS;
+  };
+  int batch_calls = 0;
+  a.filter = [&](auto, auto, const schedhost_node_info_view* ni, Reasons& r) -> int32_t {
+    return a_one(ni, r);
+  };
+  a.filter_batch = [&](const schedhost_node_info_view* const* nodes, size_t n, size_t* passed,
+                       Reasons& r) -> int32_t {
+    ++batch_calls;
+    for (size_t k = 0; k < n; ++k) {
+      if (int32_t rc = a_one(nodes[k], r); rc != SCHEDHOST_SUCCESS) {
+        *passed = k;
+        return rc;
+      }
+    }
+    *passed = n;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& b = fakes.Add("Single");
+  std::vector<std::string> seen_by_b;
+  b.filter = [&](auto, auto, const schedhost_node_info_view* ni, Reasons& r) -> int32_t {
+    seen_by_b.push_back(NodeName(ni));
+    if (NodeName(ni) == "n3") {
+      r.push_back("Single says no");
+      return SCHEDHOST_UNSCHEDULABLE;
+    }
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a, &b});
+  H().AddObjects(Nodes(8));
+  auto pod = H().MakePod(kPod);
+  std::vector<std::pair<bool, Status>> got;
+  ASSERT_TRUE(FilterInRuns(H(), *pod, 8, got).ok());
+  // n2, n5 and n7 stop the batch: four calls for one run of eight nodes.
+  EXPECT_EQ(batch_calls, 4);
+  EXPECT_THAT(seen_by_b, ElementsAre("n1", "n3", "n4", "n6", "n8"));
+  ASSERT_EQ(got.size(), 8u);
+  const auto per_node = H().RunFilter(*pod);
+  for (size_t i = 0; i < 8; ++i) {
+    SCOPED_TRACE("node n" + std::to_string(i + 1));
+    EXPECT_EQ(got[i].first, per_node[i].status.ok());
+    EXPECT_EQ(got[i].second.code, per_node[i].status.code);
+    EXPECT_EQ(got[i].second.plugin, per_node[i].status.plugin);
+    EXPECT_EQ(got[i].second.reasons, per_node[i].status.reasons);
+  }
+  EXPECT_EQ(got[6].second.Message(), "Batched will never take n7");
+  EXPECT_EQ(got[2].second.plugin, "Single");
+  EXPECT_TRUE(got[0].first && got[3].first && got[5].first && got[7].first);
+}
+
+TEST_F(FrameworkTest, AFilterBatchThatAnswersInconsistentlyIsAnErrorNamingThePlugin) {
+  struct Case {
+    int32_t code;
+    size_t passed;  // SIZE_MAX: leave it unset
+    const char* want;
+  };
+  const Case cases[] = {
+      {SCHEDHOST_SUCCESS, 2, "answered filter_batch on 3 nodes with code 0 and 2 passed"},
+      {SCHEDHOST_UNSCHEDULABLE, 3, "answered filter_batch on 3 nodes with code 2 and 3 passed"},
+      {SCHEDHOST_UNSCHEDULABLE, 7, "answered filter_batch on 3 nodes with code 2 and 7 passed"},
+      {SCHEDHOST_SUCCESS, SIZE_MAX, "answered filter_batch on 3 nodes with code 0 and 4 passed"},
+  };
+  for (const Case& c : cases) {
+    Fresh();
+    FakePlugin& bad = fakes.Add("Liar");
+    bad.filter = [](auto, auto, auto, Reasons&) -> int32_t { return SCHEDHOST_SUCCESS; };
+    bad.filter_batch = [c](const schedhost_node_info_view* const*, size_t, size_t* passed,
+                           Reasons&) -> int32_t {
+      if (c.passed != SIZE_MAX) *passed = c.passed;
+      return c.code;
+    };
+    Use({&bad});
+    H().AddObjects(Nodes(3));
+    std::vector<std::pair<bool, Status>> got;
+    Status s = FilterInRuns(H(), *H().MakePod(kPod), 3, got);
+    EXPECT_EQ(s.code, Code::kError);
+    EXPECT_EQ(s.plugin, "Liar");
+    EXPECT_THAT(s.Message(), HasSubstr("plugin \"Liar\" " + std::string(c.want)));
+  }
+}
+
+TEST_F(FrameworkTest, AFilterBatchErrorIsWrappedWithPluginName) {
+  FakePlugin& a = fakes.Add("Broken");
+  a.filter = [](auto, auto, auto, Reasons&) -> int32_t { return SCHEDHOST_SUCCESS; };
+  a.filter_batch = [](const schedhost_node_info_view* const*, size_t, size_t* passed,
+                      Reasons& r) -> int32_t {
+    *passed = 1;
+    r.push_back("lost my state");
+    return SCHEDHOST_ERROR;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(3));
+  std::vector<std::pair<bool, Status>> got;
+  Status s = FilterInRuns(H(), *H().MakePod(kPod), 3, got);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "running \"Broken\" filter plugin: lost my state");
+}
+
+TEST_F(FrameworkTest, ScoreBatchScoresAsOneCallPerNodeAndFailsTheCycleOnError) {
+  FakePlugin& a = fakes.Add("Scorer");
+  int single_calls = 0, batch_calls = 0;
+  const auto one = [](const schedhost_node_info_view* ni) {
+    return static_cast<int64_t>(NodeName(ni).back() - '0') * 10;
+  };
+  a.score = [&](const schedhost_node_info_view* ni, int64_t* s, Reasons&) -> int32_t {
+    ++single_calls;
+    *s = one(ni);
+    return SCHEDHOST_SUCCESS;
+  };
+  bool fail = false;
+  a.score_batch = [&](const schedhost_node_info_view* const* nodes, size_t n, int64_t* s,
+                      Reasons& r) -> int32_t {
+    ++batch_calls;
+    if (fail) {
+      r.push_back("no scores today");
+      return SCHEDHOST_ERROR;
+    }
+    for (size_t k = 0; k < n; ++k) s[k] = one(nodes[k]);
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&a});
+  H().AddObjects(Nodes(5));
+  auto pod = H().MakePod(kPod);
+  std::vector<testing::ScoredNode> scored;
+  ASSERT_TRUE(H().RunScoreDetailed(*pod, scored).ok());
+  EXPECT_EQ(single_calls, 0);
+  EXPECT_GE(batch_calls, 1);
+  ASSERT_EQ(scored.size(), 5u);
+  for (const auto& row : scored) {
+    EXPECT_EQ(row.raw, std::vector<int64_t>{one(row.node_info)}) << NodeName(row.node_info);
+  }
+  fail = true;
+  Status s = H().RunScoreDetailed(*pod, scored);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "running Score plugin \"Scorer\": no scores today");
+}
+
 TEST_F(FrameworkTest, FitErrorMessageMatchesUpstream) {
   FakePlugin& a = fakes.Add("Fit");
   a.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {

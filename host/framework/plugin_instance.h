@@ -36,6 +36,10 @@ struct PluginInstance {
   std::shared_ptr<const config::ConfigNode> args;
   void* instance = nullptr;
   schedhost_host handle;
+  // The batched entries (abi 1.2), read once through struct_size; null when the descriptor
+  // predates them, does not set them, or the profile turned batching off.
+  decltype(schedhost_plugin_descriptor::filter_batch) filter_batch = nullptr;
+  decltype(schedhost_plugin_descriptor::score_batch) score_batch = nullptr;
 
   PluginInstance() = default;
   PluginInstance(const PluginInstance&) = delete;

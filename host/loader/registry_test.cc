@@ -23,6 +23,17 @@ int32_t FakeReserve(void*, schedhost_cycle_state*, const schedhost_pod_view*, sc
 }
 void FakePostBind(void*, schedhost_cycle_state*, const schedhost_pod_view*,
                   schedhost_str) noexcept {}
+int32_t FakeFilterBatch(void*, const schedhost_cycle_state*, const schedhost_pod_view*,
+                        const schedhost_node_info_view* const*, size_t n, size_t* passed,
+                        schedhost_status*) noexcept {
+  *passed = n;
+  return SCHEDHOST_SUCCESS;
+}
+int32_t FakeScoreBatch(void*, const schedhost_cycle_state*, const schedhost_pod_view*,
+                       const schedhost_node_info_view* const*, size_t, int64_t*,
+                       schedhost_status*) noexcept {
+  return SCHEDHOST_SUCCESS;
+}
 
 schedhost_plugin_descriptor Descriptor(const char* name) {
   schedhost_plugin_descriptor d{};
@@ -71,6 +82,10 @@ TEST(RegistryTest, RefusesBadDescriptorsAndChangesNothing) {
   const std::string long_name(200, 'n');
   auto too_long = Descriptor(long_name.c_str());
   const auto duplicate = Descriptor("Taken");
+  auto batch_only = Descriptor("BatchOnly");  // filter_batch stands in for filter, never alone
+  batch_only.filter_batch = &FakeFilterBatch;
+  auto score_batch_only = Descriptor("ScoreBatchOnly");
+  score_batch_only.score_batch = &FakeScoreBatch;
 
   const std::pair<const schedhost_plugin_descriptor*, std::string> cases[] = {
       {nullptr, "in-process registration: plugin #0 has a NULL descriptor"},
@@ -85,6 +100,8 @@ TEST(RegistryTest, RefusesBadDescriptorsAndChangesNothing) {
       {&duplicate,
        "plugin Taken is provided by both an in-process registration and an in-process "
        "registration"},
+      {&batch_only, "plugin #0 (BatchOnly) sets filter_batch but not filter"},
+      {&score_batch_only, "plugin #0 (ScoreBatchOnly) sets score_batch but not score"},
   };
   for (const auto& [d, error] : cases) {
     const std::string got = RegisterError(r, d);
@@ -93,8 +110,21 @@ TEST(RegistryTest, RefusesBadDescriptorsAndChangesNothing) {
   }
 }
 
-TEST(RegistryTest, DescriptorSizeOfAbi10IsTheWholeStruct) {
-  EXPECT_EQ(kDescriptorSizeV1_0, sizeof(schedhost_plugin_descriptor));
+TEST(RegistryTest, TheAbi10DescriptorEndsWhereTheAbi12AppendsBegin) {
+  EXPECT_EQ(kDescriptorSizeV1_0, offsetof(schedhost_plugin_descriptor, filter_batch));
+  EXPECT_EQ(sizeof(schedhost_plugin_descriptor),
+            offsetof(schedhost_plugin_descriptor, score_batch) + sizeof(void*));
+}
+
+TEST(RegistryTest, AnAbi10DescriptorWithoutBatchedEntriesIsAccepted) {
+  // A library built before abi 1.2: its struct_size stops before filter_batch, and whatever
+  // lies past it is never read.
+  PluginRegistry r;
+  auto old = Descriptor("Old");
+  old.struct_size = kDescriptorSizeV1_0;
+  old.filter_batch = &FakeFilterBatch;  // beyond struct_size: not part of the descriptor
+  EXPECT_EQ(RegisterError(r, &old), "(accepted)");
+  EXPECT_EQ(r.Names(), std::vector<std::string>{"Old"});
 }
 
 TEST(ImplementedPointsTest, OneBitPerImplementedPoint) {

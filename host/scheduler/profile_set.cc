@@ -165,6 +165,7 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
     framework::FrameworkOptions options;
     options.parallelizer = set->parallelizer_;
     options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
+    options.batch_plugin_calls = cfg.batch_plugin_calls;
     try {
       set->frameworks_.push_back(framework::Framework::Build(expanded, *set->registry_, options));
     } catch (const framework::FrameworkError& e) {

@@ -4,6 +4,8 @@
 // among the best nodes.
 #include <spdlog/spdlog.h>
 
+#include <array>
+
 #include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/prefetch.h"
@@ -205,32 +207,72 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   std::mutex error_mu;
   Status error;
   const auto index = [start, n](size_t i) { return (start + i) % n; };
-  fw.parallelizer().UntilChunks(
-      n,
-      [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          if (stop.load(std::memory_order_relaxed)) return;
-          framework::PrefetchAhead(nodes, i, end, index);
-          Status s = fw.RunFilterPluginsWithNominatedPods(state, pod.view(), nodes[index(i)]);
-          if (s.code == Code::kError) {
-            std::lock_guard lock(error_mu);
-            if (error.ok()) error = std::move(s);
-            stop.store(true);
-          } else if (s.ok()) {
-            // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
-            if (found.fetch_add(1) + 1 > to_find) {
-              found.fetch_sub(1);
-              stop.store(true);
-            } else {
-              outcome[i] = 1;
+  // found_one counts a node that passed; false (and `stop` set) when enough were found before it.
+  const auto found_one = [&](size_t i) {
+    if (found.fetch_add(1) + 1 > to_find) {
+      found.fetch_sub(1);
+      stop.store(true);
+      return false;
+    }
+    outcome[i] = 1;
+    return true;
+  };
+  const auto fail = [&](Status s) {
+    std::lock_guard lock(error_mu);
+    if (error.ok()) error = std::move(s);
+    stop.store(true);
+  };
+  if (fw.CanBatchFilter(state)) {
+    // Runs of up to FilterBatch::kMaxNodes nodes, plugin by plugin (batched entries where the
+    // plugins have them); `stop` is looked at between runs. Within a run the nodes are taken in
+    // order, so a run that reaches the limit leaves the rest of it unevaluated, as one node at a
+    // time would.
+    fw.parallelizer().UntilChunks(
+        n,
+        [&](size_t begin, size_t end) {
+          framework::FilterBatch batch;
+          std::array<const schedhost_node_info_view*, framework::FilterBatch::kMaxNodes> run;
+          for (size_t b = begin; b < end; b += run.size()) {
+            if (stop.load(std::memory_order_relaxed)) return;
+            const size_t len = std::min(run.size(), end - b);
+            for (size_t j = 0; j < len; ++j) {
+              run[j] = nodes[index(b + j)];
+              framework::PrefetchLines(run[j], sizeof(schedhost_node_info_view));
             }
-          } else {
-            filter_statuses_[i] = std::move(s);
-            outcome[i] = 2;
+            Status s = fw.RunFilterBatch(state, pod.view(), run.data(), len, batch);
+            if (!s.ok()) return fail(std::move(s));
+            for (size_t j = 0; j < len; ++j) {
+              if (!batch.passed[j]) {
+                filter_statuses_[b + j] = std::move(batch.statuses[j]);
+                outcome[b + j] = 2;
+              } else if (!found_one(b + j)) {
+                return;
+              }
+            }
           }
-        }
-      },
-      &stop);
+        },
+        &stop);
+  } else {
+    fw.parallelizer().UntilChunks(
+        n,
+        [&](size_t begin, size_t end) {
+          for (size_t i = begin; i < end; ++i) {
+            if (stop.load(std::memory_order_relaxed)) return;
+            framework::PrefetchAhead(nodes, i, end, index);
+            Status s = fw.RunFilterPluginsWithNominatedPods(state, pod.view(), nodes[index(i)]);
+            if (s.code == Code::kError) {
+              fail(std::move(s));
+            } else if (s.ok()) {
+              // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
+              found_one(i);
+            } else {
+              filter_statuses_[i] = std::move(s);
+              outcome[i] = 2;
+            }
+          }
+        },
+        &stop);
+  }
   if (!error.ok()) {
     for (size_t i = 0; i < n; ++i) {
       if (outcome[i] == 2) filter_statuses_[i] = Status{};

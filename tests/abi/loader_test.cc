@@ -90,16 +90,18 @@ using LabelMap = std::map<std::string, std::string>;
 // FakeNode is a node info view over one node with `labels`; it points into itself, so it is
 // neither copied nor moved.
 struct FakeNode {
+  std::string name;
   std::vector<schedhost_label> labels;  // sorted by key id
   schedhost_node_view node{};
   schedhost_node_info_view info{};
 
-  explicit FakeNode(const LabelMap& kv = {}) {
+  explicit FakeNode(const LabelMap& kv = {}, std::string node_name = "node-1")
+      : name(std::move(node_name)) {
     for (const auto& [k, v] : kv) labels.push_back({Id(k), Id(v)});
     std::sort(labels.begin(), labels.end(),
               [](const schedhost_label& a, const schedhost_label& b) { return a.key < b.key; });
     node.struct_size = sizeof node;
-    node.name = {"node-1", 6};
+    node.name = {name.data(), name.size()};
     node.labels = {labels.data(), labels.size()};
     info.struct_size = sizeof info;
     info.node = &node;
@@ -139,6 +141,17 @@ class Instance {
   int32_t Score(const FakePod& pod, const FakeNode& node, int64_t& score) const {
     schedhost_status status;
     return d_->score(instance_, nullptr, &pod.view, &node.info, &score, &status);
+  }
+  int32_t FilterBatch(const FakePod& pod, const std::vector<const schedhost_node_info_view*>& nodes,
+                      size_t& passed, schedhost_status& status) const {
+    return d_->filter_batch(instance_, nullptr, &pod.view, nodes.data(), nodes.size(), &passed,
+                            &status);
+  }
+  int32_t ScoreBatch(const FakePod& pod, const std::vector<const schedhost_node_info_view*>& nodes,
+                     std::vector<int64_t>& scores, schedhost_status& status) const {
+    scores.assign(nodes.size(), -1);
+    return d_->score_batch(instance_, nullptr, &pod.view, nodes.data(), nodes.size(),
+                           scores.data(), &status);
   }
 
  private:
@@ -233,7 +246,7 @@ TEST(AbiLoaderTest, GccPluginThrowBecomesErrorStatus) {
   registry.LoadLibrary(PluginPath("gcc_plugin.so"), TestApi());
   const PluginEntry* entry = registry.Find("GccPlugin");
   ASSERT_NE(entry, nullptr);
-  EXPECT_EQ(ImplementedPoints(*entry->descriptor), static_cast<uint32_t>(kFilterBit));
+  EXPECT_EQ(ImplementedPoints(*entry->descriptor), kFilterBit | kScoreBit);
   Instance plugin(entry->descriptor);
   const FakeNode node;
   schedhost_status fine, thrown, rejected, after;
@@ -243,6 +256,67 @@ TEST(AbiLoaderTest, GccPluginThrowBecomesErrorStatus) {
   EXPECT_EQ(plugin.Filter(FakePod("reject"), node, rejected), SCHEDHOST_UNSCHEDULABLE);
   EXPECT_EQ(rejected.reasons, std::vector<std::string>{"GccPlugin says no"});
   EXPECT_EQ(plugin.Filter(FakePod("web"), node, after), SCHEDHOST_SUCCESS);  // carries on
+}
+
+// The SDK fills the abi 1.2 batched entries of every C++ plugin from its Filter and Score: a
+// batch stops at the first node that does not pass, with that node's code and reasons, and an
+// exception in the middle of a batch reports the nodes that passed before it.
+TEST(AbiLoaderTest, SdkBatchedEntriesStopAtTheFirstNodeThatDoesNotPass) {
+  PluginRegistry registry;
+  registry.LoadLibrary(PluginPath("gcc_plugin.so"), TestApi());
+  const PluginEntry* entry = registry.Find("GccPlugin");
+  ASSERT_NE(entry, nullptr);
+  ASSERT_TRUE(SCHEDHOST_HAS_FIELD(entry->descriptor, schedhost_plugin_descriptor, score_batch));
+  ASSERT_NE(entry->descriptor->filter_batch, nullptr);
+  ASSERT_NE(entry->descriptor->score_batch, nullptr);
+  Instance plugin(entry->descriptor);
+  const FakeNode a(LabelMap{{"zone", "a"}}, "a");
+  const FakeNode b(LabelMap{{"zone", "b"}, {"disk", "ssd"}}, "b");
+  const FakeNode no(LabelMap{{"gcc", "no"}}, "no");
+  const FakeNode boom(LabelMap{{"gcc", "throw"}}, "boom");
+  const FakePod web("web");
+
+  size_t passed = 99;
+  schedhost_status all;
+  EXPECT_EQ(plugin.FilterBatch(web, {&a.info, &b.info, &a.info}, passed, all), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(passed, 3u);
+  EXPECT_TRUE(all.reasons.empty());
+
+  schedhost_status stopped;
+  EXPECT_EQ(plugin.FilterBatch(web, {&a.info, &b.info, &no.info, &a.info}, passed, stopped),
+            SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(passed, 2u);  // nodes[2] is the one that did not pass; nodes[3] was not looked at
+  EXPECT_EQ(stopped.reasons, std::vector<std::string>{"GccPlugin says no to no"});
+
+  schedhost_status first;
+  EXPECT_EQ(plugin.FilterBatch(web, {&no.info, &a.info}, passed, first), SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(passed, 0u);
+
+  schedhost_status thrown;
+  EXPECT_EQ(plugin.FilterBatch(web, {&a.info, &boom.info, &b.info}, passed, thrown),
+            SCHEDHOST_ERROR);
+  EXPECT_EQ(passed, 1u);
+  EXPECT_EQ(thrown.reasons, std::vector<std::string>{"boom on boom"});
+
+  schedhost_status empty;
+  passed = 99;
+  EXPECT_EQ(plugin.FilterBatch(web, {}, passed, empty), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(passed, 0u);
+
+  // Each node's answer in a batch is the single-node entry's answer.
+  std::vector<int64_t> scores;
+  schedhost_status scored;
+  EXPECT_EQ(plugin.ScoreBatch(web, {&a.info, &b.info, &no.info}, scores, scored),
+            SCHEDHOST_SUCCESS);
+  EXPECT_EQ(scores, (std::vector<int64_t>{10, 20, 10}));
+  for (const FakeNode* n : {&a, &b, &no}) {
+    int64_t single = -1;
+    EXPECT_EQ(plugin.Score(web, *n, single), SCHEDHOST_SUCCESS);
+    EXPECT_EQ(single, 10 * static_cast<int64_t>(n->labels.size()));
+  }
+  schedhost_status score_thrown;
+  EXPECT_EQ(plugin.ScoreBatch(FakePod("throw"), {&a.info}, scores, score_thrown), SCHEDHOST_ERROR);
+  EXPECT_EQ(score_thrown.reasons, std::vector<std::string>{"boom from Score"});
 }
 
 TEST(AbiLoaderTest, ClangLibcxxPluginThrowBecomesErrorStatus) {
@@ -452,7 +526,8 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
       {"duplicate", file + ": plugin name Negotiator appears twice in the library"},
       {"small", file + ": plugin #1 has a descriptor of struct_size " + std::to_string(small) +
                     ", smaller than the ABI 1.0 descriptor (" +
-                    std::to_string(sizeof(schedhost_plugin_descriptor)) +
+                    std::to_string(offsetof(schedhost_plugin_descriptor, post_bind) +
+                                   sizeof(void*)) +
                     " bytes) — rebuild it against schedhost-sdk 1.x"},
       {"unnamed", file + ": plugin #0 has an empty name"},
       {"spaced", file + ": plugin #0 has a name with spaces or control characters: 'Two Words'"},

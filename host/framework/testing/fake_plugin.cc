@@ -93,6 +93,22 @@ const schedhost_plugin_descriptor* FakePlugin::descriptor() {
       return Report(Self(i)->filter(cs, pod, ni, r), r, st);
     };
   }
+  if (filter_batch) {
+    desc_.filter_batch = [](void* i, const schedhost_cycle_state*, const schedhost_pod_view*,
+                            const schedhost_node_info_view* const* nodes, size_t n, size_t* passed,
+                            schedhost_status* st) noexcept -> int32_t {
+      Reasons r;
+      return Report(Self(i)->filter_batch(nodes, n, passed, r), r, st);
+    };
+  }
+  if (score_batch) {
+    desc_.score_batch = [](void* i, const schedhost_cycle_state*, const schedhost_pod_view*,
+                           const schedhost_node_info_view* const* nodes, size_t n, int64_t* scores,
+                           schedhost_status* st) noexcept -> int32_t {
+      Reasons r;
+      return Report(Self(i)->score_batch(nodes, n, scores, r), r, st);
+    };
+  }
   if (post_filter) {
     desc_.post_filter = [](void* i, schedhost_cycle_state*, const schedhost_pod_view*,
                            const schedhost_node_status_map* m, schedhost_post_filter_result* res,

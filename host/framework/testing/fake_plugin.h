@@ -37,6 +37,11 @@ struct FakePlugin {
   std::function<int32_t(schedhost_cycle_state*, size_t num_nodes, Reasons&)> pre_score;
   std::function<int32_t(const schedhost_node_info_view*, int64_t*, Reasons&)> score;
   std::function<int32_t(schedhost_node_score*, size_t, Reasons&)> normalize_score;
+  /// The batched entries (abi 1.2); set them with filter / score, which the host still calls.
+  std::function<int32_t(const schedhost_node_info_view* const*, size_t, size_t* passed, Reasons&)>
+      filter_batch;
+  std::function<int32_t(const schedhost_node_info_view* const*, size_t, int64_t*, Reasons&)>
+      score_batch;
   std::function<int32_t(std::string_view node, Reasons&)> reserve;
   std::function<void(std::string_view node)> unreserve;
   std::function<int32_t(std::string_view node, int64_t* timeout_ns, Reasons&)> permit;

@@ -84,6 +84,7 @@ Framework& Harness::framework() {
     FrameworkOptions options;
     options.parallelizer = std::make_shared<Parallelizer>(2);
     options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
+    options.batch_plugin_calls = cfg.batch_plugin_calls;
     framework_ = Framework::Build(expanded, *registry_, options);
     framework_->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
       bindings_.push_back(std::string(pod->namespace_name.data, pod->namespace_name.len) + "/" +

@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 1
+#define SCHEDHOST_ABI_MINOR 2
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.1.0"
+#define SCHEDHOST_SDK_VERSION "1.2.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -964,6 +964,32 @@ typedef struct schedhost_plugin_descriptor {
   /** PostBind: informational, after a successful bind. */
   void (*post_bind)(void* instance, schedhost_cycle_state* state, const schedhost_pod_view* pod,
                     schedhost_str node_name) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.2: batched Filter and Score. --- */
+
+  /**
+   * FilterBatch: Filter on nodes[0], nodes[1], ... in order, as `filter` would answer for each,
+   * stopping at the first node that does not pass. Sets *passed to the number of nodes that
+   * passed before the stop and returns SCHEDHOST_SUCCESS when all `nodes_len` passed, or the
+   * code of nodes[*passed] with its reasons in `status`. Must agree with `filter`, which the
+   * host still calls when it wants one node (timed cycles, nominated pods, run-all-filters);
+   * `filter` is required when this is set. Runs concurrently across batches. May be NULL.
+   * since: abi 1.2
+   */
+  int32_t (*filter_batch)(void* instance, const schedhost_cycle_state* state,
+                          const schedhost_pod_view* pod,
+                          const schedhost_node_info_view* const* nodes, size_t nodes_len,
+                          size_t* passed, schedhost_status* status) SCHEDHOST_NOEXCEPT;
+  /**
+   * ScoreBatch: Score on each of nodes[0..nodes_len) into scores[i], as `score` would. Anything
+   * but SCHEDHOST_SUCCESS fails the whole batch (and the cycle), reasons in `status`. Must agree
+   * with `score`, which is required when this is set. Runs concurrently across batches. May be
+   * NULL. since: abi 1.2
+   */
+  int32_t (*score_batch)(void* instance, const schedhost_cycle_state* state,
+                         const schedhost_pod_view* pod,
+                         const schedhost_node_info_view* const* nodes, size_t nodes_len,
+                         int64_t* scores, schedhost_status* status) SCHEDHOST_NOEXCEPT;
 } schedhost_plugin_descriptor;
 
 /**

@@ -888,6 +888,30 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
         return ReportException(st);
       }
     };
+    // The batched entry (abi 1.2) loops over T::Filter here, inside the library, so the host
+    // pays one call per batch instead of one per node and the compiler may inline the body.
+    d.filter_batch = [](void* i, const schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                        const schedhost_node_info_view* const* nodes, size_t n, size_t* passed,
+                        schedhost_status* st) noexcept -> int32_t {
+      size_t k = 0;
+      try {
+        const CycleState state(LibraryApi(), cs);
+        const Pod p(pod);
+        T* self = Instance<T>::Of(i);
+        for (; k < n; ++k) {
+          Status s = self->T::Filter(state, p, NodeInfo(nodes[k]));
+          if (!s.ok()) {
+            *passed = k;
+            return Report(st, s);
+          }
+        }
+        *passed = n;
+        return SCHEDHOST_SUCCESS;
+      } catch (...) {
+        *passed = k;
+        return ReportException(st);
+      }
+    };
   }
   if constexpr (std::is_base_of_v<PostFilterPlugin, T>) {
     d.post_filter = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod,
@@ -924,6 +948,22 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
       try {
         const CycleState state(LibraryApi(), cs);
         return Report(st, Instance<T>::Of(i)->T::Score(state, Pod(pod), NodeInfo(ni), *score));
+      } catch (...) {
+        return ReportException(st);
+      }
+    };
+    d.score_batch = [](void* i, const schedhost_cycle_state* cs, const schedhost_pod_view* pod,
+                       const schedhost_node_info_view* const* nodes, size_t n, int64_t* scores,
+                       schedhost_status* st) noexcept -> int32_t {
+      try {
+        const CycleState state(LibraryApi(), cs);
+        const Pod p(pod);
+        T* self = Instance<T>::Of(i);
+        for (size_t k = 0; k < n; ++k) {
+          Status s = self->T::Score(state, p, NodeInfo(nodes[k]), scores[k]);
+          if (!s.ok()) return Report(st, s);
+        }
+        return SCHEDHOST_SUCCESS;
       } catch (...) {
         return ReportException(st);
       }

@@ -122,6 +122,65 @@ void BM_FilterFramework(benchmark::State& st) {
 }
 BENCHMARK(BM_FilterFramework);
 
+// The same comparison for a run of kRun nodes (the node kRun times): a plain loop over the
+// function, the SDK's filter_batch entry (abi 1.2; one C ABI call, the loop inside the plugin),
+// and Framework::RunFilterBatch, as the scheduler calls it when batching. `per_node` is the time
+// per node.
+constexpr size_t kRun = framework::FilterBatch::kMaxNodes;
+
+void PerNode(benchmark::State& st) {
+  st.counters["per_node"] = benchmark::Counter(
+      kRun, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+void BM_FilterDirectRun(benchmark::State& st) {
+  FilterFixture& f = Fixture("BenchFilter");
+  const std::vector<const schedhost_node_info_view*> run(kRun, f.ni());
+  for (auto _ : st) {
+    for (const schedhost_node_info_view* ni : run) {
+      benchmark::DoNotOptimize(BenchFilterFits(f.pod(), ni));
+    }
+  }
+  PerNode(st);
+}
+BENCHMARK(BM_FilterDirectRun);
+
+void BM_FilterAbiBatch(benchmark::State& st) {
+  FilterFixture& f = Fixture("BenchFilter");
+  const framework::PluginInstance* p = f.fw().FindPlugin("BenchFilter");
+  if (p == nullptr || p->filter_batch == nullptr) {
+    st.SkipWithError("BenchFilter has no filter_batch");
+    return;
+  }
+  const std::vector<const schedhost_node_info_view*> run(kRun, f.ni());
+  for (auto _ : st) {
+    framework::StatusSink sink;
+    size_t passed = 0;
+    benchmark::DoNotOptimize(p->filter_batch(p->instance, f.state().abi(), f.pod(), run.data(),
+                                             run.size(), &passed, sink.abi()));
+    benchmark::DoNotOptimize(passed);
+  }
+  PerNode(st);
+}
+BENCHMARK(BM_FilterAbiBatch);
+
+void BM_FilterFrameworkBatch(benchmark::State& st) {
+  FilterFixture& f = Fixture("BenchFilter");
+  const std::vector<const schedhost_node_info_view*> run(kRun, f.ni());
+  framework::FilterBatch out;
+  if (!f.fw().RunFilterBatch(f.state(), f.pod(), run.data(), run.size(), out).ok() ||
+      !out.passed[kRun - 1]) {
+    st.SkipWithError("the node does not pass Filter");
+    return;
+  }
+  for (auto _ : st) {
+    framework::Status s = f.fw().RunFilterBatch(f.state(), f.pod(), run.data(), run.size(), out);
+    benchmark::DoNotOptimize(s.code);
+  }
+  PerNode(st);
+}
+BENCHMARK(BM_FilterFrameworkBatch);
+
 void BM_NodeResourcesFitDirect(benchmark::State& st) {
   FilterFixture& f = Fixture("NodeResourcesFit");
   const FitRequest req{100, int64_t{500} * 1024 * 1024};
