@@ -40,6 +40,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
     Compare("BenchFilter Filter", "BM_FilterDirect",
             {{"C ABI descriptor", "BM_FilterAbiDescriptor"},
              {"framework per-node path", "BM_FilterFramework"}});
+    Compare("BenchFilter Filter on a run of 64 nodes", "BM_FilterDirectRun",
+            {{"C ABI filter_batch", "BM_FilterAbiBatch"},
+             {"framework batched path", "BM_FilterFrameworkBatch"}},
+            "per run; divide by 64 for per node");
     Compare("NodeResourcesFit Filter", "BM_NodeResourcesFitDirect",
             {{"framework per-node path", "BM_NodeResourcesFitFramework"}});
     for (const char* n : {"5000", "50000"}) {
@@ -51,10 +55,11 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
  private:
   void Compare(const char* what, const std::string& base,
-               const std::vector<std::pair<const char*, std::string>>& others) const {
+               const std::vector<std::pair<const char*, std::string>>& others,
+               const char* unit = "per call") const {
     auto it = cpu_ns_.find(base);
     if (it == cpu_ns_.end() || it->second <= 0) return;
-    std::printf("%s (CPU time per call): direct call %.2f ns", what, it->second);
+    std::printf("%s (CPU time %s): direct call %.2f ns", what, unit, it->second);
     for (const auto& [label, name] : others) {
       auto o = cpu_ns_.find(name);
       if (o == cpu_ns_.end()) continue;
