@@ -2,6 +2,7 @@
 // called through the generated stubs — profiles, plugin libraries, stats, Explain and Reload.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <schedhost/plugin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -127,7 +128,7 @@ TEST_F(AdminApiTest, ListPluginsNamesLibrariesWithTheirDigestAbiAndProfiles) {
   EXPECT_TRUE(std::regex_match(p.sha256(), std::regex("[0-9a-f]{64}"))) << p.sha256();
   ASSERT_TRUE(std::filesystem::exists(p.library_path())) << p.library_path();
   EXPECT_EQ(p.sha256(), Sha256sum(p.library_path()));
-  EXPECT_EQ(p.abi_version(), "1.1");
+  EXPECT_EQ(p.abi_version(), "1." + std::to_string(SCHEDHOST_ABI_MINOR));
   EXPECT_FALSE(p.version().empty());
   EXPECT_THAT(p.extension_points(), ElementsAre("Bind"));
   EXPECT_THAT(p.profiles(), ElementsAre("default-scheduler"));

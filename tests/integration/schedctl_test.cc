@@ -6,6 +6,7 @@
 // running host.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <schedhost/plugin.h>
 
 #include <chrono>
 #include <fstream>
@@ -249,9 +250,11 @@ TEST_F(SchedctlTest, AdminCommandsReadTheRunningHost) {
 
   Result plugins = Ctl({"plugins"});
   ASSERT_EQ(plugins.exit_code, 0) << plugins.err;
-  EXPECT_THAT(plugins.out, ContainsRegex("\nDefaultBinder +[^ ]+ +1\\.1 +Bind +default-scheduler +"
+  const std::string kAbi = "1\\." + std::to_string(SCHEDHOST_ABI_MINOR);
+  EXPECT_THAT(plugins.out, ContainsRegex("\nDefaultBinder +[^ ]+ +" + kAbi +
+                                         " +Bind +default-scheduler +"
                                          "[^ ]*default_binder\\.so +[0-9a-f]{12}\n"));
-  EXPECT_THAT(plugins.out, ContainsRegex("\nNodeResourcesFit +[^ ]+ +1\\.1 +"));
+  EXPECT_THAT(plugins.out, ContainsRegex("\nNodeResourcesFit +[^ ]+ +" + kAbi + " +"));
 
   Result profiles = Ctl({"profiles"});
   ASSERT_EQ(profiles.exit_code, 0) << profiles.err;

@@ -41,7 +41,7 @@ TEST(ParseErrorsTest, HostSection) {
       {"unknown host key without suggestion", "[host]\nfoo = 1\n", 2, 1,
        "unknown key \"foo\" in [host]; known keys are: parallelism, "
        "percentage_of_nodes_to_score, pod_initial_backoff, pod_max_backoff, plugin_dirs, "
-       "libraries, state_dir, unload, watch_config"},
+       "libraries, state_dir, unload, watch_config, batch_plugin_calls"},
       {"host not a table", "host = 3\n", 1, 8, "[host] must be a table, not an integer"},
       {"parallelism zero", "[host]\nparallelism = 0\n", 2, 15,
        "host.parallelism must be between 1 and 4096, not 0"},

@@ -11,7 +11,7 @@ DefaultBinder::DefaultBinder(const Host& host, const Args& args) : Plugin(host) 
   args.ExpectNone(kName);
 }
 
-Status DefaultBinder::Bind(CycleState& /*state*/, const Pod& pod, std::string_view node) {
+Status DefaultBinder::Bind(CycleState& state, const Pod& pod, std::string_view node) {
   const schedhost_host_api* api = host().api();
   std::string what = "binding pod " + std::string(pod.namespace_name()) + "/" +
                      std::string(pod.name()) + " to node " + std::string(node);
@@ -19,7 +19,7 @@ Status DefaultBinder::Bind(CycleState& /*state*/, const Pod& pod, std::string_vi
     return Status::Error(what + ": this host does not provide bind_pod");
   }
   // The host's reasons for a failure go into this call's status; `what` adds the context.
-  return host().BindPod(pod, node, std::move(what));
+  return host().BindPod(state, pod, node, std::move(what));
 }
 
 }  // namespace schedhost::plugins

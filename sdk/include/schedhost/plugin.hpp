@@ -344,41 +344,6 @@ class QueuedPod {
   const schedhost_queued_pod* q_;
 };
 
-namespace detail {
-/// CurrentStatus is the status sink of the extension-point call running on this thread (set by
-/// the trampolines of the non-hot points: PostFilter, Reserve, Permit, PreBind, Bind), so host
-/// calls made from inside the plugin can add their reasons to the call's status.
-inline schedhost_status*& CurrentStatus() noexcept {
-  thread_local schedhost_status* status = nullptr;
-  return status;
-}
-/// CurrentPostFilterResult is the result handle of the PostFilter call running on this thread
-/// (so Host::Preempt can nominate through it).
-inline schedhost_post_filter_result*& CurrentPostFilterResult() noexcept {
-  thread_local schedhost_post_filter_result* result = nullptr;
-  return result;
-}
-/// PostFilterScope sets CurrentPostFilterResult for one call and restores the previous value.
-struct PostFilterScope {
-  explicit PostFilterScope(schedhost_post_filter_result* r) noexcept
-      : prev(CurrentPostFilterResult()) {
-    CurrentPostFilterResult() = r;
-  }
-  ~PostFilterScope() { CurrentPostFilterResult() = prev; }
-  PostFilterScope(const PostFilterScope&) = delete;
-  PostFilterScope& operator=(const PostFilterScope&) = delete;
-  schedhost_post_filter_result* prev;
-};
-/// StatusScope sets CurrentStatus for one call and restores the previous value.
-struct StatusScope {
-  explicit StatusScope(schedhost_status* s) noexcept : prev(CurrentStatus()) { CurrentStatus() = s; }
-  ~StatusScope() { CurrentStatus() = prev; }
-  StatusScope(const StatusScope&) = delete;
-  StatusScope& operator=(const StatusScope&) = delete;
-  schedhost_status* prev;
-};
-}  // namespace detail
-
 // ---------------------------------------------------------------------------------------------
 // The host
 // ---------------------------------------------------------------------------------------------
@@ -423,14 +388,17 @@ class Host {
   bool NodeSelectorTermMatches(const schedhost_node_selector_term& term, const Node& node) const noexcept {
     return api_->node_selector_term_matches(host_, &term, node.raw()) != 0;
   }
-  /// BindPod asks the host to bind `pod` to `node` (what a Bind plugin does). The host's reasons
-  /// for a failure go straight into the running call's status; the returned Status is then an
-  /// Error carrying `context` (e.g. "binding pod ns/name to node n1").
-  Status BindPod(const Pod& pod, std::string_view node, std::string context = {}) const {
-    int32_t rc = api_->bind_pod(host_, pod.raw(), ToStr(node), detail::CurrentStatus());
-    if (rc == SCHEDHOST_OK) return {};
-    if (context.empty()) return Status(Code::kError, std::vector<std::string>{});
-    return Status::Error(std::move(context));
+  /// BindPod asks the host to bind `pod` to `node` (what a Bind plugin does), from Bind with the
+  /// CycleState that call got: the host's reasons for a failure go straight into that call's
+  /// status, and the returned Status is then an Error carrying `context` (e.g. "binding pod
+  /// ns/name to node n1").
+  Status BindPod(const CycleState& state, const Pod& pod, std::string_view node,
+                 std::string context = {}) const;
+  /// BindPod without the call's CycleState (SDK 1.1): the host's reasons are lost, the returned
+  /// Status carries only `context`.
+  [[deprecated("pass the Bind call's CycleState: BindPod(state, pod, node, context)")]] Status
+  BindPod(const Pod& pod, std::string_view node, std::string context = {}) const {
+    return BindPodTo(nullptr, pod, node, std::move(context));
   }
 
   /// Preempt runs the host's preemption toolkit for `pod` — call it from PostFilter with the
@@ -448,6 +416,9 @@ class Host {
                         const schedhost_preemption_callbacks* callbacks, Fn&& fn) const;
 
  private:
+  Status BindPodTo(schedhost_status* status, const Pod& pod, std::string_view node,
+                   std::string context) const;
+
   const schedhost_host_api* api_;
   schedhost_host* host_;
 };
@@ -455,8 +426,17 @@ class Host {
 /// CycleState is the per-cycle storage shared by a profile's plugins, keyed by interned id.
 class CycleState {
  public:
-  CycleState(const schedhost_host_api* api, const schedhost_cycle_state* s) noexcept
-      : api_(api), s_(const_cast<schedhost_cycle_state*>(s)) {}
+  /// The SDK makes one per extension-point call. `call_status` is the call's status sink and
+  /// `post_filter_result` PostFilter's result, for the host calls that report into them
+  /// (Host::BindPod, Host::Preempt); both NULL elsewhere. (Carried here rather than in a
+  /// thread_local, so a plugin library has no TLS of its own to allocate per thread.)
+  CycleState(const schedhost_host_api* api, const schedhost_cycle_state* s,
+             schedhost_status* call_status = nullptr,
+             schedhost_post_filter_result* post_filter_result = nullptr) noexcept
+      : api_(api),
+        s_(const_cast<schedhost_cycle_state*>(s)),
+        call_status_(call_status),
+        post_filter_result_(post_filter_result) {}
 
   /// Write stores `value` under `key`; copyable values are cloned for preemption simulation.
   template <class V>
@@ -485,10 +465,14 @@ class CycleState {
   }
   void Delete(Id key) noexcept { api_->cycle_state_delete(s_, key); }
   schedhost_cycle_state* raw() const noexcept { return s_; }
+  schedhost_status* call_status() const noexcept { return call_status_; }
+  schedhost_post_filter_result* post_filter_result() const noexcept { return post_filter_result_; }
 
  private:
   const schedhost_host_api* api_;
   schedhost_cycle_state* s_;
+  schedhost_status* call_status_;
+  schedhost_post_filter_result* post_filter_result_;
 };
 
 /// Args reads a plugin's configuration tree (plugin_config.<Name>) with typed accessors.
@@ -599,10 +583,23 @@ class PreFilterResult {
   schedhost_pre_filter_result* r_;
 };
 
+inline Status Host::BindPod(const CycleState& state, const Pod& pod, std::string_view node,
+                            std::string context) const {
+  return BindPodTo(state.call_status(), pod, node, std::move(context));
+}
+
+inline Status Host::BindPodTo(schedhost_status* status, const Pod& pod, std::string_view node,
+                              std::string context) const {
+  int32_t rc = api_->bind_pod(host_, pod.raw(), ToStr(node), status);
+  if (rc == SCHEDHOST_OK) return {};
+  if (context.empty()) return Status(Code::kError, std::vector<std::string>{});
+  return Status::Error(std::move(context));
+}
+
 inline Status Host::Preempt(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
                             const schedhost_preemption_callbacks* callbacks) const {
   int32_t rc = api_->preempt(host_, state.raw(), pod.raw(), statuses.raw(), callbacks,
-                             detail::CurrentPostFilterResult(), detail::CurrentStatus());
+                             state.post_filter_result(), state.call_status());
   if (rc < 0) rc = SCHEDHOST_ERROR;  // a host result (e.g. not available), not a status code
   return Status(static_cast<Code>(rc), std::vector<std::string>{});
 }
@@ -918,9 +915,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                        const schedhost_node_status_map* m, schedhost_post_filter_result* r,
                        schedhost_status* st) noexcept -> int32_t {
       try {
-        CycleState state(LibraryApi(), cs);
-        StatusScope scope(st);
-        PostFilterScope result_scope(r);
+        CycleState state(LibraryApi(), cs, st, r);
         std::string nominated;
         Status s = Instance<T>::Of(i)->T::PostFilter(state, Pod(pod), NodeStatusMap(LibraryApi(), m), nominated);
         if (!nominated.empty()) LibraryApi()->post_filter_result_set_nominated_node(r, ToStr(nominated));
@@ -986,8 +981,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
     d.reserve = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
                    schedhost_status* st) noexcept -> int32_t {
       try {
-        CycleState state(LibraryApi(), cs);
-        StatusScope scope(st);
+        CycleState state(LibraryApi(), cs, st);
         return Report(st, Instance<T>::Of(i)->T::Reserve(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
@@ -1006,8 +1000,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
     d.permit = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
                   int64_t* timeout_ns, schedhost_status* st) noexcept -> int32_t {
       try {
-        CycleState state(LibraryApi(), cs);
-        StatusScope scope(st);
+        CycleState state(LibraryApi(), cs, st);
         std::chrono::nanoseconds timeout{0};
         Status s = Instance<T>::Of(i)->T::Permit(state, Pod(pod), ToView(node), timeout);
         *timeout_ns = timeout.count();
@@ -1021,8 +1014,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
     d.pre_bind = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
                     schedhost_status* st) noexcept -> int32_t {
       try {
-        CycleState state(LibraryApi(), cs);
-        StatusScope scope(st);
+        CycleState state(LibraryApi(), cs, st);
         return Report(st, Instance<T>::Of(i)->T::PreBind(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
@@ -1033,8 +1025,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
     d.bind = [](void* i, schedhost_cycle_state* cs, const schedhost_pod_view* pod, schedhost_str node,
                 schedhost_status* st) noexcept -> int32_t {
       try {
-        CycleState state(LibraryApi(), cs);
-        StatusScope scope(st);
+        CycleState state(LibraryApi(), cs, st);
         return Report(st, Instance<T>::Of(i)->T::Bind(state, Pod(pod), ToView(node)));
       } catch (...) {
         return ReportException(st);
