@@ -11,11 +11,13 @@ namespace {
 std::atomic<uint64_t> g_generation{0};
 
 // AddResources adds `add` (sorted by id) into `into` (sorted by id), keeping it sorted.
-void AddResources(std::vector<schedhost_resource>& into, schedhost_resources add) {
+template <class Vector>
+void AddResources(Vector& into, schedhost_resources add) {
   for (size_t i = 0; i < add.len; ++i) {
     const auto& r = add.items[i];
-    auto it = std::lower_bound(into.begin(), into.end(), r.name,
-                               [](const schedhost_resource& a, schedhost_id n) { return a.name < n; });
+    auto it =
+        std::lower_bound(into.begin(), into.end(), r.name,
+                         [](const schedhost_resource& a, schedhost_id n) { return a.name < n; });
     if (it != into.end() && it->name == r.name) {
       it->value += r.value;
     } else {
@@ -58,12 +60,12 @@ NodeInfo::NodeInfo(const NodeInfo& other)
       pod_views_(other.pod_views_),
       affinity_views_(other.affinity_views_),
       anti_affinity_views_(other.anti_affinity_views_),
-      requested_(other.requested_),
       non_zero_cpu_(other.non_zero_cpu_),
       non_zero_memory_(other.non_zero_memory_),
       used_ports_(other.used_ports_),
       image_states_(other.image_states_),
-      generation_(other.generation_) {
+      generation_(other.generation_),
+      requested_(other.requested_) {
   RefreshView();
 }
 
@@ -98,8 +100,8 @@ void NodeInfo::AddPod(std::shared_ptr<const model::Pod> pod) {
 }
 
 bool NodeInfo::RemovePod(std::string_view uid) {
-  auto it = std::find_if(pods_.begin(), pods_.end(),
-                         [&](const auto& p) { return p->uid() == uid; });
+  auto it =
+      std::find_if(pods_.begin(), pods_.end(), [&](const auto& p) { return p->uid() == uid; });
   if (it == pods_.end()) return false;
   pods_.erase(it);
   Recompute();

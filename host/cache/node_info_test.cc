@@ -67,6 +67,30 @@ TEST(NodeInfoTest, CopyHasItsOwnView) {
   EXPECT_EQ(NodeInfo::FromView(other.view()), &other);
 }
 
+TEST(NodeInfoTest, FewRequestedResourcesLiveRightAfterTheView) {
+  NodeInfo ni(NodeNamed("n1"));
+  ni.AddPod(PodOn("a", "n1"));  // cpu, memory (and the pod count)
+  const auto* view = reinterpret_cast<const char*>(ni.view());
+  const auto* items = reinterpret_cast<const char*>(ni.view()->requested.items);
+  const size_t bytes = ni.view()->requested.len * sizeof(schedhost_resource);
+  ASSERT_LE(ni.view()->requested.len, NodeInfo::kInlineResources);
+  // What a Filter loop prefetches from the view on covers the requested array.
+  EXPECT_GE(items, view + sizeof(schedhost_node_info_view));
+  EXPECT_LE(items + bytes, view + NodeInfo::ViewPrefetchBytes());
+
+  // More resources than fit inline move to the heap and stay correct.
+  NodeInfo big(NodeNamed("n2"));
+  big.AddPod(PodOn("b", "n2",
+                   "  overhead: {example.com/a: \"1\", example.com/b: \"2\", example.com/c: \"3\", "
+                   "example.com/d: \"4\"}\n"));
+  EXPECT_GT(big.view()->requested.len, NodeInfo::kInlineResources);
+  EXPECT_EQ(big.Requested(SCHEDHOST_ID_CPU), 500);
+  NodeInfo copy(big);
+  EXPECT_EQ(copy.view()->requested.len, big.view()->requested.len);
+  EXPECT_NE(copy.view()->requested.items, big.view()->requested.items);
+  EXPECT_EQ(copy.Requested(SCHEDHOST_ID_CPU), 500);
+}
+
 TEST(SnapshotTest, BuildsIndexesAndImageSummaries) {
   std::string img = "  images:\n  - names: [\"nginx:1.25\", \"docker.io/library/nginx@sha256:abc\"]\n    sizeBytes: 100000000\n"
                     "  - names: [redis]\n    sizeBytes: 50000000\n";

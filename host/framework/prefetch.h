@@ -1,9 +1,9 @@
 // Prefetching node infos ahead of a Filter or Score loop.
 //
-// A node info is a handful of separate allocations (the view, the node's view, the requested
-// and allocatable arrays, used ports); a loop over thousands of nodes spends most of its time
-// waiting for them to arrive from memory, one after the other. Touching node i + distance while
-// node i is evaluated lets those misses overlap. Reading a field of a view that is not cached
+// A node info is a handful of separate allocations (the view with the requested resources, the
+// node's view, the allocatable array, used ports); a loop over thousands of nodes spends most of
+// its time waiting for them to arrive from memory, one after the other. Touching node i + distance
+// while node i is evaluated lets those misses overlap. Reading a field of a view that is not cached
 // yet would stall, so the pointers are followed one level per call: the loop prefetches the view
 // of the node kPrefetchDistance ahead and the pointees of the node half that distance ahead.
 #pragma once
@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <vector>
+
+#include "host/cache/node_info.h"
 
 namespace schedhost::framework {
 
@@ -31,7 +33,8 @@ template <class At>
 inline void PrefetchAhead(const std::vector<const schedhost_node_info_view*>& views, size_t i,
                           size_t end, At at) {
   if (i + kPrefetchDistance < end) {
-    PrefetchLines(views[at(i + kPrefetchDistance)], sizeof(schedhost_node_info_view));
+    // The view and, right after it, the node's requested resources (cache::NodeInfo).
+    PrefetchLines(views[at(i + kPrefetchDistance)], cache::NodeInfo::ViewPrefetchBytes());
   }
   if (i + kPrefetchDistance / 2 < end) {
     const schedhost_node_info_view* v = views[at(i + kPrefetchDistance / 2)];
