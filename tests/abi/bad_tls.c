@@ -1,4 +1,12 @@
-/* A library with thread-local data, for the check that builtin plugins have none. */
-_Thread_local int schedhost_abi_test_tls_counter;
+/* A plugin library that exports only its entry symbol but keeps thread-local data: the export
+ * check must refuse it for its TLS segment alone. Never loaded. */
+#include <schedhost/plugin.h>
 
-int schedhost_abi_test_tls_bump(void) { return ++schedhost_abi_test_tls_counter; }
+SCHEDHOST_C_MANIFEST(0, "plugin Tls 1.0.0\n");
+
+static _Thread_local int calls;
+
+SCHEDHOST_EXPORT int32_t schedhost_plugin_library_v1(schedhost_library_negotiation* io) {
+  (void)io;
+  return ++calls;
+}

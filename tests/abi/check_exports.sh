@@ -1,6 +1,10 @@
 #!/bin/sh
-# Checks plugin libraries export only the entry symbol and carry no UNIQUE-bound symbol
-# (ABI.md rules 10 and 12).
+# Checks plugin libraries export only the entry symbol, carry no UNIQUE-bound symbol (ABI.md
+# rules 10 and 12) and have no thread-local storage of their own (no PT_TLS segment): a
+# dlopen'ed library's TLS gets a block in every thread that touches it, which glibc frees only
+# lazily after dlclose, and the host loads and unloads libraries for its whole life (hot swap).
+# LeakSanitizer's exit-time scan of dynamic TLS crashed once in this project's asan runs. The SDK
+# carries a call's status sinks in its CycleState rather than in a thread_local for this reason.
 #
 #   check_exports.sh NM READELF PATH...
 #
@@ -44,6 +48,12 @@ check() {
     echo "FAIL $lib: has UNIQUE-bound symbols (pin the library in memory):"
     printf '%s\n' "$unique" | sed 's/^/    /'
     echo "  fix: compile with -fno-gnu-unique or hidden visibility"
+    failed=1
+    bad=1
+  fi
+  if "$readelf" -lW "$lib" | awk '$1 == "TLS" { found = 1 } END { exit !found }'; then
+    echo "FAIL $lib: has a TLS segment (thread_local or __thread data)"
+    echo "  fix: keep per-call state in the call's arguments or the instance, not in thread_local"
     failed=1
     bad=1
   fi
