@@ -24,6 +24,9 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
   // Domains come from every node of the snapshot that carries all the topology keys and passes
   // the constraint's inclusion policies; pods are counted per node and summed per domain.
   const size_t n = host().NodeCount();
+  std::lock_guard lock(count_mu_);
+  std::vector<MatchCounts*> cached(cs.size());
+  for (size_t i = 0; i < cs.size(); ++i) cached[i] = &CountsFor(cs[i].selector, pod.namespace_id());
   for (size_t idx = 0; idx < n; ++idx) {
     const auto ni = host().NodeAt(idx);
     if (!ni) continue;
@@ -34,7 +37,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
     for (size_t i = 0; i < cs.size(); ++i) {
       if (!NodeIncluded(cs[i], pod, node, verdicts)) continue;
       s->counts[i].Append(*labels.Get(cs[i].topology_key),
-                          CountMatching(*ni, cs[i].selector, pod.namespace_id()));
+                          CachedCount(*cached[i], idx, *ni, cs[i].selector, pod.namespace_id()));
     }
   }
   for (DomainCounts& dc : s->counts) dc.Build();
@@ -44,6 +47,41 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
   s->constraints = std::move(constraints);
   state.Write(pre_filter_key_, std::move(s));
   return {};
+}
+
+PodTopologySpread::MatchCounts& PodTopologySpread::CountsFor(const SpreadSelector& selector,
+                                                             Id ns) const {
+  // The key spells the selector out: kind, each requirement (key, operator, values), the
+  // controller, and the namespace.
+  std::string key;
+  const auto put = [&key](uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(static_cast<uint64_t>(selector.kind));
+  put(ns);
+  for (const SpreadSelector::Requirement& r : selector.requirements) {
+    put(r.key);
+    put(static_cast<uint64_t>(static_cast<uint32_t>(r.op)));
+    put(r.values.size());
+    for (Id v : r.values) put(v);
+  }
+  put(selector.controller_kind.size());
+  key += selector.controller_kind;
+  key += selector.controller_name;
+  // A host that sees ever new selectors keeps the most recent few dozen of them.
+  constexpr size_t kMaxSelectors = 32;
+  if (match_counts_.size() >= kMaxSelectors && !match_counts_.count(key)) match_counts_.clear();
+  return match_counts_[key];
+}
+
+int64_t PodTopologySpread::CachedCount(MatchCounts& counts, size_t index, const NodeInfo& ni,
+                                       const SpreadSelector& selector, Id ns) {
+  if (counts.size() <= index) counts.resize(index + 1);
+  CountAt& c = counts[index];
+  const uint64_t generation = ni.generation();
+  if (generation == 0 || c.generation != generation) {
+    c.count = CountMatching(ni, selector, ns);
+    c.generation = generation;
+  }
+  return c.count;
 }
 
 Status PodTopologySpread::UpdateWithPod(CycleState& state, const Pod& pod, const Pod& changed,

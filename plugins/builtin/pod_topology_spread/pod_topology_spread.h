@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <schedhost/plugin.hpp>
 #include <span>
 #include <string>
@@ -203,9 +205,27 @@ class PodTopologySpread final : public Plugin,
                                 const schedhost_event_object* old_obj,
                                 const schedhost_event_object* new_obj) noexcept;
 
+  // MatchCounts remembers, for one (selector, namespace), each snapshot node's CountMatching
+  // together with the node info generation it was counted at. Generations are unique across
+  // the host (every change to a node or its pods takes a new one), so an entry whose
+  // generation equals the node's is still right: PreFilter recounts only the nodes that
+  // changed since the last pod with the same selector, instead of every pod of every node.
+  struct CountAt {
+    uint64_t generation = 0;
+    int64_t count = 0;
+  };
+  using MatchCounts = std::vector<CountAt>;  // by snapshot index; checked by generation
+  // CachedCount is CountMatching through `counts` (grown to cover `index`).
+  static int64_t CachedCount(MatchCounts& counts, size_t index, const NodeInfo& ni,
+                             const SpreadSelector& selector, Id ns);
+  // CountsFor returns the cache of (selector, ns); the caller holds count_mu_.
+  MatchCounts& CountsFor(const SpreadSelector& selector, Id ns) const;
+
   PodTopologySpreadArgs args_;
   Id pre_filter_key_;
   Id pre_score_key_;
+  mutable std::mutex count_mu_;  // PreFilter runs on one thread, but nothing promises it
+  mutable std::map<std::string, MatchCounts> match_counts_;
 };
 
 /// HasAllKeys tells whether `labels` hold every constraint's topology key.

@@ -342,6 +342,30 @@ INSTANTIATE_TEST_SUITE_P(
 // AddPod / RemovePod
 // ---------------------------------------------------------------------------------------------
 
+// PreFilter keeps each node's count of matching pods with the node info generation it was taken
+// at (one plugin instance across cycles, as in the host): pods bound between two cycles must
+// move the counts of the nodes they landed on.
+TEST(PodTopologySpreadCountCache, CountsFollowPodsBoundBetweenCycles) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(NodeYaml("a1", "{zone: a}") + NodeYaml("b1", "{zone: b}") +
+               PodYaml("x1", "{foo: x}", "a1"));
+  const std::string pod = PodYaml("p", "{foo: x}", "", kZone1);
+  EXPECT_EQ(RunFilter(h, pod), (Verdicts{{"a1", kSkew}, {"b1", ""}}));
+  h.AddObjects(PodYaml("x2", "{foo: x}", "b1") + PodYaml("x3", "{foo: x}", "b1"));
+  EXPECT_EQ(RunFilter(h, pod), (Verdicts{{"a1", ""}, {"b1", kSkew}}));
+  // A pod the selector does not select changes its node, not the count.
+  h.AddObjects(PodYaml("y1", "{bar: y}", "a1"));
+  EXPECT_EQ(RunFilter(h, pod), (Verdicts{{"a1", ""}, {"b1", kSkew}}));
+  h.AddObjects(PodYaml("x4", "{foo: x}", "a1") + PodYaml("x5", "{foo: x}", "a1"));
+  EXPECT_EQ(RunFilter(h, pod), (Verdicts{{"a1", kSkew}, {"b1", ""}}));
+  // Another selector is counted apart: nothing on either node has label baz.
+  const std::string other =
+      PodYaml("q", "{baz: z}", "", Spread({C(1, "zone", "DoNotSchedule",
+                                             "{matchExpressions: [{key: baz, operator: Exists}]}")}));
+  EXPECT_EQ(RunFilter(h, other), (Verdicts{{"a1", ""}, {"b1", ""}}));
+}
+
 TEST(PodTopologySpreadExtensions, AddAndRemovePodUpdateCounts) {
   Harness h;
   h.OnlyPlugins({kName});
