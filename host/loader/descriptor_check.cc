@@ -59,12 +59,11 @@ std::string CheckDescriptor(const schedhost_plugin_descriptor* d, size_t index,
   }
   // A batched entry stands in for its single-node one, which the host still needs (timed
   // cycles, nominated pods, run-all-filters): one without the other is a broken descriptor.
-  const auto has = [d](size_t offset, size_t size) { return d->struct_size >= offset + size; };
-  if (has(offsetof(schedhost_plugin_descriptor, filter_batch), sizeof(d->filter_batch)) &&
+  if (SCHEDHOST_HAS_FIELD(d, schedhost_plugin_descriptor, filter_batch) &&
       d->filter_batch != nullptr && d->filter == nullptr) {
     throw LoadError(where + " (" + name + ") sets filter_batch but not filter");
   }
-  if (has(offsetof(schedhost_plugin_descriptor, score_batch), sizeof(d->score_batch)) &&
+  if (SCHEDHOST_HAS_FIELD(d, schedhost_plugin_descriptor, score_batch) &&
       d->score_batch != nullptr && d->score == nullptr) {
     throw LoadError(where + " (" + name + ") sets score_batch but not score");
   }

@@ -218,7 +218,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
     return true;
   };
   // reached is one past the highest index any chunk was handed; nothing beyond it was looked at,
-  // so the pass over the outcomes below stops there (~550 of 5,000 nodes in scheduling_basic).
+  // so the passes over the outcomes below stop there (~550 of 5,000 nodes in scheduling_basic).
   std::atomic<size_t> reached{0};
   const auto reach = [&reached](size_t end) {
     size_t seen = reached.load(std::memory_order_relaxed);
@@ -283,8 +283,9 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
         },
         &stop);
   }
+  const size_t last = std::min(n, reached.load());
   if (!error.ok()) {
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < last; ++i) {
       if (outcome[i] == 2) filter_statuses_[i] = Status{};
     }
     a.status = std::move(error);
@@ -292,7 +293,6 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   }
   out.reserve(std::min(n, to_find));
   size_t processed = 0;
-  const size_t last = std::min(n, reached.load());
   for (size_t i = 0; i < last; ++i) {
     const schedhost_node_info_view* ni = nodes[index(i)];
     if (outcome[i] == 1) {

@@ -66,9 +66,10 @@ PodTopologySpread::MatchCounts& PodTopologySpread::CountsFor(const SpreadSelecto
   put(selector.controller_kind.size());
   key += selector.controller_kind;
   key += selector.controller_name;
-  // A host that sees ever new selectors keeps the most recent few dozen of them.
+  if (auto it = match_counts_.find(key); it != match_counts_.end()) return it->second;
+  // A host that sees ever new selectors starts over when a 33rd arrives.
   constexpr size_t kMaxSelectors = 32;
-  if (match_counts_.size() >= kMaxSelectors && !match_counts_.count(key)) match_counts_.clear();
+  if (match_counts_.size() >= kMaxSelectors) match_counts_.clear();
   return match_counts_[key];
 }
 
