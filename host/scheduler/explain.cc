@@ -1,6 +1,10 @@
 // RecordedCycle: the compact per-cycle record behind Admin.Explain, and its expansion.
 #include "host/scheduler/explain.h"
 
+#include <algorithm>
+
+#include "host/model/interner.h"
+
 namespace schedhost::scheduler {
 
 namespace {
@@ -11,30 +15,58 @@ bool SameStatus(const framework::Status& a, const framework::Status& b) {
 
 }  // namespace
 
-void RecordedCycle::AddRejected(std::string_view node, framework::Status status) {
-  rejected_names.append(node);
-  rejected_ends.push_back(static_cast<uint32_t>(rejected_names.size()));
+void RecordedCycle::AddRejected(schedhost_id node, framework::Status status) {
   // The previous node's status is the likeliest match; then the (few) others.
-  if (!rejected_status.empty() && SameStatus(statuses[rejected_status.back()], status)) {
-    rejected_status.push_back(rejected_status.back());
-    return;
-  }
-  for (size_t i = 0; i < statuses.size(); ++i) {
-    if (SameStatus(statuses[i], status)) {
-      rejected_status.push_back(static_cast<uint32_t>(i));
-      return;
+  size_t index = statuses.size();
+  if (!pending_.empty() && SameStatus(statuses[pending_.back() >> 32], status)) {
+    index = pending_.back() >> 32;
+  } else {
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      if (SameStatus(statuses[i], status)) {
+        index = i;
+        break;
+      }
     }
   }
-  rejected_status.push_back(static_cast<uint32_t>(statuses.size()));
-  statuses.push_back(std::move(status));
+  if (index == statuses.size()) statuses.push_back(std::move(status));
+  pending_.push_back(uint64_t{index} << 32 | node);
+}
+
+void RecordedCycle::Seal() {
+  std::sort(pending_.begin(), pending_.end());
+  pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
+  num_rejected = pending_.size();
+  rejected.clear();
+  for (size_t i = 0; i < pending_.size();) {
+    const uint64_t status = pending_[i] >> 32;
+    size_t group_end = i;
+    size_t runs = 0;
+    while (group_end < pending_.size() && pending_[group_end] >> 32 == status) {
+      if (group_end == i || pending_[group_end] != pending_[group_end - 1] + 1) ++runs;
+      ++group_end;
+    }
+    internal::PutVarint(rejected, status);
+    internal::PutVarint(rejected, runs);
+    uint64_t next = 0;
+    for (size_t j = i; j < group_end;) {
+      const uint64_t first = pending_[j] & 0xffffffffu;
+      size_t k = j + 1;
+      while (k < group_end && pending_[k] == pending_[k - 1] + 1) ++k;
+      internal::PutVarint(rejected, first - next);
+      internal::PutVarint(rejected, k - j - 1);
+      next = first + (k - j);
+      j = k;
+    }
+    i = group_end;
+  }
+  rejected.shrink_to_fit();
+  std::vector<uint64_t>().swap(pending_);
 }
 
 size_t RecordedCycle::Bytes() const {
-  size_t bytes =
-      sizeof(*this) + feasible_names.capacity() + rejected_names.capacity() +
-      (feasible_ends.capacity() + rejected_ends.capacity() + rejected_status.capacity()) *
-          sizeof(uint32_t) +
-      raw.capacity() * sizeof(int64_t) + normalized.capacity();
+  size_t bytes = sizeof(*this) + feasible.capacity() * sizeof(schedhost_id) + rejected.capacity() +
+                 pending_.capacity() * sizeof(uint64_t) + raw.capacity() * sizeof(int64_t) +
+                 normalized.capacity();
   for (const auto& name : skipped_filter_plugins) bytes += sizeof(std::string) + name.capacity();
   for (const auto& status : statuses) {
     bytes += sizeof(status) + status.plugin.capacity();
@@ -53,13 +85,12 @@ std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
   }
   e->skipped_filter_plugins = skipped_filter_plugins;
   e->num_all_nodes = num_all_nodes;
+  const model::Interner& names = model::Interner::Global();
   const size_t columns = e->score_plugins.size();
-  e->nodes.reserve(feasible_ends.size() + rejected_ends.size());
-  uint32_t begin = 0;
-  for (size_t i = 0; i < feasible_ends.size(); ++i) {
+  e->nodes.reserve(feasible.size() + num_rejected);
+  for (size_t i = 0; i < feasible.size(); ++i) {
     NodeVerdict& v = e->nodes.emplace_back();
-    v.node = feasible_names.substr(begin, feasible_ends[i] - begin);
-    begin = feasible_ends[i];
+    v.node = names.Str(feasible[i]);
     if (!scored) continue;
     v.raw.assign(raw.begin() + static_cast<ptrdiff_t>(i * columns),
                  raw.begin() + static_cast<ptrdiff_t>((i + 1) * columns));
@@ -69,17 +100,39 @@ std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
       v.total += v.weighted[k];
     }
   }
-  begin = 0;
-  for (size_t i = 0; i < rejected_ends.size(); ++i) {
-    const framework::Status& status = statuses[rejected_status[i]];
+  const size_t first_rejected = e->nodes.size();
+  ForEachRejected([&](schedhost_id id, const framework::Status& status) {
     NodeVerdict& v = e->nodes.emplace_back();
-    v.node = rejected_names.substr(begin, rejected_ends[i] - begin);
-    begin = rejected_ends[i];
+    v.node = names.Str(id);
     v.outcome = pre_filter_failure || status.plugin.empty() ? NodeOutcome::kExcluded
                                                             : NodeOutcome::kFiltered;
     v.status = status;
-  }
+  });
+  std::sort(e->nodes.begin() + static_cast<ptrdiff_t>(first_rejected), e->nodes.end(),
+            [](const NodeVerdict& a, const NodeVerdict& b) { return a.node < b.node; });
   return e;
 }
+
+namespace internal {
+
+void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+uint64_t GetVarint(const std::vector<uint8_t>& in, size_t* at) {
+  uint64_t v = 0;
+  for (int shift = 0; *at < in.size() && shift < 64; shift += 7) {
+    const uint8_t byte = in[(*at)++];
+    v |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  return v;
+}
+
+}  // namespace internal
 
 }  // namespace schedhost::scheduler

@@ -16,6 +16,7 @@
 
 #include "host/framework/status.h"
 #include "host/queue/scheduling_queue.h"
+#include "schedhost/plugin.h"
 
 namespace schedhost::scheduler {
 
@@ -84,34 +85,69 @@ struct ExplainHeader {
 
 /// RecordedCycle is the compact form the scheduling loop records for every cycle (a few
 /// allocations whatever the node count); Expand builds the CycleExplanation Explain returns.
-/// Feasible nodes keep their names in one buffer and their scores in flat arrays: raw scores
-/// and normalised scores (0..100 after NormalizeScore's range check), from which the weighted
-/// scores and totals follow.
+/// Nodes are named by their interned name ids (model::Interner::Global keeps node names for the
+/// life of the process), so a record copies no names. Feasible nodes keep their ids in
+/// evaluation order and their scores in flat arrays: raw scores and normalised scores (0..100
+/// after NormalizeScore's range check), from which the weighted scores and totals follow.
 struct RecordedCycle {
   std::shared_ptr<const ExplainHeader> header;
   std::vector<std::string> skipped_filter_plugins;
   size_t num_all_nodes = 0;
-  std::string feasible_names;           // concatenated
-  std::vector<uint32_t> feasible_ends;  // end offset of each name in feasible_names
-  bool scored = false;                  // raw/normalized hold feasible x score plugins
+  std::vector<schedhost_id> feasible;  // name ids, in evaluation order
+  bool scored = false;                 // raw/normalized hold feasible x score plugins
   std::vector<int64_t> raw;
   std::vector<uint8_t> normalized;
-  /// The nodes a Filter plugin rejected or PreFilter left out, with the reason: names in one
-  /// buffer, and per node an index into `statuses`, which holds each distinct status once (most
-  /// nodes of a big cluster fail for one of a few reasons).
-  std::string rejected_names;
-  std::vector<uint32_t> rejected_ends;
-  std::vector<uint32_t> rejected_status;
+  /// The nodes a Filter plugin rejected or PreFilter left out. Each distinct status is held
+  /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons); the nodes
+  /// of each, sorted by name id, are stored in `rejected` as runs of consecutive ids, each
+  /// varint-coded as (gap from the previous run's end, length - 1). Nodes created together get
+  /// consecutive ids, so 5,000 nodes failing for one reason take a few bytes, not 5,000 names.
   std::vector<framework::Status> statuses;
+  std::vector<uint8_t> rejected;
+  size_t num_rejected = 0;
   bool pre_filter_failure = false;  // every node was excluded by PreFilter's status
 
-  /// AddRejected records a rejected or excluded node.
-  void AddRejected(std::string_view node, framework::Status status);
+  /// AddRejected records a rejected or excluded node (its name id); Seal must follow the last.
+  void AddRejected(schedhost_id node, framework::Status status);
+  /// Seal encodes what AddRejected collected into `rejected` and frees the scratch.
+  void Seal();
+  /// ForEachRejected calls f(name_id, status) for every rejected node, by status, then id.
+  template <class F>
+  void ForEachRejected(F&& f) const;
   /// Bytes estimates the memory the record holds (for the scheduler's explanation budget).
   size_t Bytes() const;
-  /// Expand returns the node-by-node explanation.
+  /// Expand returns the node-by-node explanation: feasible nodes in evaluation order, then the
+  /// rejected ones by name.
   std::shared_ptr<const CycleExplanation> Expand() const;
+
+ private:
+  std::vector<uint64_t> pending_;  // (status index << 32 | name id) until Seal
 };
+
+namespace internal {
+// PutVarint appends `v` as a LEB128 varint; GetVarint reads one at `*at` and advances it.
+void PutVarint(std::vector<uint8_t>& out, uint64_t v);
+uint64_t GetVarint(const std::vector<uint8_t>& in, size_t* at);
+}  // namespace internal
+
+template <class F>
+void RecordedCycle::ForEachRejected(F&& f) const {
+  // Groups: status index, run count, then the runs (gap, length - 1), ids restarting at 0.
+  size_t at = 0;
+  while (at < rejected.size()) {
+    const auto status = static_cast<size_t>(internal::GetVarint(rejected, &at));
+    const uint64_t runs = internal::GetVarint(rejected, &at);
+    uint64_t next = 0;
+    for (uint64_t r = 0; r < runs; ++r) {
+      const uint64_t first = next + internal::GetVarint(rejected, &at);
+      const uint64_t length = internal::GetVarint(rejected, &at) + 1;
+      for (uint64_t id = first; id < first + length; ++id) {
+        f(static_cast<schedhost_id>(id), statuses[status]);
+      }
+      next = first + length;
+    }
+  }
+}
 
 /// BindingRate counts bindings per second in a ring of the last 60 seconds; thread-safe.
 class BindingRate {

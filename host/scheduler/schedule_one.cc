@@ -9,6 +9,7 @@
 #include "host/framework/framework_metrics.h"
 #include "host/framework/plugin_instance.h"
 #include "host/framework/prefetch.h"
+#include "host/model/interner.h"
 #include "host/scheduler/scheduler.h"
 
 namespace schedhost::scheduler {
@@ -21,7 +22,12 @@ struct Scheduler::Attempt {
   std::string node;
   bool fit_error = false;                    // no node fits: PostFilter and FitError message
   std::optional<Status> pre_filter_failure;  // PreFilter rejected the pod
-  std::map<std::string, Status> node_statuses;
+  // Why each rejected node failed, by name; with the node's interned name id for Explain.
+  struct Rejection {
+    schedhost_id node_id = 0;
+    Status status;
+  };
+  std::map<std::string, Rejection> node_statuses;
   queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
   queue::PluginSet pending;    // plugins that answered Pending
   size_t num_all_nodes = 0;
@@ -81,8 +87,10 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
     return;
   }
-  std::vector<std::pair<std::string, Status>> statuses(a.node_statuses.begin(),
-                                                       a.node_statuses.end());
+  std::vector<std::pair<std::string, Status>> statuses;
+  statuses.reserve(a.node_statuses.size());
+  for (const auto& [name, rejection] : a.node_statuses)
+    statuses.emplace_back(name, rejection.status);
   auto [nominated, post] = fw->RunPostFilterPlugins(*state, pod.view(), statuses);
   if (post.code == Code::kError) {
     spdlog::error("scheduler: PostFilter for pod {}/{}: {}", pod.namespace_name(), pod.name(),
@@ -120,7 +128,9 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     a.fit_error = true;
     a.status = pre;
     a.pre_filter_failure = pre;
-    for (size_t i = 0; i < snap.size(); ++i) a.node_statuses[snap.at(i).node()->name()] = pre;
+    for (size_t i = 0; i < snap.size(); ++i) {
+      a.node_statuses[snap.at(i).node()->name()] = {snap.views()[i]->node->name_id, pre};
+    }
     a.AddPluginStatus(pre);
     return a;
   }
@@ -153,8 +163,9 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
         subset.push_back(snap.views()[i]);
       } else {
         // Left out by PreFilter: recorded so that preemption does not consider it either.
-        a.node_statuses[name] = Status::Make(Code::kUnschedulableAndUnresolvable,
-                                             "node is filtered out by the prefilter result");
+        a.node_statuses[name] = {snap.views()[i]->node->name_id,
+                                 Status::Make(Code::kUnschedulableAndUnresolvable,
+                                              "node is filtered out by the prefilter result")};
       }
     }
   }
@@ -300,7 +311,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
       ++processed;
     } else if (outcome[i] == 2) {
       a.AddPluginStatus(filter_statuses_[i]);
-      a.node_statuses[NameOf(ni)] = std::move(filter_statuses_[i]);
+      a.node_statuses[NameOf(ni)] = {ni->node->name_id, std::move(filter_statuses_[i])};
       filter_statuses_[i] = Status{};
       ++processed;
     }
@@ -334,16 +345,13 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   }
   r->num_all_nodes = a.num_all_nodes;
   const std::string& nominated = pod.data().status.nominated_node_name;
+  const schedhost_id nominated_id =
+      nominated.empty() ? 0 : model::Interner::Global().Lookup(nominated);
   bool nominated_feasible = false;
-  r->feasible_ends.reserve(a.feasible.size());
-  size_t name_bytes = 0;
-  for (const schedhost_node_info_view* ni : a.feasible) name_bytes += ni->node->name.len;
-  r->feasible_names.reserve(name_bytes);
-  for (const schedhost_node_info_view* ni : a.feasible) {
-    const std::string_view name(ni->node->name.data, ni->node->name.len);
-    if (!nominated.empty() && name == nominated) nominated_feasible = true;
-    r->feasible_names.append(name);
-    r->feasible_ends.push_back(static_cast<uint32_t>(r->feasible_names.size()));
+  r->feasible.resize(a.feasible.size());
+  for (size_t i = 0; i < a.feasible.size(); ++i) {
+    r->feasible[i] = a.feasible[i]->node->name_id;
+    nominated_feasible |= nominated_id != 0 && r->feasible[i] == nominated_id;
   }
   const size_t columns = r->header->score_plugins.size();
   framework::ScoreTable* t = a.scores;
@@ -356,13 +364,12 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     r->normalized.assign(t->normalized.begin(), t->normalized.end());
   }
   r->pre_filter_failure = a.pre_filter_failure.has_value();
-  r->rejected_ends.reserve(a.node_statuses.size());
-  r->rejected_status.reserve(a.node_statuses.size());
-  for (auto& [name, status] : a.node_statuses) {
+  for (auto& [name, rejection] : a.node_statuses) {
     // A nominated node that failed its own pass first and then passed the full one.
     if (nominated_feasible && name == nominated) continue;
-    r->AddRejected(name, std::move(status));
+    r->AddRejected(rejection.node_id, std::move(rejection.status));
   }
+  r->Seal();
   const size_t bytes = r->Bytes();
   std::lock_guard lock(diag_mu_);
   DropExplanationLocked(pod.uid());

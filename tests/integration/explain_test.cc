@@ -109,6 +109,34 @@ TEST_F(SchedulerExplainTest, RejectedNodesSharingAReasonAreEachListed) {
   EXPECT_NE(Find(*e, "big"), nullptr);
 }
 
+TEST_F(SchedulerExplainTest, InterleavedReasonsComeBackNodeByNode) {
+  // Every third node is cordoned, the others too small: the record groups nodes by reason, and
+  // each must still come back with its own.
+  Build();
+  std::string nodes;
+  for (int i = 0; i < 60; ++i) {
+    const std::string name = "m" + std::to_string(i);
+    nodes += i % 3 == 0 ? NodeYaml(name, "16", "8Gi", "", "spec:\n  unschedulable: true\n")
+                        : NodeYaml(name, "1");
+  }
+  Apply(nodes + PodYaml("huge", "8"));
+  Run();
+  ASSERT_EQ(NodeOf("huge"), "");
+  auto e = Explain("huge");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->nodes.size(), 60u);
+  for (int i = 0; i < 60; ++i) {
+    const NodeVerdict* v = Find(*e, "m" + std::to_string(i));
+    ASSERT_NE(v, nullptr) << i;
+    EXPECT_EQ(v->outcome, NodeOutcome::kFiltered) << i;
+    EXPECT_EQ(v->status.plugin, i % 3 == 0 ? "NodeUnschedulable" : "NodeResourcesFit") << i;
+  }
+  // Listed by name, each once.
+  EXPECT_TRUE(
+      std::is_sorted(e->nodes.begin(), e->nodes.end(),
+                     [](const NodeVerdict& a, const NodeVerdict& b) { return a.node < b.node; }));
+}
+
 TEST_F(SchedulerExplainTest, RecordsNothingWhenOff) {
   max_explanations_ = 0;
   Build();

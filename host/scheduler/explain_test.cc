@@ -1,0 +1,109 @@
+// RecordedCycle's rejected-node encoding: every node comes back once with its own status,
+// whatever the mix of reasons and ids, and a cluster failing for one reason takes a few bytes.
+#include "host/scheduler/explain.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+
+#include "host/model/interner.h"
+
+namespace schedhost::scheduler {
+namespace {
+
+using framework::Code;
+using framework::Status;
+
+std::map<schedhost_id, std::string> Decode(const RecordedCycle& r) {
+  std::map<schedhost_id, std::string> out;
+  r.ForEachRejected([&](schedhost_id id, const Status& s) {
+    EXPECT_TRUE(out.emplace(id, s.plugin + ":" + s.Message()).second) << "id twice: " << id;
+  });
+  return out;
+}
+
+TEST(RecordedCycleTest, VarintsRoundTripAcrossByteBoundaries) {
+  std::vector<uint8_t> buf;
+  const std::vector<uint64_t> values = {
+      0, 1, 127, 128, 300, 16383, 16384, 0xffffffffu, uint64_t{1} << 40};
+  for (uint64_t v : values) internal::PutVarint(buf, v);
+  EXPECT_EQ(buf.size(), 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5 + 6u);
+  size_t at = 0;
+  for (uint64_t v : values) EXPECT_EQ(internal::GetVarint(buf, &at), v);
+  EXPECT_EQ(at, buf.size());
+}
+
+TEST(RecordedCycleTest, EveryRejectedNodeComesBackOnceWithItsStatus) {
+  // Random ids (with repeats: a node rejected twice, as a nominated node can be) and three
+  // reasons, against a plain map.
+  std::mt19937 rng(7);
+  const Status reasons[] = {Status::Make(Code::kUnschedulable, "Insufficient cpu", "Fit"),
+                            Status::Make(Code::kUnschedulable, "node(s) had taints", "Taint"),
+                            Status::Make(Code::kUnschedulableAndUnresolvable, "gone", "")};
+  RecordedCycle r;
+  std::map<schedhost_id, std::string> want;
+  for (int i = 0; i < 3000; ++i) {
+    // Mostly runs of neighbours, sometimes far away (multi-byte gaps).
+    const schedhost_id id = rng() % 4 == 0 ? rng() : 1000 + rng() % 2000;
+    const Status& s = reasons[rng() % 3];
+    if (want.count(id)) continue;
+    want[id] = s.plugin + ":" + s.Message();
+    r.AddRejected(id, s);
+  }
+  // The same node twice with the same status (a nominated node's own pass, then the full one)
+  // is listed once.
+  const auto [first_id, first_reason] = *want.begin();
+  for (const Status& s : reasons) {
+    if (s.plugin + ":" + s.Message() == first_reason) r.AddRejected(first_id, s);
+  }
+  r.Seal();
+  EXPECT_EQ(r.num_rejected, want.size());
+  EXPECT_EQ(Decode(r), want);
+  EXPECT_EQ(r.statuses.size(), 3u);
+}
+
+TEST(RecordedCycleTest, AClusterFailingForOneReasonTakesAFewBytes) {
+  RecordedCycle r;
+  // 5,000 nodes with consecutive ids, added in a rotated order as the Filter loop visits them.
+  for (schedhost_id i = 0; i < 5000; ++i) {
+    r.AddRejected(100000 + (i + 1234) % 5000,
+                  Status::Make(Code::kUnschedulable, "Insufficient cpu", "NodeResourcesFit"));
+  }
+  r.Seal();
+  EXPECT_EQ(r.num_rejected, 5000u);
+  EXPECT_LE(r.rejected.size(), 8u);
+  EXPECT_LT(r.Bytes(), 1024u);
+  const auto got = Decode(r);
+  ASSERT_EQ(got.size(), 5000u);
+  EXPECT_EQ(got.begin()->first, 100000u);
+  EXPECT_EQ(got.rbegin()->first, 104999u);
+}
+
+TEST(RecordedCycleTest, ExpandNamesNodesAndListsTheRejectedByName) {
+  model::Interner& names = model::Interner::Global();
+  RecordedCycle r;
+  r.num_all_nodes = 4;
+  r.feasible = {names.Intern("explain-zeta"), names.Intern("explain-alpha")};
+  r.AddRejected(names.Intern("explain-gamma"),
+                Status::Make(Code::kUnschedulable, "too small", "Fit"));
+  r.AddRejected(names.Intern("explain-beta"),
+                Status::Make(Code::kUnschedulableAndUnresolvable, "left out", ""));
+  r.Seal();
+  auto e = r.Expand();
+  ASSERT_EQ(e->nodes.size(), 4u);
+  EXPECT_EQ(e->nodes[0].node, "explain-zeta");  // feasible: evaluation order
+  EXPECT_EQ(e->nodes[1].node, "explain-alpha");
+  EXPECT_EQ(e->nodes[0].outcome, NodeOutcome::kFeasible);
+  EXPECT_EQ(e->nodes[2].node, "explain-beta");  // rejected: by name
+  EXPECT_EQ(e->nodes[2].outcome, NodeOutcome::kExcluded);
+  EXPECT_EQ(e->nodes[2].status.Message(), "left out");
+  EXPECT_EQ(e->nodes[3].node, "explain-gamma");
+  EXPECT_EQ(e->nodes[3].outcome, NodeOutcome::kFiltered);
+  EXPECT_EQ(e->nodes[3].status.plugin, "Fit");
+}
+
+}  // namespace
+}  // namespace schedhost::scheduler
