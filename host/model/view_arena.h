@@ -15,10 +15,15 @@
 
 namespace schedhost::model::internal {
 
-// ViewArena hands out zeroed, never-moving arrays of trivially copyable view structs.
+// ViewArena hands out zeroed, never-moving arrays of trivially copyable view structs. The first
+// kInlineBytes live inside the arena itself (so in the object that owns it): a node with a few
+// labels or a pod with a few containers takes no allocation of its own. Bigger views spill into
+// heap blocks that grow geometrically. An arena never moves (nor does its owner).
 class ViewArena {
  public:
-  ViewArena() : resource_(512) {}
+  static constexpr size_t kInlineBytes = 128;
+
+  ViewArena() : resource_(inline_, sizeof(inline_)) {}
   ViewArena(const ViewArena&) = delete;
   ViewArena& operator=(const ViewArena&) = delete;
 
@@ -38,7 +43,8 @@ class ViewArena {
   }
 
  private:
-  std::pmr::monotonic_buffer_resource resource_;
+  alignas(std::max_align_t) std::byte inline_[kInlineBytes];
+  std::pmr::monotonic_buffer_resource resource_;  // after inline_, which it starts with
 };
 
 // ViewHolder keeps a view at offset 0 so a view pointer converts back to its owner.

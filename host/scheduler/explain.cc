@@ -17,22 +17,35 @@ bool SameStatus(const framework::Status& a, const framework::Status& b) {
 
 void RecordedCycle::AddRejected(schedhost_id node, framework::Status status) {
   // The previous node's status is the likeliest match; then the (few) others.
-  size_t index = statuses.size();
-  if (!pending_.empty() && SameStatus(statuses[pending_.back() >> 32], status)) {
+  std::vector<framework::Status>& seen = new_statuses_;
+  size_t index = seen.size();
+  if (!pending_.empty() && SameStatus(seen[pending_.back() >> 32], status)) {
     index = pending_.back() >> 32;
   } else {
-    for (size_t i = 0; i < statuses.size(); ++i) {
-      if (SameStatus(statuses[i], status)) {
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (SameStatus(seen[i], status)) {
         index = i;
         break;
       }
     }
   }
-  if (index == statuses.size()) statuses.push_back(std::move(status));
+  if (index == seen.size()) seen.push_back(std::move(status));
   pending_.push_back(uint64_t{index} << 32 | node);
 }
 
-void RecordedCycle::Seal() {
+void RecordedCycle::Seal(std::shared_ptr<const std::vector<framework::Status>>* last) {
+  if (!new_statuses_.empty()) {
+    const bool same = last != nullptr && *last != nullptr &&
+                      std::equal((*last)->begin(), (*last)->end(), new_statuses_.begin(),
+                                 new_statuses_.end(), SameStatus);
+    if (same) {
+      statuses = *last;
+    } else {
+      statuses = std::make_shared<const std::vector<framework::Status>>(std::move(new_statuses_));
+      if (last != nullptr) *last = statuses;
+    }
+    std::vector<framework::Status>().swap(new_statuses_);
+  }
   std::sort(pending_.begin(), pending_.end());
   pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
   num_rejected = pending_.size();
@@ -68,9 +81,13 @@ size_t RecordedCycle::Bytes() const {
                  pending_.capacity() * sizeof(uint64_t) + raw.capacity() * sizeof(int64_t) +
                  normalized.capacity();
   for (const auto& name : skipped_filter_plugins) bytes += sizeof(std::string) + name.capacity();
-  for (const auto& status : statuses) {
-    bytes += sizeof(status) + status.plugin.capacity();
-    for (const auto& r : status.reasons) bytes += sizeof(std::string) + r.capacity();
+  // Statuses count in full even when shared: the budget errs on the side of less memory.
+  for (const auto* list : {statuses.get(), &new_statuses_}) {
+    if (list == nullptr) continue;
+    for (const auto& status : *list) {
+      bytes += sizeof(status) + status.plugin.capacity();
+      for (const auto& r : status.reasons) bytes += sizeof(std::string) + r.capacity();
+    }
   }
   return bytes;
 }

@@ -98,19 +98,22 @@ struct RecordedCycle {
   std::vector<int64_t> raw;
   std::vector<uint8_t> normalized;
   /// The nodes a Filter plugin rejected or PreFilter left out. Each distinct status is held
-  /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons); the nodes
+  /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons), which
+  /// records with the same statuses share (see Seal; null when none was rejected); the nodes
   /// of each, sorted by name id, are stored in `rejected` as runs of consecutive ids, each
   /// varint-coded as (gap from the previous run's end, length - 1). Nodes created together get
   /// consecutive ids, so 5,000 nodes failing for one reason take a few bytes, not 5,000 names.
-  std::vector<framework::Status> statuses;
+  std::shared_ptr<const std::vector<framework::Status>> statuses;
   std::vector<uint8_t> rejected;
   size_t num_rejected = 0;
   bool pre_filter_failure = false;  // every node was excluded by PreFilter's status
 
   /// AddRejected records a rejected or excluded node (its name id); Seal must follow the last.
   void AddRejected(schedhost_id node, framework::Status status);
-  /// Seal encodes what AddRejected collected into `rejected` and frees the scratch.
-  void Seal();
+  /// Seal encodes what AddRejected collected into `rejected` and frees the scratch. With
+  /// `last`, statuses equal to *last's are shared instead of kept again, and *last becomes
+  /// this record's (pending pods failing alike, cycle after cycle, hold one copy).
+  void Seal(std::shared_ptr<const std::vector<framework::Status>>* last = nullptr);
   /// ForEachRejected calls f(name_id, status) for every rejected node, by status, then id.
   template <class F>
   void ForEachRejected(F&& f) const;
@@ -121,7 +124,8 @@ struct RecordedCycle {
   std::shared_ptr<const CycleExplanation> Expand() const;
 
  private:
-  std::vector<uint64_t> pending_;  // (status index << 32 | name id) until Seal
+  std::vector<uint64_t> pending_;                // (status index << 32 | name id) until Seal
+  std::vector<framework::Status> new_statuses_;  // until Seal
 };
 
 namespace internal {
@@ -142,7 +146,7 @@ void RecordedCycle::ForEachRejected(F&& f) const {
       const uint64_t first = next + internal::GetVarint(rejected, &at);
       const uint64_t length = internal::GetVarint(rejected, &at) + 1;
       for (uint64_t id = first; id < first + length; ++id) {
-        f(static_cast<schedhost_id>(id), statuses[status]);
+        f(static_cast<schedhost_id>(id), (*statuses)[status]);
       }
       next = first + length;
     }

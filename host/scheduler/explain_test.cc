@@ -62,7 +62,8 @@ TEST(RecordedCycleTest, EveryRejectedNodeComesBackOnceWithItsStatus) {
   r.Seal();
   EXPECT_EQ(r.num_rejected, want.size());
   EXPECT_EQ(Decode(r), want);
-  EXPECT_EQ(r.statuses.size(), 3u);
+  ASSERT_NE(r.statuses, nullptr);
+  EXPECT_EQ(r.statuses->size(), 3u);
 }
 
 TEST(RecordedCycleTest, AClusterFailingForOneReasonTakesAFewBytes) {
@@ -80,6 +81,31 @@ TEST(RecordedCycleTest, AClusterFailingForOneReasonTakesAFewBytes) {
   ASSERT_EQ(got.size(), 5000u);
   EXPECT_EQ(got.begin()->first, 100000u);
   EXPECT_EQ(got.rbegin()->first, 104999u);
+}
+
+TEST(RecordedCycleTest, RecordsWithTheSameStatusesShareThem) {
+  std::shared_ptr<const std::vector<Status>> last;
+  auto record = [&](const std::string& message) {
+    RecordedCycle r;
+    r.AddRejected(1, Status::Make(Code::kUnschedulable, message, "Fit"));
+    r.AddRejected(2, Status::Make(Code::kUnschedulable, message, "Fit"));
+    r.Seal(&last);
+    return r;
+  };
+  const RecordedCycle a = record("Insufficient cpu");
+  const RecordedCycle b = record("Insufficient cpu");
+  EXPECT_EQ(a.statuses.get(), b.statuses.get());
+  const RecordedCycle c = record("Insufficient memory");
+  EXPECT_NE(c.statuses.get(), a.statuses.get());
+  EXPECT_EQ(last.get(), c.statuses.get());
+  EXPECT_EQ(Decode(a), (std::map<schedhost_id, std::string>{{1, "Fit:Insufficient cpu"},
+                                                            {2, "Fit:Insufficient cpu"}}));
+  EXPECT_EQ(Decode(c).at(2), "Fit:Insufficient memory");
+  // No rejection: nothing to share, and *last is left as it was.
+  RecordedCycle none;
+  none.Seal(&last);
+  EXPECT_EQ(none.statuses, nullptr);
+  EXPECT_EQ(last.get(), c.statuses.get());
 }
 
 TEST(RecordedCycleTest, ExpandNamesNodesAndListsTheRejectedByName) {

@@ -369,31 +369,33 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     if (nominated_feasible && name == nominated) continue;
     r->AddRejected(rejection.node_id, std::move(rejection.status));
   }
-  r->Seal();
+  r->Seal(&last_explained_statuses_);
   const size_t bytes = r->Bytes();
   std::lock_guard lock(diag_mu_);
-  DropExplanationLocked(pod.uid());
-  KeptExplanation& kept = explanations_[pod.uid()];
-  kept.seq = next_explanation_seq_++;
-  kept.record = std::move(r);
-  kept.bytes = bytes;
+  // The cycle recorded the pod's entry when it began; none means the pod was deleted since.
+  auto entry = diagnostics_.find(pod.uid());
+  if (entry == diagnostics_.end()) return;
+  DropExplanationLocked(entry);
+  entry->second.explanation_seq = next_explanation_seq_++;
+  entry->second.explanation = std::move(r);
+  entry->second.explanation_bytes = bytes;
   explanation_bytes_ += bytes;
-  explanation_order_.emplace(kept.seq, pod.uid());
+  explanation_order_.emplace(entry->second.explanation_seq, entry);
   // Memory grows with pods x evaluated nodes: keep only the most recently recorded, within
   // both the count and the byte budget (the newest is always kept).
   while (explanation_order_.size() > 1 && (explanation_order_.size() > options_.max_explanations ||
                                            explanation_bytes_ > options_.max_explanation_bytes)) {
-    const std::string oldest = explanation_order_.begin()->second;
-    DropExplanationLocked(oldest);
+    DropExplanationLocked(explanation_order_.begin()->second);
   }
 }
 
-void Scheduler::DropExplanationLocked(std::string_view uid) {
-  auto it = explanations_.find(uid);
-  if (it == explanations_.end()) return;
-  explanation_order_.erase(it->second.seq);
-  explanation_bytes_ -= it->second.bytes;
-  explanations_.erase(it);
+void Scheduler::DropExplanationLocked(PodEntries::iterator entry) {
+  PodEntry& e = entry->second;
+  if (e.explanation == nullptr) return;
+  explanation_order_.erase(e.explanation_seq);
+  explanation_bytes_ -= e.explanation_bytes;
+  e.explanation.reset();
+  e.explanation_bytes = 0;
 }
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& table) {

@@ -221,20 +221,22 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
   std::lock_guard lock(diag_mu_);
   auto it = diagnostics_.find(uid);
   if (it == diagnostics_.end()) return std::nullopt;
-  return it->second;
+  return it->second.diagnostics;
 }
 
 void Scheduler::ForgetDiagnostics(std::string_view uid) {
   std::lock_guard lock(diag_mu_);
-  if (auto it = diagnostics_.find(uid); it != diagnostics_.end()) diagnostics_.erase(it);
-  DropExplanationLocked(uid);
+  auto it = diagnostics_.find(uid);
+  if (it == diagnostics_.end()) return;
+  DropExplanationLocked(it);
+  diagnostics_.erase(it);
 }
 
 void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {
   std::lock_guard lock(diag_mu_);
   auto it = diagnostics_.find(pod.uid());
-  if (it == diagnostics_.end()) it = diagnostics_.emplace(pod.uid(), PodDiagnostics{}).first;
-  edit(it->second);
+  if (it == diagnostics_.end()) it = diagnostics_.emplace(pod.uid(), PodEntry{}).first;
+  edit(it->second.diagnostics);
 }
 
 }  // namespace schedhost::scheduler

@@ -218,8 +218,10 @@ class Scheduler {
   void CountBinding();
   void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                          const framework::CycleState& state, Attempt& attempt);
-  // DropExplanationLocked forgets the pod's explanation and its bytes, if any (diag_mu_ held).
-  void DropExplanationLocked(std::string_view uid);
+  struct PodEntry;
+  using PodEntries = std::map<std::string, PodEntry, std::less<>>;
+  // DropExplanationLocked forgets the entry's explanation and its bytes, if any (diag_mu_ held).
+  void DropExplanationLocked(PodEntries::iterator entry);
 
   store::Store& store_;
   SchedulerOptions options_;
@@ -257,20 +259,24 @@ class Scheduler {
   Clock::TimerId timer_ids_[2] = {0, 0};
 
   mutable std::mutex diag_mu_;
-  std::map<std::string, PodDiagnostics, std::less<>> diagnostics_;
-  struct KeptExplanation {
-    uint64_t seq = 0;  // key in explanation_order_
-    std::shared_ptr<const RecordedCycle> record;
-    size_t bytes = 0;
+  // Per pod (by uid): what Diagnostics returns and, while kept, its last cycle's explanation
+  // (one entry and one key for both: explanations are kept for up to 1,000 pending pods).
+  struct PodEntry {
+    PodDiagnostics diagnostics;
+    uint64_t explanation_seq = 0;  // key in explanation_order_ while `explanation` is set
+    std::shared_ptr<const RecordedCycle> explanation;
+    size_t explanation_bytes = 0;
   };
-  std::map<std::string, KeptExplanation, std::less<>> explanations_;
-  std::map<uint64_t, std::string> explanation_order_;  // record order -> pod uid, oldest first
+  PodEntries diagnostics_;
+  std::map<uint64_t, PodEntries::iterator> explanation_order_;  // record order, oldest first
   uint64_t next_explanation_seq_ = 0;
   size_t explanation_bytes_ = 0;
   // The profile part of explanations, built once per framework (scheduling thread only).
   std::shared_ptr<const ExplainHeader> explain_header_;
   const framework::Framework* explain_header_fw_ = nullptr;
   std::shared_ptr<const ProfileRuntime> explain_header_profiles_;
+  // The last explanation's rejection statuses, which the next shares when they are the same.
+  std::shared_ptr<const std::vector<framework::Status>> last_explained_statuses_;
 
   std::atomic<uint64_t> attempts_scheduled_{0};
   std::atomic<uint64_t> attempts_unschedulable_{0};

@@ -69,9 +69,9 @@ std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view 
   std::shared_ptr<const RecordedCycle> record;
   {
     std::lock_guard lock(diag_mu_);
-    auto it = explanations_.find(uid);
-    if (it == explanations_.end()) return nullptr;
-    record = it->second.record;
+    auto it = diagnostics_.find(uid);
+    if (it == diagnostics_.end() || it->second.explanation == nullptr) return nullptr;
+    record = it->second.explanation;
   }
   return record->Expand();
 }

@@ -49,6 +49,8 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
           {"snapshot_bytes_per_node", [](const RunResult& r) { return r.snapshot_node_bytes; }},
           {"bytes_per_pending_pod", [](const RunResult& r) { return r.pending_pod_bytes; }},
           {"max_gap_ms", [](const RunResult& r) { return r.max_gap_ms; }},
+          {"pending_pod_object_bytes",
+           [](const RunResult& r) { return r.pending_pod_object_bytes; }},
       };
   return kFigures;
 }
@@ -120,6 +122,18 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
                   w.name.c_str(), first.nodes, first.measured_pods, bound, rate_text.data(),
                   med(2).median, med(3).median, med(4).median, med(5).median, med(6).max,
                   bytes(7).c_str(), bytes(9).c_str());
+    out += line.data();
+  }
+  for (const WorkloadRuns& w : workloads) {
+    if (w.runs.empty() || w.runs.front().pending_pods == 0) continue;
+    const double all =
+        Summarise(w.runs, [](const RunResult& r) { return r.pending_pod_bytes; }).median;
+    const double object =
+        Summarise(w.runs, [](const RunResult& r) { return r.pending_pod_object_bytes; }).median;
+    std::snprintf(line.data(), line.size(),
+                  "%s per pending pod: %.0f bytes = the pod object %.0f + the host's "
+                  "bookkeeping %.0f\n",
+                  w.name.c_str(), all, object, all - object);
     out += line.data();
   }
   for (const WorkloadRuns& w : workloads) {

@@ -326,6 +326,8 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
     int64_t before = 0;
     size_t count = 0;
     size_t bound_before = 0;
+    bool snapshot_empty = false;  // no cycle yet: the scheduler's snapshot fills in the span
+    int64_t object_bytes = 0;     // what the decoded objects took
   } pending;
   const size_t ops = workload.ops.size();
   try {
@@ -333,9 +335,15 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
       const Op& op = workload.ops[i];
       if (op.kind == OpKind::kBarrier) {
         Barrier(sched, tracker, options, progress, i, ops);
-        if (pending.active && tracker.Bound() == pending.bound_before && r.pending_pods == 0) {
-          r.pending_pod_bytes = static_cast<double>(AllocatedBytes() - pending.before) /
-                                static_cast<double>(pending.count);
+        if (pending.active && tracker.Bound() == pending.bound_before) {  // the last such
+          // The scheduler's snapshot filling up with the nodes is node memory, counted in
+          // snapshot_node_bytes already: not charged to the pods as well.
+          const double snapshot =
+              pending.snapshot_empty ? r.snapshot_node_bytes * static_cast<double>(r.nodes) : 0;
+          const auto count = static_cast<double>(pending.count);
+          r.pending_pod_bytes =
+              (static_cast<double>(AllocatedBytes() - pending.before) - snapshot) / count;
+          r.pending_pod_object_bytes = static_cast<double>(pending.object_bytes) / count;
           r.pending_pods = pending.count;
         }
         pending.active = false;
@@ -345,12 +353,14 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
       const int64_t bytes_before = AllocatedBytes();
       const bool first_nodes = op.kind == OpKind::kCreateNodes && r.nodes == 0;
       pending = {op.kind == OpKind::kCreatePods && !op.measured, bytes_before, op.count,
-                 tracker.Bound()};
+                 tracker.Bound(), Attempts(sched.Stats()) == 0};
       // Decode the whole operation first so template rendering and YAML decoding stay out of
       // the measured time; the decoded objects are released when the operation ends.
       std::vector<model::Object> objects;
       objects.reserve(op.count);
       for (size_t k = 0; k < op.count; ++k) objects.push_back(DecodeOne(op, k));
+      pending.object_bytes = AllocatedBytes() - bytes_before -
+                             static_cast<int64_t>(objects.capacity() * sizeof(model::Object));
       if (op.measured && !measuring) {
         measuring = true;
         before = ReadMetricSums();

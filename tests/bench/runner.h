@@ -83,8 +83,11 @@ struct RunResult {
   double snapshot_node_bytes = 0;
   /// pending_pod_bytes is what an unmeasured createPods operation whose pods all stayed pending
   /// left allocated at the next barrier (store objects, queue entries, the scheduler's kept
-  /// explanations of their failed attempts), per pod; pending_pods is how many (0: none).
+  /// explanations of their failed attempts), per pod, less the scheduler's snapshot filling up
+  /// in that span (node memory, in snapshot_node_bytes); pending_pods is how many (0: none).
+  /// pending_pod_object_bytes is, of that, the pod object itself: what decoding one took.
   double pending_pod_bytes = 0;
+  double pending_pod_object_bytes = 0;
   size_t pending_pods = 0;
   /// cycle_seconds is the sum of scheduler_scheduling_attempt_duration_seconds while measuring;
   /// point_seconds the sums of scheduler_framework_extension_point_duration_seconds per
