@@ -53,4 +53,24 @@ inline void PrefetchAhead(const std::vector<const schedhost_node_info_view*>& vi
   }
 }
 
+/// PrefetchRun asks for the memory of a run of nodes about to be evaluated together (a batched
+/// Filter or Score run), level by level: first every view (with the inline requested
+/// resources), then, reading each view's pointers, the node views, then their allocatable and
+/// taint arrays. The loads of one level are independent of each other, so their misses overlap
+/// instead of each plugin waiting for one node's chain of pointers after another's.
+inline void PrefetchRun(const schedhost_node_info_view* const* run, size_t len) {
+  for (size_t j = 0; j < len; ++j) PrefetchLines(run[j], cache::NodeInfo::ViewPrefetchBytes());
+  for (size_t j = 0; j < len; ++j) {
+    const schedhost_node_info_view* v = run[j];
+    PrefetchLines(v->node, sizeof(schedhost_node_view));
+    if (v->used_ports_len != 0) __builtin_prefetch(v->used_ports);
+  }
+  for (size_t j = 0; j < len; ++j) {
+    const schedhost_node_view* n = run[j]->node;
+    if (n == nullptr) continue;
+    __builtin_prefetch(n->allocatable.items);
+    if (n->taints_len != 0) __builtin_prefetch(n->taints);
+  }
+}
+
 }  // namespace schedhost::framework

@@ -255,10 +255,8 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
           for (size_t b = begin; b < end; b += run.size()) {
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(run.size(), end - b);
-            for (size_t j = 0; j < len; ++j) {
-              run[j] = nodes[index(b + j)];
-              framework::PrefetchLines(run[j], sizeof(schedhost_node_info_view));
-            }
+            for (size_t j = 0; j < len; ++j) run[j] = nodes[index(b + j)];
+            framework::PrefetchRun(run.data(), len);
             Status s = fw.RunFilterBatch(state, pod.view(), run.data(), len, batch);
             if (!s.ok()) return fail(std::move(s));
             for (size_t j = 0; j < len; ++j) {
