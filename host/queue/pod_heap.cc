@@ -11,6 +11,7 @@ void PodHeap::SetLess(Less less) {
 }
 
 void PodHeap::Push(std::unique_ptr<Entry> entry) {
+  index_[entry->uid()] = entry.get();
   items_.push_back(std::move(entry));
   Place(items_.size() - 1);
   SiftUp(items_.size() - 1);
@@ -24,7 +25,7 @@ std::unique_ptr<Entry> PodHeap::Pop() {
 std::unique_ptr<Entry> PodHeap::Remove(std::string_view uid) {
   auto it = index_.find(uid);
   if (it == index_.end()) return nullptr;
-  const size_t i = it->second;
+  const size_t i = it->second->heap_index;
   index_.erase(it);
   std::unique_ptr<Entry> out = std::move(items_[i]);
   const size_t last = items_.size() - 1;
@@ -41,12 +42,12 @@ std::unique_ptr<Entry> PodHeap::Remove(std::string_view uid) {
 
 Entry* PodHeap::Get(std::string_view uid) const {
   auto it = index_.find(uid);
-  return it == index_.end() ? nullptr : items_[it->second].get();
+  return it == index_.end() ? nullptr : it->second;
 }
 
 void PodHeap::Fix(std::string_view uid) {
   auto it = index_.find(uid);
-  if (it != index_.end()) RestoreAt(it->second);
+  if (it != index_.end()) RestoreAt(it->second->heap_index);
 }
 
 std::vector<Entry*> PodHeap::CollectWhile(const std::function<bool(const Entry&)>& pred) const {
@@ -72,7 +73,7 @@ std::string PodHeap::Check(std::string_view name) const {
   for (size_t i = 0; i < items_.size(); ++i) {
     const Entry& e = *items_[i];
     auto it = index_.find(e.uid());
-    if (it == index_.end() || it->second != i) {
+    if (it == index_.end() || it->second != &e || e.heap_index != i) {
       return prefix + ": pod " + e.uid() + " at position " + std::to_string(i) +
              " is indexed elsewhere";
     }
@@ -83,8 +84,6 @@ std::string PodHeap::Check(std::string_view name) const {
   }
   return "";
 }
-
-void PodHeap::Place(size_t i) { index_[items_[i]->uid()] = i; }
 
 void PodHeap::SiftUp(size_t i) {
   while (i > 0) {

@@ -21,6 +21,8 @@ namespace schedhost::queue::internal {
 struct Entry {
   QueuedPodInfo info;
   uint64_t version = 0;
+  /// heap_index is the entry's position in the PodHeap holding it (an entry is in one at most).
+  size_t heap_index = 0;
 
   /// uid returns the pod's uid.
   const std::string& uid() const { return info.pod->uid(); }
@@ -71,14 +73,14 @@ class PodHeap {
   std::string Check(std::string_view name) const;
 
  private:
-  void Place(size_t i);  // Records items_[i]'s position in the index.
+  void Place(size_t i) { items_[i]->heap_index = i; }  // Records items_[i]'s position.
   void SiftUp(size_t i);
   void SiftDown(size_t i);
   void RestoreAt(size_t i);
 
   Less less_;
   std::vector<std::unique_ptr<Entry>> items_;
-  UidMap<size_t> index_;
+  UidMap<Entry*> index_;  // changes only on Push and Remove: sifting moves no key
 };
 
 }  // namespace schedhost::queue::internal
