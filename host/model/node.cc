@@ -24,7 +24,9 @@ std::shared_ptr<const Node> Node::Make(NodeData data) {
 
 Node::Node(NodeData data) : data_(std::move(data)) {
   ApplyNodeDefaults(data_);
-  allocatable_ = internal::ToResources(data_.status.allocatable);
+  const std::vector<schedhost_resource> allocatable =
+      internal::ToResources(data_.status.allocatable);
+  allocatable_.assign(allocatable.begin(), allocatable.end());
   capacity_ = internal::ToResources(data_.status.capacity);
   holder_.magic = kNodeViewMagic;
   holder_.owner = this;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -32,7 +33,7 @@ struct PodShape {
   int32_t host_port = 0;
 };
 
-int64_t Get(const std::vector<schedhost_resource>& list, schedhost_id id) {
+int64_t Get(std::span<const schedhost_resource> list, schedhost_id id) {
   for (const schedhost_resource& r : list) {
     if (r.name == id) return r.value;
   }
