@@ -371,7 +371,7 @@ SnapshotUpdate Cache::UpdateSnapshot(Snapshot& snapshot) {
   if (result.lists_rebuilt) {
     snapshot.Reorder(TreeList());
   } else if (affinity_changed) {
-    snapshot.RebuildLists();
+    snapshot.RebuildAffinityLists();
   }
   if (snapshot.infos_.size() != num_nodes_) {
     // The snapshot lost track (e.g. it was last updated from another cache): copy everything.

@@ -120,16 +120,21 @@ void Snapshot::RebuildImageStates() {
 
 void Snapshot::RebuildLists() {
   views_.clear();
-  with_affinity_.clear();
-  with_anti_affinity_.clear();
   by_name_.clear();
   views_.reserve(infos_.size());
   for (size_t i = 0; i < infos_.size(); ++i) {
-    const schedhost_node_info_view* v = infos_[i]->view();
-    views_.push_back(v);
+    views_.push_back(infos_[i]->view());
+    if (infos_[i]->node() != nullptr) by_name_.emplace(infos_[i]->node()->name(), i);
+  }
+  RebuildAffinityLists();
+}
+
+void Snapshot::RebuildAffinityLists() {
+  with_affinity_.clear();
+  with_anti_affinity_.clear();
+  for (const schedhost_node_info_view* v : views_) {
     if (v->pods_with_affinity_len > 0) with_affinity_.push_back(v);
     if (v->pods_with_required_anti_affinity_len > 0) with_anti_affinity_.push_back(v);
-    if (infos_[i]->node() != nullptr) by_name_.emplace(infos_[i]->node()->name(), i);
   }
 }
 

@@ -79,6 +79,9 @@ class Snapshot {
   void Index();
   // RebuildLists refills views_, the affinity lists and by_name_ from infos_.
   void RebuildLists();
+  // RebuildAffinityLists refills only the affinity lists from views_ (the node set and every
+  // node's view address unchanged: a pod with affinity came or went).
+  void RebuildAffinityLists();
   // RebuildImageStates recomputes the image summaries and hands each node its states.
   void RebuildImageStates();
   // Find returns the mutable node info of `name`, or nullptr (for Cache::UpdateSnapshot).
