@@ -378,7 +378,7 @@ TEST_F(FrameworkTest, FilterBatchGivesEachNodeTheStatusOfItsFirstRejection) {
     }
     return SCHEDHOST_SUCCESS;
   };
-  int batch_calls = 0;
+  std::atomic<int> batch_calls{0};
   a.filter = [&](auto, auto, const schedhost_node_info_view* ni, Reasons& r) -> int32_t {
     return a_one(ni, r);
   };
@@ -476,7 +476,8 @@ TEST_F(FrameworkTest, AFilterBatchErrorIsWrappedWithPluginName) {
 
 TEST_F(FrameworkTest, ScoreBatchScoresAsOneCallPerNodeAndFailsTheCycleOnError) {
   FakePlugin& a = fakes.Add("Scorer");
-  int single_calls = 0, batch_calls = 0;
+  // Runs of nodes may be scored on the parallelizer's threads at once: the counters are atomic.
+  std::atomic<int> single_calls{0}, batch_calls{0};
   const auto one = [](const schedhost_node_info_view* ni) {
     return static_cast<int64_t>(NodeName(ni).back() - '0') * 10;
   };
