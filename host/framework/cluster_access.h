@@ -56,12 +56,11 @@ class ClusterAccess {
   virtual Status SetNominatedNode(const schedhost_pod_view* pod, std::string_view node) = 0;
   /// Preempt runs upstream's preemption for `pod` (PostFilter) with `callbacks` (may be NULL).
   virtual PreemptOutcome Preempt(std::string_view plugin, Framework& fw, CycleState& state,
-                                 const schedhost_pod_view* pod,
-                                 const std::vector<std::pair<std::string, Status>>& statuses,
+                                 const schedhost_pod_view* pod, const NodeStatuses& statuses,
                                  const schedhost_preemption_callbacks* callbacks) = 0;
   /// FindCandidates runs the dry run only and calls `fn` per candidate until it returns non-zero.
   virtual Status FindCandidates(Framework& fw, CycleState& state, const schedhost_pod_view* pod,
-                                const std::vector<std::pair<std::string, Status>>& statuses,
+                                const NodeStatuses& statuses,
                                 const schedhost_preemption_callbacks* callbacks,
                                 int32_t (*fn)(void* user, const schedhost_candidate* c),
                                 void* user) = 0;

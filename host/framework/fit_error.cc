@@ -22,8 +22,7 @@ int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_nodes) {
   return std::max(n, kMinFeasibleNodesToFind);
 }
 
-std::string FitErrorMessage(size_t num_nodes,
-                            const std::vector<std::pair<std::string, Status>>& node_statuses,
+std::string FitErrorMessage(size_t num_nodes, const NodeStatuses& node_statuses,
                             const Status* pre_filter_failure) {
   std::string msg = "0/" + std::to_string(num_nodes) + " nodes are available:";
   if (pre_filter_failure != nullptr && !pre_filter_failure->Message().empty()) {

@@ -18,10 +18,13 @@ TEST(NumFeasibleNodesToFindTest, FollowsUpstreamAdaptiveSampling) {
 }
 
 TEST(FitErrorMessageTest, SortsTheReasonHistogramAsUpstream) {
-  std::vector<std::pair<std::string, Status>> statuses = {
+  NodeStatuses statuses = {
       {"n1", Status::Make(Code::kUnschedulable, "Insufficient cpu")},
-      {"n2", Status{Code::kUnschedulable, {"Insufficient cpu", "Insufficient memory"}, "NodeResourcesFit"}},
-      {"n3", Status::Make(Code::kUnschedulableAndUnresolvable, "node(s) had untolerated taint {dedicated: gpu}")},
+      {"n2",
+       Status{
+           Code::kUnschedulable, {"Insufficient cpu", "Insufficient memory"}, "NodeResourcesFit"}},
+      {"n3", Status::Make(Code::kUnschedulableAndUnresolvable,
+                          "node(s) had untolerated taint {dedicated: gpu}")},
   };
   EXPECT_EQ(FitErrorMessage(3, statuses),
             "0/3 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {dedicated: gpu}, "

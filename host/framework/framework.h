@@ -200,9 +200,9 @@ class Framework {
   Status RunFilterBatch(const CycleState& state, const schedhost_pod_view* pod,
                         const schedhost_node_info_view* const* nodes, size_t n, FilterBatch& out);
   /// RunPostFilterPlugins runs until one succeeds or errors; returns the nominated node.
-  std::pair<std::string, Status> RunPostFilterPlugins(
-      CycleState& state, const schedhost_pod_view* pod,
-      const std::vector<std::pair<std::string, Status>>& node_statuses);
+  std::pair<std::string, Status> RunPostFilterPlugins(CycleState& state,
+                                                      const schedhost_pod_view* pod,
+                                                      const NodeStatuses& node_statuses);
   Status RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
                             const std::vector<const schedhost_node_info_view*>& nodes);
   /// RunScorePlugins scores `nodes` with every (non-skipped) Score plugin in parallel,
@@ -232,9 +232,8 @@ class Framework {
   // The runners without their extension-point timing (framework_run.cc); the public Run*
   // methods time them (framework_timed.cc).
   std::pair<NodeNameSet, Status> UntimedPreFilter(CycleState& state, const schedhost_pod_view* pod);
-  std::pair<std::string, Status> UntimedPostFilter(
-      CycleState& state, const schedhost_pod_view* pod,
-      const std::vector<std::pair<std::string, Status>>& node_statuses);
+  std::pair<std::string, Status> UntimedPostFilter(CycleState& state, const schedhost_pod_view* pod,
+                                                   const NodeStatuses& node_statuses);
   Status UntimedPreScore(CycleState& state, const schedhost_pod_view* pod,
                          const std::vector<const schedhost_node_info_view*>& nodes);
   Status UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
@@ -269,8 +268,7 @@ class Framework {
 int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_nodes);
 
 /// FitErrorMessage formats upstream's "0/N nodes are available: ..." from per-node statuses.
-std::string FitErrorMessage(size_t num_nodes,
-                            const std::vector<std::pair<std::string, Status>>& node_statuses,
+std::string FitErrorMessage(size_t num_nodes, const NodeStatuses& node_statuses,
                             const Status* pre_filter_failure = nullptr);
 
 }  // namespace schedhost::framework

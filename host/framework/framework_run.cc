@@ -287,13 +287,11 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
   return {};
 }
 
-std::pair<std::string, Status> Framework::UntimedPostFilter(
-    CycleState& state, const schedhost_pod_view* pod,
-    const std::vector<std::pair<std::string, Status>>& node_statuses) {
+std::pair<std::string, Status> Framework::UntimedPostFilter(CycleState& state,
+                                                            const schedhost_pod_view* pod,
+                                                            const NodeStatuses& node_statuses) {
   NodeStatusMapView map;
   map.statuses = &node_statuses;
-  map.messages.reserve(node_statuses.size());
-  for (const auto& [name, s] : node_statuses) map.messages.push_back(s.Message());
   Status merged;
   std::string nominated;
   for (const auto& ref : At(points_, config::Point::kPostFilter)) {

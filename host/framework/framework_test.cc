@@ -556,9 +556,8 @@ TEST_F(FrameworkTest, PostFilterFirstSuccessWinsAndSeesStatuses) {
   Use({&a, &b});
   auto pod = H().MakePod(kPod);
   CycleState state;
-  std::vector<std::pair<std::string, Status>> statuses = {
-      {"n1", Status::Make(Code::kUnschedulable, "Insufficient cpu")},
-      {"n2", Status::Make(Code::kUnschedulable, "Insufficient cpu")}};
+  NodeStatuses statuses = {{"n1", Status::Make(Code::kUnschedulable, "Insufficient cpu")},
+                           {"n2", Status::Make(Code::kUnschedulable, "Insufficient cpu")}};
   auto [nominated, status] = H().framework().RunPostFilterPlugins(state, pod->view(), statuses);
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(nominated, "n2");

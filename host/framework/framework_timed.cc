@@ -16,9 +16,9 @@ std::pair<NodeNameSet, Status> Framework::RunPreFilterPlugins(CycleState& state,
   return result;
 }
 
-std::pair<std::string, Status> Framework::RunPostFilterPlugins(
-    CycleState& state, const schedhost_pod_view* pod,
-    const std::vector<std::pair<std::string, Status>>& node_statuses) {
+std::pair<std::string, Status> Framework::RunPostFilterPlugins(CycleState& state,
+                                                               const schedhost_pod_view* pod,
+                                                               const NodeStatuses& node_statuses) {
   const metrics::Stopwatch since;
   auto result = UntimedPostFilter(state, pod, node_statuses);
   metrics_->ObservePoint(SlotOf(Point::kPostFilter), result.second.code, since);

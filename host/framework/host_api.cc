@@ -179,7 +179,7 @@ int32_t NodeStatusAt(const schedhost_node_status_map* map, size_t index, schedho
   if (node) *node = schedhost_str{name.data(), name.size()};
   if (code) *code = static_cast<int32_t>(status.code);
   if (message) {
-    const std::string& msg = m->messages[index];
+    const std::string& msg = m->Message(index);
     *message = schedhost_str{msg.data(), msg.size()};
   }
   return SCHEDHOST_OK;
@@ -460,7 +460,7 @@ int32_t BindPod(schedhost_host* host, const schedhost_pod_view* pod, schedhost_s
   }
 }
 // Statuses reads the node status map PostFilter was given back into host statuses.
-const std::vector<std::pair<std::string, Status>>* StatusesOf(const schedhost_node_status_map* m) {
+const NodeStatuses* StatusesOf(const schedhost_node_status_map* m) {
   return m == nullptr ? nullptr : reinterpret_cast<const NodeStatusMapView*>(m)->statuses;
 }
 
@@ -586,6 +586,14 @@ schedhost_host_api MakeApi() {
 }
 
 }  // namespace
+
+const std::string& NodeStatusMapView::Message(size_t index) const {
+  std::call_once(joined_, [this] {
+    messages_.reserve(statuses->size());
+    for (const auto& entry : *statuses) messages_.push_back(entry.second.Message());
+  });
+  return messages_[index];
+}
 
 const schedhost_host_api* HostApi() {
   static const schedhost_host_api api = MakeApi();

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace schedhost::framework {
@@ -52,6 +53,12 @@ struct Status {
   /// Message joins the reasons with ", " as upstream's Status.Message().
   std::string Message() const;
 };
+
+/// NodeStatuses is each rejected node's Filter status (upstream's NodeToStatusMap): at most one
+/// entry per node, in no promised order (the scheduler's is evaluation order). Names are views
+/// of strings that outlive the cycle (the snapshot's nodes, the interner), so building one
+/// copies no name.
+using NodeStatuses = std::vector<std::pair<std::string_view, Status>>;
 
 /// StatusSink collects the reasons a plugin adds during one call; it is what a
 /// schedhost_status* points to.

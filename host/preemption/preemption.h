@@ -30,7 +30,7 @@
 namespace schedhost::preemption {
 
 using PodPtr = std::shared_ptr<const model::Pod>;
-using NodeStatuses = std::vector<std::pair<std::string, framework::Status>>;
+using NodeStatuses = framework::NodeStatuses;
 
 /// Upstream's defaults for the bounded candidate search.
 inline constexpr int32_t kDefaultMinCandidateNodesPercentage = 10;

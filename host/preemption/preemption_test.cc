@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -310,8 +311,9 @@ TEST_F(DryRunTest, NodesThatCannotHelp) {
 TEST_F(DryRunTest, BoundedSearchFromTheOffsetSkippingUnresolvableNodes) {
   std::string objs;
   NodeStatuses statuses;
+  static const std::array<std::string, 6> kNames = {"n0", "n1", "n2", "n3", "n4", "n5"};
   for (int i = 0; i < 6; ++i) {
-    const std::string n = "n" + std::to_string(i);
+    const std::string& n = kNames[i];
     objs += Node(n) + Pod("v" + std::to_string(i), 1, "4", n);
     statuses.emplace_back(n, Status::Make(Code::kUnschedulable, "Insufficient cpu"));
   }

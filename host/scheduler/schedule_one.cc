@@ -4,6 +4,7 @@
 // among the best nodes.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 
 #include "host/framework/framework_metrics.h"
@@ -22,18 +23,22 @@ struct Scheduler::Attempt {
   std::string node;
   bool fit_error = false;                    // no node fits: PostFilter and FitError message
   std::optional<Status> pre_filter_failure;  // PreFilter rejected the pod
-  // Why each rejected node failed, by name; with the node's interned name id for Explain.
-  struct Rejection {
-    schedhost_id node_id = 0;
-    Status status;
-  };
-  std::map<std::string, Rejection> node_statuses;
+  // Why each rejected node failed (upstream's NodeToStatusMap), in evaluation order, names from
+  // the interner; rejected_ids holds each one's interned name id (aligned), for Explain.
+  framework::NodeStatuses node_statuses;
+  std::vector<schedhost_id> rejected_ids;
   queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
   queue::PluginSet pending;    // plugins that answered Pending
   size_t num_all_nodes = 0;
   // For Explain: the feasible nodes and, when the cycle scored them, their scores (aligned).
   std::vector<const schedhost_node_info_view*> feasible;
   framework::ScoreTable* scores = nullptr;  // the scheduler's scores_, when scored
+
+  void Reject(const schedhost_node_info_view* ni, Status s) {
+    const schedhost_id id = ni->node->name_id;
+    node_statuses.emplace_back(model::Interner::Global().Str(id), std::move(s));
+    rejected_ids.push_back(id);
+  }
 
   void AddPluginStatus(const Status& s) {
     if (s.plugin.empty()) return;
@@ -87,11 +92,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
     return;
   }
-  std::vector<std::pair<std::string, Status>> statuses;
-  statuses.reserve(a.node_statuses.size());
-  for (const auto& [name, rejection] : a.node_statuses)
-    statuses.emplace_back(name, rejection.status);
-  auto [nominated, post] = fw->RunPostFilterPlugins(*state, pod.view(), statuses);
+  auto [nominated, post] = fw->RunPostFilterPlugins(*state, pod.view(), a.node_statuses);
   if (post.code == Code::kError) {
     spdlog::error("scheduler: PostFilter for pod {}/{}: {}", pod.namespace_name(), pod.name(),
                   post.Message());
@@ -99,8 +100,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
   // Upstream leaves the per-node reasons out when PreFilter rejected the pod (they would all
   // repeat its message) and appends PostFilter's message.
   std::string message = framework::FitErrorMessage(
-      a.num_all_nodes,
-      a.pre_filter_failure ? std::vector<std::pair<std::string, Status>>{} : statuses,
+      a.num_all_nodes, a.pre_filter_failure ? framework::NodeStatuses{} : a.node_statuses,
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
   if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
   RecordExplanation(pod, *fw, *state, a);
@@ -128,18 +128,22 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     a.fit_error = true;
     a.status = pre;
     a.pre_filter_failure = pre;
-    for (size_t i = 0; i < snap.size(); ++i) {
-      a.node_statuses[snap.at(i).node()->name()] = {snap.views()[i]->node->name_id, pre};
-    }
+    a.node_statuses.reserve(snap.size());
+    a.rejected_ids.reserve(snap.size());
+    for (size_t i = 0; i < snap.size(); ++i) a.Reject(snap.views()[i], pre);
     a.AddPluginStatus(pre);
     return a;
   }
 
   // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  // Its rejection, if it had one, is kept unless the full pass below rejects it again (one
+  // entry per node, the later status winning, as upstream's map).
   const std::string& nominated = pod.data().status.nominated_node_name;
+  schedhost_id nominated_rejected = 0;
   if (!nominated.empty()) {
     if (const cache::NodeInfo* ni = snap.Get(nominated)) {
       auto feasible = FindNodesThatPassFilters(fw, state, pod, {ni->view()}, false, a);
+      if (!a.rejected_ids.empty()) nominated_rejected = a.rejected_ids.back();
       if (!a.status.ok()) {
         spdlog::warn("scheduler: evaluating nominated node {} for pod {}/{}: {}", nominated,
                      pod.namespace_name(), pod.name(), a.status.Message());
@@ -163,13 +167,18 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
         subset.push_back(snap.views()[i]);
       } else {
         // Left out by PreFilter: recorded so that preemption does not consider it either.
-        a.node_statuses[name] = {snap.views()[i]->node->name_id,
-                                 Status::Make(Code::kUnschedulableAndUnresolvable,
-                                              "node is filtered out by the prefilter result")};
+        a.Reject(snap.views()[i], Status::Make(Code::kUnschedulableAndUnresolvable,
+                                               "node is filtered out by the prefilter result"));
       }
     }
   }
   a.feasible = FindNodesThatPassFilters(fw, state, pod, *nodes, true, a);
+  if (nominated_rejected != 0 && a.rejected_ids.size() > 1 &&
+      std::find(a.rejected_ids.begin() + 1, a.rejected_ids.end(), nominated_rejected) !=
+          a.rejected_ids.end()) {
+    a.node_statuses.erase(a.node_statuses.begin());
+    a.rejected_ids.erase(a.rejected_ids.begin());
+  }
   const std::vector<const schedhost_node_info_view*>& feasible = a.feasible;
   if (!a.status.ok()) return a;
   if (feasible.empty()) {
@@ -301,6 +310,10 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
     return {};
   }
   out.reserve(std::min(n, to_find));
+  const size_t rejected = static_cast<size_t>(
+      std::count(outcome.begin(), outcome.begin() + static_cast<std::ptrdiff_t>(last), 2));
+  a.node_statuses.reserve(a.node_statuses.size() + rejected);
+  a.rejected_ids.reserve(a.rejected_ids.size() + rejected);
   size_t processed = 0;
   for (size_t i = 0; i < last; ++i) {
     const schedhost_node_info_view* ni = nodes[index(i)];
@@ -309,7 +322,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
       ++processed;
     } else if (outcome[i] == 2) {
       a.AddPluginStatus(filter_statuses_[i]);
-      a.node_statuses[NameOf(ni)] = {ni->node->name_id, std::move(filter_statuses_[i])};
+      a.Reject(ni, std::move(filter_statuses_[i]));
       filter_statuses_[i] = Status{};
       ++processed;
     }
@@ -362,10 +375,10 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     r->normalized.assign(t->normalized.begin(), t->normalized.end());
   }
   r->pre_filter_failure = a.pre_filter_failure.has_value();
-  for (auto& [name, rejection] : a.node_statuses) {
+  for (size_t i = 0; i < a.node_statuses.size(); ++i) {
     // A nominated node that failed its own pass first and then passed the full one.
-    if (nominated_feasible && name == nominated) continue;
-    r->AddRejected(rejection.node_id, std::move(rejection.status));
+    if (nominated_feasible && a.rejected_ids[i] == nominated_id) continue;
+    r->AddRejected(a.rejected_ids[i], std::move(a.node_statuses[i].second));
   }
   r->Seal(&last_explained_statuses_);
   const size_t bytes = r->Bytes();

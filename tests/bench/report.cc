@@ -51,6 +51,8 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
           {"max_gap_ms", [](const RunResult& r) { return r.max_gap_ms; }},
           {"pending_pod_object_bytes",
            [](const RunResult& r) { return r.pending_pod_object_bytes; }},
+          {"nominated_or_bound_per_second",
+           [](const RunResult& r) { return r.nominated_or_bound_per_second; }},
       };
   return kFigures;
 }
@@ -122,6 +124,17 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
                   w.name.c_str(), first.nodes, first.measured_pods, bound, rate_text.data(),
                   med(2).median, med(3).median, med(4).median, med(5).median, med(6).max,
                   bytes(7).c_str(), bytes(9).c_str());
+    out += line.data();
+  }
+  for (const WorkloadRuns& w : workloads) {
+    if (w.runs.empty() || w.runs.front().measured_nominated == 0) continue;
+    const Spread rate =
+        Summarise(w.runs, [](const RunResult& r) { return r.nominated_or_bound_per_second; });
+    std::snprintf(line.data(), line.size(),
+                  "%s nominated or bound: %.0f pods/s (%.0f..%.0f); %zu of %zu measured pods "
+                  "nominated before binding\n",
+                  w.name.c_str(), rate.median, rate.min, rate.max,
+                  w.runs.front().measured_nominated, w.runs.front().measured_pods);
     out += line.data();
   }
   for (const WorkloadRuns& w : workloads) {

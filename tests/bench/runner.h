@@ -61,6 +61,13 @@ struct RunResult {
   /// max_gap_ms is the longest time between two consecutive bindings of measured pods: the
   /// longest the scheduler stalled while pods were waiting.
   double max_gap_ms = 0;
+  /// measured_nominated counts the measured pods nominated to a node (status.nominatedNodeName
+  /// written by preemption) before they were bound. When it is not 0,
+  /// nominated_or_bound_per_second is how many measured pods were nominated or bound, whichever
+  /// came first, per second from the first measured pod's creation to the last such event
+  /// (upstream's "nominated or bound" figure for PreemptionBasic).
+  size_t measured_nominated = 0;
+  double nominated_or_bound_per_second = 0;
   /// With RunOptions::swap_every: how many swaps ran while measuring, how long building each
   /// new set took (off the loop) and how long ReplaceProfiles took (the swap itself: the
   /// pointer, the activeQ re-sort, requeueing, one pass over the store's pods), median and max.

@@ -218,6 +218,18 @@ value: 1000
             "0/2 nodes are available: 2 Insufficient cpu. preemption: not this time.")
       << "PostFilter's message is appended, as upstream";
 
+  // A big node that neither tolerates brings both back. The nominated pod is tried on its node
+  // first, fails there, and fails the full pass too: each node counts once in the message (the
+  // status map keeps one entry per node, the later one).
+  Apply(NodeYaml("n3", "8", "8Gi", "",
+                 "spec:\n  taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n"));
+  Run();
+  EXPECT_EQ(NodeOf("hi"), "");
+  EXPECT_EQ(MessageOf("hi"),
+            "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 "
+            "Insufficient cpu. preemption: not this time.");
+  EXPECT_EQ(NodeOf("lo"), "") << "still kept off the nominated pod's cpu";
+
   // The resident leaves: the nominated pod is tried on its node first and lands there.
   store_.Delete<model::Pod>("default", "resident");
   Run();

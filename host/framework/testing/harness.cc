@@ -172,11 +172,11 @@ std::string Harness::Schedule(const model::Pod& pod, std::string* failure) {
   const cache::Snapshot& snap = snapshot();
   CycleState state;
   auto [subset, pre] = fw.RunPreFilterPlugins(state, pod.view());
-  std::vector<std::pair<std::string, Status>> statuses;
+  NodeStatuses statuses;
   std::vector<const schedhost_node_info_view*> feasible;
   if (pre.ok()) {
     for (size_t i = 0; i < snap.size(); ++i) {
-      std::string name(snap.at(i).node()->name());
+      const std::string& name = snap.at(i).node()->name();
       if (subset && !subset->count(name)) continue;
       Status s = fw.RunFilterPlugins(state, pod.view(), snap.views()[i]);
       if (s.ok()) {

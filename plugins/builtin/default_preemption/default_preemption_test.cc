@@ -81,7 +81,7 @@ TEST(DefaultPreemption, WithoutClusterStateItIsAnErrorNotACrash) {
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: 5\n"
       "  containers: [{name: c, image: i}]\n");
   framework::CycleState state;
-  std::vector<std::pair<std::string, framework::Status>> statuses = {
+  framework::NodeStatuses statuses = {
       {"n1", framework::Status::Make(framework::Code::kUnschedulable, "Insufficient cpu")}};
   auto [nominated, s] = fw.RunPostFilterPlugins(state, pod->view(), statuses);
   EXPECT_EQ(s.code, framework::Code::kError);
