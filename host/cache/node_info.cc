@@ -103,11 +103,37 @@ bool NodeInfo::RemovePod(std::string_view uid) {
   auto it =
       std::find_if(pods_.begin(), pods_.end(), [&](const auto& p) { return p->uid() == uid; });
   if (it == pods_.end()) return false;
+  return Erase(it);
+}
+
+bool NodeInfo::RemovePod(const model::Pod& pod) {
+  auto it =
+      std::find_if(pods_.begin(), pods_.end(), [&](const auto& p) { return p.get() == &pod; });
+  if (it == pods_.end()) return RemovePod(pod.uid());
+  return Erase(it);
+}
+
+bool NodeInfo::Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it) {
   pods_.erase(it);
   Recompute();
   generation_ = NextGeneration();
   RefreshView();
   return true;
+}
+
+void NodeInfo::Clear() {
+  node_.reset();
+  pods_.clear();
+  pod_views_.clear();
+  affinity_views_.clear();
+  anti_affinity_views_.clear();
+  requested_.clear();
+  used_ports_.clear();
+  image_states_.clear();
+  non_zero_cpu_ = 0;
+  non_zero_memory_ = 0;
+  generation_ = NextGeneration();
+  RefreshView();
 }
 
 void NodeInfo::SetImageStates(std::vector<schedhost_image_state> states) {

@@ -42,6 +42,12 @@ class NodeInfo {
   void AddPod(std::shared_ptr<const model::Pod> pod);
   /// RemovePod removes the pod with the same uid; returns false when it was not here.
   bool RemovePod(std::string_view uid);
+  /// RemovePod removes `pod` itself (found by address, else by uid): what a simulation that
+  /// took the pod from this node's list calls, without comparing every uid.
+  bool RemovePod(const model::Pod& pod);
+  /// Clear drops the node and its pods but keeps the buffers, for a scratch copy that is
+  /// assigned again and again.
+  void Clear();
   /// SetImageStates replaces the cluster-wide image summaries (sorted by name) for this node.
   void SetImageStates(std::vector<schedhost_image_state> states);
 
@@ -71,6 +77,7 @@ class NodeInfo {
     const NodeInfo* owner;
   };
   void Recompute();
+  bool Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it);
   // Accumulate adds one pod's view to the per-node arrays and sums.
   void Accumulate(const schedhost_pod_view* v);
   void RefreshView();

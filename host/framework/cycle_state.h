@@ -8,16 +8,39 @@
 
 #include <schedhost/plugin.h>
 
+#include <algorithm>
 #include <atomic>
+#include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <memory>
-#include <string>
-#include <unordered_set>
+#include <string_view>
 #include <vector>
 
 namespace schedhost::framework {
 
 struct PluginRef;
+
+/// PluginNameSet is the few plugin names of a skip set. The names are views: they must outlive
+/// the set, as the framework's plugin names (and string literals) do. A copy allocates nothing
+/// for up to 8 names, and CycleState::Clone copies two of these once per node a preemption dry
+/// run or a pass with nominated pods simulates.
+class PluginNameSet {
+ public:
+  void insert(std::string_view name) {
+    if (count(name) == 0) names_.push_back(name);
+  }
+  size_t count(std::string_view name) const {
+    return std::find(names_.begin(), names_.end(), name) != names_.end() ? 1 : 0;
+  }
+  void clear() { names_.clear(); }
+  bool empty() const { return names_.empty(); }
+  size_t size() const { return names_.size(); }
+  auto begin() const { return names_.begin(); }
+  auto end() const { return names_.end(); }
+
+ private:
+  boost::container::small_vector<std::string_view, 8> names_;
+};
 
 /// CycleState holds plugin values and the host's per-cycle skip sets.
 class CycleState {
@@ -38,14 +61,14 @@ class CycleState {
   std::unique_ptr<CycleState> Clone() const;
 
   /// Plugins whose PreFilter returned Skip: their Filter does not run this cycle.
-  std::unordered_set<std::string> skip_filter_plugins;
+  PluginNameSet skip_filter_plugins;
   /// active_filters, once PreFilter has run (filters_resolved), are the profile's Filter plugins
   /// minus skip_filter_plugins, in order: Filter walks this list instead of looking every
   /// plugin up in the skip set for every node.
   std::vector<const PluginRef*> active_filters;
   bool filters_resolved = false;
   /// Plugins whose PreScore returned Skip: their Score does not run this cycle.
-  std::unordered_set<std::string> skip_score_plugins;
+  PluginNameSet skip_score_plugins;
   /// Whether reasons from every Filter plugin are collected (diagnostics, explain).
   bool run_all_filters = false;
   /// Whether this cycle times each plugin call (sampled; see framework_metrics.h).

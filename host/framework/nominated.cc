@@ -15,6 +15,45 @@ std::string_view View(schedhost_str s) {
   return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
 }
 
+// NodeScratch is one thread's node info for the pass with nominated pods. A node assigned into
+// it reuses its buffers, so once warm the pass copies a node without allocating (in a
+// preemption-heavy cycle every node has nominated pods). A nested use on the same thread (a
+// plugin calling back into Filter) gets its own copy instead.
+struct NodeScratch {
+  cache::NodeInfo node;
+  bool busy = false;
+};
+thread_local NodeScratch t_node_scratch;
+
+// ScratchNode hands out the thread's scratch node (or a fresh one when it is taken) and clears
+// it when done, so it holds no pods between uses.
+class ScratchNode {
+ public:
+  ScratchNode() = default;
+  ScratchNode(const ScratchNode&) = delete;
+  ScratchNode& operator=(const ScratchNode&) = delete;
+  ~ScratchNode() {
+    if (taken_) {
+      t_node_scratch.node.Clear();
+      t_node_scratch.busy = false;
+    }
+  }
+  cache::NodeInfo* CopyOf(const cache::NodeInfo& source) {
+    if (!t_node_scratch.busy) {
+      t_node_scratch.busy = true;
+      taken_ = true;
+      t_node_scratch.node = source;
+      return &t_node_scratch.node;
+    }
+    own_ = std::make_unique<cache::NodeInfo>(source);
+    return own_.get();
+  }
+
+ private:
+  bool taken_ = false;
+  std::unique_ptr<cache::NodeInfo> own_;
+};
+
 }  // namespace
 
 std::vector<std::shared_ptr<const model::Pod>> Framework::NominatedPodsForNode(
@@ -36,7 +75,8 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state,
                                                     const schedhost_node_info_view* ni) {
   const queue::Nominator* nominator = nominator_.load();
   std::unique_ptr<CycleState> state_with;
-  std::unique_ptr<cache::NodeInfo> ni_with;
+  ScratchNode scratch;
+  cache::NodeInfo* ni_with = nullptr;
   if (nominator != nullptr && pod != nullptr && ni != nullptr && ni->node != nullptr &&
       nominator->Size() > 0) {
     const std::string_view uid = View(pod->uid);
@@ -49,7 +89,7 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state,
                                std::string(View(ni->node->name)) +
                                " is not a node info the host made");
         }
-        ni_with = std::make_unique<cache::NodeInfo>(*source);
+        ni_with = scratch.CopyOf(*source);
         state_with = state.Clone();
       }
       ni_with->AddPod(nominated);

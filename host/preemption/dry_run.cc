@@ -17,7 +17,7 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
     framework::Framework& fw, framework::CycleState& state, const schedhost_pod_view* pod,
     cache::NodeInfo& ni, const std::vector<framework::PdbState>& pdbs, const Rules& rules) {
   auto remove = [&](const PodPtr& p) {
-    ni.RemovePod(p->uid());
+    ni.RemovePod(*p);
     return fw.RunPreFilterExtensionRemovePod(state, pod, p->view(), ni.view());
   };
   auto add = [&](const PodPtr& p) {

@@ -29,6 +29,8 @@ struct Scheduler::Attempt {
   std::vector<schedhost_id> rejected_ids;
   queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
   queue::PluginSet pending;    // plugins that answered Pending
+  std::string last_plugin;     // the plugin and code AddPluginStatus last recorded
+  Code last_code = Code::kSuccess;
   size_t num_all_nodes = 0;
   // For Explain: the feasible nodes and, when the cycle scored them, their scores (aligned).
   std::vector<const schedhost_node_info_view*> feasible;
@@ -41,12 +43,17 @@ struct Scheduler::Attempt {
   }
 
   void AddPluginStatus(const Status& s) {
-    if (s.plugin.empty()) return;
+    // Most rejected nodes name the plugin the previous one did: skip the set's string compares.
+    if (s.plugin.empty() || (s.code == last_code && s.plugin == last_plugin)) return;
     if (s.code == Code::kPending) {
       pending.insert(s.plugin);
     } else if (s.IsRejected()) {
       rejectors.insert(s.plugin);
+    } else {
+      return;
     }
+    last_plugin = s.plugin;
+    last_code = s.code;
   }
 };
 
