@@ -1,6 +1,7 @@
 #include "host/cache/node_info.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 
@@ -197,6 +198,37 @@ void NodeInfo::RefreshView() {
 const NodeInfo* NodeInfo::FromView(const schedhost_node_info_view* v) {
   static_assert(offsetof(Holder, view) == 0);
   return v == nullptr ? nullptr : reinterpret_cast<const Holder*>(v)->owner;
+}
+
+namespace {
+
+struct ScratchSlots {
+  static constexpr int kSlots = 4;
+  std::array<std::unique_ptr<NodeInfo>, kSlots> nodes;
+  std::array<bool, kSlots> busy{};
+};
+thread_local ScratchSlots t_scratch;
+
+}  // namespace
+
+ScratchCopy::ScratchCopy(const NodeInfo& source) {
+  for (int i = 0; i < ScratchSlots::kSlots; ++i) {
+    if (t_scratch.busy[i]) continue;
+    t_scratch.busy[i] = true;
+    slot_ = i;
+    if (!t_scratch.nodes[i]) t_scratch.nodes[i] = std::make_unique<NodeInfo>();
+    node_ = t_scratch.nodes[i].get();
+    *node_ = source;
+    return;
+  }
+  own_ = std::make_unique<NodeInfo>(source);
+  node_ = own_.get();
+}
+
+ScratchCopy::~ScratchCopy() {
+  if (slot_ < 0) return;
+  node_->Clear();
+  t_scratch.busy[slot_] = false;
 }
 
 }  // namespace schedhost::cache

@@ -104,4 +104,25 @@ bool HasAffinity(const schedhost_pod_view& pod);
 /// HasRequiredAntiAffinity tells whether a pod has required anti-affinity terms.
 bool HasRequiredAntiAffinity(const schedhost_pod_view& pod);
 
+/// ScratchCopy is a copy of a node info made in a per-thread buffer that keeps its capacity,
+/// so a simulation that copies a node per step (a preemption dry run, Filter with nominated
+/// pods) stops allocating once warm. A few may be alive at once on a thread (one simulation
+/// inside another); beyond that a copy is allocated. The buffer is cleared when the copy goes
+/// away, so it keeps no pod alive.
+class ScratchCopy {
+ public:
+  explicit ScratchCopy(const NodeInfo& source);
+  ~ScratchCopy();
+  ScratchCopy(const ScratchCopy&) = delete;
+  ScratchCopy& operator=(const ScratchCopy&) = delete;
+
+  NodeInfo& operator*() const { return *node_; }
+  NodeInfo* operator->() const { return node_; }
+
+ private:
+  int slot_ = -1;
+  std::unique_ptr<NodeInfo> own_;
+  NodeInfo* node_ = nullptr;
+};
+
 }  // namespace schedhost::cache

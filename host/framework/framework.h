@@ -170,6 +170,11 @@ class Framework {
   /// EventsToRegister collects every plugin's cluster-event registrations, by plugin name.
   std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> EventsToRegister();
 
+  /// PreFilterExtensionsActive is whether a PreFilter plugin not skipped in `state` has AddPod
+  /// or RemovePod. Without one, adding or removing a pod in a simulation leaves `state` as it
+  /// is, so the simulation may read it instead of cloning it.
+  bool PreFilterExtensionsActive(const CycleState& state) const;
+
   /// RunPreFilterPlugins runs PreFilter; Skip marks the plugin's Filter skipped in `state`.
   std::pair<NodeNameSet, Status> RunPreFilterPlugins(CycleState& state,
                                                      const schedhost_pod_view* pod);

@@ -120,6 +120,17 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
   return {std::move(result), Status::Success()};
 }
 
+bool Framework::PreFilterExtensionsActive(const CycleState& state) const {
+  for (const auto& ref : At(points_, config::Point::kPreFilter)) {
+    const auto* d = ref.plugin->desc;
+    if ((d->pre_filter_add_pod != nullptr || d->pre_filter_remove_pod != nullptr) &&
+        state.skip_filter_plugins.count(ref.plugin->name) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const schedhost_pod_view* pod,
                                               const schedhost_pod_view* to_add,
                                               const schedhost_node_info_view* ni) {

@@ -2,6 +2,7 @@
 // equal or higher priority than the pod being scheduled, count as already running there in a
 // first Filter pass; a second pass without them must pass too, since they may never arrive.
 #include <memory>
+#include <optional>
 
 #include "host/cache/node_info.h"
 #include "host/framework/framework.h"
@@ -14,45 +15,6 @@ namespace {
 std::string_view View(schedhost_str s) {
   return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
 }
-
-// NodeScratch is one thread's node info for the pass with nominated pods. A node assigned into
-// it reuses its buffers, so once warm the pass copies a node without allocating (in a
-// preemption-heavy cycle every node has nominated pods). A nested use on the same thread (a
-// plugin calling back into Filter) gets its own copy instead.
-struct NodeScratch {
-  cache::NodeInfo node;
-  bool busy = false;
-};
-thread_local NodeScratch t_node_scratch;
-
-// ScratchNode hands out the thread's scratch node (or a fresh one when it is taken) and clears
-// it when done, so it holds no pods between uses.
-class ScratchNode {
- public:
-  ScratchNode() = default;
-  ScratchNode(const ScratchNode&) = delete;
-  ScratchNode& operator=(const ScratchNode&) = delete;
-  ~ScratchNode() {
-    if (taken_) {
-      t_node_scratch.node.Clear();
-      t_node_scratch.busy = false;
-    }
-  }
-  cache::NodeInfo* CopyOf(const cache::NodeInfo& source) {
-    if (!t_node_scratch.busy) {
-      t_node_scratch.busy = true;
-      taken_ = true;
-      t_node_scratch.node = source;
-      return &t_node_scratch.node;
-    }
-    own_ = std::make_unique<cache::NodeInfo>(source);
-    return own_.get();
-  }
-
- private:
-  bool taken_ = false;
-  std::unique_ptr<cache::NodeInfo> own_;
-};
 
 }  // namespace
 
@@ -74,9 +36,11 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state,
                                                     const schedhost_pod_view* pod,
                                                     const schedhost_node_info_view* ni) {
   const queue::Nominator* nominator = nominator_.load();
+  // The node with the nominated pods is a scratch copy; the state is cloned only when a
+  // PreFilter extension will change it (otherwise the first pass reads the cycle's own).
+  std::optional<cache::ScratchCopy> ni_with;
   std::unique_ptr<CycleState> state_with;
-  ScratchNode scratch;
-  cache::NodeInfo* ni_with = nullptr;
+  bool extensions = false;
   if (nominator != nullptr && pod != nullptr && ni != nullptr && ni->node != nullptr &&
       nominator->Size() > 0) {
     const std::string_view uid = View(pod->uid);
@@ -89,16 +53,19 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state,
                                std::string(View(ni->node->name)) +
                                " is not a node info the host made");
         }
-        ni_with = scratch.CopyOf(*source);
-        state_with = state.Clone();
+        ni_with.emplace(*source);
+        extensions = PreFilterExtensionsActive(state);
+        if (extensions) state_with = state.Clone();
       }
-      ni_with->AddPod(nominated);
-      Status s = RunPreFilterExtensionAddPod(*state_with, pod, nominated->view(), ni_with->view());
+      (*ni_with)->AddPod(nominated);
+      if (!extensions) continue;
+      Status s =
+          RunPreFilterExtensionAddPod(*state_with, pod, nominated->view(), (*ni_with)->view());
       if (!s.ok()) return s;
     }
   }
   if (ni_with) {
-    Status first = RunFilterPlugins(*state_with, pod, ni_with->view());
+    Status first = RunFilterPlugins(state_with ? *state_with : state, pod, (*ni_with)->view());
     if (!first.ok()) return first;
   }
   return RunFilterPlugins(state, pod, ni);

@@ -14,15 +14,22 @@ using framework::Code;
 using framework::Status;
 
 std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
-    framework::Framework& fw, framework::CycleState& state, const schedhost_pod_view* pod,
-    cache::NodeInfo& ni, const std::vector<framework::PdbState>& pdbs, const Rules& rules) {
+    framework::Framework& fw, const framework::CycleState& cycle_state,
+    const schedhost_pod_view* pod, cache::NodeInfo& ni,
+    const std::vector<framework::PdbState>& pdbs, const Rules& rules) {
+  // The dry run's own state, when a PreFilter extension will change it; else the cycle's, read.
+  std::unique_ptr<framework::CycleState> own =
+      fw.PreFilterExtensionsActive(cycle_state) ? cycle_state.Clone() : nullptr;
+  const framework::CycleState& state = own ? *own : cycle_state;
   auto remove = [&](const PodPtr& p) {
     ni.RemovePod(*p);
-    return fw.RunPreFilterExtensionRemovePod(state, pod, p->view(), ni.view());
+    return own ? fw.RunPreFilterExtensionRemovePod(*own, pod, p->view(), ni.view())
+               : Status::Success();
   };
   auto add = [&](const PodPtr& p) {
     ni.AddPod(p);
-    return fw.RunPreFilterExtensionAddPod(state, pod, p->view(), ni.view());
+    return own ? fw.RunPreFilterExtensionAddPod(*own, pod, p->view(), ni.view())
+               : Status::Success();
   };
   // First remove every pod the preemptor may evict and check that the pod then fits.
   std::vector<PodPtr> potential;
@@ -117,9 +124,8 @@ SearchResult FindCandidates(framework::Framework& fw, const framework::CycleStat
   };
   std::vector<Slot> slots(n);
   auto dry_run = [&](size_t i) {
-    cache::NodeInfo copy(*potential[(offset + i) % n]);
-    std::unique_ptr<framework::CycleState> st = state.Clone();
-    auto [cand, status] = SelectVictimsOnNode(fw, *st, pod, copy, pdbs, rules);
+    cache::ScratchCopy copy(*potential[(offset + i) % n]);
+    auto [cand, status] = SelectVictimsOnNode(fw, state, pod, *copy, pdbs, rules);
     slots[i].candidate = std::move(cand);
     slots[i].status = std::move(status);
     slots[i].done = true;

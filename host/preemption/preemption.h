@@ -94,13 +94,14 @@ int32_t DisruptionsAllowed(const model::PodDisruptionBudget& pdb, const std::vec
 std::pair<std::vector<PodPtr>, std::vector<PodPtr>> SplitByPdbViolation(
     const std::vector<PodPtr>& pods, const std::vector<framework::PdbState>& pdbs);
 
-/// SelectVictimsOnNode is upstream's dry run on one node: on `ni` (a copy, modified) with
-/// `state` (a clone, modified) it removes every eligible victim, checks that `pod` then fits
+/// SelectVictimsOnNode is upstream's dry run on one node: on `ni` (a copy, modified), with its
+/// own clone of `state` when a PreFilter extension is active, it removes every eligible victim,
+/// checks that `pod` then fits
 /// with the filter plugins and nominated pods, and reprieves PDB-violating victims first, then
 /// the others, each most important first. Returns the candidate, or the status saying why the
 /// node does not help.
 std::pair<std::optional<Candidate>, framework::Status> SelectVictimsOnNode(
-    framework::Framework& fw, framework::CycleState& state, const schedhost_pod_view* pod,
+    framework::Framework& fw, const framework::CycleState& state, const schedhost_pod_view* pod,
     cache::NodeInfo& ni, const std::vector<framework::PdbState>& pdbs, const Rules& rules);
 
 /// SearchResult is FindCandidates' outcome: candidates (non-violating first, then violating,
