@@ -1,6 +1,7 @@
 // Nominated pods in filtering (reference/003): pods that preemption nominated to a node, of
 // equal or higher priority than the pod being scheduled, count as already running there in a
 // first Filter pass; a second pass without them must pass too, since they may never arrive.
+#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <optional>
 
@@ -44,8 +45,14 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state,
   if (nominator != nullptr && pod != nullptr && ni != nullptr && ni->node != nullptr &&
       nominator->Size() > 0) {
     const std::string_view uid = View(pod->uid);
-    for (const auto& nominated : nominator->NominatedPodsForNode(View(ni->node->name))) {
-      if (nominated->priority() < pod->priority || nominated->uid() == uid) continue;
+    // The ones that count, copied out of the nominator's lock (plugins run below).
+    boost::container::small_vector<std::shared_ptr<const model::Pod>, 4> counted;
+    nominator->ForEachNominatedPod(ni->node->name_id, [&](const auto& nominated) {
+      if (nominated->priority() >= pod->priority && nominated->uid() != uid) {
+        counted.push_back(nominated);
+      }
+    });
+    for (const auto& nominated : counted) {
       if (!ni_with) {
         const cache::NodeInfo* source = cache::NodeInfo::FromView(ni);
         if (source == nullptr) {

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <utility>
 
+#include "host/model/interner.h"
+
 namespace schedhost::queue {
 
 void Nominator::Add(std::shared_ptr<const model::Pod> pod, std::string_view node_name) {
@@ -35,8 +37,10 @@ void Nominator::Update(const model::Pod& old_pod, std::shared_ptr<const model::P
 
 std::vector<std::shared_ptr<const model::Pod>> Nominator::NominatedPodsForNode(
     std::string_view node_name) const {
+  const schedhost_id node = model::Interner::Global().Lookup(node_name);
+  if (node == 0) return {};
   std::shared_lock lock(mu_);
-  auto it = pods_by_node_.find(node_name);
+  auto it = pods_by_node_.find(node);
   if (it == pods_by_node_.end()) return {};
   return it->second;
 }
@@ -50,7 +54,8 @@ std::string Nominator::NominatedNodeFor(std::string_view uid) const {
 std::string Nominator::CheckInvariants() const {
   std::shared_lock lock(mu_);
   size_t listed = 0;
-  for (const auto& [node, pods] : pods_by_node_) {
+  for (const auto& [node_id, pods] : pods_by_node_) {
+    const std::string node(model::Interner::Global().Str(node_id));
     if (pods.empty()) return "nominator: node " + node + " has an empty pod list";
     for (const auto& pod : pods) {
       ++listed;
@@ -81,13 +86,13 @@ void Nominator::AddLocked(std::shared_ptr<const model::Pod> pod, std::string_vie
   if (node.empty()) return;
   node_by_uid_[pod->uid()] = node;
   size_.store(node_by_uid_.size(), std::memory_order_release);
-  pods_by_node_[node].push_back(std::move(pod));
+  pods_by_node_[model::Interner::Global().Intern(node)].push_back(std::move(pod));
 }
 
 void Nominator::DeleteLocked(std::string_view uid) {
   auto it = node_by_uid_.find(uid);
   if (it == node_by_uid_.end()) return;
-  auto list = pods_by_node_.find(it->second);
+  auto list = pods_by_node_.find(model::Interner::Global().Lookup(it->second));
   if (list != pods_by_node_.end()) {
     auto& pods = list->second;
     auto pos =

@@ -1,7 +1,7 @@
 // Nominator: which pending pods preemption has nominated to which nodes (reference/000). Filter
 // counts the nominated pods of equal or higher priority as present on their node, so resources
 // freed by preemption stay reserved for the preemptor while its victims terminate.
-// Indexed by node name (pods in insertion order) and by pod uid; thread-safe.
+// Indexed by node (its interned name id; pods in insertion order) and by pod uid; thread-safe.
 //
 //   nominator.Add(pod, "node-1");                  // after a successful PostFilter
 //   for (auto& p : nominator.NominatedPodsForNode("node-1")) ...
@@ -39,6 +39,17 @@ class Nominator {
   /// shared_ptrs stay valid after the call, without the lock.
   std::vector<std::shared_ptr<const model::Pod>> NominatedPodsForNode(
       std::string_view node_name) const;
+  /// ForEachNominatedPod calls `fn(const std::shared_ptr<const model::Pod>&)` for each pod
+  /// nominated to the node whose interned name id is `node`, in nomination order, without
+  /// copying the list: Filter asks this for every node. `fn` runs under the nominator's read
+  /// lock, so it must not call into the nominator (copy what it needs, act after).
+  template <typename Fn>
+  void ForEachNominatedPod(schedhost_id node, Fn&& fn) const {
+    std::shared_lock lock(mu_);
+    auto it = pods_by_node_.find(node);
+    if (it == pods_by_node_.end()) return;
+    for (const auto& pod : it->second) fn(pod);
+  }
   /// NominatedNodeFor returns the node the pod with `uid` is nominated to, or "".
   std::string NominatedNodeFor(std::string_view uid) const;
   /// Size returns how many pods are nominated; lock-free (Filter asks it for every node).
@@ -58,7 +69,7 @@ class Nominator {
   void DeleteLocked(std::string_view uid);
 
   mutable std::shared_mutex mu_;
-  StringMap<std::vector<std::shared_ptr<const model::Pod>>> pods_by_node_;
+  std::unordered_map<schedhost_id, std::vector<std::shared_ptr<const model::Pod>>> pods_by_node_;
   StringMap<std::string> node_by_uid_;
   std::atomic<size_t> size_{0};  // node_by_uid_.size(), written under mu_
 };
