@@ -156,7 +156,7 @@ TEST_F(NominatedTest, AbiEntriesAreLive) {
   EXPECT_EQ(api->run_filter_plugins_with_nominated_pods(host, state.abi(), pod->view(),
                                                         h.snapshot().Get("n1")->view(), sink.abi()),
             SCHEDHOST_UNSCHEDULABLE);
-  EXPECT_EQ(sink.reasons, std::vector<std::string>{"Insufficient cpu"});
+  EXPECT_EQ(sink.reasons, framework::Reasons{"Insufficient cpu"});
   StatusSink ok_sink;
   EXPECT_EQ(api->run_filter_plugins_with_nominated_pods(host, state.abi(), pod->view(),
                                                         h.snapshot().Get("n2")->view(),

@@ -6,6 +6,7 @@
 
 #include <schedhost/plugin.h>
 
+#include <boost/container/small_vector.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,10 +31,14 @@ std::string_view CodeName(Code code);
 /// CodeFromAbi maps a plugin's return value to a Code; unknown values become kError.
 Code CodeFromAbi(int32_t value);
 
+/// Reasons are a status's messages. Nearly every status has one, kept inline: a failed cycle
+/// makes a status per rejected node, and a preemption dry run several per node.
+using Reasons = boost::container::small_vector<std::string, 1>;
+
 /// Status is a code, its reasons and the plugin that produced it.
 struct Status {
   Code code = Code::kSuccess;
-  std::vector<std::string> reasons;
+  Reasons reasons;
   std::string plugin;
 
   static Status Success() { return {}; }
@@ -63,7 +68,7 @@ using NodeStatuses = std::vector<std::pair<std::string_view, Status>>;
 /// StatusSink collects the reasons a plugin adds during one call; it is what a
 /// schedhost_status* points to.
 struct StatusSink {
-  std::vector<std::string> reasons;
+  Reasons reasons;
   schedhost_status* abi() { return reinterpret_cast<schedhost_status*>(this); }
   static StatusSink* From(schedhost_status* s) { return reinterpret_cast<StatusSink*>(s); }
 };

@@ -226,7 +226,8 @@ TEST(NodeAffinityPreFilter, DisjointNameFieldsConflict) {
                             "{key: metadata.name, operator: In, values: [n2]}]}]"));
   for (const auto& r : h.RunFilter(*h.MakePod(pod))) {
     EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable) << r.node;
-    EXPECT_EQ(r.status.reasons, std::vector<std::string>{"pod affinity terms conflict"}) << r.node;
+    EXPECT_EQ(r.status.reasons, schedhost::framework::Reasons{"pod affinity terms conflict"})
+        << r.node;
     EXPECT_EQ(r.status.plugin, kName);
   }
   std::string failure;

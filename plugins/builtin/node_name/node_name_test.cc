@@ -67,7 +67,7 @@ TEST_P(NodeNameFilterTest, FiltersByRequestedNodeName) {
       EXPECT_EQ(r.status.code, Code::kSuccess) << r.status.Message();
     } else {
       EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable);
-      EXPECT_EQ(r.status.reasons, std::vector<std::string>{kReason});
+      EXPECT_EQ(r.status.reasons, schedhost::framework::Reasons{kReason});
       EXPECT_EQ(r.status.plugin, "NodeName");
     }
   }

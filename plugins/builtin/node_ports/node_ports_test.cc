@@ -72,7 +72,7 @@ TEST_P(NodePortsFilterTest, DetectsConflicts) {
     EXPECT_EQ(s.code, Code::kSuccess) << s.Message();
   } else {
     EXPECT_EQ(s.code, Code::kUnschedulable);
-    EXPECT_EQ(s.reasons, std::vector<std::string>{kReason});
+    EXPECT_EQ(s.reasons, schedhost::framework::Reasons{kReason});
     EXPECT_EQ(s.plugin, "NodePorts");
   }
 }

@@ -104,7 +104,7 @@ TEST_P(NodeResourcesFitFilterTest, ReportsEveryInsufficientResource) {
     EXPECT_EQ(s.code, Code::kSuccess) << s.Message();
   } else {
     EXPECT_EQ(s.code, Code::kUnschedulable) << s.Message();
-    EXPECT_EQ(s.reasons, c.reasons);
+    EXPECT_EQ(std::vector<std::string>(s.reasons.begin(), s.reasons.end()), c.reasons);
     EXPECT_EQ(s.plugin, kName);
   }
 }

@@ -62,7 +62,7 @@ TEST_P(NodeUnschedulableFilterTest, CordonedNodeNeedsToleration) {
       EXPECT_EQ(r.status.code, Code::kSuccess) << r.status.Message();
     } else {
       EXPECT_EQ(r.status.code, Code::kUnschedulableAndUnresolvable);
-      EXPECT_EQ(r.status.reasons, std::vector<std::string>{kReason});
+      EXPECT_EQ(r.status.reasons, schedhost::framework::Reasons{kReason});
       EXPECT_EQ(r.status.plugin, "NodeUnschedulable");
     }
   }
