@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "host/cache/snapshot.h"
 #include "host/preemption/preemption.h"
@@ -91,16 +91,18 @@ SearchResult FindCandidates(framework::Framework& fw, const framework::CycleStat
     out.error = Status::Error("preemption: no snapshot");
     return out;
   }
-  std::unordered_map<std::string_view, const Status*> by_node;
-  by_node.reserve(statuses.size());
-  for (const auto& [name, s] : statuses) by_node.emplace(name, &s);
-  // Nodes where preemption might help: every node whose Filter failure is resolvable.
+  // Nodes where preemption might help: every node whose Filter failure is resolvable. Only the
+  // unresolvable ones need looking up (often none), so only they are hashed.
+  std::unordered_set<std::string_view> unresolvable_names;
+  for (const auto& [name, s] : statuses) {
+    if (s.code == Code::kUnschedulableAndUnresolvable) unresolvable_names.insert(name);
+  }
   std::vector<const cache::NodeInfo*> potential;
+  potential.reserve(snap->size());
   NodeStatuses unresolvable;
   for (size_t i = 0; i < snap->size(); ++i) {
     const cache::NodeInfo& ni = snap->at(i);
-    auto it = by_node.find(ni.node()->name());
-    if (it != by_node.end() && it->second->code == Code::kUnschedulableAndUnresolvable) {
+    if (!unresolvable_names.empty() && unresolvable_names.count(ni.node()->name()) != 0) {
       unresolvable.emplace_back(ni.node()->name(),
                                 Status::Make(Code::kUnschedulableAndUnresolvable,
                                              "Preemption is not helpful for scheduling"));
