@@ -114,6 +114,25 @@ bool NodeInfo::RemovePod(const model::Pod& pod) {
   return Erase(it);
 }
 
+size_t NodeInfo::RemovePods(std::span<const std::shared_ptr<const model::Pod>> pods) {
+  size_t removed = 0;
+  for (const auto& pod : pods) {
+    auto it = std::find(pods_.begin(), pods_.end(), pod);
+    if (it == pods_.end()) {
+      it = std::find_if(pods_.begin(), pods_.end(),
+                        [&](const auto& p) { return p->uid() == pod->uid(); });
+    }
+    if (it == pods_.end()) continue;
+    pods_.erase(it);
+    ++removed;
+  }
+  if (removed == 0) return 0;
+  Recompute();
+  generation_ = NextGeneration();
+  RefreshView();
+  return removed;
+}
+
 bool NodeInfo::Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it) {
   pods_.erase(it);
   Recompute();

@@ -45,6 +45,9 @@ class NodeInfo {
   /// RemovePod removes `pod` itself (found by address, else by uid): what a simulation that
   /// took the pod from this node's list calls, without comparing every uid.
   bool RemovePod(const model::Pod& pod);
+  /// RemovePods removes each of `pods` found here (by address, else by uid) and recomputes what
+  /// the node uses once; returns how many were removed.
+  size_t RemovePods(std::span<const std::shared_ptr<const model::Pod>> pods);
   /// Clear drops the node and its pods but keeps the buffers, for a scratch copy that is
   /// assigned again and again.
   void Clear();

@@ -57,6 +57,62 @@ TEST(NodeInfoTest, AddAndRemovePodsKeepAggregatesAndView) {
   EXPECT_EQ(ni.view()->used_ports_len, 1u);
 }
 
+TEST(NodeInfoTest, RemovePodsTakesSeveralByAddressOrUidAndRecomputesOnce) {
+  NodeInfo ni(NodeNamed("n1"));
+  auto a = PodOn("a", "n1");
+  auto b = PodOn("b", "n1");
+  auto c = PodOn("c", "n1");
+  ni.AddPod(a);
+  ni.AddPod(b);
+  ni.AddPod(c);
+  const uint64_t g = ni.generation();
+  // b by address; a second decoding of c (another object, same uid) by uid; one not here.
+  const std::vector<std::shared_ptr<const model::Pod>> gone = {b, PodOn("c", "n1"),
+                                                               PodOn("z", "n1")};
+  EXPECT_EQ(ni.RemovePods(gone), 2u);
+  EXPECT_GT(ni.generation(), g);
+  ASSERT_EQ(ni.pods().size(), 1u);
+  EXPECT_EQ(ni.pods()[0], a);
+  EXPECT_EQ(ni.Requested(SCHEDHOST_ID_CPU), 500);
+  EXPECT_EQ(ni.view()->pods_len, 1u);
+  EXPECT_EQ(ni.view()->used_ports_len, 1u);
+  const uint64_t g2 = ni.generation();
+  EXPECT_EQ(ni.RemovePods(gone), 0u);
+  EXPECT_EQ(ni.generation(), g2) << "nothing removed, nothing changed";
+  EXPECT_TRUE(ni.RemovePod(*a));
+  EXPECT_EQ(ni.view()->pods_len, 0u);
+}
+
+TEST(NodeInfoTest, ScratchCopiesAreIndependentAndClearedAfterUse) {
+  NodeInfo ni(NodeNamed("n1"));
+  auto a = PodOn("a", "n1");
+  ni.AddPod(a);
+  std::weak_ptr<const model::Pod> extra_seen;
+  {
+    ScratchCopy outer(ni);
+    EXPECT_NE(&*outer, &ni);
+    EXPECT_EQ(outer->view()->pods_len, 1u);
+    auto extra = PodOn("x", "n1");
+    extra_seen = extra;
+    outer->AddPod(std::move(extra));
+    {
+      ScratchCopy inner(*outer);  // nested: another buffer
+      EXPECT_NE(&*inner, &*outer);
+      EXPECT_EQ(inner->view()->pods_len, 2u);
+      EXPECT_TRUE(inner->RemovePod(*a));
+      EXPECT_EQ(inner->view()->pods_len, 1u);
+    }
+    EXPECT_EQ(outer->view()->pods_len, 2u) << "the inner copy did not touch the outer one";
+    EXPECT_EQ(NodeInfo::FromView(outer->view()), &*outer);
+  }
+  EXPECT_EQ(ni.view()->pods_len, 1u) << "the source is untouched";
+  EXPECT_TRUE(extra_seen.expired()) << "a finished scratch copy keeps no pod alive";
+  // More nested copies than the thread keeps buffers for still work.
+  std::vector<std::unique_ptr<ScratchCopy>> many;
+  for (int i = 0; i < 6; ++i) many.push_back(std::make_unique<ScratchCopy>(ni));
+  for (const auto& c : many) EXPECT_EQ((*c)->view()->pods_len, 1u);
+}
+
 TEST(NodeInfoTest, CopyHasItsOwnView) {
   auto copy = std::make_unique<NodeInfo>(NodeNamed("n1"));
   copy->AddPod(PodOn("a", "n1"));

@@ -33,16 +33,19 @@ std::pair<std::optional<Candidate>, Status> SelectVictimsOnNode(
   };
   // First remove every pod the preemptor may evict and check that the pod then fits.
   std::vector<PodPtr> potential;
-  const std::vector<PodPtr> on_node = ni.pods();  // copied: removal changes ni.pods()
-  for (const PodPtr& p : on_node) {
+  for (const PodPtr& p : ni.pods()) {
     if (rules.IsEligibleVictim(pod, p->view())) potential.push_back(p);
   }
   if (potential.empty()) {
     return {std::nullopt, Status::Make(Code::kUnschedulableAndUnresolvable,
                                        "No preemption victims found for incoming pod")};
   }
-  for (const PodPtr& p : potential) {
-    if (Status s = remove(p); !s.ok()) return {std::nullopt, s};
+  if (own) {
+    for (const PodPtr& p : potential) {
+      if (Status s = remove(p); !s.ok()) return {std::nullopt, s};
+    }
+  } else {
+    ni.RemovePods(potential);  // no extension to tell after each one: one recompute
   }
   if (Status s = fw.RunFilterPluginsWithNominatedPods(state, pod, ni.view()); !s.ok()) {
     // Upstream does not try to find out whether affinity to a victim is the cause.
