@@ -126,32 +126,25 @@ size_t NodeInfo::RemovePods(std::span<const std::shared_ptr<const model::Pod>> p
     pods_.erase(it);
     ++removed;
   }
-  if (removed == 0) return 0;
-  Recompute();
-  generation_ = NextGeneration();
-  RefreshView();
+  if (removed != 0) PodsChanged();
   return removed;
 }
 
 bool NodeInfo::Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it) {
   pods_.erase(it);
-  Recompute();
-  generation_ = NextGeneration();
-  RefreshView();
+  PodsChanged();
   return true;
 }
 
 void NodeInfo::Clear() {
   node_.reset();
   pods_.clear();
-  pod_views_.clear();
-  affinity_views_.clear();
-  anti_affinity_views_.clear();
-  requested_.clear();
-  used_ports_.clear();
   image_states_.clear();
-  non_zero_cpu_ = 0;
-  non_zero_memory_ = 0;
+  PodsChanged();  // recomputing over no pods empties the rest
+}
+
+void NodeInfo::PodsChanged() {
+  Recompute();
   generation_ = NextGeneration();
   RefreshView();
 }

@@ -81,6 +81,8 @@ class NodeInfo {
   };
   void Recompute();
   bool Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it);
+  // PodsChanged recomputes the sums over pods_, takes a new generation and refreshes the view.
+  void PodsChanged();
   // Accumulate adds one pod's view to the per-node arrays and sums.
   void Accumulate(const schedhost_pod_view* v);
   void RefreshView();
