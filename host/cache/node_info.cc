@@ -107,21 +107,24 @@ bool NodeInfo::RemovePod(std::string_view uid) {
   return Erase(it);
 }
 
-bool NodeInfo::RemovePod(const model::Pod& pod) {
+NodeInfo::PodList::iterator NodeInfo::Find(const model::Pod& pod) {
   auto it =
       std::find_if(pods_.begin(), pods_.end(), [&](const auto& p) { return p.get() == &pod; });
-  if (it == pods_.end()) return RemovePod(pod.uid());
+  if (it != pods_.end()) return it;
+  return std::find_if(pods_.begin(), pods_.end(),
+                      [&](const auto& p) { return p->uid() == pod.uid(); });
+}
+
+bool NodeInfo::RemovePod(const model::Pod& pod) {
+  auto it = Find(pod);
+  if (it == pods_.end()) return false;
   return Erase(it);
 }
 
 size_t NodeInfo::RemovePods(std::span<const std::shared_ptr<const model::Pod>> pods) {
   size_t removed = 0;
   for (const auto& pod : pods) {
-    auto it = std::find(pods_.begin(), pods_.end(), pod);
-    if (it == pods_.end()) {
-      it = std::find_if(pods_.begin(), pods_.end(),
-                        [&](const auto& p) { return p->uid() == pod->uid(); });
-    }
+    auto it = Find(*pod);
     if (it == pods_.end()) continue;
     pods_.erase(it);
     ++removed;
@@ -130,7 +133,7 @@ size_t NodeInfo::RemovePods(std::span<const std::shared_ptr<const model::Pod>> p
   return removed;
 }
 
-bool NodeInfo::Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it) {
+bool NodeInfo::Erase(PodList::iterator it) {
   pods_.erase(it);
   PodsChanged();
   return true;

@@ -80,7 +80,10 @@ class NodeInfo {
     const NodeInfo* owner;
   };
   void Recompute();
-  bool Erase(std::vector<std::shared_ptr<const model::Pod>>::iterator it);
+  using PodList = std::vector<std::shared_ptr<const model::Pod>>;
+  // Find returns `pod` itself in pods_ (by address), else the pod with its uid, else end().
+  PodList::iterator Find(const model::Pod& pod);
+  bool Erase(PodList::iterator it);
   // PodsChanged recomputes the sums over pods_, takes a new generation and refreshes the view.
   void PodsChanged();
   // Accumulate adds one pod's view to the per-node arrays and sums.

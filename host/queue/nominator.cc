@@ -25,10 +25,12 @@ void Nominator::Update(const model::Pod& old_pod, std::shared_ptr<const model::P
   // An update that neither sets, changes nor clears status.nominatedNodeName comes from
   // something else (labels, spec); the nomination the scheduler made may not have reached the
   // API yet, so it is kept. Every other case follows the new pod's own field.
-  std::string node;
+  std::string_view node;  // the interner's copy: it outlives the deletion below
   if (old_pod.data().status.nominated_node_name.empty() &&
       new_pod->data().status.nominated_node_name.empty()) {
-    if (auto it = node_by_uid_.find(old_pod.uid()); it != node_by_uid_.end()) node = it->second;
+    if (auto it = node_by_uid_.find(old_pod.uid()); it != node_by_uid_.end()) {
+      node = model::Interner::Global().Str(it->second);
+    }
   }
   // Always re-added, even with the same node, so the index holds the newest object.
   DeleteLocked(old_pod.uid());
@@ -48,7 +50,8 @@ std::vector<std::shared_ptr<const model::Pod>> Nominator::NominatedPodsForNode(
 std::string Nominator::NominatedNodeFor(std::string_view uid) const {
   std::shared_lock lock(mu_);
   auto it = node_by_uid_.find(uid);
-  return it == node_by_uid_.end() ? std::string() : it->second;
+  return it == node_by_uid_.end() ? std::string()
+                                  : std::string(model::Interner::Global().Str(it->second));
 }
 
 std::string Nominator::CheckInvariants() const {
@@ -63,9 +66,9 @@ std::string Nominator::CheckInvariants() const {
       if (it == node_by_uid_.end()) {
         return "nominator: pod " + pod->uid() + " listed on node " + node + " has no uid entry";
       }
-      if (it->second != node) {
+      if (it->second != node_id) {
         return "nominator: pod " + pod->uid() + " listed on node " + node +
-               " but indexed to node " + it->second;
+               " but indexed to node " + std::string(model::Interner::Global().Str(it->second));
       }
     }
   }
@@ -81,18 +84,19 @@ void Nominator::AddLocked(std::shared_ptr<const model::Pod> pod, std::string_vie
   DeleteLocked(pod->uid());
   // The caller's node is the newest knowledge (a PostFilter result), so it wins over the
   // pod's status, which may lag behind.
-  std::string node(node_name);
+  std::string_view node = node_name;
   if (node.empty()) node = pod->data().status.nominated_node_name;
   if (node.empty()) return;
-  node_by_uid_[pod->uid()] = node;
+  const schedhost_id node_id = model::Interner::Global().Intern(node);
+  node_by_uid_[pod->uid()] = node_id;
   size_.store(node_by_uid_.size(), std::memory_order_release);
-  pods_by_node_[model::Interner::Global().Intern(node)].push_back(std::move(pod));
+  pods_by_node_[node_id].push_back(std::move(pod));
 }
 
 void Nominator::DeleteLocked(std::string_view uid) {
   auto it = node_by_uid_.find(uid);
   if (it == node_by_uid_.end()) return;
-  auto list = pods_by_node_.find(model::Interner::Global().Lookup(it->second));
+  auto list = pods_by_node_.find(it->second);
   if (list != pods_by_node_.end()) {
     auto& pods = list->second;
     auto pos =

@@ -70,7 +70,7 @@ class Nominator {
 
   mutable std::shared_mutex mu_;
   std::unordered_map<schedhost_id, std::vector<std::shared_ptr<const model::Pod>>> pods_by_node_;
-  StringMap<std::string> node_by_uid_;
+  StringMap<schedhost_id> node_by_uid_;  // the node's interned name id
   std::atomic<size_t> size_{0};  // node_by_uid_.size(), written under mu_
 };
 
