@@ -1,6 +1,7 @@
 // The extension-point runners, with upstream kube-scheduler's semantics for each point.
 #include <algorithm>
 #include <mutex>
+#include <numeric>
 
 #include "host/framework/framework.h"
 #include "host/framework/framework_metrics.h"
@@ -224,24 +225,34 @@ bool Framework::CanBatchFilter(const CycleState& state) const {
 Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_view* pod,
                                  const schedhost_node_info_view* const* nodes, size_t n,
                                  FilterBatch& out) {
-  // `alive` holds the nodes every plugin so far passed, with their index in `nodes`. Without
-  // run_all_filters a node's first rejection is its status, so a rejected node leaves the list.
+  // The nodes every plugin so far passed, in order: `nodes` itself until a plugin rejects one,
+  // then `alive`, with each node's index in `nodes` in `at`. Without run_all_filters a node's
+  // first rejection is its status, so a rejected node leaves the list. Before any rejection
+  // nothing is copied: kept == k for every node kept.
   n = std::min(n, FilterBatch::kMaxNodes);
   std::array<const schedhost_node_info_view*, FilterBatch::kMaxNodes> alive;
   std::array<uint8_t, FilterBatch::kMaxNodes> at;
-  for (size_t j = 0; j < n; ++j) {
-    alive[j] = nodes[j];
-    at[j] = static_cast<uint8_t>(j);
-    out.passed[j] = 0;
-  }
+  const schedhost_node_info_view* const* src = nodes;
+  bool rejected_any = false;
   size_t m = n;
   size_t kept = 0;
   const auto keep = [&](size_t k) {
-    alive[kept] = alive[k];
-    at[kept] = at[k];
+    if (kept != k) {  // only after a rejection, so `alive` is in use
+      alive[kept] = alive[k];
+      at[kept] = at[k];
+    }
     ++kept;
   };
-  // settle applies the status plugin `p` gave alive[k]: keeps a node that passed, records a
+  const auto reject = [&](size_t k, Status s) {
+    if (!rejected_any) {
+      rejected_any = true;
+      std::copy_n(nodes, n, alive.begin());
+      std::iota(at.begin(), at.begin() + static_cast<std::ptrdiff_t>(n), uint8_t{0});
+      src = alive.data();
+    }
+    out.statuses[at[k]] = std::move(s);
+  };
+  // settle applies the status plugin `p` gave node k: keeps a node that passed, records a
   // rejection; false (with `error` set) when the status is an error.
   Status error;
   const auto settle = [&](const PluginInstance& p, size_t k, Status s) {
@@ -253,7 +264,7 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
       error = Status::Error("running \"" + p.name + "\" filter plugin: " + s.Message(), p.name);
       return false;
     }
-    out.statuses[at[k]] = std::move(s);
+    reject(k, std::move(s));
     return true;
   };
   for (const PluginRef* ref : state.active_filters) {
@@ -265,8 +276,8 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
         StatusSink sink;
         const size_t len = m - pos;
         size_t passed = len + 1;  // a plugin that does not set it is caught below
-        const int32_t rc = p.filter_batch(p.instance, state.abi(), pod, alive.data() + pos, len,
-                                          &passed, sink.abi());
+        const int32_t rc =
+            p.filter_batch(p.instance, state.abi(), pod, src + pos, len, &passed, sink.abi());
         if (rc == SCHEDHOST_SUCCESS ? passed != len : passed >= len) {
           return Status::Error("plugin \"" + p.name + "\" answered filter_batch on " +
                                    std::to_string(len) + " nodes with code " + std::to_string(rc) +
@@ -275,7 +286,11 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
                                    "not pass",
                                p.name);
         }
-        for (size_t k = pos; k < pos + passed; ++k) keep(k);
+        if (kept == pos) {
+          kept += passed;  // nothing rejected before this stretch: already in place
+        } else {
+          for (size_t k = pos; k < pos + passed; ++k) keep(k);
+        }
         if (rc == SCHEDHOST_SUCCESS) break;
         const size_t k = pos + passed;
         if (!settle(p, k, ToStatus(rc, sink, p.name))) return error;
@@ -284,7 +299,7 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
     } else {
       for (size_t k = 0; k < m; ++k) {
         StatusSink sink;
-        const int32_t rc = p.desc->filter(p.instance, state.abi(), pod, alive[k], sink.abi());
+        const int32_t rc = p.desc->filter(p.instance, state.abi(), pod, src[k], sink.abi());
         if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) {
           keep(k);
         } else if (!settle(p, k, ToStatus(rc, sink, p.name))) {
@@ -294,7 +309,12 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
     }
     m = kept;
   }
-  for (size_t k = 0; k < m; ++k) out.passed[at[k]] = 1;
+  if (!rejected_any) {
+    std::fill_n(out.passed.begin(), n, uint8_t{1});
+  } else {
+    std::fill_n(out.passed.begin(), n, uint8_t{0});
+    for (size_t k = 0; k < m; ++k) out.passed[at[k]] = 1;
+  }
   return {};
 }
 
