@@ -5,14 +5,18 @@
 #include <boost/asio/thread_pool.hpp>
 #include <cmath>
 #include <condition_variable>
+#include <memory>
 
 #include "host/framework/log.h"
 
 namespace schedhost::framework {
 namespace {
 
-// Loop is one Until call, shared by the caller and the helpers it posted to the pool. It lives on
-// the caller's stack: Until returns only after every posted helper has left it.
+// Loop is one Until call, shared by the caller and the helpers it posted to the pool. The caller
+// returns once every index is claimed and no helper is inside a chunk; a helper the pool starts
+// later finds nothing left to claim and leaves without touching the caller's functions, so the
+// caller never waits for a thread to be woken only to find the loop done (on a VM that wake-up
+// can take longer than the whole loop). Helpers keep the Loop alive through their shared_ptr.
 struct Loop {
   size_t n = 0;
   size_t chunk = 1;
@@ -20,14 +24,18 @@ struct Loop {
   const std::function<void(size_t, size_t)>* chunk_fn = nullptr;  // per chunk
   const std::atomic<bool>* stop = nullptr;
   std::atomic<size_t> next{0};
+  std::atomic<int> active{0};  // helpers between entering and leaving RunChunks
 
   std::mutex mu;
   std::condition_variable done_cv;
-  int helpers_left = 0;
+  bool caller_waiting = false;  // guarded by mu
 
+  // RunChunks claims chunks until none is left. fn, chunk_fn and stop are read only after a
+  // successful claim, which happens before the caller's last claim fails, so the caller is
+  // still in Run (waiting for `active` to drop) whenever they are used.
   void RunChunks() {
     for (;;) {
-      const size_t start = next.fetch_add(chunk, std::memory_order_relaxed);
+      const size_t start = next.fetch_add(chunk);
       if (start >= n) return;
       const size_t end = std::min(n, start + chunk);
       if (chunk_fn != nullptr) {
@@ -40,6 +48,33 @@ struct Loop {
         (*fn)(i);
       }
     }
+  }
+
+  // Help is a pool thread's part: registered in `active` before its first claim (both
+  // sequentially consistent), so a caller that has seen its own claim fail and then reads
+  // `active` == 0 knows no helper can still run a chunk.
+  void Help() {
+    active.fetch_add(1);
+    RunChunks();
+    if (active.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (caller_waiting) done_cv.notify_one();
+    }
+  }
+
+  // Finish is the caller's part after its own RunChunks: claim what a stop left unclaimed, then
+  // wait for the helpers inside a chunk (briefly spinning: a chunk is short).
+  void Finish() {
+    next.store(n);
+    for (int spin = 0; spin < 4096; ++spin) {
+      if (active.load() == 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    caller_waiting = true;
+    done_cv.wait(lock, [&] { return active.load() == 0; });
   }
 };
 
@@ -90,29 +125,21 @@ void Parallelizer::Run(size_t n, const std::function<void(size_t)>* fn,
                        const std::function<void(size_t, size_t)>* chunk_fn,
                        const std::atomic<bool>* stop) {
   std::lock_guard<std::mutex> run_lock(run_mu_);
-  Loop loop;
-  loop.n = n;
+  auto loop = std::make_shared<Loop>();
+  loop->n = n;
   // Chunks of about sqrt(n), as upstream, bounded so every thread gets work.
   const auto threads = static_cast<size_t>(threads_);
   const auto by_sqrt = static_cast<size_t>(std::sqrt(static_cast<double>(n)));
-  loop.chunk = std::max<size_t>(1, std::min(by_sqrt, (n + threads - 1) / threads));
-  loop.fn = fn;
-  loop.chunk_fn = chunk_fn;
-  loop.stop = stop;
-  const size_t chunks = (n + loop.chunk - 1) / loop.chunk;
-  loop.helpers_left = static_cast<int>(std::min(threads - 1, chunks - 1));
-  for (int h = loop.helpers_left; h > 0; --h) {
-    boost::asio::post(*pool_, [&loop] {
-      loop.RunChunks();
-      std::lock_guard<std::mutex> lock(loop.mu);
-      if (--loop.helpers_left == 0) loop.done_cv.notify_one();
-    });
+  loop->chunk = std::max<size_t>(1, std::min(by_sqrt, (n + threads - 1) / threads));
+  loop->fn = fn;
+  loop->chunk_fn = chunk_fn;
+  loop->stop = stop;
+  const size_t chunks = (n + loop->chunk - 1) / loop->chunk;
+  for (size_t h = std::min(threads - 1, chunks - 1); h > 0; --h) {
+    boost::asio::post(*pool_, [loop] { loop->Help(); });
   }
-  loop.RunChunks();
-  // A stop may leave indices unclaimed: claim them all so late helpers return at once.
-  loop.next.store(n, std::memory_order_relaxed);
-  std::unique_lock<std::mutex> lock(loop.mu);
-  loop.done_cv.wait(lock, [&] { return loop.helpers_left == 0; });
+  loop->RunChunks();
+  loop->Finish();
 }
 
 }  // namespace schedhost::framework

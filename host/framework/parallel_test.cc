@@ -93,5 +93,23 @@ TEST(ParallelizerTest, ConcurrentCallersAreSerialised) {
   EXPECT_EQ(sum.load(), 4L * 20 * (499L * 500 / 2));
 }
 
+// Many tiny loops back to back: helpers the pool starts after a loop has ended (the caller does
+// not wait for them) must never run a later loop's body for an earlier one, nor touch a loop
+// whose caller has returned (the sanitizer presets catch the latter).
+TEST(ParallelizerTest, LateHelpersNeverRunAFinishedLoop) {
+  Parallelizer p(4);
+  for (int round = 0; round < 2000; ++round) {
+    const size_t n = 2 + static_cast<size_t>(round % 7);
+    std::atomic<bool> open{true};
+    std::vector<std::atomic<int>> hits(n);
+    p.UntilChunks(n, [&](size_t begin, size_t end) {
+      ASSERT_TRUE(open.load());
+      for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+    });
+    open.store(false);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace schedhost::framework
