@@ -195,8 +195,9 @@ class Framework {
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const schedhost_pod_view* pod,
                                            const schedhost_node_info_view* ni);
   /// CanBatchFilter tells whether this cycle's Filter may go through RunFilterBatch: PreFilter
-  /// resolved the plugins, one of them has a batched entry, the cycle neither runs all filters
-  /// nor times plugin calls, and no pod is nominated anywhere (else the two-pass Filter above).
+  /// resolved the plugins, one of them has a batched entry, the cycle does not run all filters,
+  /// and no pod is nominated anywhere (else the two-pass Filter above). A cycle that times its
+  /// plugin calls still takes its runs node by node while FrameworkMetrics::TimesPluginCalls.
   bool CanBatchFilter(const CycleState& state) const;
   /// RunFilterBatch is RunFilterPlugins on each of nodes[0..n) (n <= FilterBatch::kMaxNodes),
   /// plugin by plugin: a plugin with filter_batch gets the nodes still passing in one call, the

@@ -70,6 +70,12 @@ class FrameworkMetrics {
     }
     return metrics::Stopwatch{};
   }
+  /// TimesPluginCalls tells whether this cycle still times its plugin calls: it was sampled and
+  /// has not used up kMaxTimedPluginCalls. Batched Filter and Score take over once it has not.
+  static bool TimesPluginCalls(const CycleState& state) {
+    return state.record_plugin_metrics &&
+           state.timed_plugin_calls.load(std::memory_order_relaxed) < kMaxTimedPluginCalls;
+  }
   /// ObservePlugin records one call of `plugin` at `slot` that returned `raw_code` (a
   /// schedhost_code), when `since` is set (see PluginStart).
   void ObservePlugin(const std::optional<metrics::Stopwatch>& since, const PluginInstance& plugin,

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <vector>
 
 #include "host/framework/framework.h"
 #include "host/framework/testing/fake_plugin.h"
@@ -141,6 +143,67 @@ TEST(FrameworkMetricsTest, ASampledCycleTimesAtMostItsBudgetOfPluginCalls) {
   ASSERT_TRUE(fw.RunFilterPlugins(next, pod->view(), ni).ok());
   EXPECT_EQ(PluginCount("BudgetFilter", "Filter", "Success") - before,
             FrameworkMetrics::kMaxTimedPluginCalls + 1);
+}
+
+// A sampled cycle scores its first runs node by node, each call timed, and batches the rest once
+// its budget is used: the budget of timed calls is exact and every node gets the same score
+// either way.
+TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
+  FakePlugins fakes;
+  FakePlugin& sort = fakes.Add("Sort");
+  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
+  FakePlugin& binder = fakes.Add("Binder");
+  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  FakePlugin& scorer = fakes.Add("BudgetScore");
+  std::atomic<int> one_calls{0};
+  std::atomic<int> batch_calls{0};
+  const auto score_of = [](const schedhost_node_info_view* ni) {
+    return static_cast<int64_t>(ni->node->name.len % 7) * 10;
+  };
+  scorer.score = [&](const schedhost_node_info_view* ni, int64_t* out, Reasons&) {
+    ++one_calls;
+    *out = score_of(ni);
+    return SCHEDHOST_SUCCESS;
+  };
+  scorer.score_batch = [&](const schedhost_node_info_view* const* nodes, size_t n, int64_t* out,
+                           Reasons&) {
+    ++batch_calls;
+    for (size_t k = 0; k < n; ++k) out[k] = score_of(nodes[k]);
+    return SCHEDHOST_SUCCESS;
+  };
+  Harness h(false);
+  for (FakePlugin* p : {&sort, &binder, &scorer}) h.RegisterInProcess(p->descriptor());
+  h.SetConfig(
+      "[[profile]]\nname = \"budget-score\"\n[profile.plugins.multi_point]\nenabled = [{ name "
+      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetScore\" }]\ndisabled = [{ name = "
+      "\"*\" }]\n");
+  std::string nodes;
+  for (int i = 0; i < 700; ++i) {
+    nodes += "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-" + std::to_string(i) +
+             "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n";
+  }
+  h.AddObjects(nodes);
+  Framework& fw = h.framework();
+  const std::vector<const schedhost_node_info_view*> views(h.snapshot().views().begin(),
+                                                           h.snapshot().views().end());
+  ASSERT_EQ(views.size(), 700u);
+  auto pod = h.MakePod(kPod);
+  const uint64_t timed_before = PluginCount("BudgetScore", "Score", "Success");
+  CycleState sampled;
+  sampled.record_plugin_metrics = true;
+  ScoreTable table;
+  ASSERT_TRUE(fw.RunScorePlugins(sampled, pod->view(), views, table).ok());
+  EXPECT_EQ(PluginCount("BudgetScore", "Score", "Success") - timed_before,
+            FrameworkMetrics::kMaxTimedPluginCalls);
+  // Node by node until the budget is used (a run begun under it finishes node by node), then
+  // in runs: 700 nodes cannot all have gone one at a time.
+  EXPECT_GE(one_calls.load(), static_cast<int>(FrameworkMetrics::kMaxTimedPluginCalls));
+  EXPECT_LT(one_calls.load(), 700);
+  EXPECT_GT(batch_calls.load(), 0);
+  ASSERT_EQ(table.nodes.size(), views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    ASSERT_EQ(table.raw[i * table.columns], score_of(views[i])) << "node " << i;
+  }
 }
 
 }  // namespace

@@ -215,7 +215,9 @@ Status Framework::RunFilterList(const std::vector<const PluginRef*>& active,
 }
 
 bool Framework::CanBatchFilter(const CycleState& state) const {
-  if (!state.filters_resolved || state.run_all_filters || state.record_plugin_metrics) return false;
+  // A sampled cycle batches too: runs are taken node by node while it still times plugin calls
+  // (FrameworkMetrics::TimesPluginCalls), as the scheduler's Filter loop does.
+  if (!state.filters_resolved || state.run_all_filters) return false;
   const queue::Nominator* nominator = nominator_.load();
   if (nominator != nullptr && nominator->Size() > 0) return false;
   return std::any_of(state.active_filters.begin(), state.active_filters.end(),
@@ -397,13 +399,30 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     }
     stop.store(true);
   };
+  // score_one is one node's Score calls, each timed while the cycle times plugin calls.
+  const auto score_one = [&](size_t i) {
+    for (const PluginRef* ref : active) {
+      const PluginInstance* p = ref->plugin;
+      StatusSink sink;
+      int64_t score = 0;
+      const auto t0 = FrameworkMetrics::PluginStart(state);
+      int32_t rc = p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
+      metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
+      if (rc != SCHEDHOST_SUCCESS) {
+        fail(*p, rc, sink);
+        return false;
+      }
+      out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
+    }
+    return true;
+  };
   // Batched (abi 1.2): runs of up to kRun nodes, plugin by plugin, a plugin with score_batch
-  // scoring a run in one call. Cycles that time plugin calls keep one call per node and plugin,
-  // so the per-call histograms mean what they always did.
-  const bool batched = !state.record_plugin_metrics &&
-                       std::any_of(active.begin(), active.end(), [](const PluginRef* ref) {
-                         return ref->plugin->score_batch != nullptr;
-                       });
+  // scoring a run in one call. A sampled cycle takes its runs node by node, every call timed,
+  // until it has timed kMaxTimedPluginCalls calls (the per-call histograms mean what they always
+  // did; the calls past the budget were never timed).
+  const bool batched = std::any_of(active.begin(), active.end(), [](const PluginRef* ref) {
+    return ref->plugin->score_batch != nullptr;
+  });
   if (batched) {
     constexpr size_t kRun = 64;
     parallelizer_->UntilChunks(
@@ -413,6 +432,12 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
           for (size_t b = begin; b < end; b += kRun) {
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(kRun, end - b);
+            if (FrameworkMetrics::TimesPluginCalls(state)) {
+              for (size_t j = 0; j < len; ++j) {
+                if (!score_one(b + j)) return;
+              }
+              continue;
+            }
             for (size_t j = 0; j < len; ++j) {
               PrefetchLines(nodes[b + j], sizeof(schedhost_node_info_view));
             }
@@ -445,17 +470,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
         [&](size_t begin, size_t end) {
           for (size_t i = begin; i < end; ++i) {
             PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
-            for (const PluginRef* ref : active) {
-              const PluginInstance* p = ref->plugin;
-              StatusSink sink;
-              int64_t score = 0;
-              const auto t0 = FrameworkMetrics::PluginStart(state);
-              int32_t rc =
-                  p->desc->score(p->instance, state.abi(), pod, nodes[i], &score, sink.abi());
-              metrics_->ObservePlugin(t0, *p, SlotOf(config::Point::kScore), rc);
-              if (rc != SCHEDHOST_SUCCESS) return fail(*p, rc, sink);
-              out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
-            }
+            if (!score_one(i)) return;
           }
         },
         &stop);
