@@ -1,10 +1,12 @@
-// Parallelizer: index loops in chunks over a Boost.Asio thread pool.
+// Parallelizer: index loops in chunks over a few helper threads.
 //
-// Filter and Score run over thousands of nodes per pod; the pool is created once per host so a
-// cycle pays no thread creation. The calling thread works too, so parallelism 1 is a plain loop.
-// Upstream's parallelism counts goroutines, which cost nothing to park; here every worker is an
-// OS thread whose wake-up costs microseconds, so the pool never has more threads than the
-// machine has hardware threads (parallelism 16 on 2 cores runs on 2 threads).
+// Filter and Score run over thousands of nodes per pod; the helper threads are created once per
+// host so a cycle pays no thread creation. The calling thread works too, so parallelism 1 is a
+// plain loop. Upstream's parallelism counts goroutines, which cost nothing to park; here every
+// helper is an OS thread whose wake-up costs microseconds, so there are never more threads than
+// the machine has hardware threads (parallelism 16 on 2 cores runs on 2 threads), and a helper
+// that finished a loop watches for the next one for a few tens of microseconds before it parks
+// (a cycle's Filter and Score loops come that close together).
 #pragma once
 
 #include <atomic>
@@ -13,10 +15,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-
-namespace boost::asio {
-class thread_pool;
-}  // namespace boost::asio
 
 namespace schedhost::framework {
 
@@ -49,8 +47,12 @@ class Parallelizer {
   void Run(size_t n, const std::function<void(size_t)>* fn,
            const std::function<void(size_t, size_t)>* chunk_fn, const std::atomic<bool>* stop);
 
-  std::unique_ptr<boost::asio::thread_pool> pool_;  // parallelism - 1 workers; null when 1
-  std::mutex run_mu_;                               // serialises Until callers
+  // Loop is one loop's shared state, Workers the helper threads (threads_ - 1; null when 1);
+  // both in parallel.cc.
+  struct Loop;
+  struct Workers;
+  std::unique_ptr<Workers> workers_;
+  std::mutex run_mu_;  // serialises Until callers
 };
 
 }  // namespace schedhost::framework

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -108,6 +109,32 @@ TEST(ParallelizerTest, LateHelpersNeverRunAFinishedLoop) {
     });
     open.store(false);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "round " << round;
+  }
+}
+
+// Every loop of more than one chunk gets its helper, whether the helper is still watching for
+// the next loop or has parked: each loop's first chunk waits until a second thread runs the
+// other one.
+TEST(ParallelizerTest, AHelperJoinsEveryLoop) {
+  Parallelizer p(2);
+  if (p.threads() < 2) GTEST_SKIP() << "one hardware thread";
+  for (int round = 0; round < 300; ++round) {
+    std::atomic<int> entered{0};
+    std::atomic<bool> alone{false};
+    p.UntilChunks(2, [&](size_t, size_t) {
+      entered.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (entered.load() < 2) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          alone.store(true);
+          return;
+        }
+        std::this_thread::yield();
+      }
+    });
+    ASSERT_FALSE(alone.load()) << "round " << round << ": no helper came";
+    // Now and then long enough for the helper to stop watching and park.
+    if (round % 30 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
