@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <future>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "host/scheduler/executor.h"
@@ -108,6 +110,79 @@ TEST(ExecutorTest, ThreadPoolRunsEveryTaskBeforeItGoes) {
     for (int i = 0; i < 500; ++i) pool.Post([&] { count.fetch_add(1); });
   }
   EXPECT_EQ(count.load(), 500);
+}
+
+// Until waits (up to 10 s) for `done`; true when it came.
+template <typename F>
+bool Until(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+TEST(ExecutorTest, ThreadPoolRunsTasksPostedFromTasksBeforeItGoes) {
+  std::atomic<int> count{0};
+  {
+    ThreadPoolExecutor pool(2);
+    pool.Post([&] {
+      count.fetch_add(1);
+      pool.Post([&] { count.fetch_add(1); });
+    });
+  }
+  EXPECT_EQ(count.load(), 2);
+}
+
+TEST(ExecutorTest, ATaskThatThrowsDoesNotStopTheWorker) {
+  std::atomic<int> count{0};
+  ThreadPoolExecutor pool(1);
+  pool.Post([] { throw std::runtime_error("boom"); });
+  pool.Post([&] { count.fetch_add(1); });
+  EXPECT_TRUE(Until([&] { return count.load() == 1; }));
+}
+
+// A worker that just ran a task polls: tasks posted meanwhile wake nobody and still run.
+TEST(ExecutorTest, APollingWorkerTakesTasksWithoutBeingWoken) {
+  ThreadPoolExecutor pool(1, milliseconds(1), seconds(60));
+  std::atomic<int> count{0};
+  pool.Post([&] { count.fetch_add(1); });
+  ASSERT_TRUE(Until([&] { return count.load() == 1 && pool.polling() == 1; }));
+  const uint64_t before = pool.wakeups();
+  for (int i = 0; i < 5; ++i) pool.Post([&] { count.fetch_add(1); });
+  EXPECT_TRUE(Until([&] { return count.load() == 6; }));
+  EXPECT_EQ(pool.wakeups(), before);
+}
+
+// More than kMaxQueued tasks waiting for a poller wake a second worker, which runs them long
+// before the poller's (here 60 s) timeout.
+TEST(ExecutorTest, ABacklogWakesAnotherWorker) {
+  ThreadPoolExecutor pool(2, seconds(60), seconds(600));
+  std::atomic<int> count{0};
+  pool.Post([&] { count.fetch_add(1); });
+  ASSERT_TRUE(Until([&] { return count.load() == 1 && pool.polling() == 1; }));
+  const uint64_t before = pool.wakeups();
+  const int backlog = static_cast<int>(ThreadPoolExecutor::kMaxQueued) + 1;
+  for (int i = 0; i < backlog; ++i) pool.Post([&] { count.fetch_add(1); });
+  EXPECT_EQ(pool.wakeups(), before + 1);
+  EXPECT_TRUE(Until([&] { return count.load() == 1 + backlog; }));
+}
+
+// An idle pool stops polling once `linger` has passed since its last task, and the next task
+// wakes a worker as the first one did.
+TEST(ExecutorTest, AnIdlePoolStopsPolling) {
+  ThreadPoolExecutor pool(2, milliseconds(1), milliseconds(5));
+  std::atomic<int> count{0};
+  pool.Post([&] { count.fetch_add(1); });
+  ASSERT_TRUE(Until([&] { return count.load() == 1; }));
+  EXPECT_TRUE(Until([&] { return pool.polling() == 0; }));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(pool.polling(), 0);
+  const uint64_t before = pool.wakeups();
+  pool.Post([&] { count.fetch_add(1); });
+  EXPECT_EQ(pool.wakeups(), before + 1);
+  EXPECT_TRUE(Until([&] { return count.load() == 2; }));
 }
 
 TEST(ExecutorTest, ManualRunsInOrderIncludingTasksPostedMeanwhile) {

@@ -1,25 +1,87 @@
 // ThreadPoolExecutor and ManualExecutor.
 #include "host/scheduler/executor.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
-#include <boost/asio/post.hpp>
+#include <exception>
 
 #include "host/framework/log.h"
 
 namespace schedhost::scheduler {
 
-namespace {
-size_t AtLeastOne(int threads) { return static_cast<size_t>(std::max(1, threads)); }
-}  // namespace
+ThreadPoolExecutor::ThreadPoolExecutor(int threads, std::chrono::microseconds poll,
+                                       std::chrono::microseconds linger)
+    : poll_(std::max(std::chrono::microseconds(0), poll)),
+      linger_(std::max(std::chrono::microseconds(0), linger)) {
+  framework::TouchLoggerBeforeThreads();
+  const int n = std::max(1, threads);
+  workers_.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { Work(); });
+}
 
-ThreadPoolExecutor::ThreadPoolExecutor(int threads)
-    : pool_((framework::TouchLoggerBeforeThreads(), AtLeastOne(threads))) {}
-
-// join() waits for the outstanding work, including tasks those tasks post.
-ThreadPoolExecutor::~ThreadPoolExecutor() { pool_.join(); }
+ThreadPoolExecutor::~ThreadPoolExecutor() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
 
 void ThreadPoolExecutor::Post(std::function<void()> task) {
-  boost::asio::post(pool_, std::move(task));
+  bool wake = false;
+  {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+    wake = waiting_ > 0 && (polling_ == 0 || tasks_.size() > kMaxQueued);
+    if (wake) ++wakeups_;
+  }
+  if (wake) cv_.notify_one();
+}
+
+uint64_t ThreadPoolExecutor::wakeups() const {
+  std::lock_guard lock(mu_);
+  return wakeups_;
+}
+
+int ThreadPoolExecutor::polling() const {
+  std::lock_guard lock(mu_);
+  return polling_;
+}
+
+void ThreadPoolExecutor::Work() {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock lock(mu_);
+  Clock::time_point last_task{};
+  for (;;) {
+    if (!tasks_.empty()) {
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      try {
+        task();
+      } catch (const std::exception& e) {
+        spdlog::error("executor: a task failed: {}", e.what());
+      } catch (...) {
+        spdlog::error("executor: a task failed with an unknown exception");
+      }
+      task = nullptr;  // destroyed outside the lock
+      last_task = Clock::now();
+      lock.lock();
+      continue;
+    }
+    if (stopping_) return;
+    ++waiting_;
+    if (poll_.count() > 0 && polling_ == 0 && Clock::now() - last_task < linger_) {
+      ++polling_;
+      cv_.wait_for(lock, poll_);
+      --polling_;
+    } else {
+      cv_.wait(lock);
+    }
+    --waiting_;
+  }
 }
 
 void ManualExecutor::Post(std::function<void()> task) {
