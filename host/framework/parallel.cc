@@ -11,11 +11,12 @@
 #include "host/framework/log.h"
 
 namespace schedhost::framework {
-// Loop is one Until call, shared by the caller and the helpers it posted to the pool. The caller
-// returns once every index is claimed and no helper is inside a chunk; a helper the pool starts
-// later finds nothing left to claim and leaves without touching the caller's functions, so the
-// caller never waits for a thread to be woken only to find the loop done (on a VM that wake-up
-// can take longer than the whole loop). Helpers keep the Loop alive through their shared_ptr.
+// Loop is one Until call, shared by the caller and the helpers that join it (Workers below). The
+// caller returns once every index is claimed and no helper is inside a chunk; a helper that
+// comes later finds nothing left to claim and leaves without touching the caller's functions, so
+// the caller never waits for a thread to be woken only to find the loop done (on a VM that
+// wake-up can take longer than the whole loop). Helpers keep the Loop alive through their
+// shared_ptr.
 struct Parallelizer::Loop {
   size_t n = 0;
   size_t chunk = 1;
@@ -49,7 +50,7 @@ struct Parallelizer::Loop {
     }
   }
 
-  // Help is a pool thread's part: registered in `active` before its first claim (both
+  // Help is a helper thread's part: registered in `active` before its first claim (both
   // sequentially consistent), so a caller that has seen its own claim fail and then reads
   // `active` == 0 knows no helper can still run a chunk.
   void Help() {
