@@ -88,44 +88,44 @@ struct Parallelizer::Workers {
   static constexpr std::chrono::microseconds kWatch{60};
 
   explicit Workers(size_t n) {
-    threads.reserve(n);
-    for (size_t i = 0; i < n; ++i) threads.emplace_back([this] { Work(); });
+    threads_.reserve(n);
+    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { Work(); });
   }
   ~Workers() {
     {
-      std::lock_guard<std::mutex> lock(mu);
-      stopping = true;
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
     }
-    cv.notify_all();
-    for (std::thread& t : threads) t.join();
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
   }
 
   void Publish(std::shared_ptr<Loop> l) {
     bool wake = false;
     {
-      std::lock_guard<std::mutex> lock(mu);
-      loop = std::move(l);
-      ++seq;
-      published.store(seq, std::memory_order_release);
-      wake = parked > 0;
+      std::lock_guard<std::mutex> lock(mu_);
+      loop_ = std::move(l);
+      ++seq_;
+      published_.store(seq_, std::memory_order_release);
+      wake = parked_ > 0;
     }
-    if (wake) cv.notify_all();
+    if (wake) cv_.notify_all();
   }
 
  private:
   void Work() {
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      if (stopping) return;
-      if (seq == seen) {
-        ++parked;
-        cv.wait(lock);
-        --parked;
+      if (stopping_) return;
+      if (seq_ == seen) {
+        ++parked_;
+        cv_.wait(lock);
+        --parked_;
         continue;
       }
-      seen = seq;
-      std::shared_ptr<Loop> l = loop;
+      seen = seq_;
+      std::shared_ptr<Loop> l = loop_;
       lock.unlock();
       l->Help();
       l.reset();
@@ -139,7 +139,7 @@ struct Parallelizer::Workers {
     const auto deadline = std::chrono::steady_clock::now() + kWatch;
     for (;;) {
       for (int i = 0; i < 32; ++i) {
-        if (published.load(std::memory_order_acquire) != seen) return;
+        if (published_.load(std::memory_order_acquire) != seen) return;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
@@ -148,14 +148,14 @@ struct Parallelizer::Workers {
     }
   }
 
-  std::mutex mu;
-  std::condition_variable cv;
-  std::shared_ptr<Loop> loop;          // the latest loop; guarded by mu
-  uint64_t seq = 0;                    // guarded by mu
-  std::atomic<uint64_t> published{0};  // seq, read without the lock while watching
-  int parked = 0;                      // guarded by mu
-  bool stopping = false;               // guarded by mu
-  std::vector<std::thread> threads;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::shared_ptr<Loop> loop_;          // the latest loop; guarded by mu_
+  uint64_t seq_ = 0;                    // guarded by mu_
+  std::atomic<uint64_t> published_{0};  // seq_, read without the lock while watching
+  int parked_ = 0;                      // guarded by mu_
+  bool stopping_ = false;               // guarded by mu_
+  std::vector<std::thread> threads_;
 };
 
 Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(1, parallelism)) {
