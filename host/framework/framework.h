@@ -197,12 +197,14 @@ class Framework {
   /// CanBatchFilter tells whether this cycle's Filter may go through RunFilterBatch: PreFilter
   /// resolved the plugins, one of them has a batched entry, the cycle does not run all filters,
   /// and no pod is nominated anywhere (else the two-pass Filter above). A cycle that times its
-  /// plugin calls still takes its runs node by node while FrameworkMetrics::TimesPluginCalls.
+  /// plugin calls batches too (see RunFilterBatch).
   bool CanBatchFilter(const CycleState& state) const;
   /// RunFilterBatch is RunFilterPlugins on each of nodes[0..n) (n <= FilterBatch::kMaxNodes),
   /// plugin by plugin: a plugin with filter_batch gets the nodes still passing in one call, the
-  /// others one call per node. Same outcome per node as RunFilterPlugins; returns an Error (and
-  /// `out` is then meaningless) when a plugin errs or answers its batch inconsistently.
+  /// others one call per node. While the cycle still times plugin calls
+  /// (FrameworkMetrics::TimesPluginCalls) the run goes node by node instead, every call timed.
+  /// Same outcome per node as RunFilterPlugins; returns an Error (and `out` is then
+  /// meaningless) when a plugin errs or answers its batch inconsistently.
   Status RunFilterBatch(const CycleState& state, const schedhost_pod_view* pod,
                         const schedhost_node_info_view* const* nodes, size_t n, FilterBatch& out);
   /// RunPostFilterPlugins runs until one succeeds or errors; returns the nominated node.

@@ -206,5 +206,77 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
   }
 }
 
+// The same for Filter through RunFilterBatch: node by node while the budget lasts, then in
+// batches, and every node gets the verdict one call per node gives.
+TEST(FrameworkMetricsTest, ASampledCycleBatchesFilterOnceItsBudgetIsUsed) {
+  FakePlugins fakes;
+  FakePlugin& sort = fakes.Add("Sort");
+  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
+  FakePlugin& binder = fakes.Add("Binder");
+  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  FakePlugin& filter = fakes.Add("BudgetBatchFilter");
+  std::atomic<int> one_calls{0};
+  std::atomic<int> batch_calls{0};
+  const auto passes = [](const schedhost_node_info_view* ni) {
+    return ni->node->name.data[ni->node->name.len - 1] != '3';  // node-3, node-13, ... fail
+  };
+  filter.filter = [&](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
+    ++one_calls;
+    if (passes(ni)) return SCHEDHOST_SUCCESS;
+    r.push_back("no");
+    return SCHEDHOST_UNSCHEDULABLE;
+  };
+  filter.filter_batch = [&](const schedhost_node_info_view* const* nodes, size_t n, size_t* passed,
+                            Reasons& r) {
+    ++batch_calls;
+    for (size_t k = 0; k < n; ++k) {
+      if (!passes(nodes[k])) {
+        *passed = k;
+        r.push_back("no");
+        return SCHEDHOST_UNSCHEDULABLE;
+      }
+    }
+    *passed = n;
+    return SCHEDHOST_SUCCESS;
+  };
+  Harness h(false);
+  for (FakePlugin* p : {&sort, &binder, &filter}) h.RegisterInProcess(p->descriptor());
+  h.SetConfig(
+      "[[profile]]\nname = \"budget-filter\"\n[profile.plugins.multi_point]\nenabled = [{ name "
+      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetBatchFilter\" }]\ndisabled = [{ "
+      "name = \"*\" }]\n");
+  std::string nodes;
+  for (int i = 0; i < 700; ++i) {
+    nodes += "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-" + std::to_string(i) +
+             "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n";
+  }
+  h.AddObjects(nodes);
+  Framework& fw = h.framework();
+  const auto& views = h.snapshot().views();
+  ASSERT_EQ(views.size(), 700u);
+  auto pod = h.MakePod(kPod);
+  const uint64_t timed_before = PluginCount("BudgetBatchFilter", "Filter", "Success") +
+                                PluginCount("BudgetBatchFilter", "Filter", "Unschedulable");
+  CycleState sampled;
+  sampled.record_plugin_metrics = true;
+  ASSERT_TRUE(fw.RunPreFilterPlugins(sampled, pod->view()).second.ok());
+  ASSERT_TRUE(fw.CanBatchFilter(sampled));
+  FilterBatch batch;
+  for (size_t b = 0; b < views.size(); b += FilterBatch::kMaxNodes) {
+    const size_t len = std::min(FilterBatch::kMaxNodes, views.size() - b);
+    ASSERT_TRUE(fw.RunFilterBatch(sampled, pod->view(), views.data() + b, len, batch).ok());
+    for (size_t j = 0; j < len; ++j) {
+      ASSERT_EQ(batch.passed[j] != 0, passes(views[b + j])) << "node " << b + j;
+      if (!batch.passed[j]) ASSERT_EQ(batch.statuses[j].Message(), "no") << "node " << b + j;
+    }
+  }
+  EXPECT_EQ(PluginCount("BudgetBatchFilter", "Filter", "Success") +
+                PluginCount("BudgetBatchFilter", "Filter", "Unschedulable") - timed_before,
+            FrameworkMetrics::kMaxTimedPluginCalls);
+  EXPECT_GE(one_calls.load(), static_cast<int>(FrameworkMetrics::kMaxTimedPluginCalls));
+  EXPECT_LT(one_calls.load(), 700);
+  EXPECT_GT(batch_calls.load(), 0);
+}
+
 }  // namespace
 }  // namespace schedhost::framework

@@ -215,8 +215,8 @@ Status Framework::RunFilterList(const std::vector<const PluginRef*>& active,
 }
 
 bool Framework::CanBatchFilter(const CycleState& state) const {
-  // A sampled cycle batches too: runs are taken node by node while it still times plugin calls
-  // (FrameworkMetrics::TimesPluginCalls), as the scheduler's Filter loop does.
+  // A sampled cycle batches too: RunFilterBatch takes its runs node by node while it still
+  // times plugin calls (FrameworkMetrics::TimesPluginCalls).
   if (!state.filters_resolved || state.run_all_filters) return false;
   const queue::Nominator* nominator = nominator_.load();
   if (nominator != nullptr && nominator->Size() > 0) return false;
@@ -232,6 +232,17 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
   // first rejection is its status, so a rejected node leaves the list. Before any rejection
   // nothing is copied: kept == k for every node kept.
   n = std::min(n, FilterBatch::kMaxNodes);
+  if (FrameworkMetrics::TimesPluginCalls(state)) {
+    // A sampled cycle times its first plugin calls: this run goes one node at a time, each call
+    // timed, as UntimedScore's runs do.
+    for (size_t j = 0; j < n; ++j) {
+      Status s = RunFilterList(state.active_filters, state, pod, nodes[j]);
+      if (s.code == Code::kError) return s;
+      out.passed[j] = s.ok() ? 1 : 0;
+      if (!s.ok()) out.statuses[j] = std::move(s);
+    }
+    return {};
+  }
   std::array<const schedhost_node_info_view*, FilterBatch::kMaxNodes> alive;
   std::array<uint8_t, FilterBatch::kMaxNodes> at;
   const schedhost_node_info_view* const* src = nodes;

@@ -11,6 +11,18 @@
 #include "host/framework/log.h"
 
 namespace schedhost::framework {
+namespace {
+
+// CpuRelax is one step of a spin-wait: the pause instruction where there is one, so the core
+// does not flood the memory system while it watches a flag.
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
 // Loop is one Until call, shared by the caller and the helpers that join it (Workers below). The
 // caller returns once every index is claimed and no helper is inside a chunk; a helper that
 // comes later finds nothing left to claim and leaves without touching the caller's functions, so
@@ -68,9 +80,7 @@ struct Parallelizer::Loop {
     next.store(n);
     for (int spin = 0; spin < 4096; ++spin) {
       if (active.load() == 0) return;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      CpuRelax();
     }
     std::unique_lock<std::mutex> lock(mu);
     caller_waiting = true;
@@ -140,9 +150,7 @@ struct Parallelizer::Workers {
     for (;;) {
       for (int i = 0; i < 32; ++i) {
         if (published_.load(std::memory_order_acquire) != seen) return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        CpuRelax();
       }
       if (std::chrono::steady_clock::now() >= deadline) return;
     }

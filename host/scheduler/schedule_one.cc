@@ -272,19 +272,9 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(run.size(), end - b);
             for (size_t j = 0; j < len; ++j) run[j] = nodes[index(b + j)];
-            if (framework::FrameworkMetrics::TimesPluginCalls(state)) {
-              // A sampled cycle times its first plugin calls one node at a time.
-              for (size_t j = 0; j < len; ++j) {
-                Status s = fw.RunFilterPlugins(state, pod.view(), run[j]);
-                if (s.code == Code::kError) return fail(std::move(s));
-                batch.passed[j] = s.ok() ? 1 : 0;
-                if (!s.ok()) batch.statuses[j] = std::move(s);
-              }
-            } else {
-              framework::PrefetchRun(run.data(), len);
-              Status s = fw.RunFilterBatch(state, pod.view(), run.data(), len, batch);
-              if (!s.ok()) return fail(std::move(s));
-            }
+            framework::PrefetchRun(run.data(), len);
+            Status s = fw.RunFilterBatch(state, pod.view(), run.data(), len, batch);
+            if (!s.ok()) return fail(std::move(s));
             for (size_t j = 0; j < len; ++j) {
               if (!batch.passed[j]) {
                 filter_statuses_[b + j] = std::move(batch.statuses[j]);
