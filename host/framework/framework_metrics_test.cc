@@ -267,7 +267,9 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesFilterOnceItsBudgetIsUsed) {
     ASSERT_TRUE(fw.RunFilterBatch(sampled, pod->view(), views.data() + b, len, batch).ok());
     for (size_t j = 0; j < len; ++j) {
       ASSERT_EQ(batch.passed[j] != 0, passes(views[b + j])) << "node " << b + j;
-      if (!batch.passed[j]) ASSERT_EQ(batch.statuses[j].Message(), "no") << "node " << b + j;
+      if (!batch.passed[j]) {
+        ASSERT_EQ(batch.statuses[j].Message(), "no") << "node " << b + j;
+      }
     }
   }
   EXPECT_EQ(PluginCount("BudgetBatchFilter", "Filter", "Success") +
