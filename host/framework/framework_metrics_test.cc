@@ -35,6 +35,25 @@ constexpr const char* kPod =
     "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
     "spec:\n  containers: [{name: c, image: busybox}]\n";
 
+// Profile is a profile named `name` with only Sort, Binder and `plugin` (the fakes each test
+// registers) enabled.
+std::string Profile(const std::string& name, const std::string& plugin) {
+  return "[[profile]]\nname = \"" + name +
+         "\"\n[profile.plugins.multi_point]\nenabled = [{ name = \"Sort\" }, { name = "
+         "\"Binder\" }, { name = \"" +
+         plugin + "\" }]\ndisabled = [{ name = \"*\" }]\n";
+}
+
+// NumberedNodes is `count` nodes named node-0, node-1, ... that fit a kPod pod.
+std::string NumberedNodes(int count) {
+  std::string nodes;
+  for (int i = 0; i < count; ++i) {
+    nodes += "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-" + std::to_string(i) +
+             "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n";
+  }
+  return nodes;
+}
+
 uint64_t PluginCount(const std::string& plugin, const std::string& point,
                      const std::string& status) {
   return metrics::Metrics().plugin_duration.With({plugin, point, status}).Snapshot().count();
@@ -66,10 +85,7 @@ TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
   picky.reserve = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   Harness h(false);
   for (FakePlugin* p : {&sort, &binder, &picky}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(
-      "[[profile]]\nname = \"metrics-profile\"\n[profile.plugins.multi_point]\nenabled = [{ name "
-      "= \"Sort\" }, { name = \"Binder\" }, { name = \"MetricsPicky\" }]\ndisabled = [{ name = "
-      "\"*\" }]\n");
+  h.SetConfig(Profile("metrics-profile", "MetricsPicky"));
   h.AddObjects(kNodes);
   Framework& fw = h.framework();
   const cache::Snapshot& snap = h.snapshot();
@@ -121,10 +137,7 @@ TEST(FrameworkMetricsTest, ASampledCycleTimesAtMostItsBudgetOfPluginCalls) {
   every.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
   Harness h(false);
   for (FakePlugin* p : {&sort, &binder, &every}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(
-      "[[profile]]\nname = \"budget-profile\"\n[profile.plugins.multi_point]\nenabled = [{ name "
-      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetFilter\" }]\ndisabled = [{ name = "
-      "\"*\" }]\n");
+  h.SetConfig(Profile("budget-profile", "BudgetFilter"));
   h.AddObjects(kNodes);
   Framework& fw = h.framework();
   const schedhost_node_info_view* ni = h.snapshot().views()[0];
@@ -173,16 +186,8 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
   };
   Harness h(false);
   for (FakePlugin* p : {&sort, &binder, &scorer}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(
-      "[[profile]]\nname = \"budget-score\"\n[profile.plugins.multi_point]\nenabled = [{ name "
-      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetScore\" }]\ndisabled = [{ name = "
-      "\"*\" }]\n");
-  std::string nodes;
-  for (int i = 0; i < 700; ++i) {
-    nodes += "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-" + std::to_string(i) +
-             "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n";
-  }
-  h.AddObjects(nodes);
+  h.SetConfig(Profile("budget-score", "BudgetScore"));
+  h.AddObjects(NumberedNodes(700));
   Framework& fw = h.framework();
   const std::vector<const schedhost_node_info_view*> views(h.snapshot().views().begin(),
                                                            h.snapshot().views().end());
@@ -241,16 +246,8 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesFilterOnceItsBudgetIsUsed) {
   };
   Harness h(false);
   for (FakePlugin* p : {&sort, &binder, &filter}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(
-      "[[profile]]\nname = \"budget-filter\"\n[profile.plugins.multi_point]\nenabled = [{ name "
-      "= \"Sort\" }, { name = \"Binder\" }, { name = \"BudgetBatchFilter\" }]\ndisabled = [{ "
-      "name = \"*\" }]\n");
-  std::string nodes;
-  for (int i = 0; i < 700; ++i) {
-    nodes += "---\napiVersion: v1\nkind: Node\nmetadata: {name: node-" + std::to_string(i) +
-             "}\nstatus: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n";
-  }
-  h.AddObjects(nodes);
+  h.SetConfig(Profile("budget-filter", "BudgetBatchFilter"));
+  h.AddObjects(NumberedNodes(700));
   Framework& fw = h.framework();
   const auto& views = h.snapshot().views();
   ASSERT_EQ(views.size(), 700u);
