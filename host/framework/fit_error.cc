@@ -30,7 +30,7 @@ std::string FitErrorMessage(size_t num_nodes, const NodeStatuses& node_statuses,
   }
   std::map<std::string, int> histogram;
   for (const auto& [node, status] : node_statuses) {
-    for (const auto& r : status.reasons) histogram[r]++;
+    for (const auto& r : status.reasons) histogram[r.str()]++;
   }
   if (!histogram.empty()) {
     std::vector<std::string> parts;

@@ -53,6 +53,7 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     if (auto it = made.find(e.name); it != made.end()) return it->second;
     auto inst = std::make_unique<PluginInstance>();
     inst->name = e.name;
+    inst->name_text = Text::Intern(e.name);
     inst->desc = entry.descriptor;
     inst->library = entry.library;
     if (auto it = profile.plugin_config.find(e.name); it != profile.plugin_config.end()) {
@@ -69,7 +70,7 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
                                     inst->args ? config::AsAbi(inst->args.get()) : nullptr, &out,
                                     sink.abi());
     if (rc != SCHEDHOST_SUCCESS) {
-      Status s = ToStatus(rc, sink, e.name);
+      Status s = ToStatus(rc, sink, inst->name_text);
       throw FrameworkError(prefix + ": plugin \"" + e.name + "\" could not be created: " +
                            s.Message());
     }

@@ -20,7 +20,7 @@ const std::vector<PluginRef>& At(const std::array<std::vector<PluginRef>, config
 }
 
 // Wrap turns a non-rejection failure into upstream's "running <Point> plugin "X": msg" error.
-Status Wrap(Status s, std::string_view what, const std::string& plugin) {
+Status Wrap(Status s, std::string_view what, const Text& plugin) {
   if (s.IsRejected()) {
     s.plugin = plugin;
     return s;
@@ -41,9 +41,9 @@ Status Framework::RunPreEnqueuePlugins(const schedhost_pod_view* pod) {
   for (const auto& ref : At(points_, config::Point::kPreEnqueue)) {
     StatusSink sink;
     Status s = ToStatus(ref.plugin->desc->pre_enqueue(ref.plugin->instance, pod, sink.abi()), sink,
-                        ref.plugin->name);
+                        ref.plugin->name_text);
     if (!s.ok()) {
-      if (!s.IsRejected()) return Wrap(std::move(s), "PreEnqueue", ref.plugin->name);
+      if (!s.IsRejected()) return Wrap(std::move(s), "PreEnqueue", ref.plugin->name_text);
       return s;
     }
   }
@@ -90,12 +90,12 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
                                               reinterpret_cast<schedhost_pre_filter_result*>(&r),
                                               sink.abi());
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreFilter), rc);
-    Status s = ToStatus(rc, sink, ref.plugin->name);
+    Status s = ToStatus(rc, sink, ref.plugin->name_text);
     if (s.code == Code::kSkip) {
       state.skip_filter_plugins.insert(ref.plugin->name);
       continue;
     }
-    if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name)};
+    if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name_text)};
     if (!r.set) continue;
     plugins_with_nodes.push_back(ref.plugin->name);
     std::unordered_set<std::string> nodes(r.nodes.begin(), r.nodes.end());
@@ -142,11 +142,11 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const schedhost
     StatusSink sink;
     Status s = ToStatus(
         d->pre_filter_add_pod(ref.plugin->instance, state.abi(), pod, to_add, ni, sink.abi()), sink,
-        ref.plugin->name);
+        ref.plugin->name_text);
     if (!s.ok()) {
       return Status::Error(
           "running AddPod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
-          ref.plugin->name);
+          ref.plugin->name_text);
     }
   }
   return {};
@@ -162,11 +162,11 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const schedh
     StatusSink sink;
     Status s = ToStatus(
         d->pre_filter_remove_pod(ref.plugin->instance, state.abi(), pod, to_remove, ni, sink.abi()),
-        sink, ref.plugin->name);
+        sink, ref.plugin->name_text);
     if (!s.ok()) {
       return Status::Error(
           "running RemovePod on PreFilter plugin \"" + ref.plugin->name + "\": " + s.Message(),
-          ref.plugin->name);
+          ref.plugin->name_text);
     }
   }
   return {};
@@ -193,11 +193,11 @@ Status Framework::RunFilterList(const std::vector<const PluginRef*>& active,
     int32_t rc = ref->plugin->desc->filter(ref->plugin->instance, state.abi(), pod, ni, sink.abi());
     metrics_->ObservePlugin(t0, *ref->plugin, SlotOf(config::Point::kFilter), rc);
     if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) continue;
-    Status s = ToStatus(rc, sink, ref->plugin->name);
+    Status s = ToStatus(rc, sink, ref->plugin->name_text);
     if (s.ok()) continue;
     if (!s.IsRejected()) {
       return Status::Error("running \"" + ref->plugin->name + "\" filter plugin: " + s.Message(),
-                           ref->plugin->name);
+                           ref->plugin->name_text);
     }
     if (!state.run_all_filters || s.code == Code::kUnschedulableAndUnresolvable) {
       if (merged.ok()) return s;
@@ -274,7 +274,8 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
       return true;
     }
     if (!s.IsRejected()) {
-      error = Status::Error("running \"" + p.name + "\" filter plugin: " + s.Message(), p.name);
+      error =
+          Status::Error("running \"" + p.name + "\" filter plugin: " + s.Message(), p.name_text);
       return false;
     }
     reject(k, std::move(s));
@@ -297,7 +298,7 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
                                    " and " + std::to_string(passed) +
                                    " passed: the batch must stop at the first node that does "
                                    "not pass",
-                               p.name);
+                               p.name_text);
         }
         if (kept == pos) {
           kept += passed;  // nothing rejected before this stretch: already in place
@@ -306,7 +307,7 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
         }
         if (rc == SCHEDHOST_SUCCESS) break;
         const size_t k = pos + passed;
-        if (!settle(p, k, ToStatus(rc, sink, p.name))) return error;
+        if (!settle(p, k, ToStatus(rc, sink, p.name_text))) return error;
         pos = k + 1;
       }
     } else {
@@ -315,7 +316,7 @@ Status Framework::RunFilterBatch(const CycleState& state, const schedhost_pod_vi
         const int32_t rc = p.desc->filter(p.instance, state.abi(), pod, src[k], sink.abi());
         if (rc == SCHEDHOST_SUCCESS && sink.reasons.empty()) {
           keep(k);
-        } else if (!settle(p, k, ToStatus(rc, sink, p.name))) {
+        } else if (!settle(p, k, ToStatus(rc, sink, p.name_text))) {
           return error;
         }
       }
@@ -347,10 +348,10 @@ std::pair<std::string, Status> Framework::UntimedPostFilter(CycleState& state,
         reinterpret_cast<const schedhost_node_status_map*>(&map),
         reinterpret_cast<schedhost_post_filter_result*>(&r), sink.abi());
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPostFilter), rc);
-    Status s = ToStatus(rc, sink, ref.plugin->name);
+    Status s = ToStatus(rc, sink, ref.plugin->name_text);
     if (s.ok()) return {r.nominated_node, s};
     if (s.code == Code::kUnschedulableAndUnresolvable) return {r.nominated_node, s};
-    if (!s.IsRejected()) return {"", Status::Error(s.Message(), ref.plugin->name)};
+    if (!s.IsRejected()) return {"", Status::Error(s.Message(), ref.plugin->name_text)};
     if (!r.nominated_node.empty()) nominated = r.nominated_node;
     if (merged.ok()) merged.code = s.code;
     merged.reasons.insert(merged.reasons.end(), s.reasons.begin(), s.reasons.end());
@@ -366,7 +367,7 @@ Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* p
     const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->pre_score(ref.plugin->instance, state.abi(), pod,
                                                     nodes.data(), nodes.size(), sink.abi()),
-                        sink, ref.plugin->name);
+                        sink, ref.plugin->name_text);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreScore), s.code);
     if (s.code == Code::kSkip) {
       state.skip_score_plugins.insert(ref.plugin->name);
@@ -374,7 +375,7 @@ Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* p
     }
     if (!s.ok()) {
       return Status::Error("running PreScore plugin \"" + ref.plugin->name + "\": " + s.Message(),
-                           ref.plugin->name);
+                           ref.plugin->name_text);
     }
   }
   return {};
@@ -402,11 +403,11 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   Status first_error;
   std::atomic<bool> stop{false};
   const auto fail = [&](const PluginInstance& p, int32_t rc, StatusSink& sink) {
-    Status s = ToStatus(rc, sink, p.name);
+    Status s = ToStatus(rc, sink, p.name_text);
     std::lock_guard<std::mutex> lock(err_mu);
     if (first_error.ok()) {
       first_error =
-          Status::Error("running Score plugin \"" + p.name + "\": " + s.Message(), p.name);
+          Status::Error("running Score plugin \"" + p.name + "\": " + s.Message(), p.name_text);
     }
     stop.store(true);
   };
@@ -499,9 +500,9 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     StatusSink sink;
     int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod, work, n, sink.abi());
     if (rc != SCHEDHOST_SUCCESS) {
-      Status s = ToStatus(rc, sink, p->name);
+      Status s = ToStatus(rc, sink, p->name_text);
       return Status::Error("running Normalize on Score plugin \"" + p->name + "\": " + s.Message(),
-                           p->name);
+                           p->name_text);
     }
   }
   for (size_t k = 0; k < active.size(); ++k) {
@@ -514,7 +515,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
         return Status::Error("plugin \"" + ref.plugin->name + "\" returns an invalid score " +
                                  std::to_string(s) +
                                  ", it should in the range of [0, 100] after normalizing",
-                             ref.plugin->name);
+                             ref.plugin->name_text);
       }
       out.normalized[i * np + col] = static_cast<uint8_t>(s);
       out.weighted[i * np + col] = s * ref.weight;
@@ -531,9 +532,9 @@ Status Framework::UntimedReserve(CycleState& state, const schedhost_pod_view* po
     const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(
         ref.plugin->desc->reserve(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
-        sink, ref.plugin->name);
+        sink, ref.plugin->name_text);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kReserve), s.code);
-    if (!s.ok()) return Wrap(std::move(s), "Reserve", ref.plugin->name);
+    if (!s.ok()) return Wrap(std::move(s), "Reserve", ref.plugin->name_text);
   }
   return {};
 }
@@ -558,11 +559,11 @@ PermitResult Framework::UntimedPermit(CycleState& state, const schedhost_pod_vie
     const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(ref.plugin->desc->permit(ref.plugin->instance, state.abi(), pod, Str(node),
                                                  &timeout_ns, sink.abi()),
-                        sink, ref.plugin->name);
+                        sink, ref.plugin->name_text);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPermit), s.code);
     if (s.ok()) continue;
     if (s.IsRejected()) {
-      s.plugin = ref.plugin->name;
+      s.plugin = ref.plugin->name_text;
       result.status = std::move(s);
       result.waits.clear();
       return result;
@@ -572,8 +573,9 @@ PermitResult Framework::UntimedPermit(CycleState& state, const schedhost_pod_vie
       result.waits.emplace_back(ref.plugin->name, std::chrono::nanoseconds(timeout_ns));
       continue;
     }
-    result.status = Status::Error(
-        "running Permit plugin \"" + ref.plugin->name + "\": " + s.Message(), ref.plugin->name);
+    result.status =
+        Status::Error("running Permit plugin \"" + ref.plugin->name + "\": " + s.Message(),
+                      ref.plugin->name_text);
     result.waits.clear();
     return result;
   }
@@ -592,9 +594,9 @@ Status Framework::UntimedPreBind(CycleState& state, const schedhost_pod_view* po
     const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(
         ref.plugin->desc->pre_bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()),
-        sink, ref.plugin->name);
+        sink, ref.plugin->name_text);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kPreBind), s.code);
-    if (!s.ok()) return Wrap(std::move(s), "PreBind", ref.plugin->name);
+    if (!s.ok()) return Wrap(std::move(s), "PreBind", ref.plugin->name_text);
   }
   return {};
 }
@@ -607,13 +609,13 @@ Status Framework::UntimedBind(CycleState& state, const schedhost_pod_view* pod,
     const auto t0 = FrameworkMetrics::PluginStart(state);
     Status s = ToStatus(
         ref.plugin->desc->bind(ref.plugin->instance, state.abi(), pod, Str(node), sink.abi()), sink,
-        ref.plugin->name);
+        ref.plugin->name_text);
     metrics_->ObservePlugin(t0, *ref.plugin, SlotOf(config::Point::kBind), s.code);
     if (s.code == Code::kSkip) {
       last = std::move(s);
       continue;
     }
-    if (!s.ok()) return Wrap(std::move(s), "Bind", ref.plugin->name);
+    if (!s.ok()) return Wrap(std::move(s), "Bind", ref.plugin->name_text);
     return s;
   }
   return last;

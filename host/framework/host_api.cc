@@ -24,7 +24,7 @@ std::string_view View(schedhost_str s) { return s.len == 0 ? std::string_view{} 
 void StatusAddReason(schedhost_status* status, schedhost_str reason) noexcept {
   if (status == nullptr) return;
   try {
-    StatusSink::From(status)->reasons.emplace_back(View(reason));
+    StatusSink::From(status)->reasons.push_back(Text::Intern(View(reason)));
   } catch (...) {
   }
 }

@@ -32,6 +32,7 @@ namespace schedhost::framework {
 /// releases its library reference (ABI rule 11: the library outlives everything made from it).
 struct PluginInstance {
   std::string name;
+  Text name_text;  // `name`, interned: what the statuses of this plugin's answers carry
   const schedhost_plugin_descriptor* desc = nullptr;
   std::shared_ptr<const loader::Library> library;  // null for in-process plugins
   std::shared_ptr<const config::ConfigNode> args;

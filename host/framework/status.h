@@ -7,6 +7,8 @@
 #include <schedhost/plugin.h>
 
 #include <boost/container/small_vector.hpp>
+#include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,22 +33,66 @@ std::string_view CodeName(Code code);
 /// CodeFromAbi maps a plugin's return value to a Code; unknown values become kError.
 Code CodeFromAbi(int32_t value);
 
+/// Text is an immutable string that copies without allocating or touching a shared counter
+/// when interned. A failed cycle makes a status per rejected node, nearly all with the same
+/// plugin and reason: each distinct reason a plugin gives and each plugin name is made once,
+/// in a process-wide pool, and every status carrying it points there. Other texts (error
+/// messages, which often name a pod) own a reference-counted copy; so does a reason once the
+/// pool is full (a plugin that words each rejection differently), which keeps the pool bounded.
+class Text {
+ public:
+  /// The empty text.
+  Text() noexcept;
+  /// A text owning a copy of `s` (not interned).
+  explicit Text(std::string s);
+  Text(const char* s) : Text(std::string(s)) {}  // NOLINT(google-explicit-constructor): literals
+  /// Intern returns the pool's text equal to `s`, adding it when new; an owned copy when the pool
+  /// is full. Recent texts are found in a per-thread cache before the pool's lock.
+  static Text Intern(std::string_view s);
+
+  const std::string& str() const noexcept { return *p_; }
+  operator std::string_view() const noexcept { return *p_; }  // NOLINT(google-explicit-constructor)
+  bool empty() const noexcept { return p_->empty(); }
+  size_t size() const noexcept { return p_->size(); }
+  const char* data() const noexcept { return p_->data(); }
+  /// interned is true for a text of the pool (or the empty text): it owns no memory of its own.
+  bool interned() const noexcept { return p_.use_count() == 0; }
+
+  friend bool operator==(const Text& a, const Text& b) noexcept {
+    return a.p_ == b.p_ || *a.p_ == *b.p_;
+  }
+  friend bool operator==(const Text& a, std::string_view b) noexcept { return *a.p_ == b; }
+  friend bool operator==(const Text& a, const char* b) noexcept { return *a.p_ == b; }
+  friend bool operator<(const Text& a, const Text& b) noexcept { return *a.p_ < *b.p_; }
+
+ private:
+  explicit Text(std::shared_ptr<const std::string> p) noexcept : p_(std::move(p)) {}
+  // Interned texts alias the pool's string with no control block: copies count nothing.
+  std::shared_ptr<const std::string> p_;
+};
+
+std::string operator+(const std::string& a, const Text& b);
+std::string operator+(const Text& a, const std::string& b);
+std::string operator+(const char* a, const Text& b);
+std::string operator+(const Text& a, const char* b);
+std::ostream& operator<<(std::ostream& os, const Text& t);
+
 /// Reasons are a status's messages. Nearly every status has one, kept inline: a failed cycle
 /// makes a status per rejected node, and a preemption dry run several per node.
-using Reasons = boost::container::small_vector<std::string, 1>;
+using Reasons = boost::container::small_vector<Text, 1>;
 
 /// Status is a code, its reasons and the plugin that produced it.
 struct Status {
   Code code = Code::kSuccess;
   Reasons reasons;
-  std::string plugin;
+  Text plugin;
 
   static Status Success() { return {}; }
-  static Status Error(std::string msg, std::string plugin = "") {
-    return Status{Code::kError, {std::move(msg)}, std::move(plugin)};
+  static Status Error(std::string msg, Text plugin = {}) {
+    return Status{Code::kError, {Text(std::move(msg))}, std::move(plugin)};
   }
-  static Status Make(Code code, std::string msg, std::string plugin = "") {
-    return Status{code, {std::move(msg)}, std::move(plugin)};
+  static Status Make(Code code, std::string msg, Text plugin = {}) {
+    return Status{code, {Text(std::move(msg))}, std::move(plugin)};
   }
 
   bool ok() const { return code == Code::kSuccess; }
@@ -75,6 +121,6 @@ struct StatusSink {
 
 /// ToStatus turns a plugin's raw return value and collected reasons into a Status. A non-success
 /// code without reasons gets a generic reason naming the plugin, so no failure is silent.
-Status ToStatus(int32_t raw, StatusSink& sink, std::string_view plugin);
+Status ToStatus(int32_t raw, StatusSink& sink, const Text& plugin);
 
 }  // namespace schedhost::framework

@@ -68,7 +68,7 @@ bool WaitingPod::Allow(std::string_view plugin) {
 }
 
 bool WaitingPod::Reject(std::string_view plugin, std::string_view message) {
-  return Decide(Status::Make(Code::kUnschedulable, std::string(message), std::string(plugin)));
+  return Decide(Status::Make(Code::kUnschedulable, std::string(message), Text::Intern(plugin)));
 }
 
 Status WaitingPod::Wait() const {

@@ -31,7 +31,7 @@ std::pair<queue::PluginSet, queue::PluginSet> Rejectors(const Status& s) {
   queue::PluginSet rejectors;
   queue::PluginSet pending;
   if (s.IsRejected() && !s.plugin.empty()) {
-    (s.code == Code::kPending ? pending : rejectors).insert(s.plugin);
+    (s.code == Code::kPending ? pending : rejectors).insert(s.plugin.str());
   }
   return {rejectors, pending};
 }

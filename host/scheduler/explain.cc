@@ -85,8 +85,10 @@ size_t RecordedCycle::Bytes() const {
   for (const auto* list : {statuses.get(), &new_statuses_}) {
     if (list == nullptr) continue;
     for (const auto& status : *list) {
-      bytes += sizeof(status) + status.plugin.capacity();
-      for (const auto& r : status.reasons) bytes += sizeof(std::string) + r.capacity();
+      // Interned texts are shared with every other status: only owned ones count here.
+      const auto own = [](const framework::Text& t) { return t.interned() ? 0 : t.size(); };
+      bytes += sizeof(status) + own(status.plugin);
+      for (const auto& r : status.reasons) bytes += sizeof(r) + own(r);
     }
   }
   return bytes;

@@ -63,7 +63,7 @@ queue::PreEnqueueResult ProfileRuntime::PreEnqueue(const model::Pod& pod) const 
   if (fw == nullptr) return {};
   framework::Status s = fw->RunPreEnqueuePlugins(pod.view());
   if (s.ok()) return {};
-  return queue::PreEnqueueResult{false, s.plugin, s.Message()};
+  return queue::PreEnqueueResult{false, s.plugin.str(), s.Message()};
 }
 
 bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,

@@ -29,7 +29,7 @@ struct Scheduler::Attempt {
   std::vector<schedhost_id> rejected_ids;
   queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
   queue::PluginSet pending;    // plugins that answered Pending
-  std::string last_plugin;     // the plugin and code AddPluginStatus last recorded
+  framework::Text last_plugin;  // the plugin and code AddPluginStatus last recorded
   Code last_code = Code::kSuccess;
   size_t num_all_nodes = 0;
   // For Explain: the feasible nodes and, when the cycle scored them, their scores (aligned).
@@ -46,9 +46,9 @@ struct Scheduler::Attempt {
     // Most rejected nodes name the plugin the previous one did: skip the set's string compares.
     if (s.plugin.empty() || (s.code == last_code && s.plugin == last_plugin)) return;
     if (s.code == Code::kPending) {
-      pending.insert(s.plugin);
+      pending.insert(s.plugin.str());
     } else if (s.IsRejected()) {
-      rejectors.insert(s.plugin);
+      rejectors.insert(s.plugin.str());
     } else {
       return;
     }

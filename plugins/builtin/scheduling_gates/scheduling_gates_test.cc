@@ -43,7 +43,7 @@ TEST_P(SchedulingGatesTest, PreEnqueue) {
     EXPECT_EQ(s.code, Code::kSuccess) << s.Message();
   } else {
     EXPECT_EQ(s.code, Code::kUnschedulableAndUnresolvable);
-    EXPECT_EQ(s.reasons, framework::Reasons{c.reason});
+    EXPECT_EQ(s.reasons, framework::Reasons{framework::Text(c.reason)});
     EXPECT_EQ(s.plugin, "SchedulingGates");
   }
 }

@@ -60,7 +60,7 @@ TEST_P(TaintTolerationFilterTest, RejectsFirstUntoleratedTaint) {
     EXPECT_EQ(s.code, Code::kSuccess) << s.Message();
   } else {
     EXPECT_EQ(s.code, Code::kUnschedulableAndUnresolvable);
-    EXPECT_EQ(s.reasons, schedhost::framework::Reasons{c.reason});
+    EXPECT_EQ(s.reasons, schedhost::framework::Reasons{schedhost::framework::Text(c.reason)});
     EXPECT_EQ(s.plugin, "TaintToleration");
   }
 }
