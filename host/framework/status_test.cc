@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <schedhost/plugin.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,27 @@ TEST(StatusTest, ToStatusCarriesTheInternedPluginName) {
   const Status unknown = ToStatus(42, sink, name);
   EXPECT_EQ(unknown.code, Code::kError);
   EXPECT_EQ(unknown.Message(), "plugin returned unknown status code 42");
+}
+
+// The SDK's Status::Static: a reason kept as a view until someone asks for the list.
+TEST(SdkStatusTest, AStaticReasonIsAViewUntilTheListIsAskedFor) {
+  static constexpr std::string_view kWhy = "node(s) were unschedulable";
+  const schedhost::Status s =
+      schedhost::Status::UnschedulableAndUnresolvable(schedhost::Status::Static{kWhy});
+  EXPECT_EQ(s.code(), schedhost::Code::kUnschedulableAndUnresolvable);
+  std::vector<std::string_view> seen;
+  s.ForEachReason([&](std::string_view r) { seen.push_back(r); });
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].data(), kWhy.data());  // the constant itself, not a copy
+  EXPECT_EQ(s.reasons(), std::vector<std::string>{std::string(kWhy)});
+  seen.clear();
+  s.ForEachReason([&](std::string_view r) { seen.push_back(r); });
+  EXPECT_EQ(seen, std::vector<std::string_view>{kWhy});  // copied in once, not listed twice
+
+  schedhost::Status more =
+      schedhost::Status::Unschedulable(schedhost::Status::Static{"Insufficient cpu"});
+  more.AddReason("Insufficient memory");
+  EXPECT_EQ(more.reasons(), (std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}));
 }
 
 }  // namespace

@@ -158,13 +158,13 @@ Status InterPodAffinity::Filter(const CycleState& state, const Pod& /*pod*/, con
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreFilter state: not found");
   const Labels labels = ni.node().labels();
   if (!SatisfiesAffinity(*s, labels)) {
-    return Status::UnschedulableAndUnresolvable(std::string(kErrReasonAffinity));
+    return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonAffinity});
   }
   if (!SatisfiesAntiAffinity(*s, labels)) {
-    return Status::Unschedulable(std::string(kErrReasonAntiAffinity));
+    return Status::Unschedulable(Status::Static{kErrReasonAntiAffinity});
   }
   if (!SatisfiesExistingAntiAffinity(*s, labels)) {
-    return Status::Unschedulable(std::string(kErrReasonExistingAntiAffinity));
+    return Status::Unschedulable(Status::Static{kErrReasonExistingAntiAffinity});
   }
   return {};
 }

@@ -87,7 +87,8 @@ Status NodeAffinity::PreFilter(CycleState& /*state*/, const Pod& pod, PreFilterR
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  if (names.empty()) return Status::UnschedulableAndUnresolvable(std::string(kErrReasonConflict));
+  if (names.empty())
+    return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonConflict});
   std::vector<std::string_view> node_names;
   node_names.reserve(names.size());
   for (Id id : names) node_names.push_back(host().IdString(id));
@@ -99,7 +100,7 @@ Status NodeAffinity::Filter(const CycleState& /*state*/, const Pod& pod, const N
   bool enforced_failed = false;
   if (RequiredMatch(pod, ni.node(), &enforced_failed)) return {};
   return Status::UnschedulableAndUnresolvable(
-      std::string(enforced_failed ? kErrReasonEnforced : kErrReasonPod));
+      Status::Static{enforced_failed ? kErrReasonEnforced : kErrReasonPod});
 }
 
 Status NodeAffinity::PreScore(CycleState& /*state*/, const Pod& pod,

@@ -19,7 +19,7 @@ Status NodeName::Filter(const CycleState& /*state*/, const Pod& pod, const NodeI
   if (ni.raw() == nullptr || ni.raw()->node == nullptr) return Status::Error("node not found");
   const std::string_view wanted = pod.node_name();
   if (wanted.empty() || wanted == ni.node().name()) return {};
-  return Status::UnschedulableAndUnresolvable(std::string(kErrReason));
+  return Status::UnschedulableAndUnresolvable(Status::Static{kErrReason});
 }
 
 std::span<const schedhost_event_registration> NodeName::EventsToRegister() { return kEvents; }

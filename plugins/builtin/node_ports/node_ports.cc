@@ -71,7 +71,7 @@ Status NodePorts::Filter(const CycleState& state, const Pod& /*pod*/, const Node
   const auto used = ni.used_ports();
   for (const WantedPort& want : s->ports) {
     for (const schedhost_used_port& u : used) {
-      if (Conflicts(want, u)) return Status::Unschedulable(std::string(kErrReason));
+      if (Conflicts(want, u)) return Status::Unschedulable(Status::Static{kErrReason});
     }
   }
   return {};

@@ -21,9 +21,10 @@ struct PreScoreState {
   std::vector<int64_t> requests;
 };
 
+// `reason` outlives `out`: a constant, or a Request kept in the cycle state or by the caller.
 void AddReason(Status& out, std::string_view reason) {
   if (out.ok()) {
-    out = Status::Unschedulable(std::string(reason));
+    out = Status::Unschedulable(Status::Static{reason});
   } else {
     out.AddReason(std::string(reason));
   }

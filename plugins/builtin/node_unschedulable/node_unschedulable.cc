@@ -17,14 +17,14 @@ NodeUnschedulable::NodeUnschedulable(const Host& host, const Args& args) : Plugi
 
 Status NodeUnschedulable::Filter(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni) {
   if (ni.raw() == nullptr || ni.raw()->node == nullptr) {
-    return Status::UnschedulableAndUnresolvable(std::string(kErrReasonUnknownCondition));
+    return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonUnknownCondition});
   }
   if (!ni.node().unschedulable()) return {};
   // An unschedulable node behaves as if tainted node.kubernetes.io/unschedulable:NoSchedule.
   constexpr schedhost_taint kUnschedulableTaint{SCHEDHOST_ID_TAINT_UNSCHEDULABLE, SCHEDHOST_ID_EMPTY,
                                                 SCHEDHOST_EFFECT_NO_SCHEDULE, 0};
   if (AnyTolerates(pod.tolerations(), kUnschedulableTaint)) return {};
-  return Status::UnschedulableAndUnresolvable(std::string(kErrReasonUnschedulable));
+  return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonUnschedulable});
 }
 
 std::span<const schedhost_event_registration> NodeUnschedulable::EventsToRegister() {

@@ -126,7 +126,8 @@ Status PodTopologySpread::Filter(const CycleState& state, const Pod& /*pod*/, co
   const Labels labels = ni.node().labels();
   for (size_t i = 0; i < cs.size(); ++i) {
     const auto value = labels.Get(cs[i].topology_key);
-    if (!value) return Status::UnschedulableAndUnresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    if (!value)
+      return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonNodeLabelNotMatch});
     const DomainCounts& dc = s->counts[i];
     // No domain at all (no node passed the policies): upstream skips the constraint.
     if (dc.size() == 0) continue;
@@ -136,7 +137,7 @@ Status PodTopologySpread::Filter(const CycleState& state, const Pod& /*pod*/, co
     const DomainCount* d = dc.Find(*value);
     const int64_t match = d != nullptr ? d->count : 0;
     if (match + s->self_match[i] - min_match > cs[i].max_skew) {
-      return Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
+      return Status::Unschedulable(Status::Static{kErrReasonConstraintsNotMatch});
     }
   }
   return {};

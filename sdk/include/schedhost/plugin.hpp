@@ -83,18 +83,48 @@ class Status {
   static Status Skip() { return Status(Code::kSkip, std::vector<std::string>{}); }
   static Status Pending(std::string reason) { return {Code::kPending, std::move(reason)}; }
 
+  /// Static is a reason whose text outlives the Status (a literal, a constexpr string_view, a
+  /// string the plugin instance keeps). A status made from one allocates nothing: worth it for
+  /// a rejection given once per node.
+  struct Static {
+    std::string_view text;
+  };
+  Status(Code code, Static reason) noexcept : code_(code), static_reason_(reason.text) {}
+  static Status Unschedulable(Static reason) noexcept { return {Code::kUnschedulable, reason}; }
+  static Status UnschedulableAndUnresolvable(Static reason) noexcept {
+    return {Code::kUnschedulableAndUnresolvable, reason};
+  }
+
   Code code() const noexcept { return code_; }
   bool ok() const noexcept { return code_ == Code::kSuccess; }
-  const std::vector<std::string>& reasons() const noexcept { return reasons_; }
+  /// reasons lists the reasons in order. A static reason is copied into the list the first
+  /// time it is asked for.
+  const std::vector<std::string>& reasons() const {
+    if (!static_reason_.empty()) {
+      reasons_.insert(reasons_.begin(), std::string(static_reason_));
+      static_reason_ = {};
+    }
+    return reasons_;
+  }
+  /// ForEachReason calls `f(std::string_view)` on each reason in order, copying none.
+  template <class F>
+  void ForEachReason(F&& f) const {
+    if (!static_reason_.empty()) f(static_reason_);
+    for (const auto& r : reasons_) f(std::string_view(r));
+  }
   /// AddReason appends one more reason (e.g. "Insufficient memory" after "Insufficient cpu").
   Status& AddReason(std::string reason) {
+    reasons();  // a static reason stays first
     reasons_.push_back(std::move(reason));
     return *this;
   }
 
  private:
   Code code_ = Code::kSuccess;
-  std::vector<std::string> reasons_;
+  // Made lazily from static_reason_ by reasons(); otherwise what the constructors and
+  // AddReason gave. static_reason_ is empty once copied in.
+  mutable std::vector<std::string> reasons_;
+  mutable std::string_view static_reason_;
 };
 
 /// ArgsError is thrown by Args accessors on a wrong type; create() reports it with its location.
@@ -762,7 +792,7 @@ inline const schedhost_host_api*& LibraryApi() noexcept {
 inline int32_t Report(schedhost_status* st, const Status& s) noexcept {
   const auto* api = LibraryApi();
   if (api != nullptr && st != nullptr) {
-    for (const auto& r : s.reasons()) api->status_add_reason(st, ToStr(r));
+    s.ForEachReason([&](std::string_view r) { api->status_add_reason(st, ToStr(r)); });
   }
   return static_cast<int32_t>(s.code());
 }
