@@ -94,9 +94,10 @@ bool SatisfiesAntiAffinity(const PreFilterState& s, const Labels& labels) {
 }
 
 bool SatisfiesExistingAntiAffinity(const PreFilterState& s, const Labels& labels) {
-  if (s.existing_anti_affinity.empty()) return true;
-  for (const schedhost_label& l : labels.items()) {
-    if (s.existing_anti_affinity.Get(TopologyPair(l.key, l.value)) > 0) return false;
+  // upstream looks every node label up; only the labels whose key some pair has can match.
+  for (const auto& [key, pairs] : s.existing_anti_affinity.keys()) {
+    auto v = labels.Get(key);
+    if (v && s.existing_anti_affinity.Get(TopologyPair(key, *v)) > 0) return false;
   }
   return true;
 }

@@ -46,9 +46,15 @@ class PairCounts {
   int64_t Get(uint64_t pair) const noexcept;
   bool empty() const noexcept { return items_.empty(); }
   size_t size() const noexcept { return items_.size(); }
+  /// keys lists the topology keys of the counted pairs, each once with its number of pairs
+  /// (usually one or two keys: a node's other labels need no lookup).
+  std::span<const std::pair<Id, uint32_t>> keys() const noexcept { return keys_; }
 
  private:
+  void CountKey(Id key, int delta);
+
   std::vector<std::pair<uint64_t, int64_t>> items_;
+  std::vector<std::pair<Id, uint32_t>> keys_;
 };
 
 /// Side says whose namespace rules a term is read with: the incoming pod's terms resolve a

@@ -396,6 +396,33 @@ TEST(InterPodAffinityExtensions, AddPodCountsAnAddedPodsAntiAffinity) {
   EXPECT_EQ(Verdict(h, *clone, pod->view(), "n2"), kExisting);
 }
 
+// Filter looks up only the node labels whose key an existing pod's term uses: removing the last
+// pod of a key (here the zone one) must stop that key being looked at, the other still counting.
+TEST(InterPodAffinityExtensions, RemovePodLiftsAnExistingPodsAntiAffinityKeyByKey) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(FourNodes() +
+               PodYaml("zone-guard", "{app: guard}", "n1", Anti("[" + Term(kDb, "zone") + "]")) +
+               PodYaml("host-guard", "{app: guard}", "n3",
+                       Anti("[" + Term(kDb, "kubernetes.io/hostname") + "]")));
+  auto pod = h.MakePod(PodYaml("p", "{app: db}", ""));
+  framework::CycleState state;
+  ASSERT_TRUE(h.framework().RunPreFilterPlugins(state, pod->view()).second.ok());
+  // n1 and n2 share zone-a (FourNodes), so both are out; n3 by hostname.
+  EXPECT_EQ(Verdict(h, state, pod->view(), "n1"), kExisting);
+  EXPECT_EQ(Verdict(h, state, pod->view(), "n2"), kExisting);
+  EXPECT_EQ(Verdict(h, state, pod->view(), "n3"), kExisting);
+  EXPECT_EQ(Verdict(h, state, pod->view(), "n4"), "");
+  auto clone = state.Clone();
+  ASSERT_TRUE(h.framework()
+                  .RunPreFilterExtensionRemovePod(
+                      *clone, pod->view(), BoundPod(h, "n1", "zone-guard"), NodeInfo(h, "n1"))
+                  .ok());
+  EXPECT_EQ(Verdict(h, *clone, pod->view(), "n1"), "");
+  EXPECT_EQ(Verdict(h, *clone, pod->view(), "n2"), "");
+  EXPECT_EQ(Verdict(h, *clone, pod->view(), "n3"), kExisting);
+}
+
 TEST(InterPodAffinityExtensions, RemovePodLiftsAffinityAndAntiAffinity) {
   Harness h;
   h.OnlyPlugins({kName});

@@ -37,14 +37,35 @@ std::span<const schedhost_pod_affinity_term> Terms(const Pod& pod, bool anti, bo
 }  // namespace
 
 void PairCounts::Add(uint64_t pair, int64_t delta) {
-  auto it = std::lower_bound(items_.begin(), items_.end(), pair,
-                             [](const auto& item, uint64_t p) { return item.first < p; });
+  // Pairs mostly come in ascending order (node names interned in creation order): try the end.
+  auto it = !items_.empty() && items_.back().first < pair
+                ? items_.end()
+                : std::lower_bound(items_.begin(), items_.end(), pair,
+                                   [](const auto& item, uint64_t p) { return item.first < p; });
+  const auto key = static_cast<Id>(pair >> 32U);
   if (it != items_.end() && it->first == pair) {
     it->second += delta;
-    if (it->second == 0) items_.erase(it);
+    if (it->second == 0) {
+      items_.erase(it);
+      CountKey(key, -1);
+    }
     return;
   }
-  if (delta != 0) items_.insert(it, {pair, delta});
+  if (delta != 0) {
+    items_.insert(it, {pair, delta});
+    CountKey(key, 1);
+  }
+}
+
+void PairCounts::CountKey(Id key, int delta) {
+  auto it =
+      std::find_if(keys_.begin(), keys_.end(), [key](const auto& k) { return k.first == key; });
+  if (it == keys_.end()) {
+    keys_.emplace_back(key, 1);  // delta is 1: a key's first pair
+    return;
+  }
+  it->second = static_cast<uint32_t>(static_cast<int>(it->second) + delta);
+  if (it->second == 0) keys_.erase(it);
 }
 
 int64_t PairCounts::Get(uint64_t pair) const noexcept {
