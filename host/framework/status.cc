@@ -66,14 +66,12 @@ struct Recent {
   void Add(const std::string* t) noexcept { slots[next++ % slots.size()] = t; }
 };
 
-const std::string& EmptyString() {
+}  // namespace
+
+const std::string& Text::Empty() noexcept {
   static const auto* empty = new std::string();
   return *empty;
 }
-
-}  // namespace
-
-Text::Text() noexcept : p_(std::shared_ptr<const std::string>(), &EmptyString()) {}
 
 Text::Text(std::string s) : p_(std::make_shared<const std::string>(std::move(s))) {}
 

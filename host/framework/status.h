@@ -41,8 +41,8 @@ Code CodeFromAbi(int32_t value);
 /// pool is full (a plugin that words each rejection differently), which keeps the pool bounded.
 class Text {
  public:
-  /// The empty text.
-  Text() noexcept;
+  /// The empty text: no string behind it, so a default Status costs two null pointers.
+  Text() noexcept = default;
   /// A text owning a copy of `s` (not interned).
   explicit Text(std::string s);
   Text(const char* s) : Text(std::string(s)) {}  // NOLINT(google-explicit-constructor): literals
@@ -50,24 +50,29 @@ class Text {
   /// is full. Recent texts are found in a per-thread cache before the pool's lock.
   static Text Intern(std::string_view s);
 
-  const std::string& str() const noexcept { return *p_; }
-  operator std::string_view() const noexcept { return *p_; }  // NOLINT(google-explicit-constructor)
-  bool empty() const noexcept { return p_->empty(); }
-  size_t size() const noexcept { return p_->size(); }
-  const char* data() const noexcept { return p_->data(); }
+  const std::string& str() const noexcept { return p_ ? *p_ : Empty(); }
+  std::string_view view() const noexcept { return p_ ? std::string_view(*p_) : std::string_view(); }
+  operator std::string_view() const noexcept {
+    return view();
+  }  // NOLINT(google-explicit-constructor)
+  bool empty() const noexcept { return !p_ || p_->empty(); }
+  size_t size() const noexcept { return p_ ? p_->size() : 0; }
+  const char* data() const noexcept { return view().data(); }
   /// interned is true for a text of the pool (or the empty text): it owns no memory of its own.
   bool interned() const noexcept { return p_.use_count() == 0; }
 
   friend bool operator==(const Text& a, const Text& b) noexcept {
-    return a.p_ == b.p_ || *a.p_ == *b.p_;
+    return a.p_ == b.p_ || a.view() == b.view();
   }
-  friend bool operator==(const Text& a, std::string_view b) noexcept { return *a.p_ == b; }
-  friend bool operator==(const Text& a, const char* b) noexcept { return *a.p_ == b; }
-  friend bool operator<(const Text& a, const Text& b) noexcept { return *a.p_ < *b.p_; }
+  friend bool operator==(const Text& a, std::string_view b) noexcept { return a.view() == b; }
+  friend bool operator==(const Text& a, const char* b) noexcept { return a.view() == b; }
+  friend bool operator<(const Text& a, const Text& b) noexcept { return a.view() < b.view(); }
 
  private:
   explicit Text(std::shared_ptr<const std::string> p) noexcept : p_(std::move(p)) {}
+  static const std::string& Empty() noexcept;
   // Interned texts alias the pool's string with no control block: copies count nothing.
+  // Null for the empty text.
   std::shared_ptr<const std::string> p_;
 };
 
