@@ -69,8 +69,8 @@ struct Recent {
 }  // namespace
 
 const std::string& Text::Empty() noexcept {
-  static const auto* empty = new std::string();
-  return *empty;
+  static const std::string empty;  // holds no memory, so it is safe to use during exit too
+  return empty;
 }
 
 Text::Text(std::string s) : p_(std::make_shared<const std::string>(std::move(s))) {}
