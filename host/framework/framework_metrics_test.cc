@@ -35,13 +35,18 @@ constexpr const char* kPod =
     "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n"
     "spec:\n  containers: [{name: c, image: busybox}]\n";
 
-// Profile is a profile named `name` with only Sort, Binder and `plugin` (the fakes each test
-// registers) enabled.
-std::string Profile(const std::string& name, const std::string& plugin) {
-  return "[[profile]]\nname = \"" + name +
-         "\"\n[profile.plugins.multi_point]\nenabled = [{ name = \"Sort\" }, { name = "
-         "\"Binder\" }, { name = \"" +
-         plugin + "\" }]\ndisabled = [{ name = \"*\" }]\n";
+// UseProfile gives `h` a profile named `profile` with only `plugin` (the fake under test, set
+// up by the caller) and the Sort and Binder fakes every profile needs, made here.
+void UseProfile(Harness& h, FakePlugins& fakes, FakePlugin& plugin, const std::string& profile) {
+  FakePlugin& sort = fakes.Add("Sort");
+  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
+  FakePlugin& binder = fakes.Add("Binder");
+  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
+  for (FakePlugin* p : {&sort, &binder, &plugin}) h.RegisterInProcess(p->descriptor());
+  h.SetConfig("[[profile]]\nname = \"" + profile +
+              "\"\n[profile.plugins.multi_point]\nenabled = [{ name = \"Sort\" }, { name = "
+              "\"Binder\" }, { name = \"" +
+              plugin.name + "\" }]\ndisabled = [{ name = \"*\" }]\n");
 }
 
 // NumberedNodes is `count` nodes named node-0, node-1, ... that fit a kPod pod.
@@ -72,10 +77,6 @@ uint64_t Attempts(const std::string& result) {
 
 TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
   FakePlugins fakes;
-  FakePlugin& sort = fakes.Add("Sort");
-  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
-  FakePlugin& binder = fakes.Add("Binder");
-  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   FakePlugin& picky = fakes.Add("MetricsPicky");
   picky.filter = [](auto, auto, const schedhost_node_info_view* ni, Reasons& r) {
     if (std::string(ni->node->name.data, ni->node->name.len) == "n1") return SCHEDHOST_SUCCESS;
@@ -84,8 +85,7 @@ TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
   };
   picky.reserve = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   Harness h(false);
-  for (FakePlugin* p : {&sort, &binder, &picky}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(Profile("metrics-profile", "MetricsPicky"));
+  UseProfile(h, fakes, picky, "metrics-profile");
   h.AddObjects(kNodes);
   Framework& fw = h.framework();
   const cache::Snapshot& snap = h.snapshot();
@@ -129,15 +129,10 @@ TEST(FrameworkMetricsTest, PointsAlwaysPluginsWhenSampledAttemptsByResult) {
 
 TEST(FrameworkMetricsTest, ASampledCycleTimesAtMostItsBudgetOfPluginCalls) {
   FakePlugins fakes;
-  FakePlugin& sort = fakes.Add("Sort");
-  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
-  FakePlugin& binder = fakes.Add("Binder");
-  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   FakePlugin& every = fakes.Add("BudgetFilter");
   every.filter = [](auto, auto, auto, Reasons&) { return SCHEDHOST_SUCCESS; };
   Harness h(false);
-  for (FakePlugin* p : {&sort, &binder, &every}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(Profile("budget-profile", "BudgetFilter"));
+  UseProfile(h, fakes, every, "budget-profile");
   h.AddObjects(kNodes);
   Framework& fw = h.framework();
   const schedhost_node_info_view* ni = h.snapshot().views()[0];
@@ -163,10 +158,6 @@ TEST(FrameworkMetricsTest, ASampledCycleTimesAtMostItsBudgetOfPluginCalls) {
 // either way.
 TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
   FakePlugins fakes;
-  FakePlugin& sort = fakes.Add("Sort");
-  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
-  FakePlugin& binder = fakes.Add("Binder");
-  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   FakePlugin& scorer = fakes.Add("BudgetScore");
   std::atomic<int> one_calls{0};
   std::atomic<int> batch_calls{0};
@@ -185,8 +176,7 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
     return SCHEDHOST_SUCCESS;
   };
   Harness h(false);
-  for (FakePlugin* p : {&sort, &binder, &scorer}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(Profile("budget-score", "BudgetScore"));
+  UseProfile(h, fakes, scorer, "budget-score");
   h.AddObjects(NumberedNodes(700));
   Framework& fw = h.framework();
   const std::vector<const schedhost_node_info_view*> views(h.snapshot().views().begin(),
@@ -215,10 +205,6 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
 // batches, and every node gets the verdict one call per node gives.
 TEST(FrameworkMetricsTest, ASampledCycleBatchesFilterOnceItsBudgetIsUsed) {
   FakePlugins fakes;
-  FakePlugin& sort = fakes.Add("Sort");
-  sort.queue_sort_less = [](auto a, auto b) { return a->timestamp_ns < b->timestamp_ns; };
-  FakePlugin& binder = fakes.Add("Binder");
-  binder.bind = [](std::string_view, Reasons&) { return SCHEDHOST_SUCCESS; };
   FakePlugin& filter = fakes.Add("BudgetBatchFilter");
   std::atomic<int> one_calls{0};
   std::atomic<int> batch_calls{0};
@@ -245,8 +231,7 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesFilterOnceItsBudgetIsUsed) {
     return SCHEDHOST_SUCCESS;
   };
   Harness h(false);
-  for (FakePlugin* p : {&sort, &binder, &filter}) h.RegisterInProcess(p->descriptor());
-  h.SetConfig(Profile("budget-filter", "BudgetBatchFilter"));
+  UseProfile(h, fakes, filter, "budget-filter");
   h.AddObjects(NumberedNodes(700));
   Framework& fw = h.framework();
   const auto& views = h.snapshot().views();
