@@ -56,8 +56,8 @@ struct Recent {
 
   const std::string* Find(std::string_view s) const noexcept {
     for (const std::string* t : slots) {
-      if (t != nullptr && t->size() == s.size() &&
-          (s.empty() || std::memcmp(t->data(), s.data(), s.size()) == 0)) {
+      // Intern never looks up "": s.data() is not null here.
+      if (t != nullptr && t->size() == s.size() && std::memcmp(t->data(), s.data(), s.size()) == 0) {
         return t;
       }
     }
@@ -88,7 +88,6 @@ Text Text::Intern(std::string_view s) {
 }
 
 std::string operator+(const std::string& a, const Text& b) { return a + b.str(); }
-std::string operator+(const Text& a, const std::string& b) { return a.str() + b; }
 std::string operator+(const char* a, const Text& b) { return a + b.str(); }
 std::string operator+(const Text& a, const char* b) { return a.str() + b; }
 std::ostream& operator<<(std::ostream& os, const Text& t) { return os << t.str(); }

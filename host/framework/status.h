@@ -52,9 +52,8 @@ class Text {
 
   const std::string& str() const noexcept { return p_ ? *p_ : Empty(); }
   std::string_view view() const noexcept { return p_ ? std::string_view(*p_) : std::string_view(); }
-  operator std::string_view() const noexcept {
-    return view();
-  }  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor): a Text reads as a string_view
+  operator std::string_view() const noexcept { return view(); }
   bool empty() const noexcept { return !p_ || p_->empty(); }
   size_t size() const noexcept { return p_ ? p_->size() : 0; }
   const char* data() const noexcept { return view().data(); }
@@ -77,7 +76,6 @@ class Text {
 };
 
 std::string operator+(const std::string& a, const Text& b);
-std::string operator+(const Text& a, const std::string& b);
 std::string operator+(const char* a, const Text& b);
 std::string operator+(const Text& a, const char* b);
 std::ostream& operator<<(std::ostream& os, const Text& t);
