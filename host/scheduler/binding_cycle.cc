@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/framework/framework_metrics.h"
+#include "host/model/interner.h"
 #include "host/queue/cluster_event.h"
 #include "host/scheduler/scheduler.h"
 
@@ -141,10 +142,11 @@ void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Stat
   CountBinding();
   fw.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   fw.metrics().EndAttempt(*ctx->state, Status::Success());
-  Record(*ctx->assumed, [&](PodDiagnostics& d) {
-    d.message.clear();
-    d.nominated_node.clear();
-    d.node = ctx->node;
+  const schedhost_id node = model::Interner::Global().Intern(ctx->node);
+  Record(*ctx->assumed, [&](PodEntry& e) {
+    e.message = framework::Text();
+    e.nominated_node = 0;
+    e.node = node;
   });
   queue_->Done(ctx->assumed->uid());
   EndBinding(ctx);
@@ -197,13 +199,15 @@ void Scheduler::HandleFailure(const queue::QueuedPodInfo& info, const Status& st
   CountFailedAttempt(status);
   spdlog::debug("scheduler: pod {}/{} not scheduled: {}", pod.namespace_name(), pod.name(),
                 message);
-  Record(pod, [&](PodDiagnostics& d) {
-    d.message = message;
-    d.gated = false;
-    if (!nominated_node.empty()) {
-      d.nominated_node = nominated_node;
+  const schedhost_id nominated =
+      nominated_node.empty() ? 0 : model::Interner::Global().Intern(nominated_node);
+  Record(pod, [&](PodEntry& e) {
+    SetMessageLocked(e, message);
+    e.gated = false;
+    if (nominated != 0) {
+      e.nominated_node = nominated;
     } else if (clear_nomination) {
-      d.nominated_node.clear();
+      e.nominated_node = 0;
     }
   });
   try {

@@ -80,9 +80,9 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     queue_->Done(pod.uid());
     return;
   }
-  Record(pod, [&](PodDiagnostics& d) {
-    d.attempts = info.attempts;
-    d.gated = false;
+  Record(pod, [&](PodEntry& e) {
+    e.attempts = info.attempts;
+    e.gated = false;
   });
   cache_.UpdateSnapshot(*snapshot_);
   const uint64_t scratch_cycle = fw->scratch().Begin();
@@ -388,7 +388,8 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     r->AddRejected(a.rejected_ids[i], std::move(a.node_statuses[i].second));
   }
   r->Seal(&last_explained_statuses_);
-  const size_t bytes = r->Bytes();
+  // Kept as 32 bits in the entry; a record never comes near 4 GiB, but the sums must agree.
+  const auto bytes = static_cast<uint32_t>(std::min<size_t>(r->Bytes(), UINT32_MAX));
   std::lock_guard lock(diag_mu_);
   // The cycle recorded the pod's entry when it began; none means the pod was deleted since.
   auto entry = diagnostics_.find(pod.uid());

@@ -7,6 +7,7 @@
 
 #include "host/cache/consistency.h"
 #include "host/framework/log.h"
+#include "host/model/interner.h"
 #include "host/scheduler/event_router.h"
 
 namespace schedhost::scheduler {
@@ -30,9 +31,9 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
       MakeQueueCallbacks(
           profiles_, [this] { return this->profiles(); },
           [this](const model::Pod& pod, const queue::PreEnqueueResult& r) {
-            Record(pod, [&](PodDiagnostics& d) {
-              d.gated = !r.admitted;
-              if (!r.admitted) d.message = r.message;
+            Record(pod, [&](PodEntry& e) {
+              e.gated = !r.admitted;
+              if (!r.admitted) SetMessageLocked(e, r.message);
             });
           }),
       qo);
@@ -221,7 +222,15 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
   std::lock_guard lock(diag_mu_);
   auto it = diagnostics_.find(uid);
   if (it == diagnostics_.end()) return std::nullopt;
-  return it->second.diagnostics;
+  const PodEntry& e = it->second;
+  const model::Interner& names = model::Interner::Global();
+  PodDiagnostics d;
+  d.attempts = e.attempts;
+  d.message = e.message.str();
+  d.gated = e.gated;
+  d.nominated_node = names.Str(e.nominated_node);
+  d.node = names.Str(e.node);
+  return d;
 }
 
 void Scheduler::ForgetDiagnostics(std::string_view uid) {
@@ -232,11 +241,22 @@ void Scheduler::ForgetDiagnostics(std::string_view uid) {
   diagnostics_.erase(it);
 }
 
-void Scheduler::Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit) {
+void Scheduler::Record(const model::Pod& pod, const std::function<void(PodEntry&)>& edit) {
   std::lock_guard lock(diag_mu_);
   auto it = diagnostics_.find(pod.uid());
   if (it == diagnostics_.end()) it = diagnostics_.emplace(pod.uid(), PodEntry{}).first;
-  edit(it->second.diagnostics);
+  edit(it->second);
+}
+
+void Scheduler::SetMessageLocked(PodEntry& e, std::string_view message) {
+  if (message.empty()) {
+    e.message = framework::Text();
+  } else if (last_message_.view() == message) {
+    e.message = last_message_;
+  } else {
+    e.message = framework::Text(std::string(message));
+    last_message_ = e.message;
+  }
 }
 
 }  // namespace schedhost::scheduler

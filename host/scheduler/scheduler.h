@@ -211,14 +211,14 @@ class Scheduler {
   // Timers and diagnostics (scheduler.cc).
   void ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
                    size_t slot);
-  void Record(const model::Pod& pod, const std::function<void(PodDiagnostics&)>& edit);
+  struct PodEntry;
+  void Record(const model::Pod& pod, const std::function<void(PodEntry&)>& edit);
   void ForgetDiagnostics(std::string_view uid);
   // Stats (stats.cc) and the record Explain reads (schedule_one.cc).
   void CountFailedAttempt(const framework::Status& status);
   void CountBinding();
   void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                          const framework::CycleState& state, Attempt& attempt);
-  struct PodEntry;
   using PodEntries = std::map<std::string, PodEntry, std::less<>>;
   // DropExplanationLocked forgets the entry's explanation and its bytes, if any (diag_mu_ held).
   void DropExplanationLocked(PodEntries::iterator entry);
@@ -261,12 +261,21 @@ class Scheduler {
   mutable std::mutex diag_mu_;
   // Per pod (by uid): what Diagnostics returns and, while kept, its last cycle's explanation
   // (one entry and one key for both: explanations are kept for up to 1,000 pending pods).
+  // The diagnostics are kept compact, since every pending pod has an entry: node names by their
+  // interned ids, and a failure message shared with the previous failure's when the words are
+  // the same (pods of one workload usually fail alike). Diagnostics() expands them.
   struct PodEntry {
-    PodDiagnostics diagnostics;
+    framework::Text message;
+    int32_t attempts = 0;
+    schedhost_id nominated_node = 0;  // 0: none
+    schedhost_id node = 0;            // 0: not bound
+    bool gated = false;
+    uint32_t explanation_bytes = 0;
     uint64_t explanation_seq = 0;  // key in explanation_order_ while `explanation` is set
     std::shared_ptr<const RecordedCycle> explanation;
-    size_t explanation_bytes = 0;
   };
+  // SetMessageLocked stores `message` in `e`, sharing the last stored text when it is equal.
+  void SetMessageLocked(PodEntry& e, std::string_view message);
   PodEntries diagnostics_;
   std::map<uint64_t, PodEntries::iterator> explanation_order_;  // record order, oldest first
   uint64_t next_explanation_seq_ = 0;
@@ -277,6 +286,7 @@ class Scheduler {
   std::shared_ptr<const ProfileRuntime> explain_header_profiles_;
   // The last explanation's rejection statuses, which the next shares when they are the same.
   std::shared_ptr<const std::vector<framework::Status>> last_explained_statuses_;
+  framework::Text last_message_;  // the last failure message stored (diag_mu_ held)
 
   std::atomic<uint64_t> attempts_scheduled_{0};
   std::atomic<uint64_t> attempts_unschedulable_{0};

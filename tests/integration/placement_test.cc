@@ -92,6 +92,28 @@ TEST_F(PlacementTest, NodeAffinityAndSelector) {
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
 }
 
+// Pods that fail alike share one stored message; each still reads its own words, whatever the
+// order of failures, and a bound pod's diagnostics name its node.
+TEST_F(PlacementTest, PendingPodsKeepTheirOwnMessagesAndBoundPodsTheirNode) {
+  Build();
+  Apply(NodeYaml("n1", "2") + PodYaml("big1", "8") +
+        PodYaml("lost", "1", "  nodeSelector: {disk: ssd}\n") + PodYaml("big2", "8") +
+        PodYaml("fits", "1"));
+  Run();
+  const std::string cpu =
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+      "No preemption victims found for incoming pod..";
+  EXPECT_EQ(MessageOf("big1"), cpu);
+  EXPECT_EQ(MessageOf("big2"), cpu);
+  EXPECT_EQ(MessageOf("lost"),
+            "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. "
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..");
+  EXPECT_EQ(MessageOf("fits"), "");
+  EXPECT_EQ(sched_->Diagnostics(Pod("fits")->uid())->node, "n1");
+  EXPECT_EQ(sched_->Diagnostics(Pod("big1")->uid())->node, "");
+  EXPECT_EQ(sched_->Diagnostics(Pod("big1")->uid())->nominated_node, "");
+}
+
 TEST_F(PlacementTest, HostPortsConflict) {
   Build();
   const std::string port =
