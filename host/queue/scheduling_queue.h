@@ -39,9 +39,6 @@
 
 namespace schedhost::queue {
 
-/// PluginSet is a set of plugin names.
-using PluginSet = std::set<std::string, std::less<>>;
-
 /// EventInterest is, for one cluster event, which plugins of each profile registered for no event
 /// matching it (upstream's podMatchesEvent): their hint would answer Skip without running, so a
 /// parked pod that only they rejected is left where it is without copying it out of the queue.
