@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "host/model/affinity.h"
+#include "host/model/box.h"
 #include "host/model/enums.h"
 #include "host/model/meta.h"
 #include "host/model/quantity.h"
@@ -76,7 +77,7 @@ struct PodSpec {
   std::string priority_class_name;
   std::optional<PreemptionPolicy> preemption_policy;
   std::map<std::string, std::string> node_selector;
-  std::optional<Affinity> affinity;
+  Box<Affinity> affinity;  // on the heap: most pods have none
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Container> containers;

@@ -47,8 +47,7 @@ schedhost_pod_affinity_terms ConvertPodAffinity(const std::optional<PodAffinity>
   return out;
 }
 
-const schedhost_affinity* ConvertAffinity(const std::optional<Affinity>& affinity,
-                                          ViewArena& arena) {
+const schedhost_affinity* ConvertAffinity(const Box<Affinity>& affinity, ViewArena& arena) {
   if (!affinity) return nullptr;
   auto* out = arena.One<schedhost_affinity>();
   if (const auto& node = affinity->node_affinity) {

@@ -40,6 +40,12 @@ bool Same(const std::optional<T>& a, const std::optional<T>& b) {
 }
 
 template <typename T>
+bool Same(const model::Box<T>& a, const model::Box<T>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a.has_value() || Same(*a, *b);
+}
+
+template <typename T>
 bool Same(const std::vector<T>& a, const std::vector<T>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
