@@ -5,10 +5,10 @@
 //   auto q = Quantity::Parse("1.5Gi");   // q->Value() == 1610612736
 #pragma once
 
+#include <boost/container/flat_map.hpp>
 #include <compare>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,8 +70,10 @@ struct Quantity {
   Format format_ = Format::kDecimalSI;
 };
 
-// ResourceList maps resource names ("cpu", "memory", "nvidia.com/gpu") to quantities.
-using ResourceList = std::map<std::string, Quantity, std::less<>>;
+// ResourceList maps resource names ("cpu", "memory", "nvidia.com/gpu") to quantities, sorted by
+// name. A sorted vector: a container lists two or three resources, and a tree would take a
+// 64-byte node for each in every pod the host keeps.
+using ResourceList = boost::container::flat_map<std::string, Quantity, std::less<>>;
 
 // ResourceValue converts `q` to the host's integer unit for resource `name`: millicores for
 // "cpu", whole units (bytes, counts) for everything else.
