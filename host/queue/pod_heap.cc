@@ -73,9 +73,10 @@ std::string PodHeap::Check(std::string_view name) const {
   for (size_t i = 0; i < items_.size(); ++i) {
     const Entry& e = *items_[i];
     auto it = index_.find(e.uid());
-    if (it == index_.end() || it->second != &e || e.heap_index != i) {
+    if (it == index_.end() || it->second != &e || e.heap_index != i ||
+        it->first.data() != e.uid().data()) {
       return prefix + ": pod " + e.uid() + " at position " + std::to_string(i) +
-             " is indexed elsewhere";
+             " is indexed elsewhere or under another pod's uid";
     }
     if (i > 0 && less_(e, *items_[(i - 1) / 2])) {
       return prefix + ": pod " + e.uid() + " orders before its parent " +

@@ -33,9 +33,20 @@ struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-/// UidMap is an unordered map keyed by uid, searchable by string_view.
+/// UidMap is an unordered map keyed by uid. A key views the uid of the entry's own pod rather
+/// than copying it (every queued pod is in two such maps): whoever replaces an entry's pod
+/// re-keys the maps that hold it (Rekey) while the old pod is still alive.
 template <typename V>
-using UidMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+using UidMap = std::unordered_map<std::string_view, V, StringHash, std::equal_to<>>;
+
+/// Rekey makes `map`'s key for `uid` view `uid` itself: the same text in the entry's new pod.
+template <typename V>
+void Rekey(UidMap<V>& map, std::string_view uid) {
+  auto node = map.extract(uid);
+  if (node.empty()) return;
+  node.key() = uid;
+  map.insert(std::move(node));
+}
 
 /// PodHeap is a min-heap of entries under `less` with a uid index.
 class PodHeap {
@@ -60,6 +71,9 @@ class PodHeap {
   Entry* Get(std::string_view uid) const;
   /// Fix restores the order after the entry with `uid` changed in place.
   void Fix(std::string_view uid);
+  /// Rekey re-points the index at the entry's pod's uid after its pod was replaced (the old pod
+  /// still alive).
+  void Rekey(std::string_view uid) { internal::Rekey(index_, uid); }
   /// size returns the number of entries.
   size_t size() const { return items_.size(); }
   /// empty is true when there is no entry.

@@ -138,6 +138,32 @@ std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view ui
   return entry;
 }
 
+void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where,
+                                       std::shared_ptr<const model::Pod> pod) {
+  // The keys that name the entry view its pod's uid: they move to the new pod's (equal) uid
+  // while the old pod, held here, is still alive to compare against.
+  const std::shared_ptr<const model::Pod> old = std::exchange(entry.info.pod, std::move(pod));
+  const std::string_view uid = entry.uid();
+  internal::Rekey(where_, uid);
+  switch (where) {
+    case PodLocation::kActive:
+      active_.Rekey(uid);
+      break;
+    case PodLocation::kBackoff:
+      backoff_.Rekey(uid);
+      break;
+    case PodLocation::kUnschedulable:
+    case PodLocation::kGated:
+      internal::Rekey(unschedulable_, uid);
+      break;
+    case PodLocation::kInFlight:
+      internal::Rekey(in_flight_, uid);
+      break;
+    case PodLocation::kNone:
+      break;
+  }
+}
+
 void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
   QueuedPodInfo& info = entry->info;
   info.gated = false;
@@ -161,8 +187,8 @@ void SchedulingQueue::PutUnschedulableLocked(std::unique_ptr<internal::Entry> en
   entry->version = ++next_version_;
   if (entry->info.gated) ++gated_;
   where_[entry->uid()] = entry->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
-  std::string uid = entry->uid();
-  unschedulable_[std::move(uid)] = std::move(entry);
+  const std::string_view uid = entry->uid();  // views the pod, which moves with the entry
+  unschedulable_[uid] = std::move(entry);
 }
 
 PodLocation SchedulingQueue::PlaceAdmittedLocked(std::unique_ptr<internal::Entry> entry,
@@ -228,7 +254,7 @@ PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old
     switch (where) {
       case PodLocation::kActive:
       case PodLocation::kBackoff:
-        entry->info.pod = new_pod;
+        ReplacePodLocked(*entry, where, new_pod);
         entry->version = ++next_version_;
         (where == PodLocation::kActive ? active_ : backoff_).Fix(uid);
         nominator_.Update(old_ref, new_pod);
@@ -237,14 +263,14 @@ PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old
         InFlight& flight = in_flight_.find(uid)->second;
         if (flight.deleted) return where;
         if (PodUpdateMayMakeSchedulable(old_ref, *new_pod)) flight.updated = true;
-        entry->info.pod = new_pod;
+        ReplacePodLocked(*entry, where, new_pod);
         return where;
       }
       case PodLocation::kUnschedulable:
       case PodLocation::kGated: {
         if (!PodUpdateMayMakeSchedulable(old_ref, *new_pod)) {
           // Same version on purpose: a move evaluated meanwhile still applies.
-          entry->info.pod = new_pod;
+          ReplacePodLocked(*entry, where, new_pod);
           nominator_.Update(old_ref, new_pod);
           return where;
         }
@@ -310,7 +336,8 @@ QueuedPodInfo SchedulingQueue::PopLocked() {
   flight.start_seq = ++next_seq_;
   flight_starts_.insert(flight.start_seq);
   flight.entry = std::move(entry);
-  in_flight_.emplace(out.pod->uid(), std::move(flight));
+  const std::string_view uid = flight.entry->uid();
+  in_flight_.emplace(uid, std::move(flight));
   return out;
 }
 

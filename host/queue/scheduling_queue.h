@@ -196,6 +196,9 @@ class SchedulingQueue {
   PodLocation LocationLocked(std::string_view uid) const;
   internal::Entry* FindLocked(std::string_view uid, PodLocation where) const;
   std::unique_ptr<internal::Entry> TakeLocked(std::string_view uid);
+  // ReplacePodLocked gives an entry that stays where it is its pod's newer object.
+  void ReplacePodLocked(internal::Entry& entry, PodLocation where,
+                        std::shared_ptr<const model::Pod> pod);
   void PutActiveLocked(std::unique_ptr<internal::Entry> entry);
   void PutBackoffLocked(std::unique_ptr<internal::Entry> entry);
   void PutUnschedulableLocked(std::unique_ptr<internal::Entry> entry);

@@ -8,8 +8,8 @@
 namespace schedhost::queue {
 namespace {
 
-std::string Mismatch(const std::string& uid, PodLocation held, PodLocation indexed) {
-  return "pod " + uid + " is held in " + std::string(LocationName(held)) +
+std::string Mismatch(std::string_view uid, PodLocation held, PodLocation indexed) {
+  return "pod " + std::string(uid) + " is held in " + std::string(LocationName(held)) +
          " but the location index says " + std::string(LocationName(indexed));
 }
 
@@ -17,7 +17,7 @@ std::string Mismatch(const std::string& uid, PodLocation held, PodLocation index
 
 std::string SchedulingQueue::CheckInvariants() const {
   std::lock_guard lock(mu_);
-  auto indexed = [&](const std::string& uid) { return LocationLocked(uid); };
+  auto indexed = [&](std::string_view uid) { return LocationLocked(uid); };
 
   if (std::string err = active_.Check("activeQ"); !err.empty()) return err;
   if (std::string err = backoff_.Check("backoffQ"); !err.empty()) return err;
@@ -43,7 +43,9 @@ std::string SchedulingQueue::CheckInvariants() const {
   size_t gated = 0;
   for (const auto& [uid, e] : unschedulable_) {
     if (!e || !e->info.pod) return "the unschedulable pods hold an entry without a pod";
-    if (uid != e->uid()) return "unschedulable pod " + e->uid() + " is filed under uid " + uid;
+    if (uid.data() != e->uid().data()) {
+      return "unschedulable pod " + e->uid() + " is filed under another pod's uid";
+    }
     const PodLocation held = e->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
     if (indexed(uid) != held) return Mismatch(uid, held, indexed(uid));
     if (e->info.gated) ++gated;
@@ -54,12 +56,17 @@ std::string SchedulingQueue::CheckInvariants() const {
   }
   std::multiset<uint64_t> starts;
   for (const auto& [uid, f] : in_flight_) {
-    if (!f.entry || !f.entry->info.pod) return "in-flight pod " + uid + " has no entry";
-    if (uid != f.entry->uid()) return "in-flight pod " + f.entry->uid() + " filed under " + uid;
+    if (!f.entry || !f.entry->info.pod)
+      return "in-flight pod " + std::string(uid) + " has no entry";
+    if (uid.data() != f.entry->uid().data()) {
+      return "in-flight pod " + f.entry->uid() + " is filed under another pod's uid";
+    }
     if (indexed(uid) != PodLocation::kInFlight) {
       return Mismatch(uid, PodLocation::kInFlight, indexed(uid));
     }
-    if (f.entry->info.attempts < 1) return "in-flight pod " + uid + " has no attempt counted";
+    if (f.entry->info.attempts < 1) {
+      return "in-flight pod " + std::string(uid) + " has no attempt counted";
+    }
     starts.insert(f.start_seq);
   }
   if (starts != flight_starts_) return "in-flight start sequence numbers disagree with the pods";
@@ -70,6 +77,15 @@ std::string SchedulingQueue::CheckInvariants() const {
   if (held != where_.size()) {
     return "the sub-queues hold " + std::to_string(held) + " pods but " +
            std::to_string(where_.size()) + " are indexed (a pod is in two places or lost)";
+  }
+
+  // The location index's keys view the uid of the pod in the entry they locate.
+  for (const auto& [uid, where] : where_) {
+    const internal::Entry* e = FindLocked(uid, where);
+    if (e == nullptr) return "pod " + std::string(uid) + " is indexed but held nowhere";
+    if (e->uid().data() != uid.data()) {
+      return "pod " + std::string(uid) + " is indexed under another pod's uid";
+    }
   }
 
   if (in_flight_.empty() && !events_.empty()) {

@@ -207,6 +207,50 @@ TEST_F(QueueTest, UpdateOfUnschedulablePod) {
   }
 }
 
+// The queue's uid indexes view the uid inside the queued object instead of copying it. An update
+// that leaves the pod where it is replaces the object: the indexes must follow, since nothing
+// keeps the old object alive (under ASan a stale key would be a use after free).
+TEST_F(QueueTest, UpdatesInPlaceLetTheOldObjectGo) {
+  const auto status_change = [](model::PodData& d) { d.status.nominated_node_name = "n"; };
+  const auto spec_change = [](model::PodData& d) { d.metadata.labels = {{"a", "b"}}; };
+  auto q = SkipQueue(Options());
+  // Each step: the location the pod is in, then an update that keeps it there.
+  // In flight, the update is also kept as an event for the flight's end, which holds the old
+  // object until then.
+  auto update_in_place = [&](PodLocation where, const char* step, bool old_released = true) {
+    ASSERT_EQ(q->Where("uid-p"), where) << step;
+    std::weak_ptr<const model::Pod> old;
+    for (const PendingPod& p : q->PendingPods()) old = p.pod;
+    ASSERT_FALSE(old.expired()) << step;
+    auto newer = With(old.lock(), status_change);
+    EXPECT_EQ(q->Update(nullptr, newer), where) << step;
+    newer.reset();
+    if (old_released)
+      EXPECT_TRUE(old.expired()) << step << ": the queue still holds the old object";
+    EXPECT_EQ(q->CheckInvariants(), "") << step;
+    EXPECT_EQ(q->Where("uid-p"), where) << step;
+  };
+  q->Add(MakePod("p"));
+  update_in_place(PodLocation::kActive, "active");
+  std::optional<QueuedPodInfo> info = q->TryPop();
+  info->pod.reset();  // the scheduler's copy of the popped object
+  update_in_place(PodLocation::kInFlight, "in flight", false);
+  info->pod = q->PendingPods().front().pod;
+  ASSERT_EQ(q->AddUnschedulableIfNotPresent(*info, {"A"}, {}, SCHEDHOST_UNSCHEDULABLE),
+            PodLocation::kUnschedulable);
+  info.reset();
+  update_in_place(PodLocation::kUnschedulable, "unschedulable");
+  // A spec change while backing off moves it to backoffQ; updates there are in place again.
+  auto current = q->PendingPods().front().pod;
+  EXPECT_EQ(q->Update(nullptr, With(current, spec_change)), PodLocation::kBackoff);
+  current.reset();
+  update_in_place(PodLocation::kBackoff, "backoff");
+  current = q->PendingPods().front().pod;
+  EXPECT_EQ(q->Delete(*current), PodLocation::kBackoff);
+  EXPECT_EQ(q->Where("uid-p"), PodLocation::kNone);
+  EXPECT_EQ(q->CheckInvariants(), "");
+}
+
 TEST_F(QueueTest, UpdateOfUnknownPodAddsIt) {
   SchedulingQueue q({}, Options());
   EXPECT_EQ(q.Update(nullptr, MakePod("p")), PodLocation::kActive);
