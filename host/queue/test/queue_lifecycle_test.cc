@@ -225,8 +225,9 @@ TEST_F(QueueTest, UpdatesInPlaceLetTheOldObjectGo) {
     auto newer = With(old.lock(), status_change);
     EXPECT_EQ(q->Update(nullptr, newer), where) << step;
     newer.reset();
-    if (old_released)
+    if (old_released) {
       EXPECT_TRUE(old.expired()) << step << ": the queue still holds the old object";
+    }
     EXPECT_EQ(q->CheckInvariants(), "") << step;
     EXPECT_EQ(q->Where("uid-p"), where) << step;
   };
