@@ -1,7 +1,7 @@
 // Box<T>: an optional T kept on the heap. It reads like std::optional<T> (has_value, *, ->,
 // emplace, reset, = std::nullopt) and copies deeply like it, but takes one pointer when empty.
 // For members that are large and rarely set, in objects the host keeps one of per pod: a pod's
-// affinity is 176 bytes inline as an optional, and most pods have none.
+// affinity is 184 bytes inline as an optional, and most pods have none.
 #pragma once
 
 #include <memory>
