@@ -201,6 +201,54 @@ TEST_F(PlacementTest, BoundPodFreeingRoomWakesAPendingPod) {
   EXPECT_GE(r.virtual_time, std::chrono::seconds(1)) << "it waited out its backoff";
 }
 
+// InterPodAffinity keeps its PreFilter counts across cycles and recounts only nodes whose
+// node info changed: every binding, deletion and relabelling must still move them.
+TEST_F(PlacementTest, AntiAffinityCountsFollowBindingsDeletionsAndRelabels) {
+  Build();
+  const std::string anti =
+      "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      - labelSelector: {matchLabels: {app: web}}\n"
+      "        topologyKey: kubernetes.io/hostname\n";
+  const std::string web = "  labels: {app: web}\n";
+  Apply(NodeYaml("n1", "4") + NodeYaml("n2", "4") + NodeYaml("n3", "4"));
+  for (const char* name : {"w1", "w2", "w3", "w4"}) Apply(PodYaml(name, "1", anti, web));
+  Run();
+  std::set<std::string> used;
+  for (const char* name : {"w1", "w2", "w3"}) used.insert(NodeOf(name));
+  EXPECT_EQ(used, (std::set<std::string>{"n1", "n2", "n3"})) << "one per node";
+  EXPECT_EQ(NodeOf("w4"), "");
+  EXPECT_THAT(MessageOf("w4"), HasSubstr("3 node(s) didn't match pod anti-affinity rules"));
+
+  // A pod without the label is not repelled by the web pods.
+  Apply(PodYaml("plain", "1"));
+  Run();
+  EXPECT_NE(NodeOf("plain"), "");
+
+  // Deleting one web pod frees its node for w4 (and for nothing else).
+  const std::string freed = NodeOf("w2");
+  store_.Delete<model::Pod>("default", "w2");
+  Run();
+  EXPECT_EQ(NodeOf("w4"), freed);
+
+  // A new node without the hostname label has no domain to repel from: w5 lands there.
+  Apply(PodYaml("w5", "1", anti, web));
+  Run();
+  EXPECT_EQ(NodeOf("w5"), "");
+  Apply(
+      "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: bare\n"
+      "status:\n  allocatable: {cpu: \"4\", memory: 4Gi, pods: \"110\"}\n");
+  Run();
+  EXPECT_EQ(NodeOf("w5"), "bare");
+  // Giving bare its hostname label makes it a domain holding web pods: w6 fits nowhere.
+  model::NodeData bare = store_.Get<model::Node>("", "bare")->data();
+  bare.metadata.labels = {{"kubernetes.io/hostname", "bare"}};
+  store_.Update(bare);
+  Apply(PodYaml("w6", "1", anti, web));
+  Run();
+  EXPECT_EQ(NodeOf("w6"), "");
+  EXPECT_THAT(MessageOf("w6"), HasSubstr("4 node(s) didn't match pod anti-affinity rules"));
+}
+
 TEST_F(PlacementTest, NominatedPodKeepsItsNodeFromLowerPriorityPods) {
   // A PostFilter standing in for preemption: it nominates n1 for the first pod that fails.
   framework::testing::FakePlugin& nominate = fakes_.Add("NominateN1");

@@ -18,45 +18,43 @@ struct PreFilterState {
   std::span<const schedhost_pod_affinity_term> anti_affinity;
   // The incoming pod matches all of its own required affinity terms (first pod of a group).
   bool matches_own_affinity = false;
-  // Pairs whose domain holds an existing pod whose required anti-affinity matches the pod.
-  PairCounts existing_anti_affinity;
-  // Pairs whose domain holds pods matching every required affinity term, counted per term.
-  PairCounts affinity_counts;
-  // Pairs whose domain holds pods matching a required anti-affinity term, counted per term.
-  PairCounts anti_affinity_counts;
+  // [kExistingAntiAffinity]: pairs whose domain holds an existing pod whose required
+  // anti-affinity matches the pod. [kAffinity]: pairs whose domain holds pods matching every
+  // required affinity term, counted per term. [kAntiAffinity]: pairs whose domain holds pods
+  // matching a required anti-affinity term, counted per term.
+  RuleCounts counts;
 };
 
-void CountTerms(PairCounts& counts, std::span<const schedhost_pod_affinity_term> terms,
-                const Labels& node_labels, int64_t delta) {
-  for (const schedhost_pod_affinity_term& t : terms) {
-    if (auto v = node_labels.Get(t.topology_key)) counts.Add(TopologyPair(t.topology_key, *v), delta);
-  }
-}
-
-// CountExistingAntiAffinity counts `existing`'s required anti-affinity terms that match the
-// incoming pod in the domains of `node_labels`.
-void CountExistingAntiAffinity(const Host& host, PreFilterState& s, const Pod& incoming,
-                               const Pod& existing, const Labels& node_labels, int64_t delta) {
+// CountExistingAntiAffinity calls add(rule, pair) for `existing`'s required anti-affinity
+// terms that match the incoming pod in the domains of `node_labels`.
+template <typename Add>
+void CountExistingAntiAffinity(const Host& host, const Pod& incoming, const Pod& existing,
+                               const Labels& node_labels, Add&& add) {
   for (const schedhost_pod_affinity_term& t : RequiredAntiAffinity(existing)) {
     if (!TermMatches(host, t, existing.namespace_id(), incoming, Side::kExisting)) continue;
     if (auto v = node_labels.Get(t.topology_key)) {
-      s.existing_anti_affinity.Add(TopologyPair(t.topology_key, *v), delta);
+      add(kExistingAntiAffinity, TopologyPair(t.topology_key, *v));
     }
   }
 }
 
-// CountIncoming counts `existing` against the incoming pod's required terms.
-void CountIncoming(const Host& host, PreFilterState& s, const Pod& existing,
-                   const Labels& node_labels, int64_t delta) {
+// CountIncoming calls add(rule, pair) for `existing` against the incoming pod's required terms
+// (those of a pod in namespace `ns`).
+template <typename Add>
+void CountIncoming(const Host& host, Id ns, std::span<const schedhost_pod_affinity_term> affinity,
+                   std::span<const schedhost_pod_affinity_term> anti_affinity, const Pod& existing,
+                   const Labels& node_labels, Add&& add) {
   // upstream: an existing pod counts for affinity only when it matches every term.
-  if (!s.affinity.empty() &&
-      MatchesAllTerms(host, s.affinity, s.namespace_id, existing, Side::kIncoming)) {
-    CountTerms(s.affinity_counts, s.affinity, node_labels, delta);
+  if (!affinity.empty() && MatchesAllTerms(host, affinity, ns, existing, Side::kIncoming)) {
+    for (const schedhost_pod_affinity_term& t : affinity) {
+      if (auto v = node_labels.Get(t.topology_key))
+        add(kAffinity, TopologyPair(t.topology_key, *v));
+    }
   }
-  for (const schedhost_pod_affinity_term& t : s.anti_affinity) {
-    if (!TermMatches(host, t, s.namespace_id, existing, Side::kIncoming)) continue;
+  for (const schedhost_pod_affinity_term& t : anti_affinity) {
+    if (!TermMatches(host, t, ns, existing, Side::kIncoming)) continue;
     if (auto v = node_labels.Get(t.topology_key)) {
-      s.anti_affinity_counts.Add(TopologyPair(t.topology_key, *v), delta);
+      add(kAntiAffinity, TopologyPair(t.topology_key, *v));
     }
   }
 }
@@ -66,8 +64,9 @@ Status UpdateWithPod(const Host& host, CycleState& state, Id key, const Pod& inc
   auto* s = state.Read<PreFilterState>(key);
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreFilter state: not found");
   const Labels labels = ni.node().labels();
-  CountExistingAntiAffinity(host, *s, incoming, other, labels, delta);
-  CountIncoming(host, *s, other, labels, delta);
+  const auto add = [&](Rule rule, uint64_t pair) { s->counts[rule].Add(pair, delta); };
+  CountExistingAntiAffinity(host, incoming, other, labels, add);
+  CountIncoming(host, s->namespace_id, s->affinity, s->anti_affinity, other, labels, add);
   return {};
 }
 
@@ -77,27 +76,27 @@ bool SatisfiesAffinity(const PreFilterState& s, const Labels& labels) {
     auto v = labels.Get(t.topology_key);
     // upstream: every topology key of the required affinity terms must be on the node.
     if (!v) return false;
-    if (s.affinity_counts.Get(TopologyPair(t.topology_key, *v)) <= 0) pods_exist = false;
+    if (s.counts[kAffinity].Get(TopologyPair(t.topology_key, *v)) <= 0) pods_exist = false;
   }
   if (pods_exist) return true;
   // The first pod of a group whose terms select itself: allowed when no pod anywhere matches.
-  return s.affinity_counts.empty() && s.matches_own_affinity;
+  return s.counts[kAffinity].empty() && s.matches_own_affinity;
 }
 
 bool SatisfiesAntiAffinity(const PreFilterState& s, const Labels& labels) {
-  if (s.anti_affinity_counts.empty()) return true;
+  if (s.counts[kAntiAffinity].empty()) return true;
   for (const schedhost_pod_affinity_term& t : s.anti_affinity) {
     auto v = labels.Get(t.topology_key);
-    if (v && s.anti_affinity_counts.Get(TopologyPair(t.topology_key, *v)) > 0) return false;
+    if (v && s.counts[kAntiAffinity].Get(TopologyPair(t.topology_key, *v)) > 0) return false;
   }
   return true;
 }
 
 bool SatisfiesExistingAntiAffinity(const PreFilterState& s, const Labels& labels) {
   // upstream looks every node label up; only the labels whose key some pair has can match.
-  for (const auto& [key, pairs] : s.existing_anti_affinity.keys()) {
+  for (const auto& [key, pairs] : s.counts[kExistingAntiAffinity].keys()) {
     auto v = labels.Get(key);
-    if (v && s.existing_anti_affinity.Get(TopologyPair(key, *v)) > 0) return false;
+    if (v && s.counts[kExistingAntiAffinity].Get(TopologyPair(key, *v)) > 0) return false;
   }
   return true;
 }
@@ -116,32 +115,85 @@ Status InterPodAffinity::PreFilter(CycleState& state, const Pod& pod, PreFilterR
   s->namespace_id = pod.namespace_id();
   s->affinity = RequiredAffinity(pod);
   s->anti_affinity = RequiredAntiAffinity(pod);
-  if (s->affinity.empty() && s->anti_affinity.empty() && anti_nodes_len == 0) {
-    return Status::Skip();
-  }
-  for (size_t i = 0; i < anti_nodes_len; ++i) {
-    const NodeInfo ni(anti_nodes[i]);
-    const Labels labels = ni.node().labels();
-    for (const Pod existing : ni.pods_with_required_anti_affinity()) {
-      CountExistingAntiAffinity(host(), *s, pod, existing, labels, 1);
-    }
-  }
-  if (!s->affinity.empty() || !s->anti_affinity.empty()) {
-    const size_t n = host().NodeCount();
-    for (size_t i = 0; i < n; ++i) {
-      const schedhost_node_info_view* v = api->snapshot_node_at(host().handle(), i);
-      if (v == nullptr) continue;
-      const NodeInfo ni(v);
+  if (s->affinity.empty() && s->anti_affinity.empty()) {
+    if (anti_nodes_len == 0) return Status::Skip();
+    // Only existing pods' anti-affinity can bite, and only nodes holding such pods count.
+    for (size_t i = 0; i < anti_nodes_len; ++i) {
+      const NodeInfo ni(anti_nodes[i]);
       const Labels labels = ni.node().labels();
-      if (labels.empty()) continue;  // no topology domain to count in
-      for (const Pod existing : ni.pods()) CountIncoming(host(), *s, existing, labels, 1);
+      for (const Pod existing : ni.pods_with_required_anti_affinity()) {
+        CountExistingAntiAffinity(host(), pod, existing, labels,
+                                  [&](Rule rule, uint64_t pair) { s->counts[rule].Add(pair, 1); });
+      }
     }
-    s->matches_own_affinity =
-        !s->affinity.empty() &&
-        MatchesAllTerms(host(), s->affinity, s->namespace_id, pod, Side::kIncoming);
+    state.Write(prefilter_key_, std::move(s));
+    return {};
   }
+  // The pod's own terms read every node's pods: count through the cache of its kind, so only
+  // the nodes that changed since the last such pod are read again.
+  std::string key;
+  if (CacheKey(host(), pod, s->affinity, s->anti_affinity, key)) {
+    std::lock_guard lock(cache_mu_);
+    s->counts = CountCached(CacheFor(key), pod, s->affinity, s->anti_affinity);
+  } else {
+    CountCache scratch;
+    s->counts = CountCached(scratch, pod, s->affinity, s->anti_affinity);
+  }
+  s->matches_own_affinity =
+      !s->affinity.empty() &&
+      MatchesAllTerms(host(), s->affinity, s->namespace_id, pod, Side::kIncoming);
   state.Write(prefilter_key_, std::move(s));
   return {};
+}
+
+const RuleCounts& InterPodAffinity::CountCached(
+    CountCache& cache, const Pod& pod, std::span<const schedhost_pod_affinity_term> affinity,
+    std::span<const schedhost_pod_affinity_term> anti_affinity) {
+  const auto drop = [&cache](NodeShare& share) {
+    for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, -c.delta);
+    share.items.clear();
+  };
+  const size_t n = host().NodeCount();
+  for (size_t i = n; i < cache.shares.size(); ++i) drop(cache.shares[i]);
+  cache.shares.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    NodeShare& share = cache.shares[i];
+    const auto ni = host().NodeAt(i);
+    const uint64_t generation = ni ? ni->generation() : 0;
+    // Generation 0 is a node info that never took one (a test's hand-built snapshot): recount.
+    if (generation != 0 && generation == share.generation) continue;
+    drop(share);
+    share.generation = generation;
+    if (!ni) continue;
+    const Labels labels = ni->node().labels();
+    if (labels.empty()) continue;  // no topology domain to count in
+    const auto add = [&share](Rule rule, uint64_t pair) {
+      // A node's pods mostly share their pairs: fold repeats into one contribution.
+      for (Contribution& c : share.items) {
+        if (c.rule == rule && c.pair == pair) {
+          ++c.delta;
+          return;
+        }
+      }
+      share.items.push_back({pair, 1, rule});
+    };
+    for (const Pod existing : ni->pods_with_required_anti_affinity()) {
+      CountExistingAntiAffinity(host(), pod, existing, labels, add);
+    }
+    for (const Pod existing : ni->pods()) {
+      CountIncoming(host(), pod.namespace_id(), affinity, anti_affinity, existing, labels, add);
+    }
+    for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, c.delta);
+  }
+  return cache.totals;
+}
+
+InterPodAffinity::CountCache& InterPodAffinity::CacheFor(const std::string& key) {
+  if (auto it = caches_.find(key); it != caches_.end()) return it->second;
+  // A host that sees ever new kinds of pods starts over when a 17th arrives.
+  constexpr size_t kMaxCaches = 16;
+  if (caches_.size() >= kMaxCaches) caches_.clear();
+  return caches_[key];
 }
 
 Status InterPodAffinity::AddPod(CycleState& state, const Pod& pod, const Pod& to_add,

@@ -9,9 +9,13 @@
 //   ignore_preferred_terms_of_existing_pods = false
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <schedhost/plugin.hpp>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -56,6 +60,11 @@ class PairCounts {
   std::vector<std::pair<uint64_t, int64_t>> items_;
   std::vector<std::pair<Id, uint32_t>> keys_;
 };
+
+/// Rule names PreFilter's three counts: existing pods whose required anti-affinity matches the
+/// incoming pod, and pods matching the incoming pod's required affinity and anti-affinity.
+enum Rule : uint8_t { kExistingAntiAffinity = 0, kAffinity = 1, kAntiAffinity = 2 };
+using RuleCounts = std::array<PairCounts, 3>;  // by Rule
 
 /// Side says whose namespace rules a term is read with: the incoming pod's terms resolve a
 /// namespaceSelector against existing Namespace objects only (upstream merges the selected
@@ -132,9 +141,45 @@ class InterPodAffinity final : public Plugin,
   const InterPodAffinityArgs& args() const noexcept { return args_; }
 
  private:
+  // NodeShare is one node's part of PreFilter's counts for one kind of incoming pod, as of a
+  // node info generation. Generations are unique across the host (every change to a node or
+  // its pods takes a new one), so a share whose generation equals the node's is still right.
+  struct Contribution {
+    uint64_t pair = 0;
+    int32_t delta = 0;
+    Rule rule = kExistingAntiAffinity;
+  };
+  struct NodeShare {
+    uint64_t generation = 0;
+    std::vector<Contribution> items;
+  };
+  // CountCache is PreFilter's counts for one kind of incoming pod (CacheKey) kept across
+  // cycles: the totals equal the sum of the shares, and a cycle recounts only the nodes whose
+  // generation moved since the last pod of that kind.
+  struct CountCache {
+    std::vector<NodeShare> shares;  // by snapshot index
+    RuleCounts totals;
+  };
+  // CountCached brings `cache` up to date with the snapshot for `pod` and returns its totals;
+  // the caller holds cache_mu_.
+  const RuleCounts& CountCached(CountCache& cache, const Pod& pod,
+                                std::span<const schedhost_pod_affinity_term> affinity,
+                                std::span<const schedhost_pod_affinity_term> anti_affinity);
+  // CacheFor returns the cache of `key`; the caller holds cache_mu_.
+  CountCache& CacheFor(const std::string& key);
+
   InterPodAffinityArgs args_;
   Id prefilter_key_;
   Id prescore_key_;
+  std::mutex cache_mu_;  // PreFilter runs on one thread, but nothing promises it
+  std::map<std::string, CountCache, std::less<>> caches_;
 };
+
+/// CacheKey spells out what PreFilter's counts depend on besides the snapshot: the pod's
+/// namespace and labels, its namespace's labels and its required terms. False when the counts
+/// depend on more (a term with a non-empty namespaceSelector reads every namespace's labels).
+bool CacheKey(const Host& host, const Pod& pod,
+              std::span<const schedhost_pod_affinity_term> affinity,
+              std::span<const schedhost_pod_affinity_term> anti_affinity, std::string& key);
 
 }  // namespace schedhost::plugins

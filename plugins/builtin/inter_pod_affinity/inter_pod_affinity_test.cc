@@ -355,6 +355,33 @@ std::string Verdict(Harness& h, const framework::CycleState& state, const schedh
   return s.ok() ? "" : s.Message();
 }
 
+// PreFilter keeps its counts across cycles per kind of incoming pod (one plugin instance, one
+// snapshot here, so nothing is recounted): pods that differ in what the counts depend on (their
+// labels, namespace or terms) must not share them.
+TEST(InterPodAffinityCountCache, PodsOfAnotherKindAreCountedApart) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(FourNodes() + NamespaceYaml("other", "{team: x}") +
+               PodYaml("x", "{app: web}", "n1", Anti("[" + Term(kDb, "zone") + "]")) +
+               PodYaml("y", "{app: db}", "n3", "", "other"));
+  const std::string terms = Anti("[" + Term(kWeb, "kubernetes.io/hostname") + "]");
+  const Verdicts db = RunFilter(h, PodYaml("p", "{app: db}", "", terms));
+  EXPECT_EQ(db, (Verdicts{{"n1", kAnti}, {"n2", kExisting}, {"n3", ""}, {"n4", ""}}));
+  const Verdicts plain = RunFilter(h, PodYaml("q", "{app: other}", "", terms));
+  EXPECT_EQ(plain, (Verdicts{{"n1", kAnti}, {"n2", ""}, {"n3", ""}, {"n4", ""}}));
+  // The same labels in another namespace (without a Namespace object, so with the same
+  // namespace labels as default): x's term covers only its own namespace, and r's selects no
+  // web pod in its own.
+  EXPECT_EQ(RunFilter(h, PodYaml("r", "{app: db}", "", terms, "third")),
+            (Verdicts{{"n1", ""}, {"n2", ""}, {"n3", ""}, {"n4", ""}}));
+  // Other terms: repelling db pods by zone rules out zone b (y's) and nothing else.
+  EXPECT_EQ(
+      RunFilter(h, PodYaml("s", "{app: other}", "", Anti("[" + Term(kDb, "zone") + "]"), "other")),
+      (Verdicts{{"n1", ""}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}));
+  // And the first kind again, from its cache: unchanged.
+  EXPECT_EQ(RunFilter(h, PodYaml("p2", "{app: db}", "", terms)), db);
+}
+
 TEST(InterPodAffinityExtensions, AddPodCountsTheIncomingPodsTerms) {
   Harness h;
   h.OnlyPlugins({kName});

@@ -1,6 +1,8 @@
 // Term matching shared by Filter and Score: namespaces, namespaceSelector and label selector
 // of one pod (anti-)affinity term, and the topology-pair counts both build.
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "inter_pod_affinity.h"
 
@@ -25,6 +27,10 @@ bool NamespaceMatches(const Host& host, const schedhost_pod_affinity_term& term,
     return SelectorMatches(sel, Labels());
   }
   return SelectorMatches(sel, *labels);
+}
+
+void PutU64(std::string& key, uint64_t v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
 std::span<const schedhost_pod_affinity_term> Terms(const Pod& pod, bool anti, bool required) {
@@ -86,6 +92,53 @@ bool MatchesAllTerms(const Host& host, std::span<const schedhost_pod_affinity_te
   return std::all_of(terms.begin(), terms.end(), [&](const schedhost_pod_affinity_term& t) {
     return TermMatches(host, t, owner_ns, target, side);
   });
+}
+
+namespace {
+
+void PutLabels(std::string& key, const Labels& labels) {
+  PutU64(key, labels.size());
+  for (const schedhost_label& l : labels.items()) PutU64(key, TopologyPair(l.key, l.value));
+}
+
+void PutSelector(std::string& key, const schedhost_label_selector* sel) {
+  if (sel == nullptr) {
+    PutU64(key, UINT64_MAX);
+    return;
+  }
+  PutU64(key, sel->len);
+  for (const schedhost_requirement& r : MakeSpan(sel->requirements, sel->len)) {
+    PutU64(key, TopologyPair(r.key, static_cast<uint32_t>(r.op)));
+    PutU64(key, r.values_len);
+    for (Id v : MakeSpan(r.values, r.values_len)) PutU64(key, v);
+  }
+}
+
+bool PutTerms(std::string& key, std::span<const schedhost_pod_affinity_term> terms) {
+  PutU64(key, terms.size());
+  for (const schedhost_pod_affinity_term& t : terms) {
+    // A non-empty namespaceSelector reads the labels of every existing pod's namespace.
+    if (t.namespace_selector != nullptr && t.namespace_selector->len != 0) return false;
+    PutU64(key, TopologyPair(t.topology_key, t.namespace_selector != nullptr ? 1 : 0));
+    PutU64(key, t.namespaces_len);
+    for (Id ns : MakeSpan(t.namespaces, t.namespaces_len)) PutU64(key, ns);
+    PutSelector(key, t.label_selector);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool CacheKey(const Host& host, const Pod& pod,
+              std::span<const schedhost_pod_affinity_term> affinity,
+              std::span<const schedhost_pod_affinity_term> anti_affinity, std::string& key) {
+  key.clear();
+  if (!PutTerms(key, affinity) || !PutTerms(key, anti_affinity)) return false;
+  PutU64(key, pod.namespace_id());
+  // Existing pods' terms match the pod's labels, and their namespaceSelector its namespace's.
+  PutLabels(key, pod.labels());
+  PutLabels(key, host.NamespaceLabels(pod.namespace_id()).value_or(Labels()));
+  return true;
 }
 
 std::span<const schedhost_pod_affinity_term> RequiredAffinity(const Pod& pod) noexcept {
