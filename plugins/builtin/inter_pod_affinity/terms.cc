@@ -1,6 +1,7 @@
 // Term matching shared by Filter and Score: namespaces, namespaceSelector and label selector
 // of one pod (anti-)affinity term, and the topology-pair counts both build.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -43,24 +44,51 @@ std::span<const schedhost_pod_affinity_term> Terms(const Pod& pod, bool anti, bo
 }  // namespace
 
 void PairCounts::Add(uint64_t pair, int64_t delta) {
-  // Pairs mostly come in ascending order (node names interned in creation order): try the end.
-  auto it = !items_.empty() && items_.back().first < pair
-                ? items_.end()
-                : std::lower_bound(items_.begin(), items_.end(), pair,
-                                   [](const auto& item, uint64_t p) { return item.first < p; });
-  const auto key = static_cast<Id>(pair >> 32U);
-  if (it != items_.end() && it->first == pair) {
-    it->second += delta;
-    if (it->second == 0) {
-      items_.erase(it);
-      CountKey(key, -1);
+  if (delta == 0) return;
+  if (2 * (size_ + 1) > slots_.size()) Grow();
+  size_t i = Home(pair);
+  for (; slots_[i].count != 0; i = (i + 1) & mask_) {
+    if (slots_[i].pair != pair) continue;
+    slots_[i].count += delta;
+    if (slots_[i].count == 0) {
+      Erase(i);
+      CountKey(static_cast<Id>(pair >> 32U), -1);
     }
     return;
   }
-  if (delta != 0) {
-    items_.insert(it, {pair, delta});
-    CountKey(key, 1);
+  slots_[i] = {pair, delta};
+  ++size_;
+  CountKey(static_cast<Id>(pair >> 32U), 1);
+}
+
+void PairCounts::Grow() {
+  std::vector<Slot> old = std::move(slots_);
+  const size_t capacity = old.empty() ? 16 : 2 * old.size();
+  slots_.assign(capacity, Slot{});
+  mask_ = capacity - 1;
+  shift_ = 64U - static_cast<unsigned>(std::countr_zero(capacity));
+  for (const Slot& s : old) {
+    if (s.count == 0) continue;
+    size_t i = Home(s.pair);
+    while (slots_[i].count != 0) i = (i + 1) & mask_;
+    slots_[i] = s;
   }
+}
+
+void PairCounts::Erase(size_t i) {
+  // Backward shift: move each later entry of the run into the hole when its home allows, so
+  // lookups never need tombstones.
+  --size_;
+  for (size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
+    if (slots_[j].count == 0) break;
+    const size_t home = Home(slots_[j].pair);
+    // j's entry may move to i when i lies cyclically in [home, j).
+    if (((j - home) & mask_) >= ((j - i) & mask_)) {
+      slots_[i] = slots_[j];
+      i = j;
+    }
+  }
+  slots_[i] = Slot{};
 }
 
 void PairCounts::CountKey(Id key, int delta) {
@@ -72,12 +100,6 @@ void PairCounts::CountKey(Id key, int delta) {
   }
   it->second = static_cast<uint32_t>(static_cast<int>(it->second) + delta);
   if (it->second == 0) keys_.erase(it);
-}
-
-int64_t PairCounts::Get(uint64_t pair) const noexcept {
-  auto it = std::lower_bound(items_.begin(), items_.end(), pair,
-                             [](const auto& item, uint64_t p) { return item.first < p; });
-  return (it != items_.end() && it->first == pair) ? it->second : 0;
 }
 
 bool TermMatches(const Host& host, const schedhost_pod_affinity_term& term, Id owner_ns,
