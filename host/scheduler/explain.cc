@@ -15,7 +15,7 @@ bool SameStatus(const framework::Status& a, const framework::Status& b) {
 
 }  // namespace
 
-void RecordedCycle::AddRejected(schedhost_id node, framework::Status status) {
+void RecordedCycle::AddRejected(schedhost_id node, const framework::Status& status) {
   // The previous node's status is the likeliest match; then the (few) others.
   std::vector<framework::Status>& seen = new_statuses_;
   size_t index = seen.size();
@@ -29,7 +29,7 @@ void RecordedCycle::AddRejected(schedhost_id node, framework::Status status) {
       }
     }
   }
-  if (index == seen.size()) seen.push_back(std::move(status));
+  if (index == seen.size()) seen.push_back(status);
   pending_.push_back(uint64_t{index} << 32 | node);
 }
 

@@ -109,7 +109,8 @@ struct RecordedCycle {
   bool pre_filter_failure = false;  // every node was excluded by PreFilter's status
 
   /// AddRejected records a rejected or excluded node (its name id); Seal must follow the last.
-  void AddRejected(schedhost_id node, framework::Status status);
+  /// `status` is copied only when no earlier node had the same one.
+  void AddRejected(schedhost_id node, const framework::Status& status);
   /// Seal encodes what AddRejected collected into `rejected` and frees the scratch. With
   /// `last`, statuses equal to *last's are shared instead of kept again, and *last becomes
   /// this record's (pending pods failing alike, cycle after cycle, hold one copy).

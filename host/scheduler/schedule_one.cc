@@ -36,10 +36,42 @@ struct Scheduler::Attempt {
   std::vector<const schedhost_node_info_view*> feasible;
   framework::ScoreTable* scores = nullptr;  // the scheduler's scores_, when scored
 
+  // The main Filter pass leaves its rejections where its workers wrote them (the scheduler's
+  // filter_statuses_, by position): a successful cycle reads them only for Explain, and moving
+  // each into node_statuses cost more than the Filter of some plugins. rejected_ids holds
+  // node_statuses' ids first, then those of `kept`. TakeKept moves them into node_statuses
+  // (for PostFilter and the FitError message).
+  std::vector<uint32_t> kept;
+  std::vector<Status>* kept_statuses = nullptr;
+
   void Reject(const schedhost_node_info_view* ni, Status s) {
     const schedhost_id id = ni->node->name_id;
     node_statuses.emplace_back(model::Interner::Global().Str(id), std::move(s));
     rejected_ids.push_back(id);
+  }
+
+  void Keep(const schedhost_node_info_view* ni, uint32_t position) {
+    kept.push_back(position);
+    rejected_ids.push_back(ni->node->name_id);
+  }
+
+  void TakeKept() {
+    const model::Interner& names = model::Interner::Global();
+    node_statuses.reserve(node_statuses.size() + kept.size());
+    for (uint32_t position : kept) {
+      const schedhost_id id = rejected_ids[node_statuses.size()];
+      node_statuses.emplace_back(names.Str(id), std::move((*kept_statuses)[position]));
+    }
+    kept.clear();
+  }
+
+  // ForEachRejected calls fn(id, status) for every rejected node, in evaluation order.
+  template <typename Fn>
+  void ForEachRejected(Fn&& fn) const {
+    for (size_t i = 0; i < node_statuses.size(); ++i) fn(rejected_ids[i], node_statuses[i].second);
+    for (size_t k = 0; k < kept.size(); ++k) {
+      fn(rejected_ids[node_statuses.size() + k], (*kept_statuses)[kept[k]]);
+    }
   }
 
   void AddPluginStatus(const Status& s) {
@@ -99,6 +131,7 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     HandleFailure(info, a.status, a.status.Message(), {}, {}, "", false);
     return;
   }
+  a.TakeKept();
   auto [nominated, post] = fw->RunPostFilterPlugins(*state, pod.view(), a.node_statuses);
   if (post.code == Code::kError) {
     spdlog::error("scheduler: PostFilter for pod {}/{}: {}", pod.namespace_name(), pod.name(),
@@ -319,8 +352,16 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   out.reserve(std::min(n, to_find));
   const size_t rejected = static_cast<size_t>(
       std::count(outcome.begin(), outcome.begin() + static_cast<std::ptrdiff_t>(last), 2));
-  a.node_statuses.reserve(a.node_statuses.size() + rejected);
   a.rejected_ids.reserve(a.rejected_ids.size() + rejected);
+  // The main pass (rotate) leaves its statuses in place (Attempt::kept); a nominated node's
+  // own pass moves its one status out, as the main pass will overwrite the buffer.
+  const bool keep = rotate;
+  if (keep) {
+    a.kept.reserve(rejected);
+    a.kept_statuses = &filter_statuses_;
+  } else {
+    a.node_statuses.reserve(a.node_statuses.size() + rejected);
+  }
   size_t processed = 0;
   for (size_t i = 0; i < last; ++i) {
     const schedhost_node_info_view* ni = nodes[index(i)];
@@ -329,8 +370,12 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
       ++processed;
     } else if (outcome[i] == 2) {
       a.AddPluginStatus(filter_statuses_[i]);
-      a.Reject(ni, std::move(filter_statuses_[i]));
-      filter_statuses_[i] = Status{};
+      if (keep) {
+        a.Keep(ni, static_cast<uint32_t>(i));
+      } else {
+        a.Reject(ni, std::move(filter_statuses_[i]));
+        filter_statuses_[i] = Status{};
+      }
       ++processed;
     }
   }
@@ -382,11 +427,11 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     r->normalized.assign(t->normalized.begin(), t->normalized.end());
   }
   r->pre_filter_failure = a.pre_filter_failure.has_value();
-  for (size_t i = 0; i < a.node_statuses.size(); ++i) {
+  a.ForEachRejected([&](schedhost_id id, const Status& status) {
     // A nominated node that failed its own pass first and then passed the full one.
-    if (nominated_feasible && a.rejected_ids[i] == nominated_id) continue;
-    r->AddRejected(a.rejected_ids[i], std::move(a.node_statuses[i].second));
-  }
+    if (nominated_feasible && id == nominated_id) return;
+    r->AddRejected(id, status);
+  });
   r->Seal(&last_explained_statuses_);
   // Kept as 32 bits in the entry; a record never comes near 4 GiB, but the sums must agree.
   const auto bytes = static_cast<uint32_t>(std::min<size_t>(r->Bytes(), UINT32_MAX));

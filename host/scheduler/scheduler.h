@@ -243,7 +243,9 @@ class Scheduler {
   // Scheduling-thread state.
   std::mt19937_64 rng_;
   size_t next_start_node_index_ = 0;
-  // FindNodesThatPassFilters' per-node buffers, reused from cycle to cycle.
+  // FindNodesThatPassFilters' per-node buffers, reused from cycle to cycle. The main pass's
+  // rejections stay in filter_statuses_ until the next pass overwrites them (the Attempt
+  // refers to them by position).
   std::vector<uint8_t> filter_outcome_;
   std::vector<framework::Status> filter_statuses_;
   framework::ScoreTable scores_;  // the last cycle's scores, reused
