@@ -149,43 +149,15 @@ Status InterPodAffinity::PreFilter(CycleState& state, const Pod& pod, PreFilterR
 const RuleCounts& InterPodAffinity::CountCached(
     CountCache& cache, const Pod& pod, std::span<const schedhost_pod_affinity_term> affinity,
     std::span<const schedhost_pod_affinity_term> anti_affinity) {
-  const auto drop = [&cache](NodeShare& share) {
-    for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, -c.delta);
-    share.items.clear();
-  };
-  const size_t n = host().NodeCount();
-  for (size_t i = n; i < cache.shares.size(); ++i) drop(cache.shares[i]);
-  cache.shares.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    NodeShare& share = cache.shares[i];
-    const auto ni = host().NodeAt(i);
-    const uint64_t generation = ni ? ni->generation() : 0;
-    // Generation 0 is a node info that never took one (a test's hand-built snapshot): recount.
-    if (generation != 0 && generation == share.generation) continue;
-    drop(share);
-    share.generation = generation;
-    if (!ni) continue;
-    const Labels labels = ni->node().labels();
-    if (labels.empty()) continue;  // no topology domain to count in
-    const auto add = [&share](Rule rule, uint64_t pair) {
-      // A node's pods mostly share their pairs: fold repeats into one contribution.
-      for (Contribution& c : share.items) {
-        if (c.rule == rule && c.pair == pair) {
-          ++c.delta;
-          return;
-        }
-      }
-      share.items.push_back({pair, 1, rule});
-    };
-    for (const Pod existing : ni->pods_with_required_anti_affinity()) {
-      CountExistingAntiAffinity(host(), pod, existing, labels, add);
+  return UpdateShares(cache, [&](const NodeInfo& ni, const Labels& labels, const auto& add) {
+    const auto add_one = [&add](Rule rule, uint64_t pair) { add(rule, pair, 1); };
+    for (const Pod existing : ni.pods_with_required_anti_affinity()) {
+      CountExistingAntiAffinity(host(), pod, existing, labels, add_one);
     }
-    for (const Pod existing : ni->pods()) {
-      CountIncoming(host(), pod.namespace_id(), affinity, anti_affinity, existing, labels, add);
+    for (const Pod existing : ni.pods()) {
+      CountIncoming(host(), pod.namespace_id(), affinity, anti_affinity, existing, labels, add_one);
     }
-    for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, c.delta);
-  }
-  return cache.totals;
+  });
 }
 
 InterPodAffinity::CountCache& InterPodAffinity::CacheFor(const std::string& key) {

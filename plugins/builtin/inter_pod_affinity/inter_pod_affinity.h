@@ -186,11 +186,51 @@ class InterPodAffinity final : public Plugin,
     std::vector<NodeShare> shares;  // by snapshot index
     RuleCounts totals;
   };
-  // CountCached brings `cache` up to date with the snapshot for `pod` and returns its totals;
-  // the caller holds cache_mu_.
+  // UpdateShares brings `cache` up to date with the snapshot: for each node whose generation
+  // moved it takes the node's old share out of the totals and counts it again through
+  // count_node(ni, labels, add), add(rule, pair, delta) adding to the node's share.
+  template <typename CountNode>
+  const RuleCounts& UpdateShares(CountCache& cache, CountNode&& count_node) {
+    const auto drop = [&cache](NodeShare& share) {
+      for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, -c.delta);
+      share.items.clear();
+    };
+    const size_t n = host().NodeCount();
+    for (size_t i = n; i < cache.shares.size(); ++i) drop(cache.shares[i]);
+    cache.shares.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      NodeShare& share = cache.shares[i];
+      const auto ni = host().NodeAt(i);
+      const uint64_t generation = ni ? ni->generation() : 0;
+      // Generation 0 is a node info that never took one (a hand-built snapshot): recount.
+      if (generation != 0 && generation == share.generation) continue;
+      drop(share);
+      share.generation = generation;
+      if (!ni) continue;
+      const Labels labels = ni->node().labels();
+      if (labels.empty()) continue;  // no topology domain to count in
+      const auto add = [&share](Rule rule, uint64_t pair, int32_t delta) {
+        // A node's pods mostly share their pairs: fold repeats into one contribution.
+        for (Contribution& c : share.items) {
+          if (c.rule == rule && c.pair == pair) {
+            c.delta += delta;
+            return;
+          }
+        }
+        share.items.push_back({pair, delta, rule});
+      };
+      count_node(*ni, labels, add);
+      for (const Contribution& c : share.items) cache.totals[c.rule].Add(c.pair, c.delta);
+    }
+    return cache.totals;
+  }
+  // CountCached is UpdateShares with PreFilter's counts for `pod`; the caller holds cache_mu_.
   const RuleCounts& CountCached(CountCache& cache, const Pod& pod,
                                 std::span<const schedhost_pod_affinity_term> affinity,
                                 std::span<const schedhost_pod_affinity_term> anti_affinity);
+  // ScoreCached is UpdateShares with PreScore's sums for `pod` in totals[0] (over every pod
+  // when `all_pods`, else over pods with affinity); the caller holds cache_mu_.
+  const PairCounts& ScoreCached(CountCache& cache, const Pod& pod, bool all_pods);
   // CacheFor returns the cache of `key`; the caller holds cache_mu_.
   CountCache& CacheFor(const std::string& key);
 
@@ -200,6 +240,10 @@ class InterPodAffinity final : public Plugin,
   std::mutex cache_mu_;  // PreFilter runs on one thread, but nothing promises it
   std::map<std::string, CountCache, std::less<>> caches_;
 };
+
+/// ScoreCacheKey is CacheKey for PreScore's sums: the pod's namespace, labels, its namespace's
+/// labels and its preferred terms with their weights. False as CacheKey.
+bool ScoreCacheKey(const Host& host, const Pod& pod, std::string& key);
 
 /// CacheKey spells out what PreFilter's counts depend on besides the snapshot: the pod's
 /// namespace and labels, its namespace's labels and its required terms. False when the counts

@@ -590,6 +590,29 @@ INSTANTIATE_TEST_SUITE_P(
                   kZeros, kZeros}),
     [](const auto& info) { return info.param.name; });
 
+// PreScore keeps its sums across cycles per kind of incoming pod, as PreFilter its counts:
+// pods the existing pods' terms treat differently must not share them, and a new pod on a node
+// moves them.
+TEST(InterPodAffinityScore, SumsFollowTheKindOfPodAndNewPods) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(
+      FourNodes() +
+      PodYaml("x", "{app: x}", "n1", Aff("", "[" + Weighted(10, Term(kWeb, "zone")) + "]")) +
+      PodYaml("y", "{app: y}", "n3", Aff("[" + Term(kDb, "zone") + "]")));
+  using Scores = std::vector<std::pair<std::string, int64_t>>;
+  const std::string web = PodYaml("w", "{app: web}", "");
+  const std::string db = PodYaml("d", "{app: db}", "");
+  const Scores web_scores = h.RunScore(*h.MakePod(web));
+  EXPECT_EQ(web_scores, (Scores{{"n1", 100}, {"n2", 100}, {"n3", 0}, {"n4", 0}}));
+  EXPECT_EQ(h.RunScore(*h.MakePod(db)), (Scores{{"n1", 0}, {"n2", 0}, {"n3", 100}, {"n4", 0}}));
+  EXPECT_EQ(h.RunScore(*h.MakePod(web)), web_scores);
+  // A pod repelling web pods from zone b: zone b now sums -20 + 0 for a web pod.
+  h.AddObjects(
+      PodYaml("z", "{app: z}", "n3", Anti("", "[" + Weighted(20, Term(kWeb, "zone")) + "]")));
+  EXPECT_EQ(h.RunScore(*h.MakePod(web)), (Scores{{"n1", 100}, {"n2", 100}, {"n3", 0}, {"n4", 66}}));
+}
+
 TEST(InterPodAffinityScore, SchedulePrefersTheAttractingZone) {
   Harness h;
   h.OnlyPlugins({kName});

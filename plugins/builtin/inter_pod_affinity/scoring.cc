@@ -3,38 +3,47 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "inter_pod_affinity.h"
 
 namespace schedhost::plugins {
 namespace {
 
-// PreScoreState holds the summed weights per topology pair and the distinct topology keys, so
-// Score looks up one value per key. Read-only after PreScore.
+// PreScoreState holds the summed weights per topology pair; Score looks up one value per
+// topology key of the counted pairs. Read-only after PreScore.
 struct PreScoreState {
   PairCounts scores;
-  std::vector<Id> keys;
 };
 
-void AddKey(std::vector<Id>& keys, Id key) {
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-}
-
-// ProcessTerm adds weight * sign to the domain of `node_labels` when `target` matches `term`.
-void ProcessTerm(const Host& host, PreScoreState& s, const schedhost_pod_affinity_term& term,
-                 Id owner_ns, const Pod& target, Side side, const Labels& node_labels,
-                 int64_t weight) {
-  auto v = node_labels.Get(term.topology_key);
-  if (!v || !TermMatches(host, term, owner_ns, target, side)) return;
-  s.scores.Add(TopologyPair(term.topology_key, *v), weight);
-  AddKey(s.keys, term.topology_key);
-}
-
-void ProcessPreferred(const Host& host, PreScoreState& s,
-                      std::span<const schedhost_pod_affinity_term> terms, Id owner_ns,
-                      const Pod& target, Side side, const Labels& node_labels, int64_t sign) {
-  for (const schedhost_pod_affinity_term& t : terms) {
-    ProcessTerm(host, s, t, owner_ns, target, side, node_labels, sign * t.weight);
+// ScoreExisting calls add(pair, weight) for what `existing`, a pod on a node with
+// `node_labels`, adds to the incoming pod's scores: the incoming pod's preferred terms against
+// it, and its required affinity (weighted `hard`) and preferred terms against the incoming pod.
+template <typename Add>
+void ScoreExisting(const Host& host, const Pod& pod,
+                   std::span<const schedhost_pod_affinity_term> pref_affinity,
+                   std::span<const schedhost_pod_affinity_term> pref_anti, int64_t hard,
+                   const Pod& existing, const Labels& node_labels, Add&& add) {
+  const auto term = [&](const schedhost_pod_affinity_term& t, Id owner_ns, const Pod& target,
+                        Side side, int64_t weight) {
+    auto v = node_labels.Get(t.topology_key);
+    if (v && TermMatches(host, t, owner_ns, target, side)) {
+      add(TopologyPair(t.topology_key, *v), weight);
+    }
+  };
+  const Id ns = pod.namespace_id();
+  for (const auto& t : pref_affinity) term(t, ns, existing, Side::kIncoming, t.weight);
+  for (const auto& t : pref_anti) term(t, ns, existing, Side::kIncoming, -int64_t{t.weight});
+  const Id other_ns = existing.namespace_id();
+  if (hard > 0) {
+    for (const auto& t : RequiredAffinity(existing)) term(t, other_ns, pod, Side::kExisting, hard);
+  }
+  for (const auto& t : PreferredAffinity(existing)) {
+    term(t, other_ns, pod, Side::kExisting, t.weight);
+  }
+  for (const auto& t : PreferredAntiAffinity(existing)) {
+    term(t, other_ns, pod, Side::kExisting, -int64_t{t.weight});
   }
 }
 
@@ -52,47 +61,58 @@ Status InterPodAffinity::PreScore(CycleState& state, const Pod& pod, const NodeI
   const schedhost_host_api* api = host().api();
   const schedhost_node_info_view* const* list = nullptr;
   size_t len = 0;
-  std::vector<const schedhost_node_info_view*> all;
-  if (has_constraints) {
-    const size_t n = host().NodeCount();
-    all.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (const auto* v = api->snapshot_node_at(host().handle(), i)) all.push_back(v);
+  if (!has_constraints) {
+    if (api->snapshot_have_pods_with_affinity(host().handle(), &list, &len) != SCHEDHOST_OK) {
+      return Status::Error("InterPodAffinity: listing nodes with affinity pods");
     }
-    list = all.data();
-    len = all.size();
-  } else if (api->snapshot_have_pods_with_affinity(host().handle(), &list, &len) != SCHEDHOST_OK) {
-    return Status::Error("InterPodAffinity: listing nodes with affinity pods");
+    if (len == 0) return Status::Skip();
   }
-
   auto s = std::make_unique<PreScoreState>();
-  const Id ns = pod.namespace_id();
   const int64_t hard = args_.hard_pod_affinity_weight;
-  for (size_t i = 0; i < len; ++i) {
-    const NodeInfo ni(list[i]);
-    const Labels labels = ni.node().labels();
-    if (labels.empty()) continue;
-    const PodList pods = has_constraints ? ni.pods() : ni.pods_with_affinity();
-    for (const Pod existing : pods) {
-      // The incoming pod's preferred terms against the existing pod.
-      ProcessPreferred(host(), *s, pref_affinity, ns, existing, Side::kIncoming, labels, 1);
-      ProcessPreferred(host(), *s, pref_anti, ns, existing, Side::kIncoming, labels, -1);
-      // The existing pod's terms against the incoming pod.
-      const Id other_ns = existing.namespace_id();
-      if (hard > 0) {
-        for (const schedhost_pod_affinity_term& t : RequiredAffinity(existing)) {
-          ProcessTerm(host(), *s, t, other_ns, pod, Side::kExisting, labels, hard);
-        }
+  const size_t n = host().NodeCount();
+  std::string key;
+  // With most nodes to visit anyway, the sums of the last pod of the same kind are brought up
+  // to date by visiting only the nodes that changed since.
+  if ((has_constraints || 8 * len >= n) && ScoreCacheKey(host(), pod, key)) {
+    std::lock_guard lock(cache_mu_);
+    s->scores = ScoreCached(CacheFor(key), pod, has_constraints);
+  } else {
+    std::vector<const schedhost_node_info_view*> all;
+    if (has_constraints) {
+      all.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        if (const auto* v = api->snapshot_node_at(host().handle(), i)) all.push_back(v);
       }
-      ProcessPreferred(host(), *s, PreferredAffinity(existing), other_ns, pod, Side::kExisting,
-                       labels, 1);
-      ProcessPreferred(host(), *s, PreferredAntiAffinity(existing), other_ns, pod,
-                       Side::kExisting, labels, -1);
+      list = all.data();
+      len = all.size();
+    }
+    for (size_t i = 0; i < len; ++i) {
+      const NodeInfo ni(list[i]);
+      const Labels labels = ni.node().labels();
+      if (labels.empty()) continue;
+      for (const Pod existing : has_constraints ? ni.pods() : ni.pods_with_affinity()) {
+        ScoreExisting(host(), pod, pref_affinity, pref_anti, hard, existing, labels,
+                      [&s](uint64_t pair, int64_t weight) { s->scores.Add(pair, weight); });
+      }
     }
   }
   if (s->scores.empty()) return Status::Skip();
   state.Write(prescore_key_, std::move(s));
   return {};
+}
+
+const PairCounts& InterPodAffinity::ScoreCached(CountCache& cache, const Pod& pod, bool all_pods) {
+  const auto pref_affinity = PreferredAffinity(pod);
+  const auto pref_anti = PreferredAntiAffinity(pod);
+  const int64_t hard = args_.hard_pod_affinity_weight;
+  return UpdateShares(cache, [&](const NodeInfo& ni, const Labels& labels, const auto& add) {
+    for (const Pod existing : all_pods ? ni.pods() : ni.pods_with_affinity()) {
+      ScoreExisting(host(), pod, pref_affinity, pref_anti, hard, existing, labels,
+                    [&add](uint64_t pair, int64_t weight) {
+                      add(kExistingAntiAffinity, pair, static_cast<int32_t>(weight));
+                    });
+    }
+  })[0];
 }
 
 Status InterPodAffinity::Score(const CycleState& state, const Pod& /*pod*/, const NodeInfo& ni,
@@ -101,7 +121,7 @@ Status InterPodAffinity::Score(const CycleState& state, const Pod& /*pod*/, cons
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreScore state: not found");
   const Labels labels = ni.node().labels();
   int64_t total = 0;
-  for (Id key : s->keys) {
+  for (const auto& [key, pairs] : s->scores.keys()) {
     if (auto v = labels.Get(key)) total += s->scores.Get(TopologyPair(key, *v));
   }
   score = total;

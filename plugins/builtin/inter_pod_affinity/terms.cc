@@ -151,6 +151,18 @@ bool PutTerms(std::string& key, std::span<const schedhost_pod_affinity_term> ter
 
 }  // namespace
 
+bool ScoreCacheKey(const Host& host, const Pod& pod, std::string& key) {
+  key.assign("score");  // apart from CacheKey's keys in the same map
+  for (auto terms : {PreferredAffinity(pod), PreferredAntiAffinity(pod)}) {
+    if (!PutTerms(key, terms)) return false;
+    for (const schedhost_pod_affinity_term& t : terms) PutU64(key, static_cast<uint32_t>(t.weight));
+  }
+  PutU64(key, pod.namespace_id());
+  PutLabels(key, pod.labels());
+  PutLabels(key, host.NamespaceLabels(pod.namespace_id()).value_or(Labels()));
+  return true;
+}
+
 bool CacheKey(const Host& host, const Pod& pod,
               std::span<const schedhost_pod_affinity_term> affinity,
               std::span<const schedhost_pod_affinity_term> anti_affinity, std::string& key) {
