@@ -21,8 +21,9 @@ struct PreFilterState {
   // [kExistingAntiAffinity]: pairs whose domain holds an existing pod whose required
   // anti-affinity matches the pod. [kAffinity]: pairs whose domain holds pods matching every
   // required affinity term, counted per term. [kAntiAffinity]: pairs whose domain holds pods
-  // matching a required anti-affinity term, counted per term.
-  RuleCounts counts;
+  // matching a required anti-affinity term, counted per term. Shared with the plugin's cache
+  // and with clones of the state: copied before AddPod/RemovePod change it.
+  std::shared_ptr<RuleCounts> counts;
 };
 
 // CountExistingAntiAffinity calls add(rule, pair) for `existing`'s required anti-affinity
@@ -64,7 +65,9 @@ Status UpdateWithPod(const Host& host, CycleState& state, Id key, const Pod& inc
   auto* s = state.Read<PreFilterState>(key);
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreFilter state: not found");
   const Labels labels = ni.node().labels();
-  const auto add = [&](Rule rule, uint64_t pair) { s->counts[rule].Add(pair, delta); };
+  if (s->counts.use_count() > 1) s->counts = std::make_shared<RuleCounts>(*s->counts);
+  RuleCounts& counts = *s->counts;
+  const auto add = [&](Rule rule, uint64_t pair) { counts[rule].Add(pair, delta); };
   CountExistingAntiAffinity(host, incoming, other, labels, add);
   CountIncoming(host, s->namespace_id, s->affinity, s->anti_affinity, other, labels, add);
   return {};
@@ -76,27 +79,27 @@ bool SatisfiesAffinity(const PreFilterState& s, const Labels& labels) {
     auto v = labels.Get(t.topology_key);
     // upstream: every topology key of the required affinity terms must be on the node.
     if (!v) return false;
-    if (s.counts[kAffinity].Get(TopologyPair(t.topology_key, *v)) <= 0) pods_exist = false;
+    if ((*s.counts)[kAffinity].Get(TopologyPair(t.topology_key, *v)) <= 0) pods_exist = false;
   }
   if (pods_exist) return true;
   // The first pod of a group whose terms select itself: allowed when no pod anywhere matches.
-  return s.counts[kAffinity].empty() && s.matches_own_affinity;
+  return (*s.counts)[kAffinity].empty() && s.matches_own_affinity;
 }
 
 bool SatisfiesAntiAffinity(const PreFilterState& s, const Labels& labels) {
-  if (s.counts[kAntiAffinity].empty()) return true;
+  if ((*s.counts)[kAntiAffinity].empty()) return true;
   for (const schedhost_pod_affinity_term& t : s.anti_affinity) {
     auto v = labels.Get(t.topology_key);
-    if (v && s.counts[kAntiAffinity].Get(TopologyPair(t.topology_key, *v)) > 0) return false;
+    if (v && (*s.counts)[kAntiAffinity].Get(TopologyPair(t.topology_key, *v)) > 0) return false;
   }
   return true;
 }
 
 bool SatisfiesExistingAntiAffinity(const PreFilterState& s, const Labels& labels) {
   // upstream looks every node label up; only the labels whose key some pair has can match.
-  for (const auto& [key, pairs] : s.counts[kExistingAntiAffinity].keys()) {
+  for (const auto& [key, pairs] : (*s.counts)[kExistingAntiAffinity].keys()) {
     auto v = labels.Get(key);
-    if (v && s.counts[kExistingAntiAffinity].Get(TopologyPair(key, *v)) > 0) return false;
+    if (v && (*s.counts)[kExistingAntiAffinity].Get(TopologyPair(key, *v)) > 0) return false;
   }
   return true;
 }
@@ -118,12 +121,14 @@ Status InterPodAffinity::PreFilter(CycleState& state, const Pod& pod, PreFilterR
   if (s->affinity.empty() && s->anti_affinity.empty()) {
     if (anti_nodes_len == 0) return Status::Skip();
     // Only existing pods' anti-affinity can bite, and only nodes holding such pods count.
+    s->counts = std::make_shared<RuleCounts>();
+    RuleCounts& counts = *s->counts;
     for (size_t i = 0; i < anti_nodes_len; ++i) {
       const NodeInfo ni(anti_nodes[i]);
       const Labels labels = ni.node().labels();
       for (const Pod existing : ni.pods_with_required_anti_affinity()) {
         CountExistingAntiAffinity(host(), pod, existing, labels,
-                                  [&](Rule rule, uint64_t pair) { s->counts[rule].Add(pair, 1); });
+                                  [&](Rule rule, uint64_t pair) { counts[rule].Add(pair, 1); });
       }
     }
     state.Write(prefilter_key_, std::move(s));
@@ -146,7 +151,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const Pod& pod, PreFilterR
   return {};
 }
 
-const RuleCounts& InterPodAffinity::CountCached(
+std::shared_ptr<RuleCounts> InterPodAffinity::CountCached(
     CountCache& cache, const Pod& pod, std::span<const schedhost_pod_affinity_term> affinity,
     std::span<const schedhost_pod_affinity_term> anti_affinity) {
   return UpdateShares(cache, [&](const NodeInfo& ni, const Labels& labels, const auto& add) {

@@ -380,6 +380,18 @@ TEST(InterPodAffinityCountCache, PodsOfAnotherKindAreCountedApart) {
       (Verdicts{{"n1", ""}, {"n2", ""}, {"n3", kAnti}, {"n4", ""}}));
   // And the first kind again, from its cache: unchanged.
   EXPECT_EQ(RunFilter(h, PodYaml("p2", "{app: db}", "", terms)), db);
+  // The cache shares its counts with the cycle state: AddPod changes that state only, not the
+  // counts the next pod of the kind gets.
+  auto p3 = h.MakePod(PodYaml("p3", "{app: db}", "", terms));
+  auto web = h.MakePod(PodYaml("w", "{app: web}", "n3"));
+  framework::CycleState state;
+  ASSERT_TRUE(h.framework().RunPreFilterPlugins(state, p3->view()).second.ok());
+  EXPECT_EQ(Verdict(h, state, p3->view(), "n3"), "");
+  ASSERT_TRUE(h.framework()
+                  .RunPreFilterExtensionAddPod(state, p3->view(), web->view(), NodeInfo(h, "n3"))
+                  .ok());
+  EXPECT_EQ(Verdict(h, state, p3->view(), "n3"), kAnti);
+  EXPECT_EQ(RunFilter(h, PodYaml("p4", "{app: db}", "", terms)), db);
 }
 
 TEST(InterPodAffinityExtensions, AddPodCountsTheIncomingPodsTerms) {

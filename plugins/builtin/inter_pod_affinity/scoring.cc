@@ -11,10 +11,12 @@
 namespace schedhost::plugins {
 namespace {
 
-// PreScoreState holds the summed weights per topology pair; Score looks up one value per
-// topology key of the counted pairs. Read-only after PreScore.
+// PreScoreState holds the summed weights per topology pair in (*sums)[0] (shared with the
+// plugin's cache when it came from there); Score looks up one value per topology key of the
+// counted pairs. Read-only after PreScore.
 struct PreScoreState {
-  PairCounts scores;
+  std::shared_ptr<const RuleCounts> sums;
+  const PairCounts& scores() const { return (*sums)[0]; }
 };
 
 // ScoreExisting calls add(pair, weight) for what `existing`, a pod on a node with
@@ -50,6 +52,10 @@ void ScoreExisting(const Host& host, const Pod& pod,
 }  // namespace
 
 Status InterPodAffinity::PreScore(CycleState& state, const Pod& pod, const NodeInfoList& nodes) {
+  // Filter is over, and nothing reads its state after it: letting go of it here, rather than
+  // when the binding cycle ends, lets the next cycle's PreFilter update the shared counts in
+  // place instead of copying them.
+  state.Delete(prefilter_key_);
   if (nodes.size() == 0) return Status::Skip();
   const auto pref_affinity = PreferredAffinity(pod);
   const auto pref_anti = PreferredAntiAffinity(pod);
@@ -75,8 +81,10 @@ Status InterPodAffinity::PreScore(CycleState& state, const Pod& pod, const NodeI
   // to date by visiting only the nodes that changed since.
   if ((has_constraints || 8 * len >= n) && ScoreCacheKey(host(), pod, key)) {
     std::lock_guard lock(cache_mu_);
-    s->scores = ScoreCached(CacheFor(key), pod, has_constraints);
+    s->sums = ScoreCached(CacheFor(key), pod, has_constraints);
   } else {
+    auto sums = std::make_shared<RuleCounts>();
+    PairCounts& scores = (*sums)[0];
     std::vector<const schedhost_node_info_view*> all;
     if (has_constraints) {
       all.reserve(n);
@@ -92,16 +100,18 @@ Status InterPodAffinity::PreScore(CycleState& state, const Pod& pod, const NodeI
       if (labels.empty()) continue;
       for (const Pod existing : has_constraints ? ni.pods() : ni.pods_with_affinity()) {
         ScoreExisting(host(), pod, pref_affinity, pref_anti, hard, existing, labels,
-                      [&s](uint64_t pair, int64_t weight) { s->scores.Add(pair, weight); });
+                      [&scores](uint64_t pair, int64_t weight) { scores.Add(pair, weight); });
       }
     }
+    s->sums = std::move(sums);
   }
-  if (s->scores.empty()) return Status::Skip();
+  if (s->scores().empty()) return Status::Skip();
   state.Write(prescore_key_, std::move(s));
   return {};
 }
 
-const PairCounts& InterPodAffinity::ScoreCached(CountCache& cache, const Pod& pod, bool all_pods) {
+std::shared_ptr<RuleCounts> InterPodAffinity::ScoreCached(CountCache& cache, const Pod& pod,
+                                                          bool all_pods) {
   const auto pref_affinity = PreferredAffinity(pod);
   const auto pref_anti = PreferredAntiAffinity(pod);
   const int64_t hard = args_.hard_pod_affinity_weight;
@@ -112,7 +122,7 @@ const PairCounts& InterPodAffinity::ScoreCached(CountCache& cache, const Pod& po
                       add(kExistingAntiAffinity, pair, static_cast<int32_t>(weight));
                     });
     }
-  })[0];
+  });
 }
 
 Status InterPodAffinity::Score(const CycleState& state, const Pod& /*pod*/, const NodeInfo& ni,
@@ -121,8 +131,9 @@ Status InterPodAffinity::Score(const CycleState& state, const Pod& /*pod*/, cons
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreScore state: not found");
   const Labels labels = ni.node().labels();
   int64_t total = 0;
-  for (const auto& [key, pairs] : s->scores.keys()) {
-    if (auto v = labels.Get(key)) total += s->scores.Get(TopologyPair(key, *v));
+  const PairCounts& scores = s->scores();
+  for (const auto& [key, pairs] : scores.keys()) {
+    if (auto v = labels.Get(key)) total += scores.Get(TopologyPair(key, *v));
   }
   score = total;
   return {};
