@@ -308,12 +308,29 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
             framework::PrefetchRun(run.data(), len);
             Status s = fw.RunFilterBatch(state, pod.view(), run.data(), len, batch);
             if (!s.ok()) return fail(std::move(s));
+            // One add to the shared count per run, not per node (the other thread's core
+            // holds its cache line): `take` of the run's passes fit under to_find.
+            const auto passed = static_cast<size_t>(std::count(
+                batch.passed.begin(), batch.passed.begin() + static_cast<ptrdiff_t>(len), 1));
+            size_t take = passed;
+            if (passed > 0) {
+              const size_t before = found.fetch_add(passed);
+              if (before + passed > to_find) {
+                take = to_find > before ? to_find - before : 0;
+                found.fetch_sub(passed - take);
+              }
+            }
             for (size_t j = 0; j < len; ++j) {
               if (!batch.passed[j]) {
                 filter_statuses_[b + j] = std::move(batch.statuses[j]);
                 outcome[b + j] = 2;
-              } else if (!found_one(b + j)) {
+              } else if (take == 0) {
+                // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
+                stop.store(true);
                 return;
+              } else {
+                --take;
+                outcome[b + j] = 1;
               }
             }
           }

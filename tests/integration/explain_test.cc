@@ -218,5 +218,25 @@ TEST_F(SchedulerExplainTest, NodesNotEvaluatedAfterEnoughFeasibleOnesAreLeftOut)
   }));
 }
 
+// Feasible nodes are counted per run of nodes; the run that crosses the limit keeps only the
+// feasible nodes under it and what was rejected before them.
+TEST_F(SchedulerExplainTest, EnoughFeasibleNodesAmongRejectedOnesStopsAtTheLimit) {
+  Build();
+  std::string nodes;
+  // 250 nodes, every other one too small: 125 would fit, upstream looks for 120 (48 %).
+  for (int i = 0; i < 250; ++i) nodes += NodeYaml("n" + std::to_string(i), i % 2 ? "4" : "1");
+  Apply(nodes + PodYaml("web", "2"));
+  Run();
+  auto e = Explain("web");
+  ASSERT_NE(e, nullptr);
+  const auto feasible = std::count_if(e->nodes.begin(), e->nodes.end(), [](const NodeVerdict& v) {
+    return v.outcome == NodeOutcome::kFeasible;
+  });
+  EXPECT_EQ(feasible, 120);
+  // Before the 120th feasible node came 120 small ones (more if the other thread looked past).
+  EXPECT_GE(e->nodes.size() - static_cast<size_t>(feasible), 120u);
+  EXPECT_LE(e->nodes.size(), 250u);
+}
+
 }  // namespace
 }  // namespace schedhost::integration
