@@ -1,6 +1,7 @@
 // PodTopologySpread's Filter side: PreFilter counts matching pods per domain of every
 // DoNotSchedule constraint, AddPod/RemovePod keep the counts right for nominated pods and
 // preemption, and Filter applies the skew rule.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -26,18 +27,41 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
   const size_t n = host().NodeCount();
   std::lock_guard lock(count_mu_);
   std::vector<MatchCounts*> cached(cs.size());
-  for (size_t i = 0; i < cs.size(); ++i) cached[i] = &CountsFor(cs[i].selector, pod.namespace_id());
-  for (size_t idx = 0; idx < n; ++idx) {
-    const auto ni = host().NodeAt(idx);
-    if (!ni) continue;
-    const Node node = ni->node();
-    const Labels labels = node.labels();
-    if (!HasAllKeys(labels, cs)) continue;
-    NodeVerdicts verdicts;
+  if (PolicyFree(pod, cs)) {
     for (size_t i = 0; i < cs.size(); ++i) {
-      if (!NodeIncluded(cs[i], pod, node, verdicts)) continue;
-      s->counts[i].Append(*labels.Get(cs[i].topology_key),
-                          CachedCount(*cached[i], idx, *ni, cs[i].selector, pod.namespace_id()));
+      cached[i] = &CountsFor(cs[i].selector, pod.namespace_id(), &cs[i]);
+    }
+    std::vector<const CountAt*> entries(cs.size());
+    for (size_t idx = 0; idx < n; ++idx) {
+      const auto ni = host().NodeAt(idx);
+      if (!ni) continue;
+      bool all_keys = true;
+      for (size_t i = 0; i < cs.size(); ++i) {
+        entries[i] = &CachedPlace(*cached[i], idx, *ni, cs[i], pod, pod.namespace_id());
+        all_keys &= entries[i]->place != Place::kMissingKey;
+      }
+      if (!all_keys) continue;
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (entries[i]->place == Place::kIncluded) {
+          s->counts[i].Append(entries[i]->value, entries[i]->count);
+        }
+      }
+    }
+  } else {
+    for (size_t i = 0; i < cs.size(); ++i)
+      cached[i] = &CountsFor(cs[i].selector, pod.namespace_id());
+    for (size_t idx = 0; idx < n; ++idx) {
+      const auto ni = host().NodeAt(idx);
+      if (!ni) continue;
+      const Node node = ni->node();
+      const Labels labels = node.labels();
+      if (!HasAllKeys(labels, cs)) continue;
+      NodeVerdicts verdicts;
+      for (size_t i = 0; i < cs.size(); ++i) {
+        if (!NodeIncluded(cs[i], pod, node, verdicts)) continue;
+        s->counts[i].Append(*labels.Get(cs[i].topology_key),
+                            CachedCount(*cached[i], idx, *ni, cs[i].selector, pod.namespace_id()));
+      }
     }
   }
   for (DomainCounts& dc : s->counts) dc.Build();
@@ -49,8 +73,42 @@ Status PodTopologySpread::PreFilter(CycleState& state, const Pod& pod,
   return {};
 }
 
-PodTopologySpread::MatchCounts& PodTopologySpread::CountsFor(const SpreadSelector& selector,
-                                                             Id ns) const {
+bool PodTopologySpread::PolicyFree(const Pod& pod, const Constraints& cs) {
+  const bool affinity = std::any_of(
+      cs.begin(), cs.end(), [](const SpreadConstraint& c) { return c.honor_node_affinity; });
+  const bool taints = std::any_of(cs.begin(), cs.end(),
+                                  [](const SpreadConstraint& c) { return c.honor_node_taints; });
+  const schedhost_affinity* a = pod.affinity();
+  if (affinity &&
+      (!pod.node_selector().empty() || (a != nullptr && a->has_required_node_affinity != 0))) {
+    return false;
+  }
+  return !taints || pod.tolerations().empty();
+}
+
+const PodTopologySpread::CountAt& PodTopologySpread::CachedPlace(MatchCounts& counts, size_t index,
+                                                                 const NodeInfo& ni,
+                                                                 const SpreadConstraint& c,
+                                                                 const Pod& pod, Id ns) const {
+  if (counts.size() <= index) counts.resize(index + 1);
+  CountAt& e = counts[index];
+  const uint64_t generation = ni.generation();
+  if (generation == 0 || e.generation != generation) {
+    const Node node = ni.node();
+    const auto value = node.labels().Get(c.topology_key);
+    NodeVerdicts verdicts;
+    e.value = value.value_or(0);
+    e.place = !value                                 ? Place::kMissingKey
+              : NodeIncluded(c, pod, node, verdicts) ? Place::kIncluded
+                                                     : Place::kExcluded;
+    e.count = e.place == Place::kIncluded ? CountMatching(ni, c.selector, ns) : 0;
+    e.generation = generation;
+  }
+  return e;
+}
+
+PodTopologySpread::MatchCounts& PodTopologySpread::CountsFor(const SpreadSelector& selector, Id ns,
+                                                             const SpreadConstraint* placed) const {
   // The key spells the selector out: kind, each requirement (key, operator, values), the
   // controller, and the namespace.
   std::string key;
@@ -66,6 +124,12 @@ PodTopologySpread::MatchCounts& PodTopologySpread::CountsFor(const SpreadSelecto
   put(selector.controller_kind.size());
   key += selector.controller_kind;
   key += selector.controller_name;
+  if (placed != nullptr) {
+    // Placed entries also depend on the topology key and the policies (a name can't hold \0).
+    key += '\0';
+    put(placed->topology_key);
+    put((placed->honor_node_affinity ? 1U : 0U) | (placed->honor_node_taints ? 2U : 0U));
+  }
   if (auto it = match_counts_.find(key); it != match_counts_.end()) return it->second;
   // A host that sees ever new selectors starts over when a 33rd arrives.
   constexpr size_t kMaxSelectors = 32;

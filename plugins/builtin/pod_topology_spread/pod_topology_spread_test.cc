@@ -366,6 +366,37 @@ TEST(PodTopologySpreadCountCache, CountsFollowPodsBoundBetweenCycles) {
   EXPECT_EQ(RunFilter(h, other), (Verdicts{{"a1", ""}, {"b1", ""}}));
 }
 
+// For pods whose inclusion policies do not depend on the pod, the cache also keeps each
+// node's domain and inclusion per (selector, namespace, topology key, policies): constraints
+// that differ only in the key, or pods that select nodes, must not read another's entries.
+TEST(PodTopologySpreadCountCache, PlacedEntriesAreKeptPerTopologyKeyAndPolicy) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  h.AddObjects(NodeYaml("a1", "{zone: a, host: a1}") + NodeYaml("a2", "{zone: a, host: a2}") +
+               NodeYaml("b1", "{zone: b, host: b1}") + NodeYaml("c1", "{host: c1}") +
+               PodYaml("x1", "{foo: x}", "a1") + PodYaml("x2", "{foo: x}", "b1"));
+  // By zone a and b hold one each (c1 has no zone): every zoned node fits.
+  const std::string by_zone = PodYaml("p", "{foo: x}", "", kZone1);
+  const Verdicts zone = {{"a1", ""}, {"a2", ""}, {"b1", ""}, {"c1", kMissing}};
+  EXPECT_EQ(RunFilter(h, by_zone), zone);
+  // The same selector by host: a1 and b1 hold one, a2 and c1 none.
+  const Verdicts host = {{"a1", kSkew}, {"a2", ""}, {"b1", kSkew}, {"c1", ""}};
+  EXPECT_EQ(RunFilter(h, PodYaml("q", "{foo: x}", "", Spread({C(1, "host", "DoNotSchedule")}))),
+            host);
+  // A pod that selects zone-a nodes counts only there (nodeAffinityPolicy Honor): b1's pod is
+  // not counted, so b1 (whose domain then holds nothing) passes this plugin.
+  EXPECT_EQ(RunFilter(h, PodYaml("r", "{foo: x}", "",
+                                 "  nodeSelector: {zone: a}\n" +
+                                     Spread({C(1, "host", "DoNotSchedule")}))),
+            (Verdicts{{"a1", kSkew}, {"a2", ""}, {"b1", ""}, {"c1", ""}}));
+  EXPECT_EQ(RunFilter(h, PodYaml("s", "{foo: x}", "", "  nodeSelector: {zone: b}\n" + kZone1)),
+            zone);
+  // The first two again, from their caches.
+  EXPECT_EQ(RunFilter(h, by_zone), zone);
+  EXPECT_EQ(RunFilter(h, PodYaml("q2", "{foo: x}", "", Spread({C(1, "host", "DoNotSchedule")}))),
+            host);
+}
+
 TEST(PodTopologySpreadExtensions, AddAndRemovePodUpdateCounts) {
   Harness h;
   h.OnlyPlugins({kName});
