@@ -65,8 +65,7 @@ Status UpdateWithPod(const Host& host, CycleState& state, Id key, const Pod& inc
   auto* s = state.Read<PreFilterState>(key);
   if (s == nullptr) return Status::Error("InterPodAffinity: reading PreFilter state: not found");
   const Labels labels = ni.node().labels();
-  if (s->counts.use_count() > 1) s->counts = std::make_shared<RuleCounts>(*s->counts);
-  RuleCounts& counts = *s->counts;
+  RuleCounts& counts = Unshare(s->counts);
   const auto add = [&](Rule rule, uint64_t pair) { counts[rule].Add(pair, delta); };
   CountExistingAntiAffinity(host, incoming, other, labels, add);
   CountIncoming(host, s->namespace_id, s->affinity, s->anti_affinity, other, labels, add);

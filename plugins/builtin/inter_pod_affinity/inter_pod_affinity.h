@@ -93,6 +93,14 @@ class PairCounts {
 enum Rule : uint8_t { kExistingAntiAffinity = 0, kAffinity = 1, kAntiAffinity = 2 };
 using RuleCounts = std::array<PairCounts, 3>;  // by Rule
 
+/// Unshare makes `counts` its holder's own before a change: a copy when anyone else holds it.
+/// Sound across threads: a count of 1 means no other holder exists, and none can appear, since
+/// a new one could only copy the pointer from a holder.
+inline RuleCounts& Unshare(std::shared_ptr<RuleCounts>& counts) {
+  if (counts.use_count() > 1) counts = std::make_shared<RuleCounts>(*counts);
+  return *counts;
+}
+
 /// Side says whose namespace rules a term is read with: the incoming pod's terms resolve a
 /// namespaceSelector against existing Namespace objects only (upstream merges the selected
 /// names into the term), existing pods' terms see a missing namespace as one without labels.
@@ -197,11 +205,7 @@ class InterPodAffinity final : public Plugin,
   std::shared_ptr<RuleCounts> UpdateShares(CountCache& cache, CountNode&& count_node) {
     RuleCounts* totals = nullptr;  // writable, once owned alone
     const auto write = [&cache, &totals]() -> RuleCounts& {
-      if (totals == nullptr) {
-        if (cache.totals.use_count() > 1)
-          cache.totals = std::make_shared<RuleCounts>(*cache.totals);
-        totals = cache.totals.get();
-      }
+      if (totals == nullptr) totals = &Unshare(cache.totals);
       return *totals;
     };
     const auto drop = [&write](NodeShare& share) {

@@ -149,6 +149,14 @@ bool PutTerms(std::string& key, std::span<const schedhost_pod_affinity_term> ter
   return true;
 }
 
+// PutIncoming spells out what existing pods' terms see of the incoming pod: its namespace, its
+// labels and its namespace's labels (their namespaceSelector).
+void PutIncoming(const Host& host, const Pod& pod, std::string& key) {
+  PutU64(key, pod.namespace_id());
+  PutLabels(key, pod.labels());
+  PutLabels(key, host.NamespaceLabels(pod.namespace_id()).value_or(Labels()));
+}
+
 }  // namespace
 
 bool ScoreCacheKey(const Host& host, const Pod& pod, std::string& key) {
@@ -157,9 +165,7 @@ bool ScoreCacheKey(const Host& host, const Pod& pod, std::string& key) {
     if (!PutTerms(key, terms)) return false;
     for (const schedhost_pod_affinity_term& t : terms) PutU64(key, static_cast<uint32_t>(t.weight));
   }
-  PutU64(key, pod.namespace_id());
-  PutLabels(key, pod.labels());
-  PutLabels(key, host.NamespaceLabels(pod.namespace_id()).value_or(Labels()));
+  PutIncoming(host, pod, key);
   return true;
 }
 
@@ -168,10 +174,7 @@ bool CacheKey(const Host& host, const Pod& pod,
               std::span<const schedhost_pod_affinity_term> anti_affinity, std::string& key) {
   key.clear();
   if (!PutTerms(key, affinity) || !PutTerms(key, anti_affinity)) return false;
-  PutU64(key, pod.namespace_id());
-  // Existing pods' terms match the pod's labels, and their namespaceSelector its namespace's.
-  PutLabels(key, pod.labels());
-  PutLabels(key, host.NamespaceLabels(pod.namespace_id()).value_or(Labels()));
+  PutIncoming(host, pod, key);
   return true;
 }
 
