@@ -12,6 +12,7 @@
 
 #include <array>
 #include <atomic>
+#include <boost/container/vector.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -78,23 +79,30 @@ struct NodeScore {
   int64_t total = 0;
 };
 
+/// ScoreCells is a buffer of raw scores that grows without clearing what it adds (`resize(n,
+/// boost::container::default_init)`): every cell is written before it is read.
+using ScoreCells = boost::container::vector<int64_t>;
+
 /// ScoreTable is RunScorePlugins' result: each node's weighted total and, per node and Score
 /// plugin (columns in ScorePluginNames order; skipped plugins score 0), the raw score and the
-/// normalised score times the weight. Kept by the caller from cycle to cycle, it stops
-/// allocating once it has grown to the cluster's size.
+/// normalised score; the weighted score is the normalised one times the column's weight. Kept by
+/// the caller from cycle to cycle, it stops allocating once it has grown to the cluster's size
+/// (`raw` excepted when the caller takes it, as the explanation record does).
 struct ScoreTable {
   std::vector<NodeScore> nodes;
   size_t columns = 0;
-  std::vector<int64_t> raw;       // nodes.size() x columns, before normalisation
-  std::vector<int64_t> weighted;  // nodes.size() x columns
+  ScoreCells raw;  // nodes.size() x columns, before normalisation
   /// normalized is the score after NormalizeScore (0..100, range-checked), nodes.size() x columns.
   std::vector<uint8_t> normalized;
-  /// work holds each active plugin's scores (one slice of nodes.size() per plugin) for
-  /// NormalizeScore (scratch).
+  std::vector<int64_t> weights;  // per column
+  /// work holds the scores of each plugin with NormalizeScore (one slice of nodes.size() per
+  /// such plugin) for NormalizeScore (scratch).
   std::vector<schedhost_node_score> work;
 
   int64_t Raw(size_t node, size_t column) const { return raw[node * columns + column]; }
-  int64_t Weighted(size_t node, size_t column) const { return weighted[node * columns + column]; }
+  int64_t Weighted(size_t node, size_t column) const {
+    return int64_t{normalized[node * columns + column]} * weights[column];
+  }
 };
 
 /// PermitResult is RunPermitPlugins' aggregate: Success, Wait with per-plugin timeouts, or a

@@ -385,20 +385,44 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
                                const std::vector<const schedhost_node_info_view*>& nodes,
                                ScoreTable& out) {
   const auto& all = At(points_, config::Point::kScore);
-  std::vector<const PluginRef*> active;
-  for (const auto& ref : all) {
-    if (!state.skip_score_plugins.count(ref.plugin->name)) active.push_back(&ref);
-  }
   const size_t n = nodes.size();
   const size_t np = all.size();
+  // Each column (a Score plugin, in profile order) is skipped, finished where it was scored (no
+  // NormalizeScore: range-checked, weighted and added to the node's total by the thread that
+  // scored the node), or gathered into a slice of `work` for NormalizeScore after all nodes are
+  // scored. Only NormalizeScore and what follows it run on this thread alone.
+  struct Column {
+    const PluginRef* ref;
+    size_t col;
+    size_t slice;  // into out.work; kDirect for a column finished where it was scored
+  };
+  constexpr size_t kDirect = SIZE_MAX;
+  std::vector<const PluginRef*> active;
+  std::vector<Column> direct;
+  std::vector<Column> normalizing;
+  std::vector<size_t> skipped;
+  out.weights.resize(np);
+  for (size_t col = 0; col < np; ++col) {
+    const PluginRef& ref = all[col];
+    out.weights[col] = ref.weight;
+    if (state.skip_score_plugins.count(ref.plugin->name)) {
+      skipped.push_back(col);
+      continue;
+    }
+    active.push_back(&ref);
+    if (ref.plugin->desc->normalize_score == nullptr) {
+      direct.push_back({&ref, col, kDirect});
+    } else {
+      normalizing.push_back({&ref, col, normalizing.size()});
+    }
+  }
   out.nodes.resize(n);
-  for (size_t i = 0; i < n; ++i) out.nodes[i] = NodeScore{nodes[i], 0};
   out.columns = np;
-  out.raw.assign(n * np, 0);
-  out.weighted.assign(n * np, 0);
-  out.normalized.assign(n * np, 0);
-  // Score writes out.raw (node-major); each plugin's column is then gathered into `work` for
-  // NormalizeScore, range-checked and weighted.
+  // Every cell is written below, so neither buffer is cleared first (at 2,500 nodes x 7
+  // plugins that was a 160 KB memset per cycle).
+  out.raw.resize(n * np, boost::container::default_init);
+  out.normalized.resize(n * np);
+  out.work.resize(normalizing.size() * n);
   std::mutex err_mu;
   Status first_error;
   std::atomic<bool> stop{false};
@@ -410,6 +434,37 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
           Status::Error("running Score plugin \"" + p.name + "\": " + s.Message(), p.name_text);
     }
     stop.store(true);
+  };
+  // A score out of [0, 100] after normalisation fails the cycle. The error names the first such
+  // plugin in profile order and, within it, the first node, whichever thread saw it.
+  std::vector<std::pair<size_t, int64_t>> out_of_range(np, {SIZE_MAX, 0});
+  const auto note_out_of_range = [&](size_t col, size_t i, int64_t s) {
+    std::lock_guard<std::mutex> lock(err_mu);
+    if (i < out_of_range[col].first) out_of_range[col] = {i, s};
+  };
+  const auto in_range = [](int64_t s) {
+    return s >= SCHEDHOST_MIN_NODE_SCORE && s <= SCHEDHOST_MAX_NODE_SCORE;
+  };
+  // finish takes node i once every plugin has scored it.
+  const auto finish = [&](size_t i) {
+    int64_t* raw = out.raw.data() + i * np;
+    uint8_t* normalized = out.normalized.data() + i * np;
+    int64_t total = 0;
+    for (const Column& c : direct) {
+      const int64_t s = raw[c.col];
+      if (!in_range(s)) {
+        note_out_of_range(c.col, i, s);
+        continue;
+      }
+      normalized[c.col] = static_cast<uint8_t>(s);
+      total += s * c.ref->weight;
+    }
+    for (const Column& c : normalizing) out.work[c.slice * n + i] = {nodes[i], raw[c.col]};
+    for (const size_t col : skipped) {
+      raw[col] = 0;
+      normalized[col] = 0;
+    }
+    out.nodes[i] = NodeScore{nodes[i], total};
   };
   // score_one is one node's Score calls, each timed while the cycle times plugin calls.
   const auto score_one = [&](size_t i) {
@@ -447,6 +502,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
             if (FrameworkMetrics::TimesPluginCalls(state)) {
               for (size_t j = 0; j < len; ++j) {
                 if (!score_one(b + j)) return;
+                finish(b + j);
               }
               continue;
             }
@@ -473,6 +529,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
                 out.raw[(b + j) * np + col] = score;
               }
             }
+            for (size_t j = 0; j < len; ++j) finish(b + j);
           }
         },
         &stop);
@@ -483,6 +540,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
           for (size_t i = begin; i < end; ++i) {
             PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
             if (!score_one(i)) return;
+            finish(i);
           }
         },
         &stop);
@@ -490,37 +548,36 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   if (!first_error.ok()) return first_error;
 
   // As upstream: every plugin normalises first, then weights and range checks follow.
-  out.work.resize(active.size() * n);
-  for (size_t k = 0; k < active.size(); ++k) {
-    const PluginInstance* p = active[k]->plugin;
-    const auto col = static_cast<size_t>(active[k] - all.data());
-    schedhost_node_score* work = out.work.data() + k * n;
-    for (size_t i = 0; i < n; ++i) work[i] = schedhost_node_score{nodes[i], out.raw[i * np + col]};
-    if (p->desc->normalize_score == nullptr) continue;
+  for (const Column& c : normalizing) {
+    const PluginInstance* p = c.ref->plugin;
     StatusSink sink;
-    int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod, work, n, sink.abi());
+    int32_t rc = p->desc->normalize_score(p->instance, state.abi(), pod,
+                                          out.work.data() + c.slice * n, n, sink.abi());
     if (rc != SCHEDHOST_SUCCESS) {
       Status s = ToStatus(rc, sink, p->name_text);
       return Status::Error("running Normalize on Score plugin \"" + p->name + "\": " + s.Message(),
                            p->name_text);
     }
   }
-  for (size_t k = 0; k < active.size(); ++k) {
-    const PluginRef& ref = *active[k];
-    const auto col = static_cast<size_t>(active[k] - all.data());
-    const schedhost_node_score* work = out.work.data() + k * n;
+  for (const Column& c : normalizing) {
+    const schedhost_node_score* work = out.work.data() + c.slice * n;
     for (size_t i = 0; i < n; ++i) {
       const int64_t s = work[i].score;
-      if (s > SCHEDHOST_MAX_NODE_SCORE || s < SCHEDHOST_MIN_NODE_SCORE) {
-        return Status::Error("plugin \"" + ref.plugin->name + "\" returns an invalid score " +
-                                 std::to_string(s) +
-                                 ", it should in the range of [0, 100] after normalizing",
-                             ref.plugin->name_text);
+      if (!in_range(s)) {
+        if (i < out_of_range[c.col].first) out_of_range[c.col] = {i, s};
+        break;
       }
-      out.normalized[i * np + col] = static_cast<uint8_t>(s);
-      out.weighted[i * np + col] = s * ref.weight;
-      out.nodes[i].total += s * ref.weight;
+      out.normalized[i * np + c.col] = static_cast<uint8_t>(s);
+      out.nodes[i].total += s * c.ref->weight;
     }
+  }
+  for (const PluginRef* ref : active) {
+    const auto col = static_cast<size_t>(ref - all.data());
+    if (out_of_range[col].first == SIZE_MAX) continue;
+    return Status::Error("plugin \"" + ref->plugin->name + "\" returns an invalid score " +
+                             std::to_string(out_of_range[col].second) +
+                             ", it should in the range of [0, 100] after normalizing",
+                         ref->plugin->name_text);
   }
   return {};
 }

@@ -628,6 +628,79 @@ TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeIsAnError) {
             "after normalizing");
 }
 
+// Plugins without NormalizeScore are range-checked by the threads that score the nodes, the
+// others after NormalizeScore: the error still names the first plugin in profile order and,
+// within it, the first node in the table's order, and a failed NormalizeScore comes first.
+TEST_F(FrameworkTest, ScoreOutOfRangeNamesTheFirstPluginAndNodeWhateverThreadSawIt) {
+  bool bad = false;
+  FakePlugin& n = fakes.Add("Normalized");  // out of range after NormalizeScore on every node
+  n.score = [](auto, int64_t* s, Reasons&) {
+    *s = 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  n.normalize_score = [&bad](schedhost_node_score* s, size_t count, Reasons&) {
+    for (size_t i = 0; i < count; ++i) s[i].score = bad ? 200 + static_cast<int64_t>(i) : 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& d = fakes.Add("Direct");  // 100 + k on node nk from n150 on
+  d.score = [&bad](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    const int64_t k = std::stoll(NodeName(ni).substr(1));
+    *s = bad && k >= 150 ? 100 + k : 0;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&d, &n});
+  H().AddObjects(Nodes(300));  // runs of 64 nodes over two threads
+  const auto pod = H().MakePod(kPod);
+  std::vector<testing::ScoredNode> rows;
+  ASSERT_TRUE(H().RunScoreDetailed(*pod, rows).ok());
+  ASSERT_EQ(rows.size(), 300u);
+  // The first node of the table whose Direct score will be out of range.
+  int64_t first = 0;
+  for (const auto& row : rows) {
+    first = std::stoll(NodeName(row.node_info).substr(1));
+    if (first >= 150) break;
+  }
+  bad = true;
+  Status s = H().RunScoreDetailed(*pod, rows);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "plugin \"Direct\" returns an invalid score " +
+                             std::to_string(100 + first) +
+                             ", it should in the range of [0, 100] after normalizing");
+  // A NormalizeScore that fails is reported before any score out of range.
+  n.normalize_score = [](schedhost_node_score*, size_t, Reasons& r) {
+    r.push_back("cannot normalise");
+    return SCHEDHOST_ERROR;
+  };
+  s = H().RunScoreDetailed(*pod, rows);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_THAT(s.Message(), HasSubstr("running Normalize on Score plugin \"Normalized\""));
+}
+
+TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeNamesThatPluginWhenItComesFirst) {
+  FakePlugin& n = fakes.Add("Normalized");
+  n.score = [](auto, int64_t* s, Reasons&) {
+    *s = 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  n.normalize_score = [](schedhost_node_score* s, size_t count, Reasons&) {
+    for (size_t i = 0; i < count; ++i) s[i].score = -1;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& d = fakes.Add("Direct");
+  d.score = [](auto, int64_t* s, Reasons&) {
+    *s = 101;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&n, &d});
+  H().AddObjects(Nodes(3));
+  std::vector<testing::ScoredNode> rows;
+  Status s = H().RunScoreDetailed(*H().MakePod(kPod), rows);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(),
+            "plugin \"Normalized\" returns an invalid score -1, it should in the range of [0, 100] "
+            "after normalizing");
+}
+
 TEST_F(FrameworkTest, PreScoreSkipSkipsScoreAndScoreErrorStops) {
   FakePlugin& a = fakes.Add("Skipped");
   a.pre_score = [](auto, auto, Reasons&) { return SCHEDHOST_SKIP; };

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <boost/container/vector.hpp>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -95,7 +96,7 @@ struct RecordedCycle {
   size_t num_all_nodes = 0;
   std::vector<schedhost_id> feasible;  // name ids, in evaluation order
   bool scored = false;                 // raw/normalized hold feasible x score plugins
-  std::vector<int64_t> raw;
+  boost::container::vector<int64_t> raw;  // framework::ScoreCells, taken from the table
   std::vector<uint8_t> normalized;
   /// The nodes a Filter plugin rejected or PreFilter left out. Each distinct status is held
   /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons), which

@@ -481,17 +481,23 @@ void Scheduler::DropExplanationLocked(PodEntries::iterator entry) {
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& table) {
   const std::vector<framework::NodeScore>& scores = table.nodes;
-  // Reservoir sampling over the best nodes: each of k equally best nodes wins with 1/k.
-  size_t selected = 0;
+  // Each of the k equally best nodes wins with probability 1/k, as upstream's reservoir
+  // sampling, from one draw: the best total and its count first, then the draw's k-th of them.
+  // (A draw per tie cost 2,500 draws per cycle on a 50,000-node cluster of identical nodes.)
+  int64_t best = scores[0].total;
   uint64_t ties = 1;
   for (size_t i = 1; i < scores.size(); ++i) {
-    if (scores[i].total > scores[selected].total) {
-      selected = i;
+    if (scores[i].total > best) {
+      best = scores[i].total;
       ties = 1;
-    } else if (scores[i].total == scores[selected].total) {
+    } else if (scores[i].total == best) {
       ++ties;
-      if (rng_() % ties == 0) selected = i;
     }
+  }
+  uint64_t k = ties == 1 ? 0 : rng_() % ties;
+  size_t selected = 0;
+  for (; selected < scores.size(); ++selected) {
+    if (scores[selected].total == best && k-- == 0) break;
   }
   return NameOf(scores[selected].node_info);
 }
