@@ -82,18 +82,25 @@ struct NodeScore {
 /// ScoreCells is a buffer of raw scores that grows without clearing what it adds (`resize(n,
 /// boost::container::default_init)`): every cell is written before it is read.
 using ScoreCells = boost::container::vector<int64_t>;
+/// NormalizedCells and NodeNames grow the same way, for the normalised scores and the name ids.
+using NormalizedCells = boost::container::vector<uint8_t>;
+using NodeNames = boost::container::vector<schedhost_id>;
 
 /// ScoreTable is RunScorePlugins' result: each node's weighted total and, per node and Score
 /// plugin (columns in ScorePluginNames order; skipped plugins score 0), the raw score and the
 /// normalised score; the weighted score is the normalised one times the column's weight. Kept by
 /// the caller from cycle to cycle, it stops allocating once it has grown to the cluster's size
-/// (`raw` excepted when the caller takes it, as the explanation record does).
+/// (the cell buffers and `names` excepted when the caller takes them, as the explanation
+/// record does).
 struct ScoreTable {
   std::vector<NodeScore> nodes;
   size_t columns = 0;
   ScoreCells raw;  // nodes.size() x columns, before normalisation
   /// normalized is the score after NormalizeScore (0..100, range-checked), nodes.size() x columns.
-  std::vector<uint8_t> normalized;
+  NormalizedCells normalized;
+  /// names holds each node's name id, read by the thread that scored the node (its view is in
+  /// that core's cache then; a caller reading them afterwards would miss on every node).
+  NodeNames names;
   std::vector<int64_t> weights;  // per column
   /// work holds the scores of each plugin with NormalizeScore (one slice of nodes.size() per
   /// such plugin) for NormalizeScore (scratch).

@@ -421,7 +421,8 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   // Every cell is written below, so neither buffer is cleared first (at 2,500 nodes x 7
   // plugins that was a 160 KB memset per cycle).
   out.raw.resize(n * np, boost::container::default_init);
-  out.normalized.resize(n * np);
+  out.normalized.resize(n * np, boost::container::default_init);
+  out.names.resize(n, boost::container::default_init);
   out.work.resize(normalizing.size() * n);
   std::mutex err_mu;
   Status first_error;
@@ -465,6 +466,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
       normalized[col] = 0;
     }
     out.nodes[i] = NodeScore{nodes[i], total};
+    out.names[i] = nodes[i]->node != nullptr ? nodes[i]->node->name_id : SCHEDHOST_ID_EMPTY;
   };
   // score_one is one node's Score calls, each timed while the cycle times plugin calls.
   const auto score_one = [&](size_t i) {

@@ -94,10 +94,11 @@ struct RecordedCycle {
   std::shared_ptr<const ExplainHeader> header;
   std::vector<std::string> skipped_filter_plugins;
   size_t num_all_nodes = 0;
-  std::vector<schedhost_id> feasible;  // name ids, in evaluation order
-  bool scored = false;                 // raw/normalized hold feasible x score plugins
-  boost::container::vector<int64_t> raw;  // framework::ScoreCells, taken from the table
-  std::vector<uint8_t> normalized;
+  // The buffers are the types of framework::ScoreTable's, taken from the table when scored.
+  boost::container::vector<schedhost_id> feasible;  // name ids, in evaluation order
+  bool scored = false;                              // raw/normalized hold feasible x score plugins
+  boost::container::vector<int64_t> raw;
+  boost::container::vector<uint8_t> normalized;
   /// The nodes a Filter plugin rejected or PreFilter left out. Each distinct status is held
   /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons), which
   /// records with the same statuses share (see Seal; null when none was rejected); the nodes

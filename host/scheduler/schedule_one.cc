@@ -427,22 +427,24 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   const std::string& nominated = pod.data().status.nominated_node_name;
   const schedhost_id nominated_id =
       nominated.empty() ? 0 : model::Interner::Global().Lookup(nominated);
-  bool nominated_feasible = false;
-  r->feasible.resize(a.feasible.size());
-  for (size_t i = 0; i < a.feasible.size(); ++i) {
-    r->feasible[i] = a.feasible[i]->node->name_id;
-    nominated_feasible |= nominated_id != 0 && r->feasible[i] == nominated_id;
-  }
   const size_t columns = r->header->score_plugins.size();
   framework::ScoreTable* t = a.scores;
   r->scored = t != nullptr && !a.feasible.empty() && t->nodes.size() == a.feasible.size() &&
               t->columns == columns;
   if (r->scored) {
-    // The raw scores move into the record (the table is refilled next cycle): a 5,000-node
-    // cycle scores ~500 nodes x 5 plugins, and copying them was most of this function.
+    // The cells and the name ids move into the record (the table is refilled next cycle): a
+    // 5,000-node cycle scores ~500 nodes x 5 plugins, and copying them was most of this
+    // function; the ids were read where each node was scored, its view then in cache.
     r->raw.swap(t->raw);
-    r->normalized.assign(t->normalized.begin(), t->normalized.end());
+    r->normalized.swap(t->normalized);
+    r->feasible.swap(t->names);
+  } else {
+    r->feasible.resize(a.feasible.size(), boost::container::default_init);
+    for (size_t i = 0; i < a.feasible.size(); ++i) r->feasible[i] = a.feasible[i]->node->name_id;
   }
+  const bool nominated_feasible =
+      nominated_id != 0 &&
+      std::find(r->feasible.begin(), r->feasible.end(), nominated_id) != r->feasible.end();
   r->pre_filter_failure = a.pre_filter_failure.has_value();
   a.ForEachRejected([&](schedhost_id id, const Status& status) {
     // A nominated node that failed its own pass first and then passed the full one.

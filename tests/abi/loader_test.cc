@@ -69,6 +69,17 @@ void FakeAddReason(schedhost_status* status, schedhost_str reason) noexcept {
   status->reasons.emplace_back(reason.data, reason.len);
 }
 
+// The fake cycle state: a state pointer is an int64_t's address, the value of "gcc-limit"; a
+// null state holds nothing. Every read is counted.
+std::atomic<int> g_state_reads{0};
+int32_t FakeCycleStateRead(const schedhost_cycle_state* state, schedhost_id key,
+                           void** out) noexcept {
+  g_state_reads.fetch_add(1);
+  if (state == nullptr || key != Id("gcc-limit")) return SCHEDHOST_E_NOT_FOUND;
+  *out = const_cast<schedhost_cycle_state*>(state);
+  return SCHEDHOST_OK;
+}
+
 const schedhost_host_api* TestApi() {
   static const schedhost_host_api api = [] {
     schedhost_host_api a{};
@@ -78,6 +89,7 @@ const schedhost_host_api* TestApi() {
     a.status_add_reason = &FakeAddReason;
     a.intern = &FakeIntern;
     a.lookup_id = &FakeLookup;
+    a.cycle_state_read = &FakeCycleStateRead;
     return a;
   }();
   return &api;
@@ -143,15 +155,17 @@ class Instance {
     return d_->score(instance_, nullptr, &pod.view, &node.info, &score, &status);
   }
   int32_t FilterBatch(const FakePod& pod, const std::vector<const schedhost_node_info_view*>& nodes,
-                      size_t& passed, schedhost_status& status) const {
-    return d_->filter_batch(instance_, nullptr, &pod.view, nodes.data(), nodes.size(), &passed,
+                      size_t& passed, schedhost_status& status,
+                      const schedhost_cycle_state* state = nullptr) const {
+    return d_->filter_batch(instance_, state, &pod.view, nodes.data(), nodes.size(), &passed,
                             &status);
   }
   int32_t ScoreBatch(const FakePod& pod, const std::vector<const schedhost_node_info_view*>& nodes,
-                     std::vector<int64_t>& scores, schedhost_status& status) const {
+                     std::vector<int64_t>& scores, schedhost_status& status,
+                     const schedhost_cycle_state* state = nullptr) const {
     scores.assign(nodes.size(), -1);
-    return d_->score_batch(instance_, nullptr, &pod.view, nodes.data(), nodes.size(),
-                           scores.data(), &status);
+    return d_->score_batch(instance_, state, &pod.view, nodes.data(), nodes.size(), scores.data(),
+                           &status);
   }
 
  private:
@@ -317,6 +331,55 @@ TEST(AbiLoaderTest, SdkBatchedEntriesStopAtTheFirstNodeThatDoesNotPass) {
   schedhost_status score_thrown;
   EXPECT_EQ(plugin.ScoreBatch(FakePod("throw"), {&a.info}, scores, score_thrown), SCHEDHOST_ERROR);
   EXPECT_EQ(score_thrown.reasons, std::vector<std::string>{"boom from Score"});
+}
+
+// A batched call reads each cycle state key from the host once, however many nodes it covers
+// (the host does not change the state during Filter and Score); single-node calls read it each
+// time. Both see the same value.
+TEST(AbiLoaderTest, SdkBatchedEntriesReadACycleStateKeyOncePerBatch) {
+  PluginRegistry registry;
+  registry.LoadLibrary(PluginPath("gcc_plugin.so"), TestApi());
+  const PluginEntry* entry = registry.Find("GccPlugin");
+  ASSERT_NE(entry, nullptr);
+  Instance plugin(entry->descriptor);
+  const FakeNode a(LabelMap{{"zone", "a"}}, "a");
+  const FakeNode b(LabelMap{{"zone", "b"}, {"disk", "ssd"}}, "b");
+  const FakePod web("web");
+  int64_t limit = 1;
+  const auto* state = reinterpret_cast<const schedhost_cycle_state*>(&limit);
+
+  g_state_reads = 0;
+  size_t passed = 99;
+  schedhost_status stopped;
+  EXPECT_EQ(plugin.FilterBatch(web, {&a.info, &a.info, &a.info, &b.info}, passed, stopped, state),
+            SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(passed, 3u);
+  EXPECT_EQ(stopped.reasons, std::vector<std::string>{"GccPlugin: 2 labels, more than 1"});
+  EXPECT_EQ(g_state_reads.load(), 1);
+
+  g_state_reads = 0;
+  std::vector<int64_t> scores;
+  schedhost_status scored;
+  EXPECT_EQ(plugin.ScoreBatch(web, {&a.info, &b.info, &a.info}, scores, scored, state),
+            SCHEDHOST_SUCCESS);
+  EXPECT_EQ(scores, (std::vector<int64_t>{11, 21, 11}));
+  EXPECT_EQ(g_state_reads.load(), 1);
+
+  // The next batch reads again: a value is not carried from one call to the next.
+  limit = 2;
+  g_state_reads = 0;
+  schedhost_status all;
+  EXPECT_EQ(plugin.FilterBatch(web, {&a.info, &b.info}, passed, all, state), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(passed, 2u);
+  EXPECT_EQ(g_state_reads.load(), 1);
+
+  g_state_reads = 0;
+  for (const FakeNode* n : {&a, &b}) {
+    schedhost_status single;
+    EXPECT_EQ(plugin.FilterBatch(web, {&n->info}, passed, single, state), SCHEDHOST_SUCCESS);
+    EXPECT_EQ(plugin.Filter(web, *n, single), SCHEDHOST_SUCCESS);  // no state: no limit
+  }
+  EXPECT_EQ(g_state_reads.load(), 4);
 }
 
 TEST(AbiLoaderTest, ClangLibcxxPluginThrowBecomesErrorStatus) {

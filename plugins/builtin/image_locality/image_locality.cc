@@ -62,11 +62,12 @@ int64_t ImageLocality::CalculatePriority(int64_t sum, size_t containers) noexcep
 
 Status ImageLocality::Score(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni,
                             int64_t& score) {
-  const size_t total_nodes = host().NodeCount();
   const auto states = ni.image_states();
   int64_t sum = 0;
-  // The pod view lists init containers first, then containers: both count (v1.28).
-  if (total_nodes > 0 && !states.empty()) {
+  // The pod view lists init containers first, then containers: both count (v1.28). A node
+  // without images scores 0 without asking the host for the node count.
+  const size_t total_nodes = states.empty() ? 0 : host().NodeCount();
+  if (total_nodes > 0) {
     for (const schedhost_str& image : pod.images()) {
       if (const auto* st = FindImage(states, ToView(image))) sum += ScaledImageScore(*st, total_nodes);
     }

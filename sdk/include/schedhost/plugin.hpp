@@ -486,11 +486,25 @@ class CycleState {
     if (rc != SCHEDHOST_OK) throw std::runtime_error("cycle_state_write failed");
     value.release();
   }
+  /// Unchanging marks a state the host does not change while this object lives (a batched
+  /// Filter or Score call): Read answers a repeated key without calling into the host.
+  struct Unchanging {};
+  CycleState(const schedhost_host_api* api, const schedhost_cycle_state* s, Unchanging) noexcept
+      : CycleState(api, s) {
+    memo_on_ = true;
+  }
+
   /// Read returns the value under `key`, or nullptr. The caller knows its type.
   template <class V>
   V* Read(Id key) const noexcept {
+    if (memo_on_ && memo_set_ && memo_key_ == key) return static_cast<V*>(memo_value_);
     void* out = nullptr;
-    if (api_->cycle_state_read(s_, key, &out) != SCHEDHOST_OK) return nullptr;
+    if (api_->cycle_state_read(s_, key, &out) != SCHEDHOST_OK) out = nullptr;
+    if (memo_on_) {
+      memo_key_ = key;
+      memo_value_ = out;
+      memo_set_ = true;
+    }
     return static_cast<V*>(out);
   }
   void Delete(Id key) noexcept { api_->cycle_state_delete(s_, key); }
@@ -503,6 +517,12 @@ class CycleState {
   schedhost_cycle_state* s_;
   schedhost_status* call_status_;
   schedhost_post_filter_result* post_filter_result_;
+  // The last key Read looked up and its value (only with Unchanging: the plugins' Filter and
+  // Score read one key each, once per node).
+  bool memo_on_ = false;
+  mutable bool memo_set_ = false;
+  mutable Id memo_key_ = 0;
+  mutable void* memo_value_ = nullptr;
 };
 
 /// Args reads a plugin's configuration tree (plugin_config.<Name>) with typed accessors.
@@ -922,7 +942,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                         schedhost_status* st) noexcept -> int32_t {
       size_t k = 0;
       try {
-        const CycleState state(LibraryApi(), cs);
+        const CycleState state(LibraryApi(), cs, CycleState::Unchanging{});
         const Pod p(pod);
         T* self = Instance<T>::Of(i);
         for (; k < n; ++k) {
@@ -981,7 +1001,7 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
                        const schedhost_node_info_view* const* nodes, size_t n, int64_t* scores,
                        schedhost_status* st) noexcept -> int32_t {
       try {
-        const CycleState state(LibraryApi(), cs);
+        const CycleState state(LibraryApi(), cs, CycleState::Unchanging{});
         const Pod p(pod);
         T* self = Instance<T>::Of(i);
         for (size_t k = 0; k < n; ++k) {
