@@ -192,7 +192,17 @@ void NodeInfo::RefreshView() {
   schedhost_node_info_view& v = holder_.view;
   v = schedhost_node_info_view{};
   v.struct_size = sizeof(schedhost_node_info_view);
-  v.node = node_ ? node_->view() : nullptr;
+  if (node_ != nullptr) {
+    node_holder_ = node_->view_holder();
+    const auto alloc = node_->allocatable();
+    allocatable_.assign(alloc.begin(), alloc.end());
+    node_holder_.view.allocatable = schedhost_resources{allocatable_.data(), allocatable_.size()};
+    v.node = &node_holder_.view;
+  } else {
+    node_holder_ = {};
+    allocatable_.clear();
+    v.node = nullptr;
+  }
   v.pods = pod_views_.data();
   v.pods_len = pod_views_.size();
   v.pods_with_affinity = affinity_views_.data();

@@ -66,10 +66,12 @@ class NodeInfo {
 
   /// view returns the ABI view; valid until the next mutation of this NodeInfo.
   const schedhost_node_info_view* view() const { return &holder_.view; }
-  /// ViewPrefetchBytes is how many bytes from view() on hold the view and the inline requested
-  /// resources: what a loop over nodes prefetches to have both.
+  /// ViewPrefetchBytes is how many bytes from view() on hold the view, the inline requested
+  /// resources, the node's view and its inline allocatable resources: what a loop over nodes
+  /// prefetches to have them all.
   static constexpr size_t ViewPrefetchBytes() {
-    return sizeof(Holder) + sizeof(decltype(requested_));
+    return sizeof(Holder) + sizeof(decltype(requested_)) + sizeof(model::Node::ViewHolder) +
+           sizeof(decltype(allocatable_));
   }
   /// FromView maps a view handed out by view() back to its NodeInfo.
   static const NodeInfo* FromView(const schedhost_node_info_view* v);
@@ -105,6 +107,14 @@ class NodeInfo {
   // its cache lines and page: the Filter loop prefetches them with the view
   // (kViewPrefetchBytes) instead of following a pointer to a separate allocation per node.
   boost::container::small_vector<schedhost_resource, kInlineResources> requested_;
+  // A copy of the node's view (with its FromView tag) and of its allocatable resources, which
+  // the view's `node` points to: what every Filter and Score reads of the node is in these few
+  // consecutive cache lines instead of in a second allocation (the Node, with its data between
+  // the lines a plugin reads). The node object is immutable, so the copy never goes stale; it
+  // is taken again whenever node_ changes. The view's other arrays (labels, taints, ...) point
+  // into the node, which node_ keeps alive.
+  model::Node::ViewHolder node_holder_{};
+  boost::container::small_vector<schedhost_resource, kInlineResources> allocatable_;
 };
 
 /// HasAffinity tells whether a pod has pod affinity or anti-affinity terms of any kind.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+
 #include "host/cache/snapshot.h"
 #include "host/model/decode.h"
 
@@ -27,6 +30,13 @@ std::shared_ptr<const model::Pod> PodOn(const std::string& name, const std::stri
                          "}\nspec:\n  nodeName: " + node +
                          "\n  containers:\n  - name: c\n    image: nginx\n    resources: {requests: {cpu: 500m, memory: 1Gi}}\n"
                          "    ports: [{containerPort: 80, hostPort: 8080}]\n" + extra);
+}
+
+int64_t AllocatableOf(const schedhost_node_view* v, schedhost_id id) {
+  for (size_t i = 0; i < v->allocatable.len; ++i) {
+    if (v->allocatable.items[i].name == id) return v->allocatable.items[i].value;
+  }
+  return 0;
 }
 
 TEST(NodeInfoTest, AddAndRemovePodsKeepAggregatesAndView) {
@@ -121,6 +131,58 @@ TEST(NodeInfoTest, CopyHasItsOwnView) {
   EXPECT_EQ(other.view()->pods_len, 1u);
   EXPECT_EQ(other.view()->requested.items[0].value, other.Requested(other.view()->requested.items[0].name));
   EXPECT_EQ(NodeInfo::FromView(other.view()), &other);
+}
+
+// The view's node is a copy kept inside the NodeInfo, next to its view, with the allocatable
+// resources beside it; it says what the node's own view says, converts back to the node, and
+// follows the node when it is replaced and the NodeInfo when it is copied.
+TEST(NodeInfoTest, TheNodeViewAndItsAllocatableLiveInTheNodeInfosBlock) {
+  const auto node = NodeNamed("n1");
+  NodeInfo ni(node);
+  ni.AddPod(PodOn("a", "n1"));
+  const auto* block = reinterpret_cast<const char*>(ni.view());
+  const auto in_block = [&](const void* p, size_t bytes) {
+    const auto* c = static_cast<const char*>(p);
+    return c >= block && c + bytes <= block + NodeInfo::ViewPrefetchBytes();
+  };
+  const schedhost_node_view* v = ni.view()->node;
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v, node->view());
+  EXPECT_TRUE(in_block(v, sizeof *v));
+  ASSERT_EQ(v->allocatable.len, 3u);  // cpu, memory, pods
+  EXPECT_TRUE(in_block(v->allocatable.items, 3 * sizeof(schedhost_resource)));
+  const auto own = node->allocatable();
+  EXPECT_TRUE(std::equal(own.begin(), own.end(), v->allocatable.items,
+                         [](const schedhost_resource& a, const schedhost_resource& b) {
+                           return a.name == b.name && a.value == b.value;
+                         }));
+  EXPECT_EQ(v->name_id, node->name_id());
+  EXPECT_EQ(v->labels.items, node->view()->labels.items);  // the rest stays in the node
+  EXPECT_EQ(model::Node::FromView(v), node.get());
+
+  // A new node object (its allocatable changed) shows through the same NodeInfo.
+  const auto bigger = One<model::Node>(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: \"8\", "
+      "memory: 8Gi, pods: \"10\", example.com/gpu: \"2\"}\n");
+  ni.SetNode(bigger);
+  v = ni.view()->node;
+  EXPECT_TRUE(in_block(v, sizeof *v));
+  EXPECT_EQ(model::Node::FromView(v), bigger.get());
+  EXPECT_EQ(v->allocatable.len, 4u);
+  EXPECT_EQ(AllocatableOf(v, SCHEDHOST_ID_CPU), 8000);
+
+  // A copy's node view is its own, and outlives the original.
+  auto copy = std::make_unique<NodeInfo>(ni);
+  EXPECT_NE(copy->view()->node, v);
+  ni.SetNode(node);
+  EXPECT_EQ(model::Node::FromView(copy->view()->node), bigger.get());
+  EXPECT_EQ(AllocatableOf(copy->view()->node, SCHEDHOST_ID_CPU), 8000);
+  EXPECT_EQ(AllocatableOf(ni.view()->node, SCHEDHOST_ID_CPU), 4000);
+  copy.reset();
+  EXPECT_EQ(model::Node::FromView(ni.view()->node), node.get());
+
+  NodeInfo empty;
+  EXPECT_EQ(empty.view()->node, nullptr);
 }
 
 TEST(NodeInfoTest, FewRequestedResourcesLiveRightAfterTheView) {

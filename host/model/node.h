@@ -71,6 +71,10 @@ class Node {
   // FromView returns the node whose view() is `v`; nullptr for null (and, via a tag
   // stored beside the view, for most views it did not make: pass only views the host made).
   static const Node* FromView(const schedhost_node_view* v);
+  /// ViewHolder is the view with what FromView reads beside it; a copy (what a NodeInfo keeps,
+  /// next to its own view) converts back to this node like view() does.
+  using ViewHolder = internal::ViewHolder<schedhost_node_view, Node>;
+  const ViewHolder& view_holder() const { return holder_; }
 
   // name returns metadata.name.
   const std::string& name() const { return data_.metadata.name; }
