@@ -247,6 +247,7 @@ class Scheduler {
   // rejections stay in filter_statuses_ until the next pass overwrites them (the Attempt
   // refers to them by position).
   std::vector<uint8_t> filter_outcome_;
+  size_t filter_outcome_used_ = 0;  // how far the last pass wrote filter_outcome_ (the rest is 0)
   std::vector<framework::Status> filter_statuses_;
   framework::ScoreTable scores_;  // the last cycle's scores, reused
 
