@@ -52,6 +52,7 @@ NodeInfo::NodeInfo() {
 
 NodeInfo::NodeInfo(std::shared_ptr<const model::Node> node) : node_(std::move(node)) {
   generation_ = NextGeneration();
+  TakeNodeView();
   RefreshView();
 }
 
@@ -67,6 +68,7 @@ NodeInfo::NodeInfo(const NodeInfo& other)
       image_states_(other.image_states_),
       generation_(other.generation_),
       requested_(other.requested_) {
+  TakeNodeView();
   RefreshView();
 }
 
@@ -83,6 +85,7 @@ NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
   used_ports_ = other.used_ports_;
   image_states_ = other.image_states_;
   generation_ = other.generation_;
+  TakeNodeView();
   RefreshView();
   return *this;
 }
@@ -90,6 +93,7 @@ NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
 void NodeInfo::SetNode(std::shared_ptr<const model::Node> node) {
   node_ = std::move(node);
   generation_ = NextGeneration();
+  TakeNodeView();
   RefreshView();
 }
 
@@ -141,6 +145,7 @@ bool NodeInfo::Erase(PodList::iterator it) {
 
 void NodeInfo::Clear() {
   node_.reset();
+  TakeNodeView();
   pods_.clear();
   image_states_.clear();
   PodsChanged();  // recomputing over no pods empties the rest
@@ -188,21 +193,23 @@ void NodeInfo::Accumulate(const schedhost_pod_view* v) {
   }
 }
 
+void NodeInfo::TakeNodeView() {
+  if (node_ == nullptr) {
+    node_holder_ = {};
+    allocatable_.clear();
+    return;
+  }
+  node_holder_ = node_->view_holder();
+  const auto alloc = node_->allocatable();
+  allocatable_.assign(alloc.begin(), alloc.end());
+  node_holder_.view.allocatable = schedhost_resources{allocatable_.data(), allocatable_.size()};
+}
+
 void NodeInfo::RefreshView() {
   schedhost_node_info_view& v = holder_.view;
   v = schedhost_node_info_view{};
   v.struct_size = sizeof(schedhost_node_info_view);
-  if (node_ != nullptr) {
-    node_holder_ = node_->view_holder();
-    const auto alloc = node_->allocatable();
-    allocatable_.assign(alloc.begin(), alloc.end());
-    node_holder_.view.allocatable = schedhost_resources{allocatable_.data(), allocatable_.size()};
-    v.node = &node_holder_.view;
-  } else {
-    node_holder_ = {};
-    allocatable_.clear();
-    v.node = nullptr;
-  }
+  v.node = node_ != nullptr ? &node_holder_.view : nullptr;
   v.pods = pod_views_.data();
   v.pods_len = pod_views_.size();
   v.pods_with_affinity = affinity_views_.data();

@@ -90,6 +90,9 @@ class NodeInfo {
   void PodsChanged();
   // Accumulate adds one pod's view to the per-node arrays and sums.
   void Accumulate(const schedhost_pod_view* v);
+  // TakeNodeView copies node_'s view and allocatable resources into node_holder_ and
+  // allocatable_; called wherever node_ changes (RefreshView only points at the copy).
+  void TakeNodeView();
   void RefreshView();
 
   std::shared_ptr<const model::Node> node_;
@@ -107,12 +110,12 @@ class NodeInfo {
   // its cache lines and page: the Filter loop prefetches them with the view
   // (kViewPrefetchBytes) instead of following a pointer to a separate allocation per node.
   boost::container::small_vector<schedhost_resource, kInlineResources> requested_;
-  // A copy of the node's view (with its FromView tag) and of its allocatable resources, which
-  // the view's `node` points to: what every Filter and Score reads of the node is in these few
-  // consecutive cache lines instead of in a second allocation (the Node, with its data between
-  // the lines a plugin reads). The node object is immutable, so the copy never goes stale; it
-  // is taken again whenever node_ changes. The view's other arrays (labels, taints, ...) point
-  // into the node, which node_ keeps alive.
+  // A copy of the node's view (with its FromView tag) and of its allocatable resources, which the
+  // view's `node` points to: what every Filter and Score reads of the node is in these few
+  // consecutive cache lines instead of in a second allocation (the Node, with its data between the
+  // lines a plugin reads). The node object is immutable, so the copy never goes stale; it is taken
+  // again whenever node_ changes (TakeNodeView). The view's other arrays (labels, taints, ...)
+  // point into the node, which node_ keeps alive.
   model::Node::ViewHolder node_holder_{};
   boost::container::small_vector<schedhost_resource, kInlineResources> allocatable_;
 };
