@@ -147,8 +147,9 @@ class Instance {
   }
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
-  int32_t Filter(const FakePod& pod, const FakeNode& node, schedhost_status& status) const {
-    return d_->filter(instance_, nullptr, &pod.view, &node.info, &status);
+  int32_t Filter(const FakePod& pod, const FakeNode& node, schedhost_status& status,
+                 const schedhost_cycle_state* state = nullptr) const {
+    return d_->filter(instance_, state, &pod.view, &node.info, &status);
   }
   int32_t Score(const FakePod& pod, const FakeNode& node, int64_t& score) const {
     schedhost_status status;
@@ -373,13 +374,15 @@ TEST(AbiLoaderTest, SdkBatchedEntriesReadACycleStateKeyOncePerBatch) {
   EXPECT_EQ(passed, 2u);
   EXPECT_EQ(g_state_reads.load(), 1);
 
+  // Node by node, every call reads, and sees the limit the batch saw.
+  limit = 1;
   g_state_reads = 0;
-  for (const FakeNode* n : {&a, &b}) {
-    schedhost_status single;
-    EXPECT_EQ(plugin.FilterBatch(web, {&n->info}, passed, single, state), SCHEDHOST_SUCCESS);
-    EXPECT_EQ(plugin.Filter(web, *n, single), SCHEDHOST_SUCCESS);  // no state: no limit
-  }
-  EXPECT_EQ(g_state_reads.load(), 4);
+  schedhost_status single_a, single_b;
+  EXPECT_EQ(plugin.Filter(web, a, single_a, state), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(plugin.Filter(web, a, single_a, state), SCHEDHOST_SUCCESS);
+  EXPECT_EQ(plugin.Filter(web, b, single_b, state), SCHEDHOST_UNSCHEDULABLE);
+  EXPECT_EQ(single_b.reasons, std::vector<std::string>{"GccPlugin: 2 labels, more than 1"});
+  EXPECT_EQ(g_state_reads.load(), 3);
 }
 
 TEST(AbiLoaderTest, ClangLibcxxPluginThrowBecomesErrorStatus) {
