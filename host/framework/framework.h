@@ -90,14 +90,24 @@ using NodeNames = boost::container::vector<schedhost_id>;
 /// plugin (columns in ScorePluginNames order; skipped plugins score 0), the raw score and the
 /// normalised score; the weighted score is the normalised one times the column's weight. Kept by
 /// the caller from cycle to cycle, it stops allocating once it has grown to the cluster's size
-/// (the cell buffers and `names` excepted when the caller takes them, as the explanation
-/// record does).
+/// (`normalized`, `kept_raw` and `names` excepted when the caller takes them, as the
+/// explanation record does).
 struct ScoreTable {
   std::vector<NodeScore> nodes;
   size_t columns = 0;
-  ScoreCells raw;  // nodes.size() x columns, before normalisation
+  /// raw is nodes.size() x columns, before normalisation: scratch the next cycle overwrites
+  /// (the Score pass's stores land in lines that are still in cache).
+  ScoreCells raw;
   /// normalized is the score after NormalizeScore (0..100, range-checked), nodes.size() x columns.
   NormalizedCells normalized;
+  /// kept_raw is nodes.size() x kept_columns.size(): the raw scores of the columns whose raw
+  /// score can differ from the normalised one, the plugins with NormalizeScore that were not
+  /// skipped (columns in increasing order). Every other column's raw score equals its
+  /// normalised one: a plugin without NormalizeScore must score 0..100, and a skipped one
+  /// scores 0. What a caller keeps of a cycle (the explanation record) takes these instead of
+  /// all of `raw`.
+  ScoreCells kept_raw;
+  std::vector<uint32_t> kept_columns;
   /// names holds each node's name id, read by the thread that scored the node (its view is in
   /// that core's cache then; a caller reading them afterwards would miss on every node).
   NodeNames names;

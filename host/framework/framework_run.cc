@@ -423,7 +423,11 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   out.raw.resize(n * np, boost::container::default_init);
   out.normalized.resize(n * np, boost::container::default_init);
   out.names.resize(n, boost::container::default_init);
-  out.work.resize(normalizing.size() * n);
+  const size_t kept = normalizing.size();
+  out.kept_columns.clear();
+  for (const Column& c : normalizing) out.kept_columns.push_back(static_cast<uint32_t>(c.col));
+  out.kept_raw.resize(n * kept, boost::container::default_init);
+  out.work.resize(kept * n);
   std::mutex err_mu;
   Status first_error;
   std::atomic<bool> stop{false};
@@ -460,7 +464,11 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
       normalized[c.col] = static_cast<uint8_t>(s);
       total += s * c.ref->weight;
     }
-    for (const Column& c : normalizing) out.work[c.slice * n + i] = {nodes[i], raw[c.col]};
+    int64_t* kept_raw = out.kept_raw.data() + i * kept;
+    for (const Column& c : normalizing) {
+      out.work[c.slice * n + i] = {nodes[i], raw[c.col]};
+      kept_raw[c.slice] = raw[c.col];
+    }
     for (const size_t col : skipped) {
       raw[col] = 0;
       normalized[col] = 0;

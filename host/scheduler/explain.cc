@@ -88,7 +88,7 @@ void RecordedCycle::Seal(std::shared_ptr<const std::vector<framework::Status>>* 
 size_t RecordedCycle::Bytes() const {
   size_t bytes = sizeof(*this) + feasible.capacity() * sizeof(schedhost_id) + rejected.capacity() +
                  pending_.capacity() * sizeof(uint64_t) + raw.capacity() * sizeof(int64_t) +
-                 normalized.capacity();
+                 raw_columns.capacity() * sizeof(uint32_t) + normalized.capacity();
   for (const auto& name : skipped_filter_plugins) bytes += sizeof(std::string) + name.capacity();
   // Statuses count in full even when shared: the budget errs on the side of less memory.
   for (const auto* list : {statuses.get(), &new_statuses_}) {
@@ -120,12 +120,16 @@ std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
     NodeVerdict& v = e->nodes.emplace_back();
     v.node = names.Str(feasible[i]);
     if (!scored) continue;
-    v.raw.assign(raw.begin() + static_cast<ptrdiff_t>(i * columns),
-                 raw.begin() + static_cast<ptrdiff_t>((i + 1) * columns));
+    v.raw.resize(columns);
     v.weighted.resize(columns);
     for (size_t k = 0; k < columns; ++k) {
+      v.raw[k] = normalized[i * columns + k];
       v.weighted[k] = int64_t{normalized[i * columns + k]} * e->score_weights[k];
       v.total += v.weighted[k];
+    }
+    const size_t kept = raw_columns.size();
+    for (size_t j = 0; j < kept; ++j) {
+      if (raw_columns[j] < columns) v.raw[raw_columns[j]] = raw[i * kept + j];
     }
   }
   const size_t first_rejected = e->nodes.size();

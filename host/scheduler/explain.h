@@ -88,17 +88,23 @@ struct ExplainHeader {
 /// allocations whatever the node count); Expand builds the CycleExplanation Explain returns.
 /// Nodes are named by their interned name ids (model::Interner::Global keeps node names for the
 /// life of the process), so a record copies no names. Feasible nodes keep their ids in
-/// evaluation order and their scores in flat arrays: raw scores and normalised scores (0..100
-/// after NormalizeScore's range check), from which the weighted scores and totals follow.
+/// evaluation order and their scores in flat arrays: normalised scores (0..100 after
+/// NormalizeScore's range check), from which the weighted scores and totals follow, and the raw
+/// scores of the columns where they can differ (see raw_columns).
 struct RecordedCycle {
   std::shared_ptr<const ExplainHeader> header;
   std::vector<std::string> skipped_filter_plugins;
   size_t num_all_nodes = 0;
   // The buffers are the types of framework::ScoreTable's, taken from the table when scored.
   boost::container::vector<schedhost_id> feasible;  // name ids, in evaluation order
-  bool scored = false;                              // raw/normalized hold feasible x score plugins
-  boost::container::vector<int64_t> raw;
+  bool scored = false;                              // normalized holds feasible x score plugins
   boost::container::vector<uint8_t> normalized;
+  /// raw holds feasible x raw_columns.size() raw scores, of the score plugins (header columns)
+  /// in raw_columns: those with NormalizeScore that ran. Any other column's raw score is its
+  /// normalised one (a plugin without NormalizeScore scores 0..100, a skipped one 0), so a
+  /// record keeps ~2 of 7 columns' 8-byte cells.
+  boost::container::vector<int64_t> raw;
+  std::vector<uint32_t> raw_columns;
   /// The nodes a Filter plugin rejected or PreFilter left out. Each distinct status is held
   /// once in `statuses` (most nodes of a big cluster fail for one of a few reasons), which
   /// records with the same statuses share (see Seal; null when none was rejected); the nodes

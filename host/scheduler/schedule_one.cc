@@ -441,9 +441,11 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   if (r->scored) {
     // The cells and the name ids move into the record (the table is refilled next cycle): a
     // 5,000-node cycle scores ~500 nodes x 5 plugins, and copying them was most of this
-    // function; the ids were read where each node was scored, its view then in cache.
-    r->raw.swap(t->raw);
+    // function; the ids were read where each node was scored, its view then in cache. Of the
+    // raw scores only the columns where they differ from the normalised ones are kept.
     r->normalized.swap(t->normalized);
+    r->raw.swap(t->kept_raw);
+    r->raw_columns = t->kept_columns;
     r->feasible.swap(t->names);
   } else {
     r->feasible.resize(a.feasible.size(), boost::container::default_init);

@@ -169,6 +169,44 @@ TEST_F(SchedulerExplainTest, RecordsScoresOfTheCycleThatPlacedThePod) {
   EXPECT_GT(Find(*e, "n2")->total, Find(*e, "n1")->total);
 }
 
+// A record keeps raw scores only for the plugins with NormalizeScore; the others' raw scores
+// are their normalised ones. TaintToleration counts the intolerable PreferNoSchedule taints
+// (raw 0, 1, 2) and normalises them in reverse (100, 50, 0); the explanation must show both.
+TEST_F(SchedulerExplainTest, KeepsTheRawScoresOfPluginsThatNormalize) {
+  Build();
+  const auto taints = [](int count) {
+    std::string y = "spec:\n  taints:\n";
+    for (int i = 0; i < count; ++i) {
+      y += "  - {key: t" + std::to_string(i) + ", value: x, effect: PreferNoSchedule}\n";
+    }
+    return y;
+  };
+  Apply(NodeYaml("n0", "4") + NodeYaml("n1", "4", "8Gi", "", taints(1)) +
+        NodeYaml("n2", "4", "8Gi", "", taints(2)) + PodYaml("web", "500m"));
+  Run();
+  ASSERT_EQ(NodeOf("web"), "n0");
+  auto e = Explain("web");
+  ASSERT_NE(e, nullptr);
+  const auto column = [&](const std::string& plugin) {
+    const auto it = std::find(e->score_plugins.begin(), e->score_plugins.end(), plugin);
+    EXPECT_NE(it, e->score_plugins.end()) << plugin;
+    return static_cast<size_t>(it - e->score_plugins.begin());
+  };
+  const size_t tt = column("TaintToleration");
+  const size_t fit = column("NodeResourcesFit");
+  ASSERT_EQ(e->nodes.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const NodeVerdict* v = Find(*e, "n" + std::to_string(i));
+    ASSERT_NE(v, nullptr) << i;
+    ASSERT_EQ(v->raw.size(), e->score_plugins.size());
+    EXPECT_EQ(v->raw[tt], i) << "n" << i;
+    EXPECT_EQ(v->weighted[tt], (100 - 50 * i) * e->score_weights[tt]) << "n" << i;
+    // Without NormalizeScore the raw score is the one weighted.
+    EXPECT_EQ(v->raw[fit] * e->score_weights[fit], v->weighted[fit]) << "n" << i;
+    EXPECT_GT(v->raw[fit], 0) << "n" << i;
+  }
+}
+
 TEST_F(SchedulerExplainTest, RecordsTheRejectingPluginAndNodesPreFilterLeftOut) {
   Build();
   const std::string affinity =
