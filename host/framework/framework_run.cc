@@ -398,6 +398,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   };
   constexpr size_t kDirect = SIZE_MAX;
   std::vector<const PluginRef*> active;
+  std::vector<Column> active_columns;  // `active` with what each column is, in profile order
   std::vector<Column> direct;
   std::vector<Column> normalizing;
   std::vector<size_t> skipped;
@@ -415,6 +416,8 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     } else {
       normalizing.push_back({&ref, col, normalizing.size()});
     }
+    active_columns.push_back(ref.plugin->desc->normalize_score == nullptr ? direct.back()
+                                                                          : normalizing.back());
   }
   out.nodes.resize(n);
   out.columns = np;
@@ -501,11 +504,14 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     return ref->plugin->score_batch != nullptr;
   });
   if (batched) {
+    // A run is finished column by column, each plugin's scores as they come back, instead of
+    // node by node afterwards (finish): the same stores, in tight loops over the run.
     constexpr size_t kRun = 64;
     parallelizer_->UntilChunks(
         n,
         [&](size_t begin, size_t end) {
           std::array<int64_t, kRun> scores;
+          std::array<int64_t, kRun> totals;
           for (size_t b = begin; b < end; b += kRun) {
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(kRun, end - b);
@@ -519,27 +525,57 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
             for (size_t j = 0; j < len; ++j) {
               PrefetchLines(nodes[b + j], sizeof(schedhost_node_info_view));
             }
-            for (const PluginRef* ref : active) {
-              const PluginInstance& p = *ref->plugin;
-              const auto col = static_cast<size_t>(ref - all.data());
+            std::fill_n(totals.begin(), len, 0);
+            int64_t* raw = out.raw.data() + b * np;
+            uint8_t* normalized = out.normalized.data() + b * np;
+            for (const Column& c : active_columns) {
+              const PluginInstance& p = *c.ref->plugin;
               if (p.score_batch != nullptr) {
                 StatusSink sink;
                 const int32_t rc = p.score_batch(p.instance, state.abi(), pod, nodes.data() + b,
                                                  len, scores.data(), sink.abi());
                 if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
-                for (size_t j = 0; j < len; ++j) out.raw[(b + j) * np + col] = scores[j];
-                continue;
+              } else {
+                for (size_t j = 0; j < len; ++j) {
+                  StatusSink sink;
+                  scores[j] = 0;
+                  const int32_t rc = p.desc->score(p.instance, state.abi(), pod, nodes[b + j],
+                                                   &scores[j], sink.abi());
+                  if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
+                }
               }
-              for (size_t j = 0; j < len; ++j) {
-                StatusSink sink;
-                int64_t score = 0;
-                const int32_t rc =
-                    p.desc->score(p.instance, state.abi(), pod, nodes[b + j], &score, sink.abi());
-                if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
-                out.raw[(b + j) * np + col] = score;
+              for (size_t j = 0; j < len; ++j) raw[j * np + c.col] = scores[j];
+              if (c.slice == kDirect) {
+                const int64_t weight = c.ref->weight;
+                for (size_t j = 0; j < len; ++j) {
+                  const int64_t s = scores[j];
+                  if (!in_range(s)) {
+                    note_out_of_range(c.col, b + j, s);
+                    continue;
+                  }
+                  normalized[j * np + c.col] = static_cast<uint8_t>(s);
+                  totals[j] += s * weight;
+                }
+              } else {
+                schedhost_node_score* work = out.work.data() + c.slice * n + b;
+                int64_t* kept_raw = out.kept_raw.data() + b * kept + c.slice;
+                for (size_t j = 0; j < len; ++j) {
+                  work[j] = {nodes[b + j], scores[j]};
+                  kept_raw[j * kept] = scores[j];
+                }
               }
             }
-            for (size_t j = 0; j < len; ++j) finish(b + j);
+            for (const size_t col : skipped) {
+              for (size_t j = 0; j < len; ++j) {
+                raw[j * np + col] = 0;
+                normalized[j * np + col] = 0;
+              }
+            }
+            for (size_t j = 0; j < len; ++j) {
+              const schedhost_node_info_view* v = nodes[b + j];
+              out.nodes[b + j] = NodeScore{v, totals[j]};
+              out.names[b + j] = v->node != nullptr ? v->node->name_id : SCHEDHOST_ID_EMPTY;
+            }
           }
         },
         &stop);

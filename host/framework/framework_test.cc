@@ -676,6 +676,58 @@ TEST_F(FrameworkTest, ScoreOutOfRangeNamesTheFirstPluginAndNodeWhateverThreadSaw
   EXPECT_THAT(s.Message(), HasSubstr("running Normalize on Score plugin \"Normalized\""));
 }
 
+// The same through runs of nodes: Direct scores a run in one score_batch call, Normalized (no
+// batched entry) node by node within the run; weighted totals and the range check are what
+// one call per node gives.
+TEST_F(FrameworkTest, ScoresInRunsAreRangeCheckedAndWeightedAsNodeByNode) {
+  bool bad = false;
+  FakePlugin& n = fakes.Add("Normalized");  // 1 everywhere, normalised to 1
+  n.score = [](auto, int64_t* s, Reasons&) {
+    *s = 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  n.normalize_score = [](schedhost_node_score* s, size_t count, Reasons&) {
+    for (size_t i = 0; i < count; ++i) s[i].score = 1;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& d = fakes.Add("Direct");  // k % 100 on node nk; 100 + k from n150 on when bad
+  const auto direct = [&bad](const schedhost_node_info_view* ni) {
+    const int64_t k = std::stoll(NodeName(ni).substr(1));
+    return bad && k >= 150 ? 100 + k : k % 100;
+  };
+  int batch_calls = 0;
+  d.score_batch = [&](const schedhost_node_info_view* const* nodes, size_t count, int64_t* s,
+                      Reasons&) {
+    ++batch_calls;
+    for (size_t i = 0; i < count; ++i) s[i] = direct(nodes[i]);
+    return SCHEDHOST_SUCCESS;
+  };
+  d.score = [&](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    *s = direct(ni);
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&d, &n}, "[profile.plugins.score]\nenabled = [{ name = \"Direct\", weight = 3 }]\n");
+  H().AddObjects(Nodes(300));
+  const auto pod = H().MakePod(kPod);
+  std::vector<testing::ScoredNode> rows;
+  ASSERT_TRUE(H().RunScoreDetailed(*pod, rows).ok());
+  EXPECT_GT(batch_calls, 0);
+  ASSERT_EQ(rows.size(), 300u);
+  int64_t first = -1;
+  for (const auto& row : rows) {
+    const int64_t k = std::stoll(NodeName(row.node_info).substr(1));
+    EXPECT_EQ(row.raw, (std::vector<int64_t>{k % 100, 1})) << k;
+    EXPECT_EQ(row.total, (k % 100) * 3 + 1) << k;
+    if (first < 0 && k >= 150) first = k;
+  }
+  bad = true;
+  Status s = H().RunScoreDetailed(*pod, rows);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), "plugin \"Direct\" returns an invalid score " +
+                             std::to_string(100 + first) +
+                             ", it should in the range of [0, 100] after normalizing");
+}
+
 TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeNamesThatPluginWhenItComesFirst) {
   FakePlugin& n = fakes.Add("Normalized");
   n.score = [](auto, int64_t* s, Reasons&) {
