@@ -387,7 +387,22 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
     a.node_statuses.reserve(a.node_statuses.size() + rejected);
   }
   size_t processed = 0;
-  for (size_t i = 0; i < last; ++i) {
+  if (rejected == 0) {
+    // Every node looked at passed (a big cluster with room): only the feasible ones to gather,
+    // without the per-node branches and capacity checks below.
+    out.resize(static_cast<size_t>(
+        std::count(outcome.begin(), outcome.begin() + static_cast<std::ptrdiff_t>(last), 1)));
+    const schedhost_node_info_view** to = out.data();
+    const size_t wrap = std::min(last, n - start);  // positions before it map to start + i
+    for (size_t i = 0; i < wrap; ++i) {
+      if (outcome[i] == 1) *to++ = nodes[start + i];
+    }
+    for (size_t i = wrap; i < last; ++i) {
+      if (outcome[i] == 1) *to++ = nodes[i - wrap];
+    }
+    processed = out.size();
+  }
+  for (size_t i = 0; i < last && rejected != 0; ++i) {
     const schedhost_node_info_view* ni = nodes[index(i)];
     if (outcome[i] == 1) {
       out.push_back(ni);
