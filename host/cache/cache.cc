@@ -284,6 +284,9 @@ CacheDump Cache::Dump() const {
       dump.nodeless.push_back(name);
     }
   }
+  std::sort(dump.nodes.begin(), dump.nodes.end(),
+            [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  std::sort(dump.nodeless.begin(), dump.nodeless.end());
   for (const auto& [uid, state] : pods_) {
     dump.pods.push_back(
         CachedPod{state.pod, state.pod->node_name(), state.assumed, state.binding_finished});

@@ -143,7 +143,9 @@ class Cache {
 
   mutable std::mutex mu_;
   std::list<Item> items_;  // most recently changed first
-  std::map<std::string, ItemIt, std::less<>> nodes_;
+  // By name, hashed (a lookup per assumed and bound pod; an ordered map's walk over 50,000
+  // names was a cold miss per level). Dump sorts what it lists.
+  std::unordered_map<std::string, ItemIt, Snapshot::NameHash, std::equal_to<>> nodes_;
   std::unordered_map<std::string, PodState> pods_;  // by uid
   // Node tree: zones in first-seen order, each with its node names in insertion order.
   std::vector<std::pair<std::string, std::vector<std::string>>> zones_;
