@@ -605,24 +605,19 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
                            p->name_text);
     }
   }
-  // The normalised scores go into the table and the totals by chunks of nodes on the pool's
-  // threads (at 50,000 nodes this loop was a fifth of the Score pass's time on this thread).
-  const auto apply = [&](size_t begin, size_t end) {
-    for (const Column& c : normalizing) {
-      const schedhost_node_score* work = out.work.data() + c.slice * n;
-      const int64_t weight = c.ref->weight;
-      for (size_t i = begin; i < end; ++i) {
-        const int64_t s = work[i].score;
-        if (!in_range(s)) {
-          note_out_of_range(c.col, i, s);
-          break;
-        }
-        out.normalized[i * np + c.col] = static_cast<uint8_t>(s);
-        out.nodes[i].total += s * weight;
+  for (const Column& c : normalizing) {
+    const schedhost_node_score* work = out.work.data() + c.slice * n;
+    const int64_t weight = c.ref->weight;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t s = work[i].score;
+      if (!in_range(s)) {
+        if (i < out_of_range[c.col].first) out_of_range[c.col] = {i, s};
+        break;
       }
+      out.normalized[i * np + c.col] = static_cast<uint8_t>(s);
+      out.nodes[i].total += s * weight;
     }
-  };
-  if (!normalizing.empty()) parallelizer_->UntilChunks(n, apply);
+  }
   for (const PluginRef* ref : active) {
     const auto col = static_cast<size_t>(ref - all.data());
     if (out_of_range[col].first == SIZE_MAX) continue;
