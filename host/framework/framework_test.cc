@@ -628,6 +628,13 @@ TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeIsAnError) {
             "after normalizing");
 }
 
+// OutOfRangeMessage is the error a cycle fails with when `plugin` scores `score` after
+// NormalizeScore.
+std::string OutOfRangeMessage(const std::string& plugin, int64_t score) {
+  return "plugin \"" + plugin + "\" returns an invalid score " + std::to_string(score) +
+         ", it should in the range of [0, 100] after normalizing";
+}
+
 // Plugins without NormalizeScore are range-checked by the threads that score the nodes, the
 // others after NormalizeScore: the error still names the first plugin in profile order and,
 // within it, the first node in the table's order, and a failed NormalizeScore comes first.
@@ -663,9 +670,7 @@ TEST_F(FrameworkTest, ScoreOutOfRangeNamesTheFirstPluginAndNodeWhateverThreadSaw
   bad = true;
   Status s = H().RunScoreDetailed(*pod, rows);
   EXPECT_EQ(s.code, Code::kError);
-  EXPECT_EQ(s.Message(), "plugin \"Direct\" returns an invalid score " +
-                             std::to_string(100 + first) +
-                             ", it should in the range of [0, 100] after normalizing");
+  EXPECT_EQ(s.Message(), OutOfRangeMessage("Direct", 100 + first));
   // A NormalizeScore that fails is reported before any score out of range.
   n.normalize_score = [](schedhost_node_score*, size_t, Reasons& r) {
     r.push_back("cannot normalise");
@@ -723,9 +728,7 @@ TEST_F(FrameworkTest, ScoresInRunsAreRangeCheckedAndWeightedAsNodeByNode) {
   bad = true;
   Status s = H().RunScoreDetailed(*pod, rows);
   EXPECT_EQ(s.code, Code::kError);
-  EXPECT_EQ(s.Message(), "plugin \"Direct\" returns an invalid score " +
-                             std::to_string(100 + first) +
-                             ", it should in the range of [0, 100] after normalizing");
+  EXPECT_EQ(s.Message(), OutOfRangeMessage("Direct", 100 + first));
 }
 
 TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizeNamesThatPluginWhenItComesFirst) {
