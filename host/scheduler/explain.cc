@@ -17,10 +17,12 @@ bool SameStatus(const framework::Status& a, const framework::Status& b) {
 
 void RecordedCycle::AddRejected(schedhost_id node, const framework::Status& status) {
   // The previous node's status is the likeliest match; then the (few) others.
-  std::vector<framework::Status>& seen = new_statuses_;
+  if (scratch_ == nullptr) scratch_ = std::make_unique<Scratch>();
+  std::vector<uint64_t>& pending = scratch_->pending;
+  std::vector<framework::Status>& seen = scratch_->new_statuses;
   size_t index = seen.size();
-  if (!pending_.empty() && SameStatus(seen[pending_.back() >> 32], status)) {
-    index = pending_.back() >> 32;
+  if (!pending.empty() && SameStatus(seen[pending.back() >> 32], status)) {
+    index = pending.back() >> 32;
   } else {
     for (size_t i = 0; i < seen.size(); ++i) {
       if (SameStatus(seen[i], status)) {
@@ -30,50 +32,54 @@ void RecordedCycle::AddRejected(schedhost_id node, const framework::Status& stat
     }
   }
   if (index == seen.size()) seen.push_back(status);
-  pending_.push_back(uint64_t{index} << 32 | node);
+  pending.push_back(uint64_t{index} << 32 | node);
 }
 
 void RecordedCycle::Seal(std::shared_ptr<const std::vector<framework::Status>>* last) {
-  if (!new_statuses_.empty()) {
+  rejected.clear();
+  num_rejected = 0;
+  if (scratch_ == nullptr) return;                               // nothing was rejected
+  const std::unique_ptr<Scratch> scratch = std::move(scratch_);  // freed on return
+  std::vector<uint64_t>& pending = scratch->pending;
+  std::vector<framework::Status>& new_statuses = scratch->new_statuses;
+  if (!new_statuses.empty()) {
     const bool same = last != nullptr && *last != nullptr &&
-                      std::equal((*last)->begin(), (*last)->end(), new_statuses_.begin(),
-                                 new_statuses_.end(), SameStatus);
+                      std::equal((*last)->begin(), (*last)->end(), new_statuses.begin(),
+                                 new_statuses.end(), SameStatus);
     if (same) {
       statuses = *last;
     } else {
-      statuses = std::make_shared<const std::vector<framework::Status>>(std::move(new_statuses_));
+      statuses = std::make_shared<const std::vector<framework::Status>>(std::move(new_statuses));
       if (last != nullptr) *last = statuses;
     }
-    std::vector<framework::Status>().swap(new_statuses_);
   }
   // The Filter loop visits nodes in snapshot order from a rotating start, so with one status
   // (the common case) the entries are two ascending runs: merge those instead of sorting.
-  const auto run_end = std::is_sorted_until(pending_.begin(), pending_.end());
-  if (run_end != pending_.end()) {
-    if (std::is_sorted(run_end, pending_.end())) {
-      std::inplace_merge(pending_.begin(), run_end, pending_.end());
+  const auto run_end = std::is_sorted_until(pending.begin(), pending.end());
+  if (run_end != pending.end()) {
+    if (std::is_sorted(run_end, pending.end())) {
+      std::inplace_merge(pending.begin(), run_end, pending.end());
     } else {
-      std::sort(pending_.begin(), pending_.end());
+      std::sort(pending.begin(), pending.end());
     }
   }
-  pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
-  num_rejected = pending_.size();
-  rejected.clear();
-  for (size_t i = 0; i < pending_.size();) {
-    const uint64_t status = pending_[i] >> 32;
+  pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+  num_rejected = pending.size();
+  for (size_t i = 0; i < pending.size();) {
+    const uint64_t status = pending[i] >> 32;
     size_t group_end = i;
     size_t runs = 0;
-    while (group_end < pending_.size() && pending_[group_end] >> 32 == status) {
-      if (group_end == i || pending_[group_end] != pending_[group_end - 1] + 1) ++runs;
+    while (group_end < pending.size() && pending[group_end] >> 32 == status) {
+      if (group_end == i || pending[group_end] != pending[group_end - 1] + 1) ++runs;
       ++group_end;
     }
     internal::PutVarint(rejected, status);
     internal::PutVarint(rejected, runs);
     uint64_t next = 0;
     for (size_t j = i; j < group_end;) {
-      const uint64_t first = pending_[j] & 0xffffffffu;
+      const uint64_t first = pending[j] & 0xffffffffu;
       size_t k = j + 1;
-      while (k < group_end && pending_[k] == pending_[k - 1] + 1) ++k;
+      while (k < group_end && pending[k] == pending[k - 1] + 1) ++k;
       internal::PutVarint(rejected, first - next);
       internal::PutVarint(rejected, k - j - 1);
       next = first + (k - j);
@@ -82,16 +88,18 @@ void RecordedCycle::Seal(std::shared_ptr<const std::vector<framework::Status>>* 
     i = group_end;
   }
   rejected.shrink_to_fit();
-  std::vector<uint64_t>().swap(pending_);
 }
 
 size_t RecordedCycle::Bytes() const {
-  size_t bytes = sizeof(*this) + feasible.capacity() * sizeof(schedhost_id) + rejected.capacity() +
-                 pending_.capacity() * sizeof(uint64_t) + raw.capacity() * sizeof(int64_t) +
-                 raw_columns.capacity() * sizeof(uint32_t) + normalized.capacity();
+  size_t bytes =
+      sizeof(*this) + feasible.capacity() * sizeof(schedhost_id) + rejected.capacity() +
+      (scratch_ ? sizeof(Scratch) + scratch_->pending.capacity() * sizeof(uint64_t) : 0) +
+      raw.capacity() * sizeof(int64_t) + raw_columns.capacity() * sizeof(uint32_t) +
+      normalized.capacity();
   for (const auto& name : skipped_filter_plugins) bytes += sizeof(std::string) + name.capacity();
   // Statuses count in full even when shared: the budget errs on the side of less memory.
-  for (const auto* list : {statuses.get(), &new_statuses_}) {
+  const std::vector<framework::Status>* collecting = scratch_ ? &scratch_->new_statuses : nullptr;
+  for (const auto* list : {statuses.get(), collecting}) {
     if (list == nullptr) continue;
     for (const auto& status : *list) {
       // Interned texts are shared with every other status: only owned ones count here.

@@ -97,8 +97,7 @@ struct RecordedCycle {
   size_t num_all_nodes = 0;
   // The buffers are the types of framework::ScoreTable's, taken from the table when scored.
   boost::container::vector<schedhost_id> feasible;  // name ids, in evaluation order
-  bool scored = false;                              // normalized holds feasible x score plugins
-  boost::container::vector<uint8_t> normalized;
+  boost::container::vector<uint8_t> normalized;     // feasible x score plugins, when scored
   /// raw holds feasible x raw_columns.size() raw scores, of the score plugins (header columns)
   /// in raw_columns: those with NormalizeScore that ran. Any other column's raw score is its
   /// normalised one (a plugin without NormalizeScore scores 0..100, a skipped one 0), so a
@@ -114,6 +113,7 @@ struct RecordedCycle {
   std::shared_ptr<const std::vector<framework::Status>> statuses;
   std::vector<uint8_t> rejected;
   size_t num_rejected = 0;
+  bool scored = false;              // normalized and raw hold the cycle's scores
   bool pre_filter_failure = false;  // every node was excluded by PreFilter's status
 
   /// AddRejected records a rejected or excluded node (its name id); Seal must follow the last.
@@ -133,8 +133,13 @@ struct RecordedCycle {
   std::shared_ptr<const CycleExplanation> Expand() const;
 
  private:
-  std::vector<uint64_t> pending_;                // (status index << 32 | name id) until Seal
-  std::vector<framework::Status> new_statuses_;  // until Seal
+  // What AddRejected collects, from its first call until Seal: a record kept for a pending pod
+  // holds one pointer instead of two empty vectors.
+  struct Scratch {
+    std::vector<uint64_t> pending;                // (status index << 32 | name id)
+    std::vector<framework::Status> new_statuses;  // the distinct statuses, in first-seen order
+  };
+  std::unique_ptr<Scratch> scratch_;
 };
 
 namespace internal {
