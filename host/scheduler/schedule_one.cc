@@ -389,7 +389,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   size_t processed = 0;
   if (rejected == 0) {
     // Every node looked at passed (a big cluster with room): only the feasible ones to gather,
-    // without the per-node branches and capacity checks below.
+    // without the per-node branches and capacity checks of the general walk.
     out.resize(static_cast<size_t>(
         std::count(outcome.begin(), outcome.begin() + static_cast<std::ptrdiff_t>(last), 1)));
     const schedhost_node_info_view** to = out.data();
@@ -401,21 +401,22 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
       if (outcome[i] == 1) *to++ = nodes[i - wrap];
     }
     processed = out.size();
-  }
-  for (size_t i = 0; i < last && rejected != 0; ++i) {
-    const schedhost_node_info_view* ni = nodes[index(i)];
-    if (outcome[i] == 1) {
-      out.push_back(ni);
-      ++processed;
-    } else if (outcome[i] == 2) {
-      a.AddPluginStatus(filter_statuses_[i]);
-      if (keep) {
-        a.Keep(ni, static_cast<uint32_t>(i));
-      } else {
-        a.Reject(ni, std::move(filter_statuses_[i]));
-        filter_statuses_[i] = Status{};
+  } else {
+    for (size_t i = 0; i < last; ++i) {
+      const schedhost_node_info_view* ni = nodes[index(i)];
+      if (outcome[i] == 1) {
+        out.push_back(ni);
+        ++processed;
+      } else if (outcome[i] == 2) {
+        a.AddPluginStatus(filter_statuses_[i]);
+        if (keep) {
+          a.Keep(ni, static_cast<uint32_t>(i));
+        } else {
+          a.Reject(ni, std::move(filter_statuses_[i]));
+          filter_statuses_[i] = Status{};
+        }
+        ++processed;
       }
-      ++processed;
     }
   }
   if (rotate) next_start_node_index_ = (start + processed) % n;
