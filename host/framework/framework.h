@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -239,10 +240,13 @@ class Framework {
   Status RunPreScorePlugins(CycleState& state, const schedhost_pod_view* pod,
                             const std::vector<const schedhost_node_info_view*>& nodes);
   /// RunScorePlugins scores `nodes` with every (non-skipped) Score plugin in parallel,
-  /// normalises, range-checks and weights; fills `out` (one row per node).
+  /// normalises, range-checks and weights; fills `out` (one row per node). `ranges`, when not
+  /// empty, partitions the indices of `nodes` by the pool thread that should score them (the
+  /// one that filtered them, whose core still holds their lines); see
+  /// Parallelizer::UntilRanges.
   Status RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
-                         const std::vector<const schedhost_node_info_view*>& nodes,
-                         ScoreTable& out);
+                         const std::vector<const schedhost_node_info_view*>& nodes, ScoreTable& out,
+                         std::span<const Parallelizer::Range> ranges = {});
   Status RunReservePluginsReserve(CycleState& state, const schedhost_pod_view* pod,
                                   std::string_view node);
   void RunReservePluginsUnreserve(CycleState& state, const schedhost_pod_view* pod,
@@ -270,7 +274,8 @@ class Framework {
   Status UntimedPreScore(CycleState& state, const schedhost_pod_view* pod,
                          const std::vector<const schedhost_node_info_view*>& nodes);
   Status UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
-                      const std::vector<const schedhost_node_info_view*>& nodes, ScoreTable& out);
+                      const std::vector<const schedhost_node_info_view*>& nodes, ScoreTable& out,
+                      std::span<const Parallelizer::Range> ranges);
   Status RunFilterList(const std::vector<const PluginRef*>& active, const CycleState& state,
                        const schedhost_pod_view* pod, const schedhost_node_info_view* ni);
   Status UntimedReserve(CycleState& state, const schedhost_pod_view* pod, std::string_view node);

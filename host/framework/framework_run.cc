@@ -383,7 +383,7 @@ Status Framework::UntimedPreScore(CycleState& state, const schedhost_pod_view* p
 
 Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view* pod,
                                const std::vector<const schedhost_node_info_view*>& nodes,
-                               ScoreTable& out) {
+                               ScoreTable& out, std::span<const Parallelizer::Range> ranges) {
   const auto& all = At(points_, config::Point::kScore);
   const size_t n = nodes.size();
   const size_t np = all.size();
@@ -496,6 +496,15 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     }
     return true;
   };
+  // run_loop runs a loop body over all n nodes: by the caller's ranges when it has them, by
+  // chunks otherwise.
+  const auto run_loop = [&](const std::function<void(size_t, size_t)>& body) {
+    if (ranges.empty()) {
+      parallelizer_->UntilChunks(n, body, &stop);
+    } else {
+      parallelizer_->UntilRanges(ranges, body, &stop);
+    }
+  };
   // Batched (abi 1.2): runs of up to kRun nodes, plugin by plugin, a plugin with score_batch
   // scoring a run in one call. A sampled cycle takes its runs node by node, every call timed,
   // until it has timed kMaxTimedPluginCalls calls (the per-call histograms mean what they always
@@ -507,8 +516,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     // A run is finished column by column, each plugin's scores as they come back, instead of
     // node by node afterwards (finish): the same stores, in tight loops over the run.
     constexpr size_t kRun = 64;
-    parallelizer_->UntilChunks(
-        n,
+    const std::function<void(size_t, size_t)> score_runs =
         [&](size_t begin, size_t end) {
           std::array<int64_t, kRun> scores;
           std::array<int64_t, kRun> totals;
@@ -577,19 +585,16 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
               out.names[b + j] = v->node != nullptr ? v->node->name_id : SCHEDHOST_ID_EMPTY;
             }
           }
-        },
-        &stop);
+        };
+    run_loop(score_runs);
   } else {
-    parallelizer_->UntilChunks(
-        n,
-        [&](size_t begin, size_t end) {
-          for (size_t i = begin; i < end; ++i) {
-            PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
-            if (!score_one(i)) return;
-            finish(i);
-          }
-        },
-        &stop);
+    run_loop([&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
+        if (!score_one(i)) return;
+        finish(i);
+      }
+    });
   }
   if (!first_error.ok()) return first_error;
 

@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "host/framework/plugin_instance.h"
 #include "host/framework/testing/fake_plugin.h"
@@ -727,6 +729,71 @@ TEST_F(FrameworkTest, ScoresInRunsAreRangeCheckedAndWeightedAsNodeByNode) {
   }
   bad = true;
   Status s = H().RunScoreDetailed(*pod, rows);
+  EXPECT_EQ(s.code, Code::kError);
+  EXPECT_EQ(s.Message(), OutOfRangeMessage("Direct", 100 + first));
+}
+
+TEST_F(FrameworkTest, ScoresByRangesAreTheScoresByChunks) {
+  bool bad = false;
+  FakePlugin& n = fakes.Add("Normalized");  // halves its raw score, k % 7 on node nk
+  n.score = [](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    *s = std::stoll(NodeName(ni).substr(1)) % 7;
+    return SCHEDHOST_SUCCESS;
+  };
+  n.normalize_score = [](schedhost_node_score* s, size_t count, Reasons&) {
+    for (size_t i = 0; i < count; ++i) s[i].score /= 2;
+    return SCHEDHOST_SUCCESS;
+  };
+  FakePlugin& d = fakes.Add("Direct");  // k % 100 on node nk; 100 + k from n200 on when bad
+  d.score_batch = [&bad](const schedhost_node_info_view* const* nodes, size_t count, int64_t* s,
+                         Reasons&) {
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t k = std::stoll(NodeName(nodes[i]).substr(1));
+      s[i] = bad && k >= 200 ? 100 + k : k % 100;
+    }
+    return SCHEDHOST_SUCCESS;
+  };
+  d.score = [&bad](const schedhost_node_info_view* ni, int64_t* s, Reasons&) {
+    const int64_t k = std::stoll(NodeName(ni).substr(1));
+    *s = bad && k >= 200 ? 100 + k : k % 100;
+    return SCHEDHOST_SUCCESS;
+  };
+  Use({&d, &n}, "[profile.plugins.score]\nenabled = [{ name = \"Direct\", weight = 3 }]\n");
+  H().AddObjects(Nodes(300));
+  const auto pod = H().MakePod(kPod);
+  std::vector<testing::ScoredNode> by_chunks;
+  ASSERT_TRUE(H().RunScoreDetailed(*pod, by_chunks).ok());
+  ASSERT_EQ(by_chunks.size(), 300u);
+  // Ranges of uneven sizes marked for the caller, a helper and a thread that does not exist
+  // (whoever is done first takes those).
+  std::vector<Parallelizer::Range> ranges;
+  for (size_t begin = 0, k = 0; begin < 300; ++k) {
+    const size_t end = std::min<size_t>(300, begin + 13 + (k * 29) % 70);
+    ranges.push_back({begin, end, static_cast<int>(k % 3) == 2 ? 7 : static_cast<int>(k % 2)});
+    begin = end;
+  }
+  std::vector<testing::ScoredNode> by_ranges;
+  ASSERT_TRUE(H().RunScoreDetailed(*pod, by_ranges, ranges).ok());
+  ASSERT_EQ(by_ranges.size(), 300u);
+  for (size_t i = 0; i < 300; ++i) {
+    EXPECT_EQ(by_ranges[i].node_info, by_chunks[i].node_info) << i;
+    EXPECT_EQ(by_ranges[i].raw, by_chunks[i].raw) << i;
+    EXPECT_EQ(by_ranges[i].weighted, by_chunks[i].weighted) << i;
+    EXPECT_EQ(by_ranges[i].total, by_chunks[i].total) << i;
+  }
+  const int64_t k = std::stoll(NodeName(by_ranges[123].node_info).substr(1));
+  EXPECT_EQ(by_ranges[123].total, (k % 100) * 3 + (k % 7) / 2);
+  // The first node out of range is named whichever thread scored it.
+  int64_t first = -1;
+  for (const auto& row : by_chunks) {
+    const int64_t kk = std::stoll(NodeName(row.node_info).substr(1));
+    if (kk >= 200) {
+      first = kk;
+      break;
+    }
+  }
+  bad = true;
+  Status s = H().RunScoreDetailed(*pod, by_ranges, ranges);
   EXPECT_EQ(s.code, Code::kError);
   EXPECT_EQ(s.Message(), OutOfRangeMessage("Direct", 100 + first));
 }

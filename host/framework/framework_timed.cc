@@ -35,9 +35,9 @@ Status Framework::RunPreScorePlugins(CycleState& state, const schedhost_pod_view
 
 Status Framework::RunScorePlugins(const CycleState& state, const schedhost_pod_view* pod,
                                   const std::vector<const schedhost_node_info_view*>& nodes,
-                                  ScoreTable& out) {
+                                  ScoreTable& out, std::span<const Parallelizer::Range> ranges) {
   const metrics::Stopwatch since;
-  Status s = UntimedScore(state, pod, nodes, out);
+  Status s = UntimedScore(state, pod, nodes, out, ranges);
   metrics_->ObservePoint(SlotOf(Point::kScore), s.code, since);
   return s;
 }

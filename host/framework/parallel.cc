@@ -21,6 +21,9 @@ inline void CpuRelax() {
 #endif
 }
 
+// The calling thread's Parallelizer::Worker() number: helpers set theirs when they start.
+thread_local int tls_worker = 0;
+
 }  // namespace
 
 // Loop is one Until call, shared by the caller and the helpers that join it (Workers below). The
@@ -36,6 +39,10 @@ struct Parallelizer::Loop {
   const std::function<void(size_t, size_t)>* chunk_fn = nullptr;  // per chunk
   const std::atomic<bool>* stop = nullptr;
   std::atomic<size_t> next{0};
+  // An UntilRanges loop: its ranges (a copy, since a helper may look at them after the caller
+  // returned) and which have been claimed.
+  std::vector<Range> ranges;
+  std::unique_ptr<std::atomic<bool>[]> claimed;
   std::atomic<int> active{0};  // helpers between entering and leaving RunChunks
 
   std::mutex mu;
@@ -46,6 +53,7 @@ struct Parallelizer::Loop {
   // successful claim, which happens before the caller's last claim fails, so the caller is
   // still in Run (waiting for `active` to drop) whenever they are used.
   void RunChunks() {
+    if (!ranges.empty()) return RunRanges();
     for (;;) {
       const size_t start = next.fetch_add(chunk);
       if (start >= n) return;
@@ -58,6 +66,19 @@ struct Parallelizer::Loop {
       for (size_t i = start; i < end; ++i) {
         if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
         (*fn)(i);
+      }
+    }
+  }
+
+  // RunRanges is RunChunks for UntilRanges: this thread's own ranges first, then the others'.
+  void RunRanges() {
+    const int me = tls_worker;
+    for (const bool own : {true, false}) {
+      for (size_t k = 0; k < ranges.size(); ++k) {
+        if ((ranges[k].worker == me) != own) continue;
+        if (claimed[k].load(std::memory_order_relaxed) || claimed[k].exchange(true)) continue;
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+        (*chunk_fn)(ranges[k].begin, ranges[k].end);
       }
     }
   }
@@ -78,6 +99,7 @@ struct Parallelizer::Loop {
   // wait for the helpers inside a chunk (briefly spinning: a chunk is short).
   void Finish() {
     next.store(n);
+    for (size_t k = 0; k < ranges.size(); ++k) claimed[k].store(true);
     for (int spin = 0; spin < 4096; ++spin) {
       if (active.load() == 0) return;
       CpuRelax();
@@ -99,7 +121,12 @@ struct Parallelizer::Workers {
 
   explicit Workers(size_t n) {
     threads_.reserve(n);
-    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { Work(); });
+    for (size_t i = 0; i < n; ++i) {
+      threads_.emplace_back([this, i] {
+        tls_worker = static_cast<int>(i) + 1;
+        Work();
+      });
+    }
   }
   ~Workers() {
     {
@@ -193,7 +220,7 @@ void Parallelizer::UntilChunks(size_t n, const std::function<void(size_t, size_t
   if (n == 0) return;
   if (!workers_) {
     // One thread: chunks of about sqrt(n) still let `stop` end the loop early.
-    const auto chunk = std::max<size_t>(1, static_cast<size_t>(std::sqrt(static_cast<double>(n))));
+    const size_t chunk = ChunkSize(n);
     for (size_t start = 0; start < n; start += chunk) {
       if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
       fn(start, std::min(n, start + chunk));
@@ -209,10 +236,7 @@ void Parallelizer::Run(size_t n, const std::function<void(size_t)>* fn,
   std::lock_guard<std::mutex> run_lock(run_mu_);
   auto loop = std::make_shared<Loop>();
   loop->n = n;
-  // Chunks of about sqrt(n), as upstream, bounded so every thread gets work.
-  const auto threads = static_cast<size_t>(threads_);
-  const auto by_sqrt = static_cast<size_t>(std::sqrt(static_cast<double>(n)));
-  loop->chunk = std::max<size_t>(1, std::min(by_sqrt, (n + threads - 1) / threads));
+  loop->chunk = ChunkSize(n);
   loop->fn = fn;
   loop->chunk_fn = chunk_fn;
   loop->stop = stop;
@@ -220,5 +244,35 @@ void Parallelizer::Run(size_t n, const std::function<void(size_t)>* fn,
   loop->RunChunks();
   loop->Finish();
 }
+
+void Parallelizer::UntilRanges(std::span<const Range> ranges,
+                               const std::function<void(size_t, size_t)>& fn,
+                               const std::atomic<bool>* stop) {
+  if (!workers_ || ranges.size() <= 1) {
+    for (const Range& r : ranges) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+      fn(r.begin, r.end);
+    }
+    return;
+  }
+  std::lock_guard<std::mutex> run_lock(run_mu_);
+  auto loop = std::make_shared<Loop>();
+  loop->ranges.assign(ranges.begin(), ranges.end());
+  loop->claimed = std::make_unique<std::atomic<bool>[]>(ranges.size());
+  loop->chunk_fn = &fn;
+  loop->stop = stop;
+  workers_->Publish(loop);
+  loop->RunChunks();
+  loop->Finish();
+}
+
+size_t Parallelizer::ChunkSize(size_t n) const {
+  const auto by_sqrt = std::max<size_t>(1, static_cast<size_t>(std::sqrt(static_cast<double>(n))));
+  if (!workers_) return by_sqrt;
+  const auto threads = static_cast<size_t>(threads_);
+  return std::max<size_t>(1, std::min(by_sqrt, (n + threads - 1) / threads));
+}
+
+int Parallelizer::Worker() { return tls_worker; }
 
 }  // namespace schedhost::framework

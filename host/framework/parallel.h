@@ -14,7 +14,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
+#include <vector>
 
 namespace schedhost::framework {
 
@@ -36,6 +38,26 @@ class Parallelizer {
   /// chunk of indices, and checks `stop` itself if it wants to end early.
   void UntilChunks(size_t n, const std::function<void(size_t, size_t)>& fn,
                    const std::atomic<bool>* stop = nullptr);
+  /// Range is a part of a loop's indices, [begin, end), and the thread it belongs with (a
+  /// Worker() number).
+  struct Range {
+    size_t begin = 0;
+    size_t end = 0;
+    int worker = 0;
+  };
+  /// UntilRanges runs fn(begin, end) once for each of `ranges` (disjoint) and returns when all
+  /// calls finished. Each thread runs the ranges marked with its own Worker() number first, in
+  /// order, and then takes what the others have not started: a loop whose data an earlier loop
+  /// left in one core's cache runs there, and no thread waits for another (a pool of one
+  /// thread runs them in order). `stop` as in UntilChunks (checked before each range).
+  void UntilRanges(std::span<const Range> ranges, const std::function<void(size_t, size_t)>& fn,
+                   const std::atomic<bool>* stop = nullptr);
+  /// ChunkSize is the size of the chunks UntilChunks hands out for a loop of n indices (the last
+  /// may be shorter): about sqrt(n), as upstream, and small enough that every thread gets work.
+  size_t ChunkSize(size_t n) const;
+  /// Worker numbers the calling thread within its pool: 0 for a thread that is not a helper (the
+  /// one that calls Until), 1 .. threads() - 1 for the helpers.
+  static int Worker();
   /// parallelism is the configured value; threads() how many threads actually run a loop.
   int parallelism() const { return parallelism_; }
   int threads() const { return threads_; }

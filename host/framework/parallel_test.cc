@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -49,6 +53,88 @@ TEST(ParallelizerTest, UntilChunksStopsHandingOutChunks) {
         },
         &stop);
     EXPECT_LT(done.load(), 100000u) << workers << " workers";
+  }
+}
+
+TEST(ParallelizerTest, ChunkSizeIsTheChunkUntilChunksHandsOut) {
+  for (int workers : {1, 2, 4}) {
+    Parallelizer p(workers);
+    for (size_t n : {1u, 7u, 1000u, 50000u}) {
+      const size_t chunk = p.ChunkSize(n);
+      std::atomic<size_t> bad{0};
+      p.UntilChunks(n, [&](size_t begin, size_t end) {
+        if (begin % chunk != 0 || (end != n && end - begin != chunk)) bad.fetch_add(1);
+      });
+      EXPECT_EQ(bad.load(), 0u) << workers << " workers, n=" << n << ", chunk " << chunk;
+    }
+  }
+}
+
+TEST(ParallelizerTest, WorkersAreNumberedFromTheCaller) {
+  Parallelizer p(4);
+  EXPECT_EQ(Parallelizer::Worker(), 0);
+  std::mutex mu;
+  std::set<int> seen;
+  p.Until(20000, [&](size_t) {
+    std::lock_guard lock(mu);
+    seen.insert(Parallelizer::Worker());
+  });
+  ASSERT_FALSE(seen.empty());
+  EXPECT_GE(*seen.begin(), 0);
+  EXPECT_LT(*seen.rbegin(), p.threads());
+}
+
+TEST(ParallelizerTest, UntilRangesRunsEachRangeOnceAndAThreadsOwnFirst) {
+  for (int workers : {1, 2, 4}) {
+    Parallelizer p(workers);
+    // 40 ranges over 2,000 indices, marked for workers 0..3 and for 9, which no pool has.
+    std::vector<Parallelizer::Range> ranges;
+    for (size_t k = 0; k < 40; ++k) {
+      ranges.push_back({k * 50, k * 50 + 50, k % 5 == 4 ? 9 : static_cast<int>(k % 4)});
+    }
+    std::vector<std::atomic<int>> hits(2000);
+    std::mutex mu;
+    std::map<int, std::vector<size_t>> order;  // per thread, the ranges it ran in order
+    p.UntilRanges(ranges, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+      std::lock_guard lock(mu);
+      order[Parallelizer::Worker()].push_back(begin / 50);
+    });
+    for (size_t i = 0; i < 2000; ++i) ASSERT_EQ(hits[i].load(), 1) << workers << " workers, " << i;
+    for (const auto& [worker, ran] : order) {
+      if (p.threads() == 1) break;  // one thread alone runs them in order (below)
+      // Once a thread runs a range that is not its own, it runs none of its own after it.
+      bool others = false;
+      for (size_t k : ran) {
+        const bool own = ranges[k].worker == worker;
+        EXPECT_FALSE(others && own) << workers << " workers: worker " << worker << ", range " << k;
+        others = others || !own;
+      }
+    }
+    if (p.threads() == 1) {
+      ASSERT_EQ(order.size(), 1u);
+      EXPECT_EQ(order.begin()->second.size(), 40u);
+      EXPECT_TRUE(std::is_sorted(order.begin()->second.begin(), order.begin()->second.end()));
+    }
+  }
+}
+
+TEST(ParallelizerTest, UntilRangesStopsHandingOutRanges) {
+  for (int workers : {1, 2}) {
+    Parallelizer p(workers);
+    std::vector<Parallelizer::Range> ranges;
+    for (size_t k = 0; k < 1000; ++k) ranges.push_back({k, k + 1, static_cast<int>(k % 2)});
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> done{0};
+    p.UntilRanges(
+        ranges,
+        [&](size_t begin, size_t end) {
+          stop.store(true);
+          done.fetch_add(end - begin);
+        },
+        &stop);
+    EXPECT_LT(done.load(), 1000u) << workers << " workers";
+    EXPECT_GE(done.load(), 1u) << workers << " workers";
   }
 }
 

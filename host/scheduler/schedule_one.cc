@@ -234,7 +234,7 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     a.status = s;
     return a;
   }
-  if (Status s = fw.RunScorePlugins(state, pod.view(), feasible, scores_); !s.ok()) {
+  if (Status s = fw.RunScorePlugins(state, pod.view(), feasible, scores_, score_ranges_); !s.ok()) {
     a.status = s;
     return a;
   }
@@ -247,6 +247,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
     framework::Framework& fw, const framework::CycleState& state, const model::Pod& pod,
     const std::vector<const schedhost_node_info_view*>& nodes, bool rotate, Attempt& a) {
   std::vector<const schedhost_node_info_view*> out;
+  score_ranges_.clear();
   const size_t n = nodes.size();
   if (n == 0) return out;
   const auto to_find = static_cast<size_t>(framework::NumFeasibleNodesToFind(
@@ -266,6 +267,14 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
   outcome.resize(n, 0);
   filter_outcome_used_ = n;  // until this pass knows where it stopped
   if (filter_statuses_.size() < n) filter_statuses_.resize(n);
+  // With helper threads, the main pass notes which thread filtered each chunk and how many
+  // feasible nodes it took there, for the Score pass (score_ranges_ below).
+  const bool track = rotate && fw.parallelizer().threads() > 1;
+  const size_t chunk = fw.parallelizer().ChunkSize(n);
+  if (track) {
+    chunk_worker_.resize((n + chunk - 1) / chunk);
+    chunk_feasible_.assign(chunk_worker_.size(), 0);
+  }
   std::atomic<size_t> found{0};
   std::atomic<bool> stop{false};
   std::mutex error_mu;
@@ -305,6 +314,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
         n,
         [&](size_t begin, size_t end) {
           reach(end);
+          if (track) chunk_worker_[begin / chunk] = framework::Parallelizer::Worker();
           framework::FilterBatch batch;
           std::array<const schedhost_node_info_view*, framework::FilterBatch::kMaxNodes> run;
           for (size_t b = begin; b < end; b += run.size()) {
@@ -325,6 +335,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
                 take = to_find > before ? to_find - before : 0;
                 found.fetch_sub(passed - take);
               }
+              if (track) chunk_feasible_[begin / chunk] += static_cast<uint32_t>(take);
             }
             for (size_t j = 0; j < len; ++j) {
               if (!batch.passed[j]) {
@@ -347,6 +358,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
         n,
         [&](size_t begin, size_t end) {
           reach(end);
+          if (track) chunk_worker_[begin / chunk] = framework::Parallelizer::Worker();
           for (size_t i = begin; i < end; ++i) {
             if (stop.load(std::memory_order_relaxed)) return;
             framework::PrefetchAhead(nodes, i, end, index);
@@ -355,7 +367,7 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
               fail(std::move(s));
             } else if (s.ok()) {
               // Enough feasible nodes found: the rest are not looked at (upstream's early stop).
-              found_one(i);
+              if (found_one(i) && track) ++chunk_feasible_[begin / chunk];
             } else {
               filter_statuses_[i] = std::move(s);
               outcome[i] = 2;
@@ -420,6 +432,21 @@ std::vector<const schedhost_node_info_view*> Scheduler::FindNodesThatPassFilters
     }
   }
   if (rotate) next_start_node_index_ = (start + processed) % n;
+  if (track) {
+    // The feasible list is in pass order, so each chunk's feasible nodes are one stretch of it.
+    // Pieces of the Score pass's own chunk size keep its balance when a thread takes another's.
+    const size_t piece = fw.parallelizer().ChunkSize(out.size());
+    size_t pos = 0;
+    for (size_t k = 0; k < chunk_feasible_.size(); ++k) {
+      for (size_t left = chunk_feasible_[k]; left > 0;) {
+        const size_t len = std::min<size_t>(left, piece);
+        score_ranges_.push_back({pos, pos + len, chunk_worker_[k]});
+        pos += len;
+        left -= len;
+      }
+    }
+    if (pos != out.size()) score_ranges_.clear();  // not expected; the Score pass then chunks
+  }
   return out;
 }
 

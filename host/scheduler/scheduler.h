@@ -249,6 +249,12 @@ class Scheduler {
   std::vector<uint8_t> filter_outcome_;
   size_t filter_outcome_used_ = 0;  // how far the last pass wrote filter_outcome_ (the rest is 0)
   std::vector<framework::Status> filter_statuses_;
+  // Per chunk of the last main pass (Parallelizer::ChunkSize of the nodes): the pool thread that
+  // filtered it and how many feasible nodes it took; and from them, the ranges of the feasible
+  // list each thread scores (the nodes it filtered, whose lines its core still holds).
+  std::vector<int> chunk_worker_;
+  std::vector<uint32_t> chunk_feasible_;
+  std::vector<framework::Parallelizer::Range> score_ranges_;
   framework::ScoreTable scores_;  // the last cycle's scores, reused
 
   std::atomic<size_t> bindings_in_flight_{0};

@@ -125,7 +125,8 @@ std::vector<Harness::NodeResult> Harness::RunFilter(const model::Pod& pod, bool 
   return out;
 }
 
-Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out) {
+Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out,
+                                 std::span<const Parallelizer::Range> ranges) {
   Framework& fw = framework();
   const cache::Snapshot& snap = snapshot();
   CycleState state;
@@ -140,7 +141,7 @@ Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>&
   Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
   if (!s.ok()) return s;
   ScoreTable table;
-  s = fw.RunScorePlugins(state, pod.view(), feasible, table);
+  s = fw.RunScorePlugins(state, pod.view(), feasible, table, ranges);
   out.clear();
   for (size_t i = 0; s.ok() && i < table.nodes.size(); ++i) {
     ScoredNode& row = out.emplace_back();

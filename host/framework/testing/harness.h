@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,7 +76,9 @@ class Harness {
   /// RunScore runs PreScore and Score on the nodes that pass RunFilter; returns node -> total.
   std::vector<std::pair<std::string, int64_t>> RunScore(const model::Pod& pod);
   /// RunScoreDetailed is RunScore returning per-plugin raw and weighted scores.
-  Status RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out);
+  /// `ranges` as RunScorePlugins' (indices into the feasible nodes, in snapshot order).
+  Status RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>& out,
+                          std::span<const Parallelizer::Range> ranges = {});
   /// Schedule runs one scheduling cycle (no queue, no binding cycle): the best node, or ""
   /// with `failure` set to upstream's message.
   std::string Schedule(const model::Pod& pod, std::string* failure = nullptr);
