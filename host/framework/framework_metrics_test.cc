@@ -197,7 +197,7 @@ TEST(FrameworkMetricsTest, ASampledCycleBatchesScoreOnceItsBudgetIsUsed) {
   EXPECT_GT(batch_calls.load(), 0);
   ASSERT_EQ(table.nodes.size(), views.size());
   for (size_t i = 0; i < views.size(); ++i) {
-    ASSERT_EQ(table.raw[i * table.columns], score_of(views[i])) << "node " << i;
+    ASSERT_EQ(table.Raw(i, 0), score_of(views[i])) << "node " << i;
   }
 }
 

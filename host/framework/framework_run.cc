@@ -1,5 +1,6 @@
 // The extension-point runners, with upstream kube-scheduler's semantics for each point.
 #include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <mutex>
 #include <numeric>
 
@@ -423,7 +424,6 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
   out.columns = np;
   // Every cell is written below, so neither buffer is cleared first (at 2,500 nodes x 7
   // plugins that was a 160 KB memset per cycle).
-  out.raw.resize(n * np, boost::container::default_init);
   out.normalized.resize(n * np, boost::container::default_init);
   out.names.resize(n, boost::container::default_init);
   const size_t kept = normalizing.size();
@@ -454,8 +454,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     return s >= SCHEDHOST_MIN_NODE_SCORE && s <= SCHEDHOST_MAX_NODE_SCORE;
   };
   // finish takes node i once every plugin has scored it.
-  const auto finish = [&](size_t i) {
-    int64_t* raw = out.raw.data() + i * np;
+  const auto finish = [&](size_t i, const int64_t* raw) {
     uint8_t* normalized = out.normalized.data() + i * np;
     int64_t total = 0;
     for (const Column& c : direct) {
@@ -472,15 +471,13 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
       out.work[c.slice * n + i] = {nodes[i], raw[c.col]};
       kept_raw[c.slice] = raw[c.col];
     }
-    for (const size_t col : skipped) {
-      raw[col] = 0;
-      normalized[col] = 0;
-    }
+    for (const size_t col : skipped) normalized[col] = 0;
     out.nodes[i] = NodeScore{nodes[i], total};
     out.names[i] = nodes[i]->node != nullptr ? nodes[i]->node->name_id : SCHEDHOST_ID_EMPTY;
   };
-  // score_one is one node's Score calls, each timed while the cycle times plugin calls.
-  const auto score_one = [&](size_t i) {
+  // score_one is one node's Score calls, each timed while the cycle times plugin calls; the
+  // scores go to raw[column].
+  const auto score_one = [&](size_t i, int64_t* raw) {
     for (const PluginRef* ref : active) {
       const PluginInstance* p = ref->plugin;
       StatusSink sink;
@@ -492,7 +489,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
         fail(*p, rc, sink);
         return false;
       }
-      out.raw[i * np + static_cast<size_t>(ref - all.data())] = score;
+      raw[ref - all.data()] = score;
     }
     return true;
   };
@@ -524,9 +521,10 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(kRun, end - b);
             if (FrameworkMetrics::TimesPluginCalls(state)) {
+              boost::container::small_vector<int64_t, 8> cells(np);
               for (size_t j = 0; j < len; ++j) {
-                if (!score_one(b + j)) return;
-                finish(b + j);
+                if (!score_one(b + j, cells.data())) return;
+                finish(b + j, cells.data());
               }
               continue;
             }
@@ -534,7 +532,6 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
               PrefetchLines(nodes[b + j], sizeof(schedhost_node_info_view));
             }
             std::fill_n(totals.begin(), len, 0);
-            int64_t* raw = out.raw.data() + b * np;
             uint8_t* normalized = out.normalized.data() + b * np;
             for (const Column& c : active_columns) {
               const PluginInstance& p = *c.ref->plugin;
@@ -552,7 +549,6 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
                   if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
                 }
               }
-              for (size_t j = 0; j < len; ++j) raw[j * np + c.col] = scores[j];
               if (c.slice == kDirect) {
                 const int64_t weight = c.ref->weight;
                 for (size_t j = 0; j < len; ++j) {
@@ -574,10 +570,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
               }
             }
             for (const size_t col : skipped) {
-              for (size_t j = 0; j < len; ++j) {
-                raw[j * np + col] = 0;
-                normalized[j * np + col] = 0;
-              }
+              for (size_t j = 0; j < len; ++j) normalized[j * np + col] = 0;
             }
             for (size_t j = 0; j < len; ++j) {
               const schedhost_node_info_view* v = nodes[b + j];
@@ -589,10 +582,11 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     run_loop(score_runs);
   } else {
     run_loop([&](size_t begin, size_t end) {
+      boost::container::small_vector<int64_t, 8> cells(np);
       for (size_t i = begin; i < end; ++i) {
         PrefetchAhead(nodes, i, end, [](size_t j) { return j; });
-        if (!score_one(i)) return;
-        finish(i);
+        if (!score_one(i, cells.data())) return;
+        finish(i, cells.data());
       }
     });
   }
