@@ -436,8 +436,10 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
     throw;
   }
   const MetricSums after = ReadMetricSums();
-  const scheduler::SchedulerStats stats = sched.Stats();
   sched.Stop();
+  // After Stop, which waits for every binding cycle: the last pod's binding reaches the store
+  // (and the tracker) before its cycle counts it.
+  const scheduler::SchedulerStats stats = sched.Stats();
   store.Unwatch(watch);
 
   tracker.Fill(r);
