@@ -87,6 +87,17 @@ using ScoreCells = boost::container::vector<int64_t>;
 using NormalizedCells = boost::container::vector<uint8_t>;
 using NodeNames = boost::container::vector<schedhost_id>;
 
+/// RawScore is one node's raw score (before NormalizeScore) in `column`, from its row of
+/// normalised cells and its row of kept raw scores (one per entry of `kept_columns`, the
+/// columns whose raw score can differ from the normalised one; see ScoreTable::kept_raw).
+inline int64_t RawScore(const uint8_t* normalized_row, const int64_t* kept_row,
+                        std::span<const uint32_t> kept_columns, size_t column) {
+  for (size_t j = 0; j < kept_columns.size(); ++j) {
+    if (kept_columns[j] == column) return kept_row[j];
+  }
+  return normalized_row[column];
+}
+
 /// ScoreTable is RunScorePlugins' result: each node's weighted total and, per node and Score
 /// plugin (columns in ScorePluginNames order; skipped plugins score 0), the raw score and the
 /// normalised score; the weighted score is the normalised one times the column's weight. Kept by
@@ -115,10 +126,8 @@ struct ScoreTable {
   std::vector<schedhost_node_score> work;
 
   int64_t Raw(size_t node, size_t column) const {
-    for (size_t j = 0; j < kept_columns.size(); ++j) {
-      if (kept_columns[j] == column) return kept_raw[node * kept_columns.size() + j];
-    }
-    return normalized[node * columns + column];
+    return RawScore(normalized.data() + node * columns,
+                    kept_raw.data() + node * kept_columns.size(), kept_columns, column);
   }
   int64_t Weighted(size_t node, size_t column) const {
     return int64_t{normalized[node * columns + column]} * weights[column];

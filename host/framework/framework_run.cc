@@ -517,11 +517,12 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
         [&](size_t begin, size_t end) {
           std::array<int64_t, kRun> scores;
           std::array<int64_t, kRun> totals;
+          boost::container::small_vector<int64_t, 8> cells;  // a timed run's, node by node
           for (size_t b = begin; b < end; b += kRun) {
             if (stop.load(std::memory_order_relaxed)) return;
             const size_t len = std::min(kRun, end - b);
             if (FrameworkMetrics::TimesPluginCalls(state)) {
-              boost::container::small_vector<int64_t, 8> cells(np);
+              cells.resize(np);
               for (size_t j = 0; j < len; ++j) {
                 if (!score_one(b + j, cells.data())) return;
                 finish(b + j, cells.data());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "host/framework/framework.h"
 #include "host/model/interner.h"
 
 namespace schedhost::scheduler {
@@ -130,14 +131,12 @@ std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
     if (!scored) continue;
     v.raw.resize(columns);
     v.weighted.resize(columns);
+    const uint8_t* cells = normalized.data() + i * columns;
+    const int64_t* kept_raw = raw.data() + i * raw_columns.size();
     for (size_t k = 0; k < columns; ++k) {
-      v.raw[k] = normalized[i * columns + k];
-      v.weighted[k] = int64_t{normalized[i * columns + k]} * e->score_weights[k];
+      v.raw[k] = framework::RawScore(cells, kept_raw, raw_columns, k);
+      v.weighted[k] = int64_t{cells[k]} * e->score_weights[k];
       v.total += v.weighted[k];
-    }
-    const size_t kept = raw_columns.size();
-    for (size_t j = 0; j < kept; ++j) {
-      if (raw_columns[j] < columns) v.raw[raw_columns[j]] = raw[i * kept + j];
     }
   }
   const size_t first_rejected = e->nodes.size();
