@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <limits>
 
 namespace schedhost::cache {
 
@@ -225,6 +226,48 @@ void NodeInfo::RefreshView() {
   v.image_states_len = image_states_.size();
   v.generation = generation_;
   holder_.owner = this;
+  FillSummary();
+}
+
+namespace {
+
+uint32_t Saturated(size_t n) {
+  return static_cast<uint32_t>(std::min<size_t>(n, std::numeric_limits<uint32_t>::max()));
+}
+
+int64_t Quantity(std::span<const schedhost_resource> resources, schedhost_id name) {
+  for (const schedhost_resource& r : resources) {
+    if (r.name == name) return r.value;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void NodeInfo::FillSummary() {
+  schedhost_node_info_view& v = holder_.view;
+  schedhost_node_summary& s = v.summary;
+  s = schedhost_node_summary{};
+  s.flags = SCHEDHOST_NODE_SUMMARY_VALID;
+  s.requested_milli_cpu = Quantity(requested(), SCHEDHOST_ID_CPU);
+  s.requested_memory = Quantity(requested(), SCHEDHOST_ID_MEMORY);
+  s.non_zero_requested_milli_cpu = v.non_zero_requested_milli_cpu;
+  s.non_zero_requested_memory = v.non_zero_requested_memory;
+  s.pods_len = Saturated(v.pods_len);
+  s.image_states_len = Saturated(v.image_states_len);
+  if (v.node == nullptr) {
+    s.name_id = SCHEDHOST_ID_EMPTY;
+    return;
+  }
+  const schedhost_node_view& n = *v.node;
+  const std::span<const schedhost_resource> allocatable(allocatable_.data(), allocatable_.size());
+  s.allocatable_milli_cpu = Quantity(allocatable, SCHEDHOST_ID_CPU);
+  s.allocatable_memory = Quantity(allocatable, SCHEDHOST_ID_MEMORY);
+  s.allocatable_pods = Quantity(allocatable, SCHEDHOST_ID_PODS);
+  s.name_id = n.name_id;
+  s.flags |= SCHEDHOST_NODE_SUMMARY_HAS_NODE;
+  if (n.unschedulable != 0) s.flags |= SCHEDHOST_NODE_SUMMARY_UNSCHEDULABLE;
+  s.taints_len = Saturated(n.taints_len);
 }
 
 const NodeInfo* NodeInfo::FromView(const schedhost_node_info_view* v) {

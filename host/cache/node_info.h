@@ -67,8 +67,9 @@ class NodeInfo {
   /// view returns the ABI view; valid until the next mutation of this NodeInfo.
   const schedhost_node_info_view* view() const { return &holder_.view; }
   /// ViewPrefetchBytes is how many bytes from view() on hold the view, the inline requested
-  /// resources, the node's view and its inline allocatable resources: what a loop over nodes
-  /// prefetches to have them all.
+  /// resources, the node's view and its inline allocatable resources: one run of consecutive
+  /// lines for a plugin that reads the view instead of its summary (the node loops prefetch
+  /// only the summary, which is what the builtin plugins read).
   static constexpr size_t ViewPrefetchBytes() {
     return sizeof(Holder) + sizeof(decltype(requested_)) + sizeof(model::Node::ViewHolder) +
            sizeof(decltype(allocatable_));
@@ -94,6 +95,9 @@ class NodeInfo {
   // allocatable_; called wherever node_ changes (RefreshView only points at the copy).
   void TakeNodeView();
   void RefreshView();
+  // FillSummary copies into the view's summary (abi 1.3) what it summarises; RefreshView's last
+  // step, once the view and the node's view copy are current.
+  void FillSummary();
 
   std::shared_ptr<const model::Node> node_;
   std::vector<std::shared_ptr<const model::Pod>> pods_;

@@ -209,6 +209,84 @@ TEST(NodeInfoTest, FewRequestedResourcesLiveRightAfterTheView) {
   EXPECT_EQ(copy.Requested(SCHEDHOST_ID_CPU), 500);
 }
 
+// ExpectSummaryMatches checks a view's summary (abi 1.3) against the view, the node's view and
+// their arrays, the data it copies.
+void ExpectSummaryMatches(const NodeInfo& ni) {
+  const schedhost_node_info_view* v = ni.view();
+  const schedhost_node_summary& s = v->summary;
+  ASSERT_NE(s.flags & SCHEDHOST_NODE_SUMMARY_VALID, 0u);
+  EXPECT_EQ(s.requested_milli_cpu, ni.Requested(SCHEDHOST_ID_CPU));
+  EXPECT_EQ(s.requested_memory, ni.Requested(SCHEDHOST_ID_MEMORY));
+  EXPECT_EQ(s.non_zero_requested_milli_cpu, v->non_zero_requested_milli_cpu);
+  EXPECT_EQ(s.non_zero_requested_memory, v->non_zero_requested_memory);
+  EXPECT_EQ(s.pods_len, v->pods_len);
+  EXPECT_EQ(s.image_states_len, v->image_states_len);
+  const schedhost_node_view* n = v->node;
+  EXPECT_EQ((s.flags & SCHEDHOST_NODE_SUMMARY_HAS_NODE) != 0, n != nullptr);
+  if (n == nullptr) {
+    EXPECT_EQ(s.flags, static_cast<uint32_t>(SCHEDHOST_NODE_SUMMARY_VALID));
+    EXPECT_EQ(s.name_id, SCHEDHOST_ID_EMPTY);
+    EXPECT_EQ(s.allocatable_milli_cpu, 0);
+    return;
+  }
+  EXPECT_EQ((s.flags & SCHEDHOST_NODE_SUMMARY_UNSCHEDULABLE) != 0, n->unschedulable != 0);
+  EXPECT_EQ(s.name_id, n->name_id);
+  EXPECT_EQ(s.taints_len, n->taints_len);
+  EXPECT_EQ(s.allocatable_milli_cpu, AllocatableOf(n, SCHEDHOST_ID_CPU));
+  EXPECT_EQ(s.allocatable_memory, AllocatableOf(n, SCHEDHOST_ID_MEMORY));
+  EXPECT_EQ(s.allocatable_pods, AllocatableOf(n, SCHEDHOST_ID_PODS));
+  EXPECT_EQ(s.reserved0, 0u);
+}
+
+// The summary follows every change of the NodeInfo: pods added and removed, a new node object
+// (cordoned, tainted, other allocatable), copies, Clear, image states, and no node at all.
+TEST(NodeInfoTest, TheSummaryFollowsTheViewThroughEveryChange) {
+  NodeInfo ni(NodeNamed("n1"));
+  ExpectSummaryMatches(ni);
+  EXPECT_EQ(ni.view()->summary.allocatable_milli_cpu, 4000);
+  EXPECT_EQ(ni.view()->summary.allocatable_pods, 10);
+  EXPECT_EQ(ni.view()->summary.flags,
+            static_cast<uint32_t>(SCHEDHOST_NODE_SUMMARY_VALID | SCHEDHOST_NODE_SUMMARY_HAS_NODE));
+
+  ni.AddPod(PodOn("a", "n1"));
+  ni.AddPod(PodOn("b", "n1", "  overhead: {example.com/gpu: \"1\"}\n"));
+  ExpectSummaryMatches(ni);
+  EXPECT_EQ(ni.view()->summary.requested_milli_cpu, 1000);
+  EXPECT_EQ(ni.view()->summary.requested_memory, 2LL << 30);
+  EXPECT_EQ(ni.view()->summary.pods_len, 2u);
+
+  EXPECT_TRUE(ni.RemovePod("uid-a"));
+  ExpectSummaryMatches(ni);
+  EXPECT_EQ(ni.view()->summary.requested_milli_cpu, 500);
+
+  ni.SetNode(One<model::Node>(
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  unschedulable: true\n"
+      "  taints: [{key: a, value: b, effect: NoSchedule}, {key: c, effect: PreferNoSchedule}]\n"
+      "status:\n  allocatable: {cpu: \"8\", memory: 16Gi}\n"));
+  ExpectSummaryMatches(ni);
+  EXPECT_NE(ni.view()->summary.flags & SCHEDHOST_NODE_SUMMARY_UNSCHEDULABLE, 0u);
+  EXPECT_EQ(ni.view()->summary.taints_len, 2u);
+  EXPECT_EQ(ni.view()->summary.allocatable_pods, 0);  // absent: 0, as the array reads
+  EXPECT_EQ(ni.view()->summary.pods_len, 1u);
+
+  ni.SetImageStates({schedhost_image_state{{"x:1", 3}, 100, 1, 0}});
+  ExpectSummaryMatches(ni);
+  EXPECT_EQ(ni.view()->summary.image_states_len, 1u);
+
+  NodeInfo copy(ni);
+  ExpectSummaryMatches(copy);
+  EXPECT_EQ(copy.view()->summary.requested_milli_cpu, 500);
+  NodeInfo assigned(NodeNamed("n2"));
+  assigned = ni;
+  ExpectSummaryMatches(assigned);
+  EXPECT_EQ(assigned.view()->summary.taints_len, 2u);
+
+  ni.Clear();
+  ExpectSummaryMatches(ni);
+  NodeInfo empty;
+  ExpectSummaryMatches(empty);
+}
+
 TEST(SnapshotTest, BuildsIndexesAndImageSummaries) {
   std::string img = "  images:\n  - names: [\"nginx:1.25\", \"docker.io/library/nginx@sha256:abc\"]\n    sizeBytes: 100000000\n"
                     "  - names: [redis]\n    sizeBytes: 50000000\n";

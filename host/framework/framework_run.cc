@@ -530,7 +530,7 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
               continue;
             }
             for (size_t j = 0; j < len; ++j) {
-              PrefetchLines(nodes[b + j], sizeof(schedhost_node_info_view));
+              PrefetchView(nodes[b + j]);
             }
             std::fill_n(totals.begin(), len, 0);
             uint8_t* normalized = out.normalized.data() + b * np;
@@ -576,7 +576,11 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
             for (size_t j = 0; j < len; ++j) {
               const schedhost_node_info_view* v = nodes[b + j];
               out.nodes[b + j] = NodeScore{v, totals[j]};
-              out.names[b + j] = v->node != nullptr ? v->node->name_id : SCHEDHOST_ID_EMPTY;
+              // From the summary, the line the plugins just read (every snapshot view has one).
+              out.names[b + j] = (v->summary.flags & SCHEDHOST_NODE_SUMMARY_VALID) != 0
+                                     ? v->summary.name_id
+                                 : v->node != nullptr ? v->node->name_id
+                                                      : SCHEDHOST_ID_EMPTY;
             }
           }
         };

@@ -1,12 +1,13 @@
 // Prefetching node infos ahead of a Filter or Score loop.
 //
-// A node info is one block of consecutive cache lines (its view, the requested resources, a copy
-// of the node's view with the allocatable resources) and, for some nodes, arrays elsewhere (used
-// ports, taints); a loop over thousands of nodes spends most of its time waiting for them to
-// arrive from memory. Touching node i + distance while node i is evaluated lets those misses
-// overlap. Reading a field of a block not cached yet would stall, so the pointers are followed
-// one level per call: the loop prefetches the block of the node kPrefetchDistance ahead and what
-// lies outside the block of the node half that distance ahead.
+// A loop over thousands of nodes spends most of its time waiting for their memory. What Filter
+// and Score read of nearly every node is in the view's summary (abi 1.3, one or two cache lines;
+// the builtin plugins read the summary instead of the view and its arrays), so that is what the
+// loops ask for ahead of time: fetching all seven or eight lines of a node's block kept the fill
+// buffers full with lines no plugin read. Touching node i + distance while node i is evaluated
+// lets the misses overlap. Reading a field not cached yet would stall, so the pointers are
+// followed one level per call: the loop prefetches the summary of the node kPrefetchDistance
+// ahead and what lies outside it (a tainted node's taints) half that distance ahead.
 #pragma once
 
 #include <schedhost/plugin.h>
@@ -14,35 +15,22 @@
 #include <cstddef>
 #include <vector>
 
-#include "host/cache/node_info.h"
-
 namespace schedhost::framework {
 
 /// kPrefetchDistance is how many nodes ahead of the one being evaluated loops prefetch.
 inline constexpr size_t kPrefetchDistance = 8;
 
-/// PrefetchLines asks for every cache line of the `bytes` bytes at `p`.
-inline void PrefetchLines(const void* p, size_t bytes) {
-  const auto* c = static_cast<const char*>(p);
-  for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(c + off);
-}
-
 // A node's memory in two levels, the second reachable only once the first has arrived:
-// PrefetchView asks for the NodeInfo's block (cache::NodeInfo::ViewPrefetchBytes: the view, the
-// inline requested resources, the copy of the node's view and its inline allocatable
-// resources); PrefetchArraysOf, reading that block, for what lies outside it when a node has it
-// (spilled resource arrays, used ports, taints).
+// PrefetchView asks for the lines of the view's summary; PrefetchArraysOf, reading the summary,
+// for the taints of a node that has them (TaintToleration reads them; reaching them reads the
+// view's first line and the node's view too).
 inline void PrefetchView(const schedhost_node_info_view* v) {
-  PrefetchLines(v, cache::NodeInfo::ViewPrefetchBytes());
+  const auto* s = reinterpret_cast<const char*>(&v->summary);
+  __builtin_prefetch(s);
+  __builtin_prefetch(s + sizeof(schedhost_node_summary) - 1);
 }
 inline void PrefetchArraysOf(const schedhost_node_info_view* v) {
-  if (v->requested.len > cache::NodeInfo::kInlineResources) __builtin_prefetch(v->requested.items);
-  if (v->used_ports_len != 0) __builtin_prefetch(v->used_ports);
-  const schedhost_node_view* n = v->node;
-  if (n == nullptr) return;
-  if (n->allocatable.len > cache::NodeInfo::kInlineResources)
-    __builtin_prefetch(n->allocatable.items);
-  if (n->taints_len != 0) __builtin_prefetch(n->taints);
+  if (v->summary.taints_len != 0 && v->node != nullptr) __builtin_prefetch(v->node->taints);
 }
 
 /// PrefetchAhead, called in a loop over nodes at index i, asks for the block of node

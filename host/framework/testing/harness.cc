@@ -100,8 +100,17 @@ const cache::Snapshot& Harness::snapshot() {
   if (!snapshot_) {
     snapshot_ = cache::Snapshot::Build(nodes_, pods_, namespaces_);
     if (framework_) framework_->SetSnapshot(snapshot_.get());
+    bare_views_.clear();
+    for (const schedhost_node_info_view* v : snapshot_->views()) {
+      schedhost_node_info_view& bare = bare_views_.emplace_back(*v);
+      bare.summary = schedhost_node_summary{};
+    }
   }
   return *snapshot_;
+}
+
+const schedhost_node_info_view* Harness::View(size_t i) {
+  return hide_summaries_ ? &bare_views_[i] : snapshot().views()[i];
 }
 
 std::vector<Harness::NodeResult> Harness::RunFilter(const model::Pod& pod, bool run_all_filters) {
@@ -119,7 +128,7 @@ std::vector<Harness::NodeResult> Harness::RunFilter(const model::Pod& pod, bool 
       out.push_back({name, Status::Make(Code::kUnschedulableAndUnresolvable,
                                         "node(s) didn't satisfy plugin(s) PreFilter result")});
     } else {
-      out.push_back({name, fw.RunFilterPlugins(state, pod.view(), snap.views()[i])});
+      out.push_back({name, fw.RunFilterPlugins(state, pod.view(), View(i))});
     }
   }
   return out;
@@ -135,8 +144,7 @@ Status Harness::RunScoreDetailed(const model::Pod& pod, std::vector<ScoredNode>&
   std::vector<const schedhost_node_info_view*> feasible;
   for (size_t i = 0; i < snap.size(); ++i) {
     if (subset && !subset->count(std::string(snap.at(i).node()->name()))) continue;
-    if (fw.RunFilterPlugins(state, pod.view(), snap.views()[i]).ok())
-      feasible.push_back(snap.views()[i]);
+    if (fw.RunFilterPlugins(state, pod.view(), View(i)).ok()) feasible.push_back(View(i));
   }
   Status s = fw.RunPreScorePlugins(state, pod.view(), feasible);
   if (!s.ok()) return s;
@@ -179,9 +187,9 @@ std::string Harness::Schedule(const model::Pod& pod, std::string* failure) {
     for (size_t i = 0; i < snap.size(); ++i) {
       const std::string& name = snap.at(i).node()->name();
       if (subset && !subset->count(name)) continue;
-      Status s = fw.RunFilterPlugins(state, pod.view(), snap.views()[i]);
+      Status s = fw.RunFilterPlugins(state, pod.view(), View(i));
       if (s.ok()) {
-        feasible.push_back(snap.views()[i]);
+        feasible.push_back(View(i));
       } else {
         statuses.emplace_back(name, std::move(s));
       }

@@ -61,6 +61,11 @@ class Harness {
   /// MakePod decodes one pod manifest.
   std::shared_ptr<const model::Pod> MakePod(std::string_view yaml) const;
 
+  /// HideSummaries(true): RunFilter and RunScore(Detailed) hand the plugins copies of the node
+  /// views whose summary (abi 1.3) is left unfilled, as an older host's or a hand-made view
+  /// would be, so the plugins read the views and their arrays instead. Both ways must agree.
+  void HideSummaries(bool hide) { hide_summaries_ = hide; }
+
   /// framework builds (once per config) and returns the profile's framework.
   Framework& framework();
   /// snapshot builds (once per cluster change) and returns the snapshot.
@@ -95,6 +100,11 @@ class Harness {
   std::vector<std::shared_ptr<const model::Namespace>> namespaces_;
   std::unique_ptr<cache::Snapshot> snapshot_;
   std::vector<std::string> bindings_;
+  bool hide_summaries_ = false;
+  // The copies HideSummaries hands out, one per snapshot node (made with the snapshot).
+  std::vector<schedhost_node_info_view> bare_views_;
+  // View is the snapshot's view of node i, or its copy without a summary.
+  const schedhost_node_info_view* View(size_t i);
 };
 
 }  // namespace schedhost::framework::testing

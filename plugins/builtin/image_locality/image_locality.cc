@@ -62,6 +62,10 @@ int64_t ImageLocality::CalculatePriority(int64_t sum, size_t containers) noexcep
 
 Status ImageLocality::Score(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni,
                             int64_t& score) {
+  if (const schedhost_node_summary* s = ni.summary(); s != nullptr && s->image_states_len == 0) {
+    score = CalculatePriority(0, pod.images().size());  // as below for a node without images
+    return {};
+  }
   const auto states = ni.image_states();
   int64_t sum = 0;
   // The pod view lists init containers first, then containers: both count (v1.28). A node

@@ -141,6 +141,17 @@ Status NodeResourcesFit::Filter(const CycleState& state, const Pod& /*pod*/, con
         "\" from cycle state: not found (is PreFilter of NodeResourcesFit enabled?)");
   }
   Status out;
+  const schedhost_node_summary* s = ni.summary();
+  if (s != nullptr && (s->flags & SCHEDHOST_NODE_SUMMARY_HAS_NODE) != 0 &&
+      req->ephemeral_storage == 0 && req->scalars.empty()) {
+    // What Insufficient checks, from the summary's lines instead of the node's arrays.
+    if (static_cast<int64_t>(s->pods_len) + 1 > s->allocatable_pods) AddReason(out, kTooManyPods);
+    if (req->milli_cpu > 0 && req->milli_cpu > s->allocatable_milli_cpu - s->requested_milli_cpu)
+      AddReason(out, kInsufficientCpu);
+    if (req->memory > 0 && req->memory > s->allocatable_memory - s->requested_memory)
+      AddReason(out, kInsufficientMemory);
+    return out;
+  }
   Insufficient(*req, ni.node().allocatable(), ni.requested(), ni.pods().size(), out);
   return out;
 }
@@ -198,8 +209,11 @@ int64_t NodeResourcesFit::ResourceScore(int64_t requested, int64_t allocatable) 
 Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const NodeInfo& ni,
                                int64_t& score) {
   const auto* pre = state.Read<PreScoreState>(prescore_key_);
-  const Resources allocatable = ni.node().allocatable();
-  const Resources requested = ni.requested();
+  // Cpu and memory come from the summary when the host gives one (one or two cache lines);
+  // the node's arrays are read only for the other resources.
+  const schedhost_node_summary* sum_of = ni.summary();
+  const auto allocatable = [&ni] { return ni.node().allocatable(); };
+  const auto requested = [&ni] { return ni.requested(); };
   int64_t sum = 0;
   int64_t weight_sum = 0;
   for (size_t i = 0; i < resources_.size(); ++i) {
@@ -209,22 +223,26 @@ Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const No
     int64_t used = 0;
     switch (r.kind) {
       case Kind::kCpu:
-        alloc = allocatable.Get(r.id);
-        used = ni.non_zero_requested_milli_cpu() + pod_req;
+        alloc = sum_of != nullptr ? sum_of->allocatable_milli_cpu : allocatable().Get(r.id);
+        used = (sum_of != nullptr ? sum_of->non_zero_requested_milli_cpu
+                                  : ni.non_zero_requested_milli_cpu()) +
+               pod_req;
         break;
       case Kind::kMemory:
-        alloc = allocatable.Get(r.id);
-        used = ni.non_zero_requested_memory() + pod_req;
+        alloc = sum_of != nullptr ? sum_of->allocatable_memory : allocatable().Get(r.id);
+        used = (sum_of != nullptr ? sum_of->non_zero_requested_memory
+                                  : ni.non_zero_requested_memory()) +
+               pod_req;
         break;
       case Kind::kEphemeralStorage:
-        alloc = allocatable.Get(r.id);
-        used = requested.Get(r.id) + pod_req;
+        alloc = allocatable().Get(r.id);
+        used = requested().Get(r.id) + pod_req;
         break;
       case Kind::kScalar:
         // A scalar resource the pod does not ask for does not rank nodes.
         if (pod_req == 0) continue;
-        alloc = allocatable.Get(r.id);
-        used = requested.Get(r.id) + pod_req;
+        alloc = allocatable().Get(r.id);
+        used = requested().Get(r.id) + pod_req;
         break;
       case Kind::kUnscored:
         continue;

@@ -16,6 +16,12 @@ NodeUnschedulable::NodeUnschedulable(const Host& host, const Args& args) : Plugi
 }
 
 Status NodeUnschedulable::Filter(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni) {
+  // The common case from the summary's line alone; anything else reads the node's view.
+  if (const schedhost_node_summary* s = ni.summary();
+      s != nullptr &&
+      s->flags == (SCHEDHOST_NODE_SUMMARY_VALID | SCHEDHOST_NODE_SUMMARY_HAS_NODE)) {
+    return {};
+  }
   if (ni.raw() == nullptr || ni.raw()->node == nullptr) {
     return Status::UnschedulableAndUnresolvable(Status::Static{kErrReasonUnknownCondition});
   }

@@ -25,6 +25,11 @@ TaintToleration::TaintToleration(const Host& host, const Args& args)
 }
 
 Status TaintToleration::Filter(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni) {
+  // An untainted node passes on the summary's line alone.
+  if (const schedhost_node_summary* s = ni.summary();
+      s != nullptr && (s->flags & SCHEDHOST_NODE_SUMMARY_HAS_NODE) != 0 && s->taints_len == 0) {
+    return {};
+  }
   if (ni.raw() == nullptr || ni.raw()->node == nullptr) return Status::Error("invalid nodeInfo");
   const auto tolerations = pod.tolerations();
   for (const schedhost_taint& taint : ni.node().taints()) {
@@ -62,6 +67,10 @@ Status TaintToleration::Score(const CycleState& state, const Pod& /*pod*/, const
     return Status::Error("reading \"" + std::string(kStateKey) + "\" from cycle state: not found");
   }
   int64_t intolerable = 0;
+  if (const schedhost_node_summary* sum = ni.summary(); sum != nullptr && sum->taints_len == 0) {
+    score = 0;
+    return {};
+  }
   for (const schedhost_taint& taint : ni.node().taints()) {
     if (taint.effect != SCHEDHOST_EFFECT_PREFER_NO_SCHEDULE) continue;
     if (!AnyTolerates(s->tolerations, taint)) ++intolerable;

@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 2
+#define SCHEDHOST_ABI_MINOR 3
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.2.0"
+#define SCHEDHOST_SDK_VERSION "1.3.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -432,6 +432,38 @@ typedef struct schedhost_image_state {
   int32_t reserved0;
 } schedhost_image_state;
 
+/** Bits of schedhost_node_summary.flags. since: abi 1.3 */
+enum schedhost_node_summary_flag {
+  SCHEDHOST_NODE_SUMMARY_VALID = 1 << 0,        /* the host filled the summary */
+  SCHEDHOST_NODE_SUMMARY_HAS_NODE = 1 << 1,     /* the view's node is not NULL */
+  SCHEDHOST_NODE_SUMMARY_UNSCHEDULABLE = 1 << 2 /* node->unschedulable is non-zero */
+};
+
+/**
+ * What Filter and Score read of nearly every node, in one place: copies of figures that are
+ * also in the node info view, the node view and their resource arrays, so a loop over thousands
+ * of nodes reads one or two cache lines per node instead of following pointers into seven or
+ * eight. Valid only when `flags` has SCHEDHOST_NODE_SUMMARY_VALID and the host speaks abi 1.3 or
+ * newer (an older host's view ends before it); otherwise read the view and its arrays (the C++
+ * SDK's NodeInfo::summary() checks both). Resources absent from the node count 0. Counts
+ * saturate at UINT32_MAX. since: abi 1.3
+ */
+typedef struct schedhost_node_summary {
+  int64_t allocatable_milli_cpu;        /* node->allocatable, cpu */
+  int64_t allocatable_memory;           /* node->allocatable, memory */
+  int64_t allocatable_pods;             /* node->allocatable, pods */
+  int64_t requested_milli_cpu;          /* requested, cpu */
+  int64_t requested_memory;             /* requested, memory */
+  int64_t non_zero_requested_milli_cpu; /* as the view's field of that name */
+  int64_t non_zero_requested_memory;    /* as the view's field of that name */
+  uint32_t pods_len;                    /* the view's pods_len */
+  schedhost_id name_id;                 /* node->name_id; SCHEDHOST_ID_EMPTY without a node */
+  uint32_t flags;                       /* enum schedhost_node_summary_flag bits */
+  uint32_t taints_len;                  /* node->taints_len */
+  uint32_t image_states_len;            /* the view's image_states_len */
+  uint32_t reserved0;
+} schedhost_node_summary;
+
 /**
  * A node with the pods on it and what they use. OWNERSHIP: host-owned; valid until the cycle
  * that handed it out ends. since: abi 1.0
@@ -453,6 +485,8 @@ typedef struct schedhost_node_info_view {
   const schedhost_image_state* image_states; /* sorted by name */
   size_t image_states_len;
   uint64_t generation;
+  /* --- abi 1.3 --- */
+  schedhost_node_summary summary; /* see schedhost_node_summary for when it is valid */
 } schedhost_node_info_view;
 
 /* ------------------------------------------------------------------------------------------ */
