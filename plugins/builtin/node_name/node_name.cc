@@ -16,7 +16,12 @@ NodeName::NodeName(const Host& host, const Args& args) : Plugin(host) {
 }
 
 Status NodeName::Filter(const CycleState& /*state*/, const Pod& pod, const NodeInfo& ni) {
-  if (ni.raw() == nullptr || ni.raw()->node == nullptr) return Status::Error("node not found");
+  // Whether there is a node, from the summary's line when the host gives one (the view's first
+  // line is not otherwise read for a pod without spec.nodeName).
+  const schedhost_node_summary* s = ni.summary();
+  const bool has_node = s != nullptr ? (s->flags & SCHEDHOST_NODE_SUMMARY_HAS_NODE) != 0
+                                     : ni.raw() != nullptr && ni.raw()->node != nullptr;
+  if (!has_node) return Status::Error("node not found");
   const std::string_view wanted = pod.node_name();
   if (wanted.empty() || wanted == ni.node().name()) return {};
   return Status::UnschedulableAndUnresolvable(Status::Static{kErrReason});
