@@ -31,6 +31,14 @@ void AddResources(Vector& into, schedhost_resources add) {
   }
 }
 
+// Quantity is `name`'s value in a resource list, 0 when absent.
+int64_t Quantity(std::span<const schedhost_resource> resources, schedhost_id name) {
+  for (const schedhost_resource& r : resources) {
+    if (r.name == name) return r.value;
+  }
+  return 0;
+}
+
 }  // namespace
 
 uint64_t NextGeneration() { return g_generation.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -163,12 +171,7 @@ void NodeInfo::SetImageStates(std::vector<schedhost_image_state> states) {
   RefreshView();
 }
 
-int64_t NodeInfo::Requested(schedhost_id resource) const {
-  for (const auto& r : requested_) {
-    if (r.name == resource) return r.value;
-  }
-  return 0;
-}
+int64_t NodeInfo::Requested(schedhost_id resource) const { return Quantity(requested(), resource); }
 
 void NodeInfo::Recompute() {
   pod_views_.clear();
@@ -235,13 +238,6 @@ uint32_t Saturated(size_t n) {
   return static_cast<uint32_t>(std::min<size_t>(n, std::numeric_limits<uint32_t>::max()));
 }
 
-int64_t Quantity(std::span<const schedhost_resource> resources, schedhost_id name) {
-  for (const schedhost_resource& r : resources) {
-    if (r.name == name) return r.value;
-  }
-  return 0;
-}
-
 }  // namespace
 
 void NodeInfo::FillSummary() {
@@ -249,8 +245,8 @@ void NodeInfo::FillSummary() {
   schedhost_node_summary& s = v.summary;
   s = schedhost_node_summary{};
   s.flags = SCHEDHOST_NODE_SUMMARY_VALID;
-  s.requested_milli_cpu = Quantity(requested(), SCHEDHOST_ID_CPU);
-  s.requested_memory = Quantity(requested(), SCHEDHOST_ID_MEMORY);
+  s.requested_milli_cpu = Requested(SCHEDHOST_ID_CPU);
+  s.requested_memory = Requested(SCHEDHOST_ID_MEMORY);
   s.non_zero_requested_milli_cpu = v.non_zero_requested_milli_cpu;
   s.non_zero_requested_memory = v.non_zero_requested_memory;
   s.pods_len = Saturated(v.pods_len);
