@@ -55,21 +55,9 @@ double NodeResourcesBalancedAllocation::Fraction(const ScoredResource& r, int64_
   // A scalar resource the pod does not ask for, and any resource the node has none of, are
   // left out (upstream returns allocatable 0 for both).
   if (r.kind == Kind::kUnscored || (r.kind == Kind::kScalar && pod_req == 0)) return -1;
-  int64_t allocatable = 0;
-  int64_t requested = 0;
-  const schedhost_node_summary* s = ni.summary();
-  if (s != nullptr && r.id == SCHEDHOST_ID_CPU) {
-    allocatable = s->allocatable_milli_cpu;
-    requested = s->requested_milli_cpu;
-  } else if (s != nullptr && r.id == SCHEDHOST_ID_MEMORY) {
-    allocatable = s->allocatable_memory;
-    requested = s->requested_memory;
-  } else {
-    allocatable = ni.node().allocatable().Get(r.id);
-    requested = ni.requested().Get(r.id);
-  }
+  const int64_t allocatable = ni.Allocatable(r.id);
   if (allocatable == 0) return -1;
-  requested += pod_req;
+  const int64_t requested = ni.Requested(r.id) + pod_req;
   const double f = static_cast<double>(requested) / static_cast<double>(allocatable);
   return f > 1 ? 1.0 : f;
 }

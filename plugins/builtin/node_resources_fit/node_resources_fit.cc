@@ -108,15 +108,15 @@ NodeResourcesFit::Request NodeResourcesFit::ComputeRequest(const Pod& pod) const
   return req;
 }
 
-void NodeResourcesFit::Insufficient(const Request& req, const Resources& allocatable,
-                                    const Resources& requested, size_t pods, Status& out) const {
-  if (static_cast<int64_t>(pods) + 1 > allocatable.Get(SCHEDHOST_ID_PODS))
-    AddReason(out, kTooManyPods);
+template <class Allocatable, class Requested>
+void NodeResourcesFit::Insufficient(const Request& req, Allocatable allocatable,
+                                    Requested requested, int64_t pods, Status& out) const {
+  if (pods + 1 > allocatable(SCHEDHOST_ID_PODS)) AddReason(out, kTooManyPods);
   if (req.milli_cpu == 0 && req.memory == 0 && req.ephemeral_storage == 0 && req.scalars.empty()) {
     return;
   }
   auto short_of = [&](Id id, int64_t want) {
-    return want > 0 && want > allocatable.Get(id) - requested.Get(id);
+    return want > 0 && want > allocatable(id) - requested(id);
   };
   if (short_of(SCHEDHOST_ID_CPU, req.milli_cpu)) AddReason(out, kInsufficientCpu);
   if (short_of(SCHEDHOST_ID_MEMORY, req.memory)) AddReason(out, kInsufficientMemory);
@@ -141,18 +141,10 @@ Status NodeResourcesFit::Filter(const CycleState& state, const Pod& /*pod*/, con
         "\" from cycle state: not found (is PreFilter of NodeResourcesFit enabled?)");
   }
   Status out;
-  const schedhost_node_summary* s = ni.summary();
-  if (s != nullptr && (s->flags & SCHEDHOST_NODE_SUMMARY_HAS_NODE) != 0 &&
-      req->ephemeral_storage == 0 && req->scalars.empty()) {
-    // What Insufficient checks, from the summary's lines instead of the node's arrays.
-    if (static_cast<int64_t>(s->pods_len) + 1 > s->allocatable_pods) AddReason(out, kTooManyPods);
-    if (req->milli_cpu > 0 && req->milli_cpu > s->allocatable_milli_cpu - s->requested_milli_cpu)
-      AddReason(out, kInsufficientCpu);
-    if (req->memory > 0 && req->memory > s->allocatable_memory - s->requested_memory)
-      AddReason(out, kInsufficientMemory);
-    return out;
-  }
-  Insufficient(*req, ni.node().allocatable(), ni.requested(), ni.pods().size(), out);
+  // Through NodeInfo's lookups, which read the summary's lines where it has the figure.
+  Insufficient(
+      *req, [&ni](Id id) { return ni.Allocatable(id); }, [&ni](Id id) { return ni.Requested(id); },
+      static_cast<int64_t>(ni.pod_count()), out);
   return out;
 }
 
@@ -209,11 +201,6 @@ int64_t NodeResourcesFit::ResourceScore(int64_t requested, int64_t allocatable) 
 Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const NodeInfo& ni,
                                int64_t& score) {
   const auto* pre = state.Read<PreScoreState>(prescore_key_);
-  // Cpu and memory come from the summary when the host gives one (one or two cache lines);
-  // the node's arrays are read only for the other resources.
-  const schedhost_node_summary* sum_of = ni.summary();
-  const auto allocatable = [&ni] { return ni.node().allocatable(); };
-  const auto requested = [&ni] { return ni.requested(); };
   int64_t sum = 0;
   int64_t weight_sum = 0;
   for (size_t i = 0; i < resources_.size(); ++i) {
@@ -223,26 +210,22 @@ Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const No
     int64_t used = 0;
     switch (r.kind) {
       case Kind::kCpu:
-        alloc = sum_of != nullptr ? sum_of->allocatable_milli_cpu : allocatable().Get(r.id);
-        used = (sum_of != nullptr ? sum_of->non_zero_requested_milli_cpu
-                                  : ni.non_zero_requested_milli_cpu()) +
-               pod_req;
+        alloc = ni.Allocatable(r.id);
+        used = ni.non_zero_requested_milli_cpu() + pod_req;
         break;
       case Kind::kMemory:
-        alloc = sum_of != nullptr ? sum_of->allocatable_memory : allocatable().Get(r.id);
-        used = (sum_of != nullptr ? sum_of->non_zero_requested_memory
-                                  : ni.non_zero_requested_memory()) +
-               pod_req;
+        alloc = ni.Allocatable(r.id);
+        used = ni.non_zero_requested_memory() + pod_req;
         break;
       case Kind::kEphemeralStorage:
-        alloc = allocatable().Get(r.id);
-        used = requested().Get(r.id) + pod_req;
+        alloc = ni.Allocatable(r.id);
+        used = ni.Requested(r.id) + pod_req;
         break;
       case Kind::kScalar:
         // A scalar resource the pod does not ask for does not rank nodes.
         if (pod_req == 0) continue;
-        alloc = allocatable().Get(r.id);
-        used = requested().Get(r.id) + pod_req;
+        alloc = ni.Allocatable(r.id);
+        used = ni.Requested(r.id) + pod_req;
         break;
       case Kind::kUnscored:
         continue;
@@ -275,7 +258,8 @@ int32_t NodeResourcesFit::NodeChangeHint(void* instance, const schedhost_pod_vie
     const Request req = self->ComputeRequest(Pod(pod));
     const Resources alloc = Node(now).allocatable();
     Status fit;
-    self->Insufficient(req, alloc, Resources(), 0, fit);
+    self->Insufficient(
+        req, [&alloc](Id id) { return alloc.Get(id); }, [](Id) { return int64_t{0}; }, 0, fit);
     if (!fit.ok()) return SCHEDHOST_QUEUE_SKIP;  // would not fit even on the empty node
     const schedhost_node_view* before = old_obj != nullptr ? old_obj->node : nullptr;
     if (before == nullptr) return SCHEDHOST_QUEUE;  // a new node the pod fits on

@@ -103,9 +103,10 @@ class NodeResourcesFit final : public Plugin,
 
   Request ComputeRequest(const Pod& pod) const;
   // Insufficient adds one reason per resource `req` does not fit into (allocatable minus
-  // requested, with `pods` pods already there) to `out`.
-  void Insufficient(const Request& req, const Resources& allocatable, const Resources& requested,
-                    size_t pods, Status& out) const;
+  // requested, each looked up by resource id, with `pods` pods already there) to `out`.
+  template <class Allocatable, class Requested>
+  void Insufficient(const Request& req, Allocatable allocatable, Requested requested, int64_t pods,
+                    Status& out) const;
   int64_t PodRequestFor(const Pod& pod, const ScoredResource& r) const;
   int64_t ShapeScore(int64_t utilization) const;
   int64_t ResourceScore(int64_t requested, int64_t allocatable) const;

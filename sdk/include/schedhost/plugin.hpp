@@ -335,8 +335,15 @@ class NodeInfo {
     return {v_->pods_with_required_anti_affinity, v_->pods_with_required_anti_affinity_len};
   }
   Resources requested() const noexcept { return Resources(v_->requested); }
-  int64_t non_zero_requested_milli_cpu() const noexcept { return v_->non_zero_requested_milli_cpu; }
-  int64_t non_zero_requested_memory() const noexcept { return v_->non_zero_requested_memory; }
+  /// The non-zero requests (from the summary when there is one, like Requested).
+  int64_t non_zero_requested_milli_cpu() const noexcept {
+    const schedhost_node_summary* s = summary();
+    return s != nullptr ? s->non_zero_requested_milli_cpu : v_->non_zero_requested_milli_cpu;
+  }
+  int64_t non_zero_requested_memory() const noexcept {
+    const schedhost_node_summary* s = summary();
+    return s != nullptr ? s->non_zero_requested_memory : v_->non_zero_requested_memory;
+  }
   std::span<const schedhost_used_port> used_ports() const noexcept {
     return MakeSpan(v_->used_ports, v_->used_ports_len);
   }
@@ -350,6 +357,13 @@ class NodeInfo {
   /// node(), requested() and the rest. A loop over many nodes that reads only the summary reads
   /// a fraction of the memory the view and its arrays take.
   const schedhost_node_summary* summary() const noexcept;
+  /// Allocatable is the node's allocatable quantity of `name` and Requested what its pods
+  /// request of it (0 when absent or without a node); pod_count is pods().size(). They read the
+  /// summary where it has the figure (cpu, memory, pods) and the arrays otherwise, so a loop
+  /// over many nodes that asks for those stays within the summary's lines.
+  int64_t Allocatable(Id name) const noexcept;
+  int64_t Requested(Id name) const noexcept;
+  size_t pod_count() const noexcept;
   const schedhost_node_info_view* raw() const noexcept { return v_; }
 
  private:
@@ -822,6 +836,28 @@ inline const schedhost_node_summary* NodeInfo::summary() const noexcept {
   // A host older than 1.3 hands out views that end before the summary: do not read it.
   if (v_ == nullptr || api == nullptr || api->abi_minor < 3) return nullptr;
   return (v_->summary.flags & SCHEDHOST_NODE_SUMMARY_VALID) != 0 ? &v_->summary : nullptr;
+}
+
+inline int64_t NodeInfo::Allocatable(Id name) const noexcept {
+  if (const schedhost_node_summary* s = summary()) {
+    if (name == SCHEDHOST_ID_CPU) return s->allocatable_milli_cpu;
+    if (name == SCHEDHOST_ID_MEMORY) return s->allocatable_memory;
+    if (name == SCHEDHOST_ID_PODS) return s->allocatable_pods;
+  }
+  return v_ != nullptr && v_->node != nullptr ? Node(v_->node).allocatable().Get(name) : 0;
+}
+
+inline int64_t NodeInfo::Requested(Id name) const noexcept {
+  if (const schedhost_node_summary* s = summary()) {
+    if (name == SCHEDHOST_ID_CPU) return s->requested_milli_cpu;
+    if (name == SCHEDHOST_ID_MEMORY) return s->requested_memory;
+  }
+  return v_ != nullptr ? requested().Get(name) : 0;
+}
+
+inline size_t NodeInfo::pod_count() const noexcept {
+  if (const schedhost_node_summary* s = summary()) return s->pods_len;
+  return v_ != nullptr ? v_->pods_len : 0;
 }
 
 namespace detail {
