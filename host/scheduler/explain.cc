@@ -112,6 +112,16 @@ size_t RecordedCycle::Bytes() const {
   return bytes;
 }
 
+bool RecordedCycle::SameAs(const RecordedCycle& other) const {
+  return header == other.header && statuses == other.statuses &&
+         num_all_nodes == other.num_all_nodes && num_rejected == other.num_rejected &&
+         scored == other.scored && pre_filter_failure == other.pre_filter_failure &&
+         scratch_ == nullptr && other.scratch_ == nullptr &&
+         skipped_filter_plugins == other.skipped_filter_plugins && feasible == other.feasible &&
+         rejected == other.rejected && normalized == other.normalized && raw == other.raw &&
+         raw_columns == other.raw_columns;
+}
+
 std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
   auto e = std::make_shared<CycleExplanation>();
   if (header != nullptr) {

@@ -128,6 +128,10 @@ struct RecordedCycle {
   void ForEachRejected(F&& f) const;
   /// Bytes estimates the memory the record holds (for the scheduler's explanation budget).
   size_t Bytes() const;
+  /// SameAs is true when `other`, sealed, would expand to the same explanation as this sealed
+  /// record: pods that fail alike, cycle after cycle, may then hold one record between them.
+  /// (Statuses compare by pointer: Seal shares equal ones.)
+  bool SameAs(const RecordedCycle& other) const;
   /// Expand returns the node-by-node explanation: feasible nodes in evaluation order, then the
   /// rejected ones by name.
   std::shared_ptr<const CycleExplanation> Expand() const;

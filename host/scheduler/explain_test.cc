@@ -108,6 +108,39 @@ TEST(RecordedCycleTest, RecordsWithTheSameStatusesShareThem) {
   EXPECT_EQ(last.get(), c.statuses.get());
 }
 
+TEST(RecordedCycleTest, SameAsHoldsOnlyForRecordsThatExpandAlike) {
+  std::shared_ptr<const std::vector<Status>> last;
+  auto record = [&](const std::string& message, schedhost_id rejected, size_t all) {
+    RecordedCycle r;
+    r.num_all_nodes = all;
+    r.feasible = {7, 8};
+    r.AddRejected(1, Status::Make(Code::kUnschedulable, message, "Fit"));
+    r.AddRejected(rejected, Status::Make(Code::kUnschedulable, message, "Fit"));
+    r.Seal(&last);
+    return r;
+  };
+  const RecordedCycle a = record("Insufficient cpu", 2, 4);
+  EXPECT_TRUE(a.SameAs(record("Insufficient cpu", 2, 4)));
+  EXPECT_FALSE(a.SameAs(record("Insufficient memory", 2, 4)));  // another status
+  record("Insufficient cpu", 2, 4);
+  EXPECT_FALSE(a.SameAs(record("Insufficient cpu", 3, 4)));  // another node rejected
+  EXPECT_FALSE(a.SameAs(record("Insufficient cpu", 2, 5)));  // another cluster size
+  RecordedCycle b = record("Insufficient cpu", 2, 4);
+  b.feasible = {8, 7};  // the same nodes in another order
+  EXPECT_FALSE(a.SameAs(b));
+  RecordedCycle c = record("Insufficient cpu", 2, 4);
+  c.scored = true;
+  c.normalized = {100, 0};
+  EXPECT_FALSE(a.SameAs(c));
+  RecordedCycle d = record("Insufficient cpu", 2, 4);
+  d.skipped_filter_plugins = {"NodePorts"};
+  EXPECT_FALSE(a.SameAs(d));
+  // A record still collecting (not sealed) is never the same as one.
+  RecordedCycle open;
+  open.AddRejected(1, Status::Make(Code::kUnschedulable, "Insufficient cpu", "Fit"));
+  EXPECT_FALSE(open.SameAs(open));
+}
+
 TEST(RecordedCycleTest, ExpandNamesNodesAndListsTheRejectedByName) {
   model::Interner& names = model::Interner::Global();
   RecordedCycle r;

@@ -505,14 +505,25 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   });
   r->Seal(&last_explained_statuses_);
   // Kept as 32 bits in the entry; a record never comes near 4 GiB, but the sums must agree.
+  // A shared record still counts in full for each pod holding it: the budget errs on the side
+  // of less memory.
   const auto bytes = static_cast<uint32_t>(std::min<size_t>(r->Bytes(), UINT32_MAX));
+  // Pending pods of one workload fail alike: a record equal to the last one is that one, and
+  // a thousand such pods hold one record instead of a thousand.
+  std::shared_ptr<const RecordedCycle> record;
+  if (last_explained_record_ != nullptr && last_explained_record_->SameAs(*r)) {
+    record = last_explained_record_;
+  } else {
+    record = std::move(r);
+    last_explained_record_ = record;
+  }
   std::lock_guard lock(diag_mu_);
   // The cycle recorded the pod's entry when it began; none means the pod was deleted since.
   auto entry = diagnostics_.find(pod.uid());
   if (entry == diagnostics_.end()) return;
   DropExplanationLocked(entry);
   entry->second.explanation_seq = next_explanation_seq_++;
-  entry->second.explanation = std::move(r);
+  entry->second.explanation = std::move(record);
   entry->second.explanation_bytes = bytes;
   explanation_bytes_ += bytes;
   explanation_order_.emplace(entry->second.explanation_seq, entry);

@@ -295,6 +295,8 @@ class Scheduler {
   std::shared_ptr<const ProfileRuntime> explain_header_profiles_;
   // The last explanation's rejection statuses, which the next shares when they are the same.
   std::shared_ptr<const std::vector<framework::Status>> last_explained_statuses_;
+  // The last record stored, which the next shares when it is the same (scheduling thread only).
+  std::shared_ptr<const RecordedCycle> last_explained_record_;
   framework::Text last_message_;  // the last failure message stored (diag_mu_ held)
 
   std::atomic<uint64_t> attempts_scheduled_{0};

@@ -109,6 +109,38 @@ TEST_F(SchedulerExplainTest, RejectedNodesSharingAReasonAreEachListed) {
   EXPECT_NE(Find(*e, "big"), nullptr);
 }
 
+TEST_F(SchedulerExplainTest, PodsFailingAlikeEachKeepTheirOwnExplanation) {
+  // huge-1 and huge-2 fail alike (they may hold one record); picky fails for another reason in
+  // between and after, and deleting huge-1 leaves huge-2's explanation whole.
+  Build();
+  Apply(NodeYaml("n1", "2") + NodeYaml("n2", "4") + PodYaml("huge-1", "32") +
+        PodYaml("picky", "1", "  nodeSelector: {disk: ssd}\n") + PodYaml("huge-2", "32"));
+  Run();
+  auto verdicts = [&](const std::string& pod) {
+    std::vector<std::string> out;
+    auto e = Explain(pod);
+    if (e == nullptr) return out;
+    for (const NodeVerdict& v : e->nodes) {
+      out.push_back(v.node + " " + v.status.plugin.str() + ": " + v.status.Message());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const std::vector<std::string> cpu = {"n1 NodeResourcesFit: Insufficient cpu",
+                                        "n2 NodeResourcesFit: Insufficient cpu"};
+  EXPECT_EQ(verdicts("huge-1"), cpu);
+  EXPECT_EQ(verdicts("huge-2"), cpu);
+  const std::vector<std::string> picky = verdicts("picky");
+  ASSERT_EQ(picky.size(), 2u);
+  EXPECT_THAT(picky[0], ::testing::StartsWith("n1 NodeAffinity: "));
+  const std::string uid = Pod("huge-1")->uid();
+  store_.Delete<model::Pod>("default", "huge-1");
+  Run();
+  EXPECT_EQ(sched_->Explanation(uid), nullptr);
+  EXPECT_EQ(verdicts("huge-2"), cpu);
+  EXPECT_EQ(verdicts("picky"), picky);
+}
+
 TEST_F(SchedulerExplainTest, InterleavedReasonsComeBackNodeByNode) {
   // Every third node is cordoned, the others too small: the record groups nodes by reason, and
   // each must still come back with its own.
