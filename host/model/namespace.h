@@ -48,7 +48,7 @@ class Namespace {
 
   NamespaceData data_;
   schedhost_id name_id_ = 0;
-  internal::ViewArena arena_;
+  internal::InlineViewArena arena_;
   schedhost_labels labels_{};
 };
 

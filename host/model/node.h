@@ -91,7 +91,7 @@ class Node {
 
   NodeData data_;
   std::vector<schedhost_resource> capacity_;
-  internal::ViewArena arena_;
+  internal::InlineViewArena arena_;
   internal::ViewHolder<schedhost_node_view, Node> holder_{};
   // Right after the view, so that the allocatable resources Filter and Score read for every
   // node share its cache lines instead of being a separate allocation to wait for.

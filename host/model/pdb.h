@@ -75,7 +75,7 @@ class PodDisruptionBudget {
   explicit PodDisruptionBudget(PodDisruptionBudgetData data);
 
   PodDisruptionBudgetData data_;
-  internal::ViewArena arena_;
+  internal::InlineViewArena arena_;
   internal::ViewHolder<schedhost_pdb_view, PodDisruptionBudget> holder_{};
 };
 

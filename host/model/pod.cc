@@ -91,10 +91,9 @@ std::shared_ptr<const Pod> Pod::Make(PodData data) {
 
 Pod::Pod(PodData data) : data_(std::move(data)) {
   ApplyPodDefaults(data_);
-  resources_ = ComputePodResources(data_.spec);
   holder_.magic = kPodViewMagic;
   holder_.owner = this;
-  BuildView();
+  BuildView(ComputePodResources(data_.spec));
 }
 
 const Pod* Pod::FromView(const schedhost_pod_view* v) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -147,19 +148,22 @@ class Pod {
   // node_name returns spec.nodeName ("" while unbound).
   const std::string& node_name() const { return data_.spec.node_name; }
   // requests returns the effective requests, sorted by name id (cpu in millicores).
-  const std::vector<schedhost_resource>& requests() const { return resources_.requests; }
+  std::span<const schedhost_resource> requests() const {
+    return {holder_.view.requests.items, holder_.view.requests.len};
+  }
   // non_zero_milli_cpu returns the cpu request with the 100m per-container default.
-  int64_t non_zero_milli_cpu() const { return resources_.non_zero_milli_cpu; }
+  int64_t non_zero_milli_cpu() const { return holder_.view.non_zero_milli_cpu; }
   // non_zero_memory returns the memory request with the 200Mi per-container default.
-  int64_t non_zero_memory() const { return resources_.non_zero_memory; }
+  int64_t non_zero_memory() const { return holder_.view.non_zero_memory; }
 
  private:
   explicit Pod(PodData data);
-  void BuildView();
+  void BuildView(const PodResources& resources);
 
   PodData data_;
-  PodResources resources_;
-  internal::ViewArena arena_;
+  // Pending pods are kept by the thousand and their arrays are small: an exact arena, one
+  // block for the usual arrays (see BuildView), and the requests live there too.
+  internal::ExactViewArena arena_;
   internal::ViewHolder<schedhost_pod_view, Pod> holder_{};
 };
 

@@ -20,7 +20,7 @@ Container MakeContainer(std::string name, ResourceList requests, ResourceList li
   return c;
 }
 
-int64_t Find(const std::vector<schedhost_resource>& list, std::string_view name) {
+int64_t Find(std::span<const schedhost_resource> list, std::string_view name) {
   schedhost_id id = Interner::Global().Lookup(name);
   for (const auto& r : list) {
     if (r.name == id) return r.value;

@@ -78,13 +78,37 @@ int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
   return policy ? static_cast<int32_t>(*policy) : SCHEDHOST_POLICY_UNSET;
 }
 
+// ReserveBytes is what the view's flat arrays take: one block holds them all. (Affinity and
+// spread constraints' selectors, rarer, get blocks of their own.)
+size_t ReserveBytes(const PodData& pod, size_t requests, size_t host_ports) {
+  const ObjectMeta& meta = pod.metadata;
+  const PodSpec& spec = pod.spec;
+  const auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
+  return padded(meta.labels.size() * sizeof(schedhost_label)) +
+         padded(meta.annotations.size() * sizeof(schedhost_annotation)) +
+         padded(meta.owner_references.size() * sizeof(schedhost_owner_ref)) +
+         padded(spec.node_selector.size() * sizeof(schedhost_label)) +
+         padded(spec.tolerations.size() * sizeof(schedhost_toleration)) +
+         padded(spec.topology_spread_constraints.size() * sizeof(schedhost_spread_constraint)) +
+         padded(requests * sizeof(schedhost_resource)) +
+         padded(host_ports * sizeof(schedhost_host_port)) +
+         padded((spec.init_containers.size() + spec.containers.size()) * sizeof(schedhost_str)) +
+         padded(spec.scheduling_gates.size() * sizeof(schedhost_str));
+}
+
 }  // namespace
 
-void Pod::BuildView() {
+void Pod::BuildView(const PodResources& resources) {
   Interner& interner = Interner::Global();
   const ObjectMeta& meta = data_.metadata;
   const PodSpec& spec = data_.spec;
   schedhost_pod_view& v = holder_.view;
+  // Host ports come from app containers only, as upstream's NodePorts counts them.
+  size_t port_count = 0;
+  for (const Container& c : spec.containers) {
+    for (const ContainerPort& p : c.ports) port_count += p.host_port > 0 ? 1 : 0;
+  }
+  arena_.Reserve(ReserveBytes(data_, resources.requests.size(), port_count));
   v.struct_size = sizeof(schedhost_pod_view);
   v.name = ToStr(meta.name);
   v.namespace_name = ToStr(meta.namespace_name);
@@ -150,15 +174,12 @@ void Pod::BuildView() {
   v.spread_constraints = spread;
   v.spread_constraints_len = constraints.size();
 
-  v.requests = schedhost_resources{resources_.requests.data(), resources_.requests.size()};
-  v.non_zero_milli_cpu = resources_.non_zero_milli_cpu;
-  v.non_zero_memory = resources_.non_zero_memory;
+  auto* requests = arena_.Array<schedhost_resource>(resources.requests.size());
+  std::copy(resources.requests.begin(), resources.requests.end(), requests);
+  v.requests = schedhost_resources{requests, resources.requests.size()};
+  v.non_zero_milli_cpu = resources.non_zero_milli_cpu;
+  v.non_zero_memory = resources.non_zero_memory;
 
-  // Host ports come from app containers only, as upstream's NodePorts counts them.
-  size_t port_count = 0;
-  for (const Container& c : spec.containers) {
-    for (const ContainerPort& p : c.ports) port_count += p.host_port > 0 ? 1 : 0;
-  }
   auto* ports = arena_.Array<schedhost_host_port>(port_count);
   size_t next_port = 0;
   for (const Container& c : spec.containers) {

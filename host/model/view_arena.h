@@ -1,5 +1,5 @@
-// Internal helpers the made objects (Pod, Node, ...) use to build their ABI views: a
-// monotonic arena for the view's arrays, and a holder that places the view first in a
+// Internal helpers the made objects (Pod, Node, ...) use to build their ABI views: arenas for
+// the view's arrays, and a holder that places the view first in a
 // standard-layout struct next to its owner, which is how FromView() finds the object again.
 #pragma once
 
@@ -15,24 +15,20 @@
 
 namespace schedhost::model::internal {
 
-// ViewArena hands out zeroed, never-moving arrays of trivially copyable view structs. The first
-// kInlineBytes live inside the arena itself (so in the object that owns it): a node with a few
-// labels or a pod with a few containers takes no allocation of its own. Bigger views spill into
-// heap blocks that grow geometrically. An arena never moves (nor does its owner).
+// ViewArena hands out zeroed, never-moving arrays of trivially copyable view structs that live
+// as long as the arena; the two kinds below differ in where the arrays go. An arena never moves
+// (nor does its owner), and is filled once, by the owner's constructor.
 class ViewArena {
  public:
-  static constexpr size_t kInlineBytes = 128;
-
-  ViewArena() : resource_(inline_, sizeof(inline_)) {}
   ViewArena(const ViewArena&) = delete;
   ViewArena& operator=(const ViewArena&) = delete;
 
-  // Array returns `n` value-initialized T living as long as the arena; nullptr when n is 0.
+  // Array returns `n` value-initialized T; nullptr when n is 0.
   template <class T>
   T* Array(size_t n) {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
     if (n == 0) return nullptr;
-    T* out = static_cast<T*>(resource_.allocate(n * sizeof(T), alignof(T)));
+    T* out = static_cast<T*>(Allocate(n * sizeof(T), alignof(T)));
     std::uninitialized_value_construct_n(out, n);
     return out;
   }
@@ -42,9 +38,52 @@ class ViewArena {
     return Array<T>(1);
   }
 
+ protected:
+  ViewArena() = default;
+  ~ViewArena() = default;
+  virtual void* Allocate(size_t bytes, size_t align) = 0;
+};
+
+// InlineViewArena keeps the first kInlineBytes inside itself (so in the object that owns it): a
+// node with a few labels and taints has its arrays beside its view, which the node loops read
+// together. Bigger views spill into heap blocks that grow geometrically.
+class InlineViewArena final : public ViewArena {
+ public:
+  static constexpr size_t kInlineBytes = 128;
+
+  InlineViewArena() : resource_(inline_, sizeof(inline_)) {}
+  ~InlineViewArena() = default;
+
  private:
+  void* Allocate(size_t bytes, size_t align) override { return resource_.allocate(bytes, align); }
+
   alignas(std::max_align_t) std::byte inline_[kInlineBytes];
   std::pmr::monotonic_buffer_resource resource_;  // after inline_, which it starts with
+};
+
+// ExactViewArena allocates no more than it is asked for: arrays go into the block Reserve made
+// while they fit, each other one into a heap block of its own size. For objects kept by the
+// thousand whose arrays are small and rarely read together (pending pods), where an inline
+// buffer would mostly be empty.
+class ExactViewArena final : public ViewArena {
+ public:
+  ExactViewArena() = default;
+  ~ExactViewArena();
+
+  // Reserve starts a block of `bytes` for the arrays that follow (a hint: what does not fit
+  // gets a block of its own). Call it once, before the first array.
+  void Reserve(size_t bytes);
+
+ private:
+  struct alignas(std::max_align_t) Block {
+    Block* next;
+  };
+  void* Allocate(size_t bytes, size_t align) override;
+  std::byte* NewBlock(size_t bytes);
+
+  Block* blocks_ = nullptr;
+  std::byte* free_ = nullptr;  // the unused tail of the reserved block
+  size_t free_bytes_ = 0;
 };
 
 // ViewHolder keeps a view at offset 0 so a view pointer converts back to its owner.
