@@ -7,6 +7,7 @@
 #pragma once
 
 #include <boost/container/flat_set.hpp>
+#include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -15,13 +16,34 @@
 #include <string>
 #include <string_view>
 
+#include "host/model/interner.h"
 #include "host/model/pod.h"
 
 namespace schedhost::queue {
 
+/// PluginName is a plugin's name, interned in model::Interner::Global (which keeps it for the
+/// life of the process): four bytes, and nothing allocated per queued pod. Names order by text.
+class PluginName {
+ public:
+  // NOLINTBEGIN(google-explicit-constructor): a PluginName is made wherever a name is given
+  PluginName(std::string_view name) : id_(model::Interner::Global().Intern(name)) {}
+  PluginName(const std::string& name) : PluginName(std::string_view(name)) {}
+  PluginName(const char* name) : PluginName(std::string_view(name)) {}
+  operator std::string_view() const { return view(); }
+  // NOLINTEND(google-explicit-constructor)
+  std::string_view view() const { return model::Interner::Global().Str(id_); }
+
+  friend bool operator==(PluginName a, PluginName b) { return a.id_ == b.id_; }
+  friend bool operator<(PluginName a, PluginName b) { return a.view() < b.view(); }
+
+ private:
+  schedhost_id id_;
+};
+
 /// PluginSet is a set of plugin names. Every queued pod has two, usually of one name or none:
-/// a sorted vector takes a quarter of the memory of a tree of nodes.
-using PluginSet = boost::container::flat_set<std::string, std::less<>>;
+/// kept in place (no allocation) up to two names.
+using PluginSet = boost::container::flat_set<PluginName, std::less<>,
+                                             boost::container::small_vector<PluginName, 2>>;
 
 /// TimePoint is the queue's notion of time: a monotonic clock reading.
 using TimePoint = std::chrono::steady_clock::time_point;

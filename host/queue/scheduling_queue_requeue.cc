@@ -30,14 +30,14 @@ SchedulingQueue::Strategy SchedulingQueue::Worth(const QueuedPodInfo& info,
     return Strategy::kAfterBackoff;
   }
   if (ev.IsWildcard()) return Strategy::kAfterBackoff;
-  auto queue = [&](const std::string& plugin) {
+  auto queue = [&](std::string_view plugin) {
     return !callbacks_.hint || callbacks_.hint(plugin, *info.pod, ev);
   };
   // A Pending plugin's Queue skips backoff, so it is asked first: its answer decides alone.
-  for (const std::string& plugin : info.pending_plugins) {
+  for (const PluginName plugin : info.pending_plugins) {
     if (queue(plugin)) return Strategy::kImmediately;
   }
-  for (const std::string& plugin : info.unschedulable_plugins) {
+  for (const PluginName plugin : info.unschedulable_plugins) {
     if (info.pending_plugins.count(plugin) == 0 && queue(plugin)) return Strategy::kAfterBackoff;
   }
   return Strategy::kSkip;
@@ -196,13 +196,13 @@ bool EventInterest::MayMatter(const QueuedPodInfo& info) const {
   auto it =
       std::find_if(deaf.begin(), deaf.end(), [&](const auto& d) { return d.first == profile; });
   if (it == deaf.end()) return true;
-  const auto is_deaf = [&](const std::string& plugin) {
+  const auto is_deaf = [&](std::string_view plugin) {
     return std::find(it->second.begin(), it->second.end(), plugin) != it->second.end();
   };
-  for (const std::string& p : info.pending_plugins) {
+  for (const PluginName p : info.pending_plugins) {
     if (!is_deaf(p)) return true;
   }
-  for (const std::string& p : info.unschedulable_plugins) {
+  for (const PluginName p : info.unschedulable_plugins) {
     if (!is_deaf(p)) return true;
   }
   return false;

@@ -23,6 +23,22 @@ using testing::QueueTest;
 using testing::TestPod;
 using testing::With;
 
+TEST(PluginSetTest, NamesOrderByTextAndCompareByName) {
+  // Interned in the opposite order of their text: the set still iterates alphabetically.
+  const PluginName late("plugin-set-test-zz");
+  const PluginName early("plugin-set-test-aa");
+  PluginSet set = {late, std::string("plugin-set-test-mm"), early, "plugin-set-test-zz"};
+  ASSERT_EQ(set.size(), 3u);
+  std::vector<std::string> names;
+  for (const PluginName p : set) names.emplace_back(p.view());
+  EXPECT_EQ(names, (std::vector<std::string>{"plugin-set-test-aa", "plugin-set-test-mm",
+                                             "plugin-set-test-zz"}));
+  EXPECT_EQ(set.count(std::string("plugin-set-test-mm")), 1u);
+  EXPECT_EQ(set.count("plugin-set-test-absent"), 0u);
+  EXPECT_TRUE(PluginName("NodeResourcesFit") == PluginName(std::string_view("NodeResourcesFit")));
+  EXPECT_EQ(std::string_view(early), "plugin-set-test-aa");
+}
+
 TEST_F(QueueTest, AddRefusesBadPodsAndChangesNothing) {
   SchedulingQueue q({}, Options());
   AddAll(q, {MakePod("queued"), MakePod("flying")});
