@@ -19,10 +19,10 @@ void ApplyNodeDefaults(NodeData& node) {
 }
 
 std::shared_ptr<const Node> Node::Make(NodeData data) {
-  return std::shared_ptr<const Node>(new Node(std::move(data)));
+  return std::make_shared<const Node>(Key{}, std::move(data));
 }
 
-Node::Node(NodeData data) : data_(std::move(data)) {
+Node::Node(Key /*key*/, NodeData data) : data_(std::move(data)) {
   ApplyNodeDefaults(data_);
   const std::vector<schedhost_resource> allocatable =
       internal::ToResources(data_.status.allocatable);

@@ -57,9 +57,15 @@ void ApplyNodeDefaults(NodeData& node);
 
 // Node is an immutable node shared as shared_ptr<const Node>; its view lives as long as it does.
 class Node {
+  struct Key {  // private: only Make can construct
+    explicit Key() = default;
+  };
+
  public:
   // Make applies the defaults, interns strings and builds the view.
   static std::shared_ptr<const Node> Make(NodeData data);
+  // For Make only (Key is private): the object and its shared_ptr's count share one allocation.
+  Node(Key key, NodeData data);
 
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -86,7 +92,6 @@ class Node {
   }
 
  private:
-  explicit Node(NodeData data);
   void BuildView();
 
   NodeData data_;

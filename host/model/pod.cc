@@ -86,10 +86,10 @@ PodResources ComputePodResources(const PodSpec& spec) {
 }
 
 std::shared_ptr<const Pod> Pod::Make(PodData data) {
-  return std::shared_ptr<const Pod>(new Pod(std::move(data)));
+  return std::make_shared<const Pod>(Key{}, std::move(data));
 }
 
-Pod::Pod(PodData data) : data_(std::move(data)) {
+Pod::Pod(Key /*key*/, PodData data) : data_(std::move(data)) {
   ApplyPodDefaults(data_);
   holder_.magic = kPodViewMagic;
   holder_.owner = this;

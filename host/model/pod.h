@@ -122,9 +122,15 @@ PodResources ComputePodResources(const PodSpec& spec);
 
 // Pod is an immutable pod shared as shared_ptr<const Pod>; its view lives as long as it does.
 class Pod {
+  struct Key {  // private: only Make can construct
+    explicit Key() = default;
+  };
+
  public:
   // Make applies the defaults, interns strings, computes requests and builds the view.
   static std::shared_ptr<const Pod> Make(PodData data);
+  // For Make only (Key is private): the object and its shared_ptr's count share one allocation.
+  Pod(Key key, PodData data);
 
   Pod(const Pod&) = delete;
   Pod& operator=(const Pod&) = delete;
@@ -157,7 +163,6 @@ class Pod {
   int64_t non_zero_memory() const { return holder_.view.non_zero_memory; }
 
  private:
-  explicit Pod(PodData data);
   void BuildView(const PodResources& resources);
 
   PodData data_;
