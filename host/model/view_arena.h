@@ -20,6 +20,7 @@ namespace schedhost::model::internal {
 // (nor does its owner), and is filled once, by the owner's constructor.
 class ViewArena {
  public:
+  virtual ~ViewArena() = default;
   ViewArena(const ViewArena&) = delete;
   ViewArena& operator=(const ViewArena&) = delete;
 
@@ -40,7 +41,6 @@ class ViewArena {
 
  protected:
   ViewArena() = default;
-  ~ViewArena() = default;
   virtual void* Allocate(size_t bytes, size_t align) = 0;
 };
 
@@ -52,7 +52,7 @@ class InlineViewArena final : public ViewArena {
   static constexpr size_t kInlineBytes = 128;
 
   InlineViewArena() : resource_(inline_, sizeof(inline_)) {}
-  ~InlineViewArena() = default;
+  ~InlineViewArena() override = default;
 
  private:
   void* Allocate(size_t bytes, size_t align) override { return resource_.allocate(bytes, align); }
@@ -68,7 +68,7 @@ class InlineViewArena final : public ViewArena {
 class ExactViewArena final : public ViewArena {
  public:
   ExactViewArena() = default;
-  ~ExactViewArena();
+  ~ExactViewArena() override;
 
   // Reserve starts a block of `bytes` for the arrays that follow (a hint: what does not fit
   // gets a block of its own). Call it once, before the first array.
