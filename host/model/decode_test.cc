@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "host/model/interner.h"
 
@@ -173,6 +174,36 @@ TEST(DecodeTest, FullPod) {
   EXPECT_EQ(v->requests.items[2].value, 1);
   EXPECT_EQ(v->host_ports_len, 1u);
   EXPECT_NE(v->affinity, nullptr);
+}
+
+TEST(DecodeTest, NodeSelectorKeysInAnyOrderAreAllKeptAndFound) {
+  auto objects = DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: picky}
+spec:
+  nodeSelector: {zz: "3", aa: "1", mm: "2"}
+  containers: [{name: c, image: i}]
+)",
+                                 "pod.yaml");
+  ASSERT_EQ(objects.size(), 1u);
+  auto pod = As<Pod>(objects[0]);
+  ASSERT_NE(pod, nullptr);
+  const StringMap& selector = pod->data().spec.node_selector;
+  ASSERT_EQ(selector.size(), 3u);
+  EXPECT_EQ(selector.begin()->first, "aa");  // sorted by key, whatever the manifest's order
+  EXPECT_EQ(selector.at("mm"), "2");
+  EXPECT_EQ(selector.count("zz"), 1u);
+  EXPECT_EQ(selector.count("absent"), 0u);
+  const schedhost_pod_view* v = pod->view();
+  ASSERT_EQ(v->node_selector.len, 3u);
+  Interner& names = Interner::Global();
+  std::map<std::string, std::string> seen;
+  for (size_t i = 0; i < v->node_selector.len; ++i) {
+    seen[std::string(names.Str(v->node_selector.items[i].key))] =
+        names.Str(v->node_selector.items[i].value);
+  }
+  EXPECT_EQ(seen, (std::map<std::string, std::string>{{"aa", "1"}, {"mm", "2"}, {"zz", "3"}}));
 }
 
 TEST(DecodeTest, MultiDocumentYamlWithEveryKind) {

@@ -228,9 +228,9 @@ std::vector<std::string> ReadStringList(const YamlNode* node, const std::string&
   return out;
 }
 
-std::map<std::string, std::string> ReadStringMap(const YamlNode* node, const std::string& path) {
+StringMap ReadStringMap(const YamlNode* node, const std::string& path) {
   MapReader m(node, path);
-  std::map<std::string, std::string> out;
+  StringMap out;
   for (const auto& [key, value] : m.entries()) {
     out.emplace_hint(out.end(), std::string(key), ReadString(value, m.Path(key)));
   }

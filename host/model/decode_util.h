@@ -69,7 +69,7 @@ ResourceList ReadResourceList(const YamlNode* node, const std::string& path);
 // ReadStringList reads a list of scalars.
 std::vector<std::string> ReadStringList(const YamlNode* node, const std::string& path);
 // ReadStringMap reads an object of scalar values (null values read as "").
-std::map<std::string, std::string> ReadStringMap(const YamlNode* node, const std::string& path);
+StringMap ReadStringMap(const YamlNode* node, const std::string& path);
 // ReadList calls fn(item_node, item_path) for each item of a list.
 template <class Fn>
 void ReadList(const YamlNode* node, const std::string& path, Fn&& fn) {

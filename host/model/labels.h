@@ -3,7 +3,7 @@
 // (matchLabels plus matchExpressions) and core/v1 node selector requirements.
 #pragma once
 
-#include <map>
+#include <boost/container/flat_map.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +14,10 @@ namespace schedhost::model {
 
 // Labels is a sorted, key-unique list of (key, value) pairs (labels or annotations).
 using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// StringMap is a small string-to-string map (a nodeSelector, a selector's matchLabels): a
+// sorted vector, one block for all its entries instead of a tree node per entry.
+using StringMap = boost::container::flat_map<std::string, std::string, std::less<>>;
 
 // NormalizeLabels sorts `labels` by key and drops earlier duplicates, so the last value wins.
 void NormalizeLabels(Labels& labels);
@@ -30,7 +34,7 @@ struct SelectorRequirement {
 
 // LabelSelector mirrors metav1.LabelSelector; an empty selector matches everything.
 struct LabelSelector {
-  std::map<std::string, std::string> match_labels;
+  StringMap match_labels;
   std::vector<SelectorRequirement> match_expressions;
 };
 

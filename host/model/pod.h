@@ -77,7 +77,7 @@ struct PodSpec {
   std::optional<int32_t> priority;
   std::string priority_class_name;
   std::optional<PreemptionPolicy> preemption_policy;
-  std::map<std::string, std::string> node_selector;
+  StringMap node_selector;
   Box<Affinity> affinity;  // on the heap: most pods have none
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;

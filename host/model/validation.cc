@@ -238,7 +238,7 @@ void CheckMeta(const ObjectMeta& meta, bool namespaced) {
   }
 }
 
-void CheckLabelMap(const std::string& path, const std::map<std::string, std::string>& map) {
+void CheckLabelMap(const std::string& path, const StringMap& map) {
   CheckListSize(path, map.size(), kMaxLabels);
   for (const auto& [key, value] : map) {
     if (auto why = CheckQualifiedName(key)) {

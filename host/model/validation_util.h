@@ -42,7 +42,7 @@ void CheckLabelValueField(const std::string& path, std::string_view value);
 // CheckMeta validates metadata; `namespaced` objects must carry a DNS-label namespace.
 void CheckMeta(const ObjectMeta& meta, bool namespaced);
 // CheckLabelMap validates keys and values of a string map such as nodeSelector.
-void CheckLabelMap(const std::string& path, const std::map<std::string, std::string>& map);
+void CheckLabelMap(const std::string& path, const StringMap& map);
 // CheckLabelSelector validates a metav1.LabelSelector (In/NotIn/Exists/DoesNotExist only).
 void CheckLabelSelector(const std::string& path, const LabelSelector& selector);
 // CheckNodeSelectorTerm validates node selector requirements and field requirements.

@@ -33,7 +33,7 @@ schedhost_labels ConvertLabels(const Labels& labels, ViewArena& arena) {
   return SortedLabels(items, labels.size());
 }
 
-schedhost_labels ConvertLabelMap(const std::map<std::string, std::string>& map, ViewArena& arena) {
+schedhost_labels ConvertLabelMap(const StringMap& map, ViewArena& arena) {
   auto* items = arena.Array<schedhost_label>(map.size());
   Interner& interner = Interner::Global();
   size_t i = 0;

@@ -19,7 +19,7 @@ namespace schedhost::model::internal {
 // ConvertLabels interns a label set into pairs sorted by key id.
 schedhost_labels ConvertLabels(const Labels& labels, ViewArena& arena);
 // ConvertLabelMap interns a string map (e.g. nodeSelector) into pairs sorted by key id.
-schedhost_labels ConvertLabelMap(const std::map<std::string, std::string>& map, ViewArena& arena);
+schedhost_labels ConvertLabelMap(const StringMap& map, ViewArena& arena);
 // InternList interns each string, keeping order; nullptr for an empty list.
 const schedhost_id* InternList(const std::vector<std::string>& strings, ViewArena& arena);
 // ConvertRequirements interns requirements in order; nullptr for an empty list.
