@@ -3,7 +3,6 @@
 // metadata, label sets, selectors and resource lists.
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>

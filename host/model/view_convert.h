@@ -3,7 +3,6 @@
 // Every returned pointer lives in the given arena; strings point into the caller's data.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
