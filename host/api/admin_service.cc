@@ -256,9 +256,9 @@ grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainReques
   std::shared_ptr<const model::Pod> pod = store_.Get<model::Pod>(ns, request->name());
   if (!pod)
     return {grpc::StatusCode::NOT_FOUND, "pod " + ns + "/" + request->name() + " not found"};
-  response->set_profile(pod->data().spec.scheduler_name);
+  response->set_profile(std::string(pod->scheduler_name()));
   response->set_node(pod->node_name());
-  response->set_nominated_node(pod->data().status.nominated_node_name);
+  response->set_nominated_node(std::string(pod->nominated_node_name()));
   if (auto d = scheduler_.Diagnostics(pod->uid())) {
     response->set_attempts(d->attempts);
     response->set_message(d->message);
@@ -266,7 +266,7 @@ grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainReques
   }
   if (pod->node_name().empty() && scheduler_.profiles()->FrameworkFor(*pod) == nullptr) {
     // Parked (or never queued): it waits until a reload brings a profile of that name.
-    response->set_message("no profile named \"" + pod->data().spec.scheduler_name +
+    response->set_message("no profile named \"" + std::string(pod->scheduler_name()) +
                           "\"; the pod stays pending until a reload adds one");
   }
   if (auto e = scheduler_.Explanation(pod->uid())) FillExplanation(*e, *response);

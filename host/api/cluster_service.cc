@@ -122,8 +122,8 @@ grpc::Status ApplyTyped(store::Store& store, const T& decoded, const std::string
       }
       auto candidate = data;
       KeepServerOwned(candidate, *current);
-      const bool same_version = read_rv == 0 || read_rv == current->data().metadata.resource_version;
-      const bool same_uid = !uid_given || data.metadata.uid == current->data().metadata.uid;
+      const bool same_version = read_rv == 0 || read_rv == current->metadata().resource_version;
+      const bool same_uid = !uid_given || data.metadata.uid == current->metadata().uid;
       if (same_version && same_uid &&
           EncodeJsonWithoutIdentity(model::Object(T::Make(candidate))) ==
               EncodeJsonWithoutIdentity(model::Object(current))) {
@@ -266,7 +266,7 @@ grpc::Status ClusterService::List(grpc::ServerContext*, const v1::ListRequest* r
   internal::WithType(*kind, [&](auto type) {
     using T = typename decltype(type)::type;
     auto items = store_.List<T>([&](const T& obj) {
-      const model::ObjectMeta& meta = obj.data().metadata;
+      const model::ObjectMeta& meta = obj.metadata();
       return (ns.empty() || meta.namespace_name == ns) && selector.Matches(meta.labels);
     });
     for (const auto& item : items) ToProto(model::Object(item), *response->add_items());

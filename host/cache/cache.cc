@@ -17,7 +17,7 @@ std::string PodName(const model::Pod& pod) {
 
 // ZoneKey groups nodes as upstream's node tree does: by region and zone labels.
 std::string ZoneKey(const model::Node& node) {
-  const model::Labels& labels = node.data().metadata.labels;
+  const model::Labels& labels = node.metadata().labels;
   auto get = [&](std::string_view key, std::string_view legacy) {
     const std::string* v = model::FindLabel(labels, key);
     if (v == nullptr) v = model::FindLabel(labels, legacy);

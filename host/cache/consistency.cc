@@ -28,10 +28,10 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     auto found = cached_nodes.find(node->name());
     if (found == cached_nodes.end()) {
       out.push_back("node " + node->name() + ": in the store, missing from the cache");
-    } else if (Version(found->second->data().metadata) != Version(node->data().metadata)) {
+    } else if (Version(found->second->metadata()) != Version(node->metadata())) {
       out.push_back("node " + node->name() + ": resource version " +
-                    std::to_string(Version(found->second->data().metadata)) + " in the cache, " +
-                    std::to_string(Version(node->data().metadata)) + " in the store");
+                    std::to_string(Version(found->second->metadata())) + " in the cache, " +
+                    std::to_string(Version(node->metadata())) + " in the store");
     }
   }
   for (const auto& [name, node] : cached_nodes) {
@@ -65,10 +65,10 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     } else if (found->second->node_name().empty()) {
       out.push_back(PodName(*cp.pod) + ": in the cache on " + cp.node_name +
                     ", unbound in the store");
-    } else if (Version(found->second->data().metadata) != Version(cp.pod->data().metadata)) {
+    } else if (Version(found->second->metadata()) != Version(cp.pod->metadata())) {
       out.push_back(PodName(*cp.pod) + ": resource version " +
-                    std::to_string(Version(cp.pod->data().metadata)) + " in the cache, " +
-                    std::to_string(Version(found->second->data().metadata)) + " in the store");
+                    std::to_string(Version(cp.pod->metadata())) + " in the cache, " +
+                    std::to_string(Version(found->second->metadata())) + " in the store");
     }
   }
   std::sort(out.begin(), out.end());

@@ -58,7 +58,7 @@ v1::Kind KindOf(const model::Object& object) {
 
 Decoded ToRequest(const model::Object& object, const std::string& text, const std::string& source) {
   const model::ObjectMeta& meta = std::visit(
-      [](const auto& ptr) -> const model::ObjectMeta& { return ptr->data().metadata; }, object);
+      [](const auto& ptr) -> const model::ObjectMeta& { return ptr->metadata(); }, object);
   Json manifest = Json::parse(api::EncodeJsonWithoutIdentity(object));
   Json& out_meta = manifest["metadata"];
   if (!meta.uid.empty() && text.find(meta.uid) != std::string::npos) out_meta["uid"] = meta.uid;

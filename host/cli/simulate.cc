@@ -41,15 +41,15 @@ SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
     }
     return out;
   }
-  if (!pod->data().status.nominated_node_name.empty()) {
-    out.nominated_node = pod->data().status.nominated_node_name;
+  if (!pod->nominated_node_name().empty()) {
+    out.nominated_node = pod->nominated_node_name();
   }
   if (!pod->node_name().empty()) {
     out.node = pod->node_name();
     out.status = "Bound";
     return out;
   }
-  const std::string& scheduler_name = pod->data().spec.scheduler_name;
+  const std::string scheduler_name(pod->scheduler_name());
   if (sched.profiles()->Find(scheduler_name) == nullptr) {
     out.message = "no profile is named \"" + scheduler_name +
                   "\" (spec.schedulerName): this host does not schedule the pod";

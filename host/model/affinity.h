@@ -17,23 +17,31 @@ namespace schedhost::model {
 struct NodeSelectorTerm {
   std::vector<SelectorRequirement> match_expressions;
   std::vector<SelectorRequirement> match_fields;
+
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
 };
 
 // NodeSelector is a list of ORed terms (requiredDuringSchedulingIgnoredDuringExecution).
 struct NodeSelector {
   std::vector<NodeSelectorTerm> node_selector_terms;
+
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
 // PreferredSchedulingTerm is a weighted (1..100) node selector term.
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+
+  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
 };
 
 // NodeAffinity mirrors core/v1 NodeAffinity.
 struct NodeAffinity {
   std::optional<NodeSelector> required;
   std::vector<PreferredSchedulingTerm> preferred;
+
+  friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
 };
 
 // PodAffinityTerm mirrors core/v1 PodAffinityTerm.
@@ -44,18 +52,24 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> namespace_selector;
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
+
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
 };
 
 // WeightedPodAffinityTerm is a preferred (1..100) pod affinity term.
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm pod_affinity_term;
+
+  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
 };
 
 // PodAffinity holds the required and preferred terms of podAffinity or podAntiAffinity.
 struct PodAffinity {
   std::vector<PodAffinityTerm> required;
   std::vector<WeightedPodAffinityTerm> preferred;
+
+  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
 };
 
 // Affinity mirrors core/v1 Affinity.
@@ -63,6 +77,8 @@ struct Affinity {
   std::optional<NodeAffinity> node_affinity;
   std::optional<PodAffinity> pod_affinity;
   std::optional<PodAffinity> pod_anti_affinity;
+
+  friend bool operator==(const Affinity&, const Affinity&) = default;
 };
 
 // Taint mirrors core/v1 Taint (timeAdded is not kept).
@@ -79,6 +95,8 @@ struct Toleration {
   std::string value;
   TaintEffect effect = TaintEffect::kNone;
   std::optional<int64_t> toleration_seconds;
+
+  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 }  // namespace schedhost::model

@@ -53,6 +53,11 @@ class Box {
   }
   void reset() noexcept { p_.reset(); }
 
+  // Two boxes are equal when both are empty or both hold equal values.
+  friend bool operator==(const Box& a, const Box& b) {
+    return a.has_value() == b.has_value() && (!a.has_value() || *a == *b);
+  }
+
  private:
   std::unique_ptr<T> p_;
 };

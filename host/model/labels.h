@@ -30,12 +30,16 @@ struct SelectorRequirement {
   std::string key;
   SelectorOp op = SelectorOp::kIn;
   std::vector<std::string> values;
+
+  friend bool operator==(const SelectorRequirement&, const SelectorRequirement&) = default;
 };
 
 // LabelSelector mirrors metav1.LabelSelector; an empty selector matches everything.
 struct LabelSelector {
   StringMap match_labels;
   std::vector<SelectorRequirement> match_expressions;
+
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 
 }  // namespace schedhost::model

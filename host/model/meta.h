@@ -19,6 +19,8 @@ struct OwnerReference {
   std::string name;
   std::string uid;
   bool controller = false;
+
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
 };
 
 // ObjectMeta mirrors the scheduling-relevant part of metav1.ObjectMeta.
@@ -31,6 +33,8 @@ struct ObjectMeta {
   std::vector<OwnerReference> owner_references;
   int64_t creation_timestamp_ns = 0;  // Unix time in nanoseconds; 0 when unknown.
   uint64_t resource_version = 0;      // 0 when unknown.
+
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 
 // GenerateUid returns a fresh random RFC 4122 version 4 UUID string; thread-safe.

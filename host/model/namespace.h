@@ -36,6 +36,8 @@ class Namespace {
 
   // data returns the plain data.
   const NamespaceData& data() const { return data_; }
+  // metadata returns data().metadata (every made object has it, as Pod does).
+  const ObjectMeta& metadata() const { return data_.metadata; }
   // name returns metadata.name.
   const std::string& name() const { return data_.metadata.name; }
   // name_id returns the interned name (what pod views carry as namespace_id).

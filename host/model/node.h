@@ -72,6 +72,8 @@ class Node {
 
   // data returns the (defaulted) plain data.
   const NodeData& data() const { return data_; }
+  // metadata returns data().metadata (every made object has it, as Pod does).
+  const ObjectMeta& metadata() const { return data_.metadata; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_node_view).
   const schedhost_node_view* view() const { return &holder_.view; }
   // FromView returns the node whose view() is `v`; nullptr for null (and, via a tag

@@ -60,6 +60,8 @@ class PodDisruptionBudget {
 
   // data returns the (defaulted) plain data.
   const PodDisruptionBudgetData& data() const { return data_; }
+  // metadata returns data().metadata (every made object has it, as Pod does).
+  const ObjectMeta& metadata() const { return data_.metadata; }
   // view returns the ABI view with struct_size == sizeof(schedhost_pdb_view).
   const schedhost_pdb_view* view() const { return &holder_.view; }
   // FromView returns the PDB whose view() is `v`; nullptr for null (and, via a tag

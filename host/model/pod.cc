@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "host/model/pod_pack.h"
 #include "host/model/view_convert.h"
 
 namespace schedhost::model {
@@ -89,11 +90,27 @@ std::shared_ptr<const Pod> Pod::Make(PodData data) {
   return std::make_shared<const Pod>(Key{}, std::move(data));
 }
 
-Pod::Pod(Key /*key*/, PodData data) : data_(std::move(data)) {
-  ApplyPodDefaults(data_);
+Pod::Pod(Key /*key*/, PodData data) {
+  ApplyPodDefaults(data);
+  metadata_ = std::move(data.metadata);
+  node_name_ = data.spec.node_name;
   holder_.magic = kPodViewMagic;
   holder_.owner = this;
-  BuildView(ComputePodResources(data_.spec));
+  BuildView(data.spec, data.status, ComputePodResources(data.spec));
+}
+
+Pod::~Pod() { delete decoded_.load(std::memory_order_acquire); }
+
+const PodData& Pod::data() const {
+  if (const PodData* d = decoded_.load(std::memory_order_acquire)) return *d;
+  auto fresh = std::make_unique<PodData>();
+  fresh->metadata = metadata_;
+  internal::UnpackPodState(packed_, fresh->spec, fresh->status);
+  const PodData* expected = nullptr;
+  if (decoded_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) {
+    return *fresh.release();
+  }
+  return *expected;  // another thread decoded it first; ours goes
 }
 
 const Pod* Pod::FromView(const schedhost_pod_view* v) {

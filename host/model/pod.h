@@ -3,17 +3,19 @@
 // Pod::Make applies the API server's defaults (namespace, scheduler name, requests from limits,
 // uid) and computes effective requests the way upstream's pod resource helpers do. A made Pod
 // never changes, so it may be read from any number of threads; to change a pod, copy data(),
-// edit it and Make a new one.
+// edit it and Make a new one. A made Pod keeps its spec packed (see Pod below).
 //
 //   std::shared_ptr<const Pod> pod = Pod::Make(std::move(data));
 //   plugin->filter(instance, state, pod->view(), node_info, status);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/model/affinity.h"
@@ -39,12 +41,16 @@ struct ContainerPort {
   int32_t host_port = 0;  // 0: no host port.
   Protocol protocol = Protocol::kTCP;
   std::string host_ip;
+
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
 };
 
 // ResourceRequirements mirrors core/v1 ResourceRequirements (requests and limits).
 struct ResourceRequirements {
   ResourceList requests;
   ResourceList limits;
+
+  friend bool operator==(const ResourceRequirements&, const ResourceRequirements&) = default;
 };
 
 // Container mirrors the scheduling-relevant fields of core/v1 Container.
@@ -55,6 +61,8 @@ struct Container {
   std::vector<ContainerPort> ports;
   // Init containers only: "Always" makes a sidecar whose requests persist beside the app.
   std::string restart_policy;
+
+  friend bool operator==(const Container&, const Container&) = default;
 };
 
 // TopologySpreadConstraint mirrors core/v1 TopologySpreadConstraint.
@@ -67,6 +75,9 @@ struct TopologySpreadConstraint {
   std::optional<NodeInclusionPolicy> node_affinity_policy;
   std::optional<NodeInclusionPolicy> node_taints_policy;
   std::vector<std::string> match_label_keys;
+
+  friend bool operator==(const TopologySpreadConstraint&,
+                         const TopologySpreadConstraint&) = default;
 };
 
 // PodSpec mirrors the scheduling-relevant fields of core/v1 PodSpec.
@@ -84,11 +95,15 @@ struct PodSpec {
   std::vector<Container> init_containers;
   ResourceList overhead;
   std::vector<std::string> scheduling_gates;  // Gate names.
+
+  friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 
 // PodStatus mirrors the scheduling-relevant fields of core/v1 PodStatus.
 struct PodStatus {
   std::string nominated_node_name;
+
+  friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 
 // PodData is a whole pod as plain data.
@@ -96,6 +111,8 @@ struct PodData {
   ObjectMeta metadata;  // namespace defaults to "default".
   PodSpec spec;
   PodStatus status;
+
+  friend bool operator==(const PodData&, const PodData&) = default;
 };
 
 // ApplyPodDefaults fills what the API server would: namespace "default", the default scheduler
@@ -120,6 +137,10 @@ ResourceList ComputePodRequests(const PodSpec& spec,
 PodResources ComputePodResources(const PodSpec& spec);
 
 // Pod is an immutable pod shared as shared_ptr<const Pod>; its view lives as long as it does.
+// It keeps its metadata as plain data, and its spec and status only as the view and a packed
+// copy (pod_pack.h), a fraction of the decoded size: a pending pod's PodSpec is mostly empty
+// containers. data() decodes the whole pod the first time it is called and keeps it, so the
+// paths every pending pod takes read the accessors below and the view instead.
 class Pod {
   struct Key {  // private: only Make can construct
     explicit Key() = default;
@@ -130,12 +151,18 @@ class Pod {
   static std::shared_ptr<const Pod> Make(PodData data);
   // For Make only (Key is private): the object and its shared_ptr's count share one allocation.
   Pod(Key key, PodData data);
+  ~Pod();
 
   Pod(const Pod&) = delete;
   Pod& operator=(const Pod&) = delete;
 
-  // data returns the (defaulted) plain data.
-  const PodData& data() const { return data_; }
+  // data returns the (defaulted) plain data, decoding it on the first call (thread-safe); the
+  // decoded copy then lives as long as the pod. Prefer the accessors on hot paths.
+  const PodData& data() const;
+  // decoded reports whether data() has been called (for tests of the paths that must not).
+  bool decoded() const { return decoded_.load(std::memory_order_acquire) != nullptr; }
+  // metadata returns the (defaulted) metadata without decoding anything.
+  const ObjectMeta& metadata() const { return metadata_; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_pod_view).
   const schedhost_pod_view* view() const { return &holder_.view; }
   // FromView returns the pod whose view() is `v`; nullptr for null (and, via a tag
@@ -143,15 +170,19 @@ class Pod {
   static const Pod* FromView(const schedhost_pod_view* v);
 
   // name returns metadata.name.
-  const std::string& name() const { return data_.metadata.name; }
+  const std::string& name() const { return metadata_.name; }
   // namespace_name returns metadata.namespace.
-  const std::string& namespace_name() const { return data_.metadata.namespace_name; }
+  const std::string& namespace_name() const { return metadata_.namespace_name; }
   // uid returns metadata.uid (generated when the data had none).
-  const std::string& uid() const { return data_.metadata.uid; }
+  const std::string& uid() const { return metadata_.uid; }
   // priority returns spec.priority, or 0 when unset.
-  int32_t priority() const { return data_.spec.priority.value_or(0); }
+  int32_t priority() const { return holder_.view.priority; }
   // node_name returns spec.nodeName ("" while unbound).
-  const std::string& node_name() const { return data_.spec.node_name; }
+  const std::string& node_name() const { return node_name_; }
+  // scheduler_name returns spec.schedulerName (defaulted).
+  std::string_view scheduler_name() const { return View(holder_.view.scheduler_name); }
+  // nominated_node_name returns status.nominatedNodeName ("" when none).
+  std::string_view nominated_node_name() const { return View(holder_.view.nominated_node_name); }
   // requests returns the effective requests, sorted by name id (cpu in millicores).
   std::span<const schedhost_resource> requests() const {
     return {holder_.view.requests.items, holder_.view.requests.len};
@@ -162,11 +193,16 @@ class Pod {
   int64_t non_zero_memory() const { return holder_.view.non_zero_memory; }
 
  private:
-  void BuildView(const PodResources& resources);
+  static std::string_view View(schedhost_str s) { return {s.data, s.len}; }
+  void BuildView(const PodSpec& spec, const PodStatus& status, const PodResources& resources);
 
-  PodData data_;
+  ObjectMeta metadata_;
+  std::string node_name_;
+  std::string_view packed_;  // spec and status (pod_pack.h), in the arena's block
+  mutable std::atomic<const PodData*> decoded_{nullptr};
   // Pending pods are kept by the thousand and their arrays are small: an exact arena, one
-  // block for the usual arrays (see BuildView), and the requests live there too.
+  // block for the usual arrays, the strings the view needs and the packed state (see
+  // BuildView), and the requests live there too.
   internal::ExactViewArena arena_;
   internal::ViewHolder<schedhost_pod_view, Pod> holder_{};
 };

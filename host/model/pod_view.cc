@@ -3,6 +3,7 @@
 
 #include "host/model/interner.h"
 #include "host/model/pod.h"
+#include "host/model/pod_pack.h"
 #include "host/model/view_convert.h"
 
 namespace schedhost::model {
@@ -78,46 +79,63 @@ int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
   return policy ? static_cast<int32_t>(*policy) : SCHEDHOST_POLICY_UNSET;
 }
 
-// ReserveBytes is what the view's flat arrays take: one block holds them all. (Affinity and
-// spread constraints' selectors, rarer, get blocks of their own.)
-size_t ReserveBytes(const PodData& pod, size_t requests, size_t host_ports) {
-  const ObjectMeta& meta = pod.metadata;
-  const PodSpec& spec = pod.spec;
-  const auto padded = [](size_t bytes) { return (bytes + 7) & ~size_t{7}; };
-  return padded(meta.labels.size() * sizeof(schedhost_label)) +
-         padded(meta.annotations.size() * sizeof(schedhost_annotation)) +
-         padded(meta.owner_references.size() * sizeof(schedhost_owner_ref)) +
-         padded(spec.node_selector.size() * sizeof(schedhost_label)) +
-         padded(spec.tolerations.size() * sizeof(schedhost_toleration)) +
-         padded(spec.topology_spread_constraints.size() * sizeof(schedhost_spread_constraint)) +
-         padded(requests * sizeof(schedhost_resource)) +
-         padded(host_ports * sizeof(schedhost_host_port)) +
-         padded((spec.init_containers.size() + spec.containers.size()) * sizeof(schedhost_str)) +
-         padded(spec.scheduling_gates.size() * sizeof(schedhost_str));
+size_t Padded(size_t bytes) { return (bytes + 7) & ~size_t{7}; }
+
+// ReserveBytes is what the view's flat arrays, the strings it copies and the packed state take:
+// one block holds them all. Each string and array counts rounded up to 8 bytes, which bounds
+// the padding between them. (Affinity and spread constraints' selectors, rarer, get blocks of
+// their own.)
+size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, const PodStatus& status,
+                    size_t requests, size_t host_ports, size_t packed) {
+  size_t strings = Padded(spec.scheduler_name.size()) + Padded(status.nominated_node_name.size()) +
+                   Padded(spec.priority_class_name.size()) + Padded(packed);
+  for (const auto* list : {&spec.init_containers, &spec.containers}) {
+    for (const Container& c : *list) strings += Padded(c.image.size());
+  }
+  for (const Container& c : spec.containers) {
+    for (const ContainerPort& p : c.ports)
+      strings += p.host_port > 0 ? Padded(p.host_ip.size()) : 0;
+  }
+  for (const std::string& gate : spec.scheduling_gates) strings += Padded(gate.size());
+  return strings + Padded(meta.labels.size() * sizeof(schedhost_label)) +
+         Padded(meta.annotations.size() * sizeof(schedhost_annotation)) +
+         Padded(meta.owner_references.size() * sizeof(schedhost_owner_ref)) +
+         Padded(spec.node_selector.size() * sizeof(schedhost_label)) +
+         Padded(spec.tolerations.size() * sizeof(schedhost_toleration)) +
+         Padded(spec.topology_spread_constraints.size() * sizeof(schedhost_spread_constraint)) +
+         Padded(requests * sizeof(schedhost_resource)) +
+         Padded(host_ports * sizeof(schedhost_host_port)) +
+         Padded((spec.init_containers.size() + spec.containers.size()) * sizeof(schedhost_str)) +
+         Padded(spec.scheduling_gates.size() * sizeof(schedhost_str));
 }
 
 }  // namespace
 
-void Pod::BuildView(const PodResources& resources) {
+void Pod::BuildView(const PodSpec& spec, const PodStatus& status, const PodResources& resources) {
   Interner& interner = Interner::Global();
-  const ObjectMeta& meta = data_.metadata;
-  const PodSpec& spec = data_.spec;
+  const ObjectMeta& meta = metadata_;
   schedhost_pod_view& v = holder_.view;
   // Host ports come from app containers only, as upstream's NodePorts counts them.
   size_t port_count = 0;
   for (const Container& c : spec.containers) {
     for (const ContainerPort& p : c.ports) port_count += p.host_port > 0 ? 1 : 0;
   }
-  arena_.Reserve(ReserveBytes(data_, resources.requests.size(), port_count));
+  // The spec and status are kept only packed, so the view's strings from them are copies in
+  // the arena; the metadata's strings and the node name are the pod's own.
+  const std::string packed = internal::PackPodState(spec, status);
+  arena_.Reserve(
+      ReserveBytes(meta, spec, status, resources.requests.size(), port_count, packed.size()));
+  packed_ = arena_.Copy(packed);
+  const auto keep = [this](std::string_view s) { return ToStr(arena_.Copy(s)); };
   v.struct_size = sizeof(schedhost_pod_view);
   v.name = ToStr(meta.name);
   v.namespace_name = ToStr(meta.namespace_name);
   v.namespace_id = interner.Intern(meta.namespace_name);
-  v.priority = priority();
+  v.priority = spec.priority.value_or(0);
   v.uid = ToStr(meta.uid);
-  v.scheduler_name = ToStr(spec.scheduler_name);
-  v.node_name = ToStr(spec.node_name);
-  v.nominated_node_name = ToStr(data_.status.nominated_node_name);
+  v.scheduler_name = keep(spec.scheduler_name);
+  v.node_name = ToStr(node_name_);
+  v.nominated_node_name = keep(status.nominated_node_name);
   v.creation_timestamp_ns = meta.creation_timestamp_ns;
   v.resource_version = meta.resource_version;
   v.labels = internal::ConvertLabels(meta.labels, arena_);
@@ -185,7 +203,7 @@ void Pod::BuildView(const PodResources& resources) {
   for (const Container& c : spec.containers) {
     for (const ContainerPort& p : c.ports) {
       if (p.host_port <= 0) continue;
-      ports[next_port++] = {ProtocolId(p.protocol), p.host_port, ToStr(p.host_ip)};
+      ports[next_port++] = {ProtocolId(p.protocol), p.host_port, keep(p.host_ip)};
     }
   }
   v.host_ports = ports;
@@ -196,20 +214,20 @@ void Pod::BuildView(const PodResources& resources) {
   auto* images = arena_.Array<schedhost_str>(image_count);
   size_t next_image = 0;
   for (const auto* list : {&spec.init_containers, &spec.containers}) {
-    for (const Container& c : *list) images[next_image++] = ToStr(c.image);
+    for (const Container& c : *list) images[next_image++] = keep(c.image);
   }
   v.images = images;
   v.images_len = image_count;
 
   auto* gates = arena_.Array<schedhost_str>(spec.scheduling_gates.size());
   for (size_t i = 0; i < spec.scheduling_gates.size(); ++i)
-    gates[i] = ToStr(spec.scheduling_gates[i]);
+    gates[i] = keep(spec.scheduling_gates[i]);
   v.scheduling_gates = gates;
   v.scheduling_gates_len = spec.scheduling_gates.size();
 
   v.preemption_policy = static_cast<int32_t>(
       spec.preemption_policy.value_or(PreemptionPolicy::kPreemptLowerPriority));
-  v.priority_class_name = ToStr(spec.priority_class_name);
+  v.priority_class_name = keep(spec.priority_class_name);
 }
 
 }  // namespace schedhost::model

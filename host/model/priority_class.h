@@ -42,6 +42,8 @@ class PriorityClass {
 
   // data returns the plain data.
   const PriorityClassData& data() const { return data_; }
+  // metadata returns data().metadata (every made object has it, as Pod does).
+  const ObjectMeta& metadata() const { return data_.metadata; }
   // view returns the ABI view with struct_size == sizeof(schedhost_priority_class_view).
   const schedhost_priority_class_view* view() const { return &holder_.view; }
   // FromView returns the class whose view() is `v`; nullptr for null (and, via a tag

@@ -47,6 +47,15 @@ struct Quantity {
   bool IsZero() const { return nano_ == 0; }
   // format returns the notation the quantity was written in.
   Format format() const { return format_; }
+  // nano returns the exact amount in nano-units; with FromNano it is a lossless encoding.
+  __int128 nano() const { return nano_; }
+  // FromNano returns `nano` nano-units written in `format` (the inverse of nano() and format()).
+  static Quantity FromNano(__int128 nano, Format format) {
+    Quantity q;
+    q.nano_ = nano;
+    q.format_ = format;
+    return q;
+  }
   // ToString renders the canonical text upstream would serialize ("1500m", "2Gi", "0").
   std::string ToString() const;
 

@@ -38,6 +38,14 @@ class ViewArena {
   T* One() {
     return Array<T>(1);
   }
+  // Copy keeps a copy of `s` in the arena and returns it ("" for an empty string).
+  std::string_view Copy(std::string_view s) {
+    static constexpr char kEmpty[] = "";
+    if (s.empty()) return std::string_view(kEmpty);  // never a null pointer in a view
+    char* out = Array<char>(s.size());
+    std::char_traits<char>::copy(out, s.data(), s.size());
+    return {out, s.size()};
+  }
 
  protected:
   ViewArena() = default;

@@ -26,8 +26,7 @@ void Nominator::Update(const model::Pod& old_pod, std::shared_ptr<const model::P
   // something else (labels, spec); the nomination the scheduler made may not have reached the
   // API yet, so it is kept. Every other case follows the new pod's own field.
   std::string_view node;  // the interner's copy: it outlives the deletion below
-  if (old_pod.data().status.nominated_node_name.empty() &&
-      new_pod->data().status.nominated_node_name.empty()) {
+  if (old_pod.nominated_node_name().empty() && new_pod->nominated_node_name().empty()) {
     if (auto it = node_by_uid_.find(old_pod.uid()); it != node_by_uid_.end()) {
       node = model::Interner::Global().Str(it->second);
     }
@@ -85,7 +84,7 @@ void Nominator::AddLocked(std::shared_ptr<const model::Pod> pod, std::string_vie
   // The caller's node is the newest knowledge (a PostFilter result), so it wins over the
   // pod's status, which may lag behind.
   std::string_view node = node_name;
-  if (node.empty()) node = pod->data().status.nominated_node_name;
+  if (node.empty()) node = pod->nominated_node_name();
   if (node.empty()) return;
   const schedhost_id node_id = model::Interner::Global().Intern(node);
   node_by_uid_[pod->uid()] = node_id;

@@ -192,7 +192,7 @@ void SchedulingQueue::CommitLocked(Candidate& c) {
 
 bool EventInterest::MayMatter(const QueuedPodInfo& info) const {
   if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) return true;
-  const std::string& profile = info.pod->data().spec.scheduler_name;
+  const std::string_view profile = info.pod->scheduler_name();
   auto it =
       std::find_if(deaf.begin(), deaf.end(), [&](const auto& d) { return d.first == profile; });
   if (it == deaf.end()) return true;

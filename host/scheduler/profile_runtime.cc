@@ -49,11 +49,11 @@ bool ProfileRuntime::QueueSortLess(const queue::QueuedPodInfo& a,
   if (sort_framework_->QueueSortLess(qa, qb)) return true;
   if (sort_framework_->QueueSortLess(qb, qa)) return false;
   // Equal for QueueSort (e.g. same priority, same virtual timestamp): keep creation order.
-  const int64_t ca = a.pod->data().metadata.creation_timestamp_ns;
-  const int64_t cb = b.pod->data().metadata.creation_timestamp_ns;
+  const int64_t ca = a.pod->metadata().creation_timestamp_ns;
+  const int64_t cb = b.pod->metadata().creation_timestamp_ns;
   if (ca != cb) return ca < cb;
-  const uint64_t ra = a.pod->data().metadata.resource_version;
-  const uint64_t rb = b.pod->data().metadata.resource_version;
+  const uint64_t ra = a.pod->metadata().resource_version;
+  const uint64_t rb = b.pod->metadata().resource_version;
   if (ra != rb) return ra < rb;
   return a.pod->uid() < b.pod->uid();
 }
@@ -68,7 +68,7 @@ queue::PreEnqueueResult ProfileRuntime::PreEnqueue(const model::Pod& pod) const 
 
 bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
                           const queue::ClusterEvent& ev) const {
-  auto profile = events_.find(pod.data().spec.scheduler_name);
+  auto profile = events_.find(pod.scheduler_name());
   if (profile == events_.end()) return true;
   auto it = profile->second.find(plugin);
   if (it == profile->second.end() || it->second.plugin == nullptr) return true;

@@ -34,7 +34,7 @@ class ProfileRuntime {
   }
   /// FrameworkFor returns the framework of `pod`'s schedulerName, or nullptr.
   framework::Framework* FrameworkFor(const model::Pod& pod) const {
-    return set_->Find(pod.data().spec.scheduler_name);
+    return set_->Find(pod.scheduler_name());
   }
 
   /// QueueSortLess orders two queued pods with the (shared) QueueSort plugin; pods it finds

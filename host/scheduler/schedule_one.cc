@@ -178,7 +178,7 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
   // A node nominated by an earlier preemption is likely the only one that fits: try it first.
   // Its rejection, if it had one, is kept unless the full pass below rejects it again (one
   // entry per node, the later status winning, as upstream's map).
-  const std::string& nominated = pod.data().status.nominated_node_name;
+  const std::string_view nominated = pod.nominated_node_name();
   schedhost_id nominated_rejected = 0;
   if (!nominated.empty()) {
     if (const cache::NodeInfo* ni = snap.Get(nominated)) {
@@ -474,7 +474,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     }
   }
   r->num_all_nodes = a.num_all_nodes;
-  const std::string& nominated = pod.data().status.nominated_node_name;
+  const std::string_view nominated = pod.nominated_node_name();
   const schedhost_id nominated_id =
       nominated.empty() ? 0 : model::Interner::Global().Lookup(nominated);
   const size_t columns = r->header->score_plugins.size();

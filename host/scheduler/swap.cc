@@ -146,9 +146,9 @@ void Scheduler::ParkWithoutProfile(const queue::QueuedPodInfo& info) {
   const model::Pod& pod = *info.pod;
   // Upstream drops such a pod with an error in the log; here it waits for the profile.
   spdlog::warn("scheduler: no profile \"{}\" for pod {}/{}; parked until a reload adds one",
-               pod.data().spec.scheduler_name, pod.namespace_name(), pod.name());
+               pod.scheduler_name(), pod.namespace_name(), pod.name());
   Record(pod, [&](PodEntry& e) {
-    SetMessageLocked(e, "no profile named \"" + pod.data().spec.scheduler_name + "\"");
+    SetMessageLocked(e, "no profile named \"" + std::string(pod.scheduler_name()) + "\"");
   });
   queue_->Done(pod.uid());
   // A swap that added the profile after this cycle took its set may have looked for parked pods

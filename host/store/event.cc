@@ -85,7 +85,7 @@ std::string ObjectKey(Kind kind, std::string_view namespace_name, std::string_vi
 }
 
 const model::ObjectMeta& MetaOf(const model::Object& object) {
-  return std::visit([](const auto& p) -> const model::ObjectMeta& { return p->data().metadata; },
+  return std::visit([](const auto& p) -> const model::ObjectMeta& { return p->metadata(); },
                     object);
 }
 

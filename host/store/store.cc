@@ -114,7 +114,7 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   auto it = items.find(key);
   if (it == items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
   const std::shared_ptr<const T> current = it->second;
-  const model::ObjectMeta& meta = current->data().metadata;
+  const model::ObjectMeta& meta = current->metadata();
   const uint64_t read_rv = data.metadata.resource_version;
   if (read_rv != 0 && read_rv != meta.resource_version) {
     throw StoreError(ErrorCode::kConflict, what + ": resource version " + std::to_string(read_rv) +
@@ -205,7 +205,7 @@ std::shared_ptr<const T> Store::Delete(std::string_view namespace_name, std::str
     throw StoreError(ErrorCode::kNotFound, What<T>(namespace_name, name) + " not found");
   }
   std::shared_ptr<const T> object = it->second;
-  const model::ObjectMeta& meta = object->data().metadata;
+  const model::ObjectMeta& meta = object->metadata();
   if (!preconditions.uid.empty() && preconditions.uid != meta.uid) {
     throw StoreError(ErrorCode::kConflict, What<T>(namespace_name, name) +
                                                ": delete precondition failed: uid is " + meta.uid +

@@ -1,13 +1,13 @@
 // Store: the embedded cluster state the host schedules against — Nodes, Pods,
-// PodDisruptionBudgets, PriorityClasses and Namespaces keyed by namespace/name, every version stamped with
-// one store-wide, strictly increasing resource version, plus a bounded event log and watches.
-// Writes admit objects as the API server would (defaults, validation, pod priority from its
-// PriorityClass); refusals throw StoreError and change nothing. Thread-safe; watch callbacks run
-// outside the store's lock, one at a time, in resource-version order.
+// PodDisruptionBudgets, PriorityClasses and Namespaces keyed by namespace/name, every version
+// stamped with one store-wide, strictly increasing resource version, plus a bounded event log and
+// watches. Writes admit objects as the API server would (defaults, validation, pod priority from
+// its PriorityClass); refusals throw StoreError and change nothing. Thread-safe; watch callbacks
+// run outside the store's lock, one at a time, in resource-version order.
 //
 //   store::Store store;
 //   auto pod = store.Create(pod_data);                      // ADDED, rv 3
-//   store.Bind("default", "web", pod->uid(), pod->data().metadata.resource_version, "n1");
+//   store.Bind("default", "web", pod->uid(), pod->metadata().resource_version, "n1");
 #pragma once
 
 #include <atomic>

@@ -159,7 +159,7 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
     throw StoreError(ErrorCode::kNotFound, what + " not found; it was deleted before binding");
   }
   const std::shared_ptr<const model::Pod> current = it->second;
-  const model::ObjectMeta& meta = current->data().metadata;
+  const model::ObjectMeta& meta = current->metadata();
   if (!uid.empty() && uid != meta.uid) {
     throw StoreError(ErrorCode::kConflict, what + ": uid is " + meta.uid + ", the binding names " +
                                                std::string(uid) + " (the pod was re-created)");
@@ -202,7 +202,7 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
                                                ", the request names " + std::string(uid) +
                                                " (the pod was re-created)");
   }
-  if (current->data().status.nominated_node_name == node_name) return current;
+  if (current->nominated_node_name() == node_name) return current;
   model::PodData data = current->data();
   data.status.nominated_node_name = std::string(node_name);
   const uint64_t rv = NextVersion();

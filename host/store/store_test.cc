@@ -27,7 +27,7 @@ TEST(StoreTest, CreateGetListDelete) {
 
   EXPECT_EQ(pod->namespace_name(), "default");
   EXPECT_FALSE(pod->uid().empty());
-  EXPECT_GT(pod->data().metadata.creation_timestamp_ns, 0);
+  EXPECT_GT(pod->metadata().creation_timestamp_ns, 0);
   EXPECT_EQ(store.Get<model::Pod>("default", "web"), pod);
   EXPECT_EQ(store.Get<model::Pod>("", "web"), pod);
   EXPECT_EQ(store.Get<model::Pod>("prod", "web"), nullptr);
@@ -66,12 +66,12 @@ TEST(StoreTest, KeepsAGivenUidAndRefusesDuplicates) {
 TEST(StoreTest, ResourceVersionsAreStoreWideAndIncreasing) {
   Store store(Bare());
   std::vector<uint64_t> rvs;
-  rvs.push_back(store.Create(NodeData("n1"))->data().metadata.resource_version);
-  rvs.push_back(store.Create(PodData("a"))->data().metadata.resource_version);
-  rvs.push_back(store.Create(ClassData("high", 100))->data().metadata.resource_version);
-  rvs.push_back(store.Update(NodeData("n1"))->data().metadata.resource_version);
+  rvs.push_back(store.Create(NodeData("n1"))->metadata().resource_version);
+  rvs.push_back(store.Create(PodData("a"))->metadata().resource_version);
+  rvs.push_back(store.Create(ClassData("high", 100))->metadata().resource_version);
+  rvs.push_back(store.Update(NodeData("n1"))->metadata().resource_version);
   store.Delete<model::Pod>("default", "a");
-  rvs.push_back(store.Create(PdbData("b"))->data().metadata.resource_version);
+  rvs.push_back(store.Create(PdbData("b"))->metadata().resource_version);
   EXPECT_EQ(rvs, (std::vector<uint64_t>{1, 2, 3, 4, 6}));  // the delete took 5
   EXPECT_EQ(store.resource_version(), 6u);
 }
@@ -94,9 +94,9 @@ TEST(StoreTest, UpdateChecksTheVersionItRead) {
   d.spec.unschedulable = true;
   auto v2 = store.Update(d);  // carries v1's resource version: accepted
   EXPECT_TRUE(v2->data().spec.unschedulable);
-  EXPECT_EQ(v2->data().metadata.uid, v1->data().metadata.uid);
-  EXPECT_EQ(v2->data().metadata.creation_timestamp_ns, v1->data().metadata.creation_timestamp_ns);
-  EXPECT_GT(v2->data().metadata.resource_version, v1->data().metadata.resource_version);
+  EXPECT_EQ(v2->metadata().uid, v1->metadata().uid);
+  EXPECT_EQ(v2->metadata().creation_timestamp_ns, v1->metadata().creation_timestamp_ns);
+  EXPECT_GT(v2->metadata().resource_version, v1->metadata().resource_version);
 
   d.spec.unschedulable = false;  // still v1's version: stale now
   StoreError e = ErrorOf([&] { store.Update(d); });
@@ -128,7 +128,7 @@ TEST(StoreTest, DeletePreconditions) {
             }).code(),
             ErrorCode::kConflict);
   EXPECT_NE(store.Get<model::Pod>("default", "web"), nullptr);
-  store.Delete<model::Pod>("default", "web", {pod->uid(), pod->data().metadata.resource_version});
+  store.Delete<model::Pod>("default", "web", {pod->uid(), pod->metadata().resource_version});
   EXPECT_EQ(store.Count(Kind::kPod), 0u);
 }
 
@@ -217,16 +217,16 @@ TEST(StoreNamespaceTest, CrudAndWatch) {
   });
   auto ns = store.Create(NamespaceData("team-a", {{"team", "a"}}));
   EXPECT_EQ(ns->name(), "team-a");
-  EXPECT_EQ(ns->data().metadata.namespace_name, "") << "cluster-scoped";
-  EXPECT_NE(model::FindLabel(ns->data().metadata.labels, model::kNamespaceNameLabel), nullptr);
+  EXPECT_EQ(ns->metadata().namespace_name, "") << "cluster-scoped";
+  EXPECT_NE(model::FindLabel(ns->metadata().labels, model::kNamespaceNameLabel), nullptr);
   EXPECT_EQ(store.Get<model::Namespace>("ignored", "team-a"), ns);
   EXPECT_EQ(store.Count(Kind::kNamespace), 1u);
   EXPECT_EQ(ErrorOf([&] { store.Create(NamespaceData("team-a")); }).code(),
             ErrorCode::kAlreadyExists);
 
   auto updated = store.Update(NamespaceData("team-a", {{"team", "b"}}));
-  EXPECT_EQ(updated->data().metadata.uid, ns->data().metadata.uid);
-  EXPECT_EQ(*model::FindLabel(updated->data().metadata.labels, "team"), "b");
+  EXPECT_EQ(updated->metadata().uid, ns->metadata().uid);
+  EXPECT_EQ(*model::FindLabel(updated->metadata().labels, "team"), "b");
   EXPECT_EQ(store.List<model::Namespace>().size(), 1u);
 
   // Pods need no Namespace object (the host keeps no namespace lifecycle).

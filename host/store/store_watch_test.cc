@@ -153,7 +153,7 @@ TEST(StoreWatchConcurrentTest, WritersRaceAWatcher) {
       for (int i = 0; i < kPerThread; ++i) {
         std::string name = "p" + std::to_string(t) + "-" + std::to_string(i);
         auto pod = store.Create(PodData(name));
-        if (last_seen.load() < pod->data().metadata.resource_version) undelivered = true;
+        if (last_seen.load() < pod->metadata().resource_version) undelivered = true;
         if (i % 2 == 0) store.Bind("default", name, pod->uid(), 0, "n" + std::to_string(t));
         if (i % 5 == 0) store.Delete<model::Pod>("default", name);
       }

@@ -40,6 +40,21 @@ TEST_F(PlacementTest, FitsByResourcesAndReportsInsufficientCpu) {
   EXPECT_EQ(r.virtual_time, std::chrono::nanoseconds(0)) << "nothing needed a timer";
 }
 
+TEST_F(PlacementTest, APendingPodIsNeverDecodedOnTheWay) {
+  // A made pod keeps its spec packed and decodes it only when asked (model::Pod::data());
+  // creating, queueing, filtering, failing, preempting and requeueing a pod must not ask, or
+  // every pending pod would carry its decoded copy too.
+  Build();
+  Apply(NodeYaml("n1", "2") + PodYaml("fits", "1") + PodYaml("huge", "8"));
+  Run();
+  EXPECT_EQ(NodeOf("fits"), "n1");
+  store_.Delete<model::Pod>("default", "fits");  // frees cpu: it is tried again and fails
+  Run();
+  ASSERT_EQ(NodeOf("huge"), "");
+  EXPECT_GE(sched_->Diagnostics(Pod("huge")->uid())->attempts, 2);
+  EXPECT_FALSE(Pod("huge")->decoded());
+}
+
 TEST_F(PlacementTest, NoNodesAtAllIsAnErrorThatBacksOff) {
   Build();
   Apply(PodYaml("lonely"));
