@@ -106,6 +106,11 @@ const PodData& Pod::data() const {
   auto fresh = std::make_unique<PodData>();
   fresh->metadata = metadata_;
   internal::UnpackPodState(packed_, fresh->spec, fresh->status);
+  // What BuildView keeps only in the view and the node name.
+  fresh->spec.scheduler_name = scheduler_name();
+  fresh->spec.node_name = node_name_;
+  fresh->spec.priority_class_name = View(holder_.view.priority_class_name);
+  fresh->status.nominated_node_name = nominated_node_name();
   const PodData* expected = nullptr;
   if (decoded_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) {
     return *fresh.release();

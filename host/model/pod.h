@@ -194,7 +194,9 @@ class Pod {
 
  private:
   static std::string_view View(schedhost_str s) { return {s.data, s.len}; }
-  void BuildView(const PodSpec& spec, const PodStatus& status, const PodResources& resources);
+  // BuildView fills the view and packs the spec and status (clearing the strings it keeps only
+  // in the view first).
+  void BuildView(PodSpec& spec, PodStatus& status, const PodResources& resources);
 
   ObjectMeta metadata_;
   std::string node_name_;

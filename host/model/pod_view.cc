@@ -79,16 +79,17 @@ int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
   return policy ? static_cast<int32_t>(*policy) : SCHEDHOST_POLICY_UNSET;
 }
 
+constexpr std::string_view kEmptyText = "";
+
 size_t Padded(size_t bytes) { return (bytes + 7) & ~size_t{7}; }
 
 // ReserveBytes is what the view's flat arrays, the strings it copies and the packed state take:
 // one block holds them all. Each string and array counts rounded up to 8 bytes, which bounds
 // the padding between them. (Affinity and spread constraints' selectors, rarer, get blocks of
 // their own.)
-size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, const PodStatus& status,
-                    size_t requests, size_t host_ports, size_t packed) {
-  size_t strings = Padded(spec.scheduler_name.size()) + Padded(status.nominated_node_name.size()) +
-                   Padded(spec.priority_class_name.size()) + Padded(packed);
+size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests, size_t host_ports,
+                    size_t packed) {
+  size_t strings = Padded(packed);
   for (const auto* list : {&spec.init_containers, &spec.containers}) {
     for (const Container& c : *list) strings += Padded(c.image.size());
   }
@@ -111,7 +112,7 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, const PodStatus
 
 }  // namespace
 
-void Pod::BuildView(const PodSpec& spec, const PodStatus& status, const PodResources& resources) {
+void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resources) {
   Interner& interner = Interner::Global();
   const ObjectMeta& meta = metadata_;
   schedhost_pod_view& v = holder_.view;
@@ -120,11 +121,21 @@ void Pod::BuildView(const PodSpec& spec, const PodStatus& status, const PodResou
   for (const Container& c : spec.containers) {
     for (const ContainerPort& p : c.ports) port_count += p.host_port > 0 ? 1 : 0;
   }
-  // The spec and status are kept only packed, so the view's strings from them are copies in
-  // the arena; the metadata's strings and the node name are the pod's own.
+  // Names shared by many pods (schedulers, priority classes, nodes) are interned, and kept
+  // only in the view: data() reads them back from there, so the packed state leaves them out.
+  const auto interned = [&interner](std::string& s) {
+    const std::string_view text = s.empty() ? std::string_view() : interner.Str(interner.Intern(s));
+    s.clear();
+    return text.empty() ? ToStr(kEmptyText) : ToStr(text);
+  };
+  v.scheduler_name = interned(spec.scheduler_name);
+  v.nominated_node_name = interned(status.nominated_node_name);
+  v.priority_class_name = interned(spec.priority_class_name);
+  spec.node_name.clear();  // node_name_ has it
+  // The rest of the spec and status is kept only packed, so the view's other strings from
+  // them are copies in the arena; the metadata's strings are the pod's own.
   const std::string packed = internal::PackPodState(spec, status);
-  arena_.Reserve(
-      ReserveBytes(meta, spec, status, resources.requests.size(), port_count, packed.size()));
+  arena_.Reserve(ReserveBytes(meta, spec, resources.requests.size(), port_count, packed.size()));
   packed_ = arena_.Copy(packed);
   const auto keep = [this](std::string_view s) { return ToStr(arena_.Copy(s)); };
   v.struct_size = sizeof(schedhost_pod_view);
@@ -133,9 +144,7 @@ void Pod::BuildView(const PodSpec& spec, const PodStatus& status, const PodResou
   v.namespace_id = interner.Intern(meta.namespace_name);
   v.priority = spec.priority.value_or(0);
   v.uid = ToStr(meta.uid);
-  v.scheduler_name = keep(spec.scheduler_name);
   v.node_name = ToStr(node_name_);
-  v.nominated_node_name = keep(status.nominated_node_name);
   v.creation_timestamp_ns = meta.creation_timestamp_ns;
   v.resource_version = meta.resource_version;
   v.labels = internal::ConvertLabels(meta.labels, arena_);
@@ -227,7 +236,6 @@ void Pod::BuildView(const PodSpec& spec, const PodStatus& status, const PodResou
 
   v.preemption_policy = static_cast<int32_t>(
       spec.preemption_policy.value_or(PreemptionPolicy::kPreemptLowerPriority));
-  v.priority_class_name = keep(spec.priority_class_name);
 }
 
 }  // namespace schedhost::model

@@ -85,16 +85,15 @@ struct QueuedPodInfo {
   TimePoint timestamp{};
   /// initial_attempt_timestamp is when the pod first entered activeQ (unset while never admitted).
   std::optional<TimePoint> initial_attempt_timestamp;
-  /// attempts counts scheduling attempts; Pop increments it.
-  int attempts = 0;
   /// unschedulable_plugins are the plugins that rejected the last attempt (or gate the pod).
   PluginSet unschedulable_plugins;
   /// pending_plugins are the plugins that answered Pending in the last attempt.
   PluginSet pending_plugins;
-  /// gated is true while PreEnqueue keeps the pod out of activeQ.
+  /// attempts counts scheduling attempts; Pop increments it.
+  int attempts = 0;
+  /// gated is true while PreEnqueue keeps the pod out of activeQ (the plugin's reason reaches
+  /// the scheduler through QueueCallbacks::pre_enqueue; the queue does not keep it).
   bool gated = false;
-  /// gate_message is the rejecting PreEnqueue plugin's reason while gated.
-  std::string gate_message;
 };
 
 /// QueueOptions tunes the queue; the defaults are upstream's.

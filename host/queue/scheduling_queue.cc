@@ -167,7 +167,6 @@ void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where
 void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
   QueuedPodInfo& info = entry->info;
   info.gated = false;
-  info.gate_message.clear();
   if (!info.initial_attempt_timestamp) info.initial_attempt_timestamp = Now();
   entry->version = ++next_version_;
   where_[entry->uid()] = PodLocation::kActive;
@@ -177,7 +176,6 @@ void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
 
 void SchedulingQueue::PutBackoffLocked(std::unique_ptr<internal::Entry> entry) {
   entry->info.gated = false;
-  entry->info.gate_message.clear();
   entry->version = ++next_version_;
   where_[entry->uid()] = PodLocation::kBackoff;
   backoff_.Push(std::move(entry));
@@ -201,7 +199,6 @@ PodLocation SchedulingQueue::PlaceAdmittedLocked(std::unique_ptr<internal::Entry
   // that its queueing hints can release them, as upstream does.
   QueuedPodInfo& info = entry->info;
   info.gated = true;
-  info.gate_message = verdict.message;
   info.unschedulable_plugins.clear();
   info.pending_plugins.clear();
   if (!verdict.plugin.empty()) info.unschedulable_plugins.insert(verdict.plugin);
