@@ -101,16 +101,28 @@ Pod::Pod(Key /*key*/, PodData data) {
 
 Pod::~Pod() { delete decoded_.load(std::memory_order_acquire); }
 
+PodData Pod::Decode() const {
+  PodData out;
+  out.metadata = metadata_;
+  internal::UnpackPodState(packed_, out.spec, out.status);
+  // What BuildView keeps only in the view and the node name.
+  out.spec.scheduler_name = scheduler_name();
+  out.spec.node_name = node_name_;
+  out.spec.priority_class_name = View(holder_.view.priority_class_name);
+  out.status.nominated_node_name = nominated_node_name();
+  return out;
+}
+
+bool Pod::SameSpecAndStatus(const Pod& other) const {
+  return packed_ == other.packed_ && node_name_ == other.node_name_ &&
+         scheduler_name() == other.scheduler_name() &&
+         nominated_node_name() == other.nominated_node_name() &&
+         View(holder_.view.priority_class_name) == View(other.holder_.view.priority_class_name);
+}
+
 const PodData& Pod::data() const {
   if (const PodData* d = decoded_.load(std::memory_order_acquire)) return *d;
-  auto fresh = std::make_unique<PodData>();
-  fresh->metadata = metadata_;
-  internal::UnpackPodState(packed_, fresh->spec, fresh->status);
-  // What BuildView keeps only in the view and the node name.
-  fresh->spec.scheduler_name = scheduler_name();
-  fresh->spec.node_name = node_name_;
-  fresh->spec.priority_class_name = View(holder_.view.priority_class_name);
-  fresh->status.nominated_node_name = nominated_node_name();
+  auto fresh = std::make_unique<PodData>(Decode());
   const PodData* expected = nullptr;
   if (decoded_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) {
     return *fresh.release();

@@ -159,6 +159,12 @@ class Pod {
   // data returns the (defaulted) plain data, decoding it on the first call (thread-safe); the
   // decoded copy then lives as long as the pod. Prefer the accessors on hot paths.
   const PodData& data() const;
+  // Decode returns a fresh decoded copy, leaving the pod as it was: for paths that look once.
+  PodData Decode() const;
+  // SameSpecAndStatus is true when `other`'s spec and status are the same as this pod's,
+  // compared without decoding (the packed bytes and the names kept in the view). It is stricter
+  // than ==: a quantity rewritten in another notation ("1" for "1000m") counts as a change.
+  bool SameSpecAndStatus(const Pod& other) const;
   // decoded reports whether data() has been called (for tests of the paths that must not).
   bool decoded() const { return decoded_.load(std::memory_order_acquire) != nullptr; }
   // metadata returns the (defaulted) metadata without decoding anything.

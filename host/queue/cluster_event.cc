@@ -22,13 +22,14 @@ bool EventMatches(const schedhost_cluster_event& registered, const ClusterEvent&
 }
 
 bool PodUpdateMayMakeSchedulable(const model::Pod& old_pod, const model::Pod& new_pod) {
-  const auto& [old_meta, old_spec, old_status] = old_pod.data();
-  const auto& [new_meta, new_spec, new_status] = new_pod.data();
-  // Status (nominatedNodeName here) and the resource version never make a pod schedulable.
-  (void)old_status;
-  (void)new_status;
-  return !internal::SameMetaExceptVersion(old_meta, new_meta) ||
-         !internal::SamePodSpec(old_spec, new_spec);
+  // Compared without decoding either pod (the new one stays queued: a decoded copy would stay
+  // with it). The resource version never makes a pod schedulable, nor does the status alone
+  // (nominatedNodeName here).
+  if (!internal::SameMetaExceptVersion(old_pod.metadata(), new_pod.metadata())) return true;
+  if (old_pod.SameSpecAndStatus(new_pod)) return false;
+  // Something in the spec or status differs, or only a quantity's notation: look closer, on
+  // copies that go when this returns.
+  return !internal::SamePodSpec(old_pod.Decode().spec, new_pod.Decode().spec);
 }
 
 namespace {
@@ -50,16 +51,20 @@ bool ScaledDown(const model::Pod& old_pod, const model::Pod& new_pod) {
 }  // namespace
 
 int32_t PodUpdateActions(const model::Pod& old_pod, const model::Pod& new_pod) {
-  const model::PodData& o = old_pod.data();
-  const model::PodData& n = new_pod.data();
   int32_t actions = 0;
-  if (o.metadata.labels != n.metadata.labels) actions |= SCHEDHOST_ACTION_UPDATE_POD_LABEL;
-  if (ScaledDown(old_pod, new_pod)) actions |= SCHEDHOST_ACTION_UPDATE_POD_SCALE_DOWN;
-  if (!internal::SameTolerations(o.spec.tolerations, n.spec.tolerations)) {
-    actions |= SCHEDHOST_ACTION_UPDATE_POD_TOLERATIONS;
+  if (old_pod.metadata().labels != new_pod.metadata().labels) {
+    actions |= SCHEDHOST_ACTION_UPDATE_POD_LABEL;
   }
-  if (!o.spec.scheduling_gates.empty() && n.spec.scheduling_gates.empty()) {
+  if (ScaledDown(old_pod, new_pod)) actions |= SCHEDHOST_ACTION_UPDATE_POD_SCALE_DOWN;
+  if (old_pod.view()->scheduling_gates_len != 0 && new_pod.view()->scheduling_gates_len == 0) {
     actions |= SCHEDHOST_ACTION_UPDATE_POD_SCHEDULING_GATES_ELIMINATED;
+  }
+  // Tolerations are compared on decoded copies (the view clamps their seconds), and only when
+  // the spec changed at all.
+  if (!old_pod.SameSpecAndStatus(new_pod) &&
+      !internal::SameTolerations(old_pod.Decode().spec.tolerations,
+                                 new_pod.Decode().spec.tolerations)) {
+    actions |= SCHEDHOST_ACTION_UPDATE_POD_TOLERATIONS;
   }
   // Like upstream, an update none of the specific bits describes concerns every plugin that
   // registered for some pod update.

@@ -123,8 +123,21 @@ TEST(PodUpdateTest, WhatMayMakeAPodSchedulable) {
        true},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(PodUpdateMayMakeSchedulable(*base, *With(base, c.edit)), c.want) << c.name;
+    auto updated = With(base, c.edit);
+    EXPECT_EQ(PodUpdateMayMakeSchedulable(*base, *updated), c.want) << c.name;
+    // The new version stays queued: comparing must not leave a decoded copy with it.
+    EXPECT_FALSE(updated->decoded()) << c.name;
   }
+  // The same request in another notation is no change (the packed bytes differ, the values do
+  // not).
+  auto binary = With(base, [](model::PodData& d) {
+    d.spec.containers[0].resources.requests["memory"] = Q("1Gi");
+  });
+  auto decimal = With(base, [](model::PodData& d) {
+    d.spec.containers[0].resources.requests["memory"] = Q("1073741824");
+  });
+  EXPECT_FALSE(binary->SameSpecAndStatus(*decimal));
+  EXPECT_FALSE(PodUpdateMayMakeSchedulable(*binary, *decimal));
 }
 
 TEST(PodUpdateTest, ActionBits) {
@@ -170,7 +183,9 @@ TEST(PodUpdateTest, ActionBits) {
        SCHEDHOST_ACTION_UPDATE},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(PodUpdateActions(*base, *With(base, c.edit)), c.want) << c.name;
+    auto updated = With(base, c.edit);
+    EXPECT_EQ(PodUpdateActions(*base, *updated), c.want) << c.name;
+    EXPECT_FALSE(updated->decoded()) << c.name;
   }
   ClusterEvent ev = MakeAssignedPodUpdateEvent(base, With(base, cases[0].edit));
   EXPECT_EQ(ev.resource, SCHEDHOST_RESOURCE_ASSIGNED_POD);
