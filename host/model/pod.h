@@ -2,8 +2,8 @@
 // "made" object that owns the data, the interned arrays and a ready schedhost_pod_view.
 // Pod::Make applies the API server's defaults (namespace, scheduler name, requests from limits,
 // uid) and computes effective requests the way upstream's pod resource helpers do. A made Pod
-// never changes, so it may be read from any number of threads; to change a pod, copy data(),
-// edit it and Make a new one. A made Pod keeps its spec packed (see Pod below).
+// never changes, so it may be read from any number of threads; to change a pod, Decode() it,
+// edit the copy and Make a new one. A made Pod keeps its spec packed (see Pod below).
 //
 //   std::shared_ptr<const Pod> pod = Pod::Make(std::move(data));
 //   plugin->filter(instance, state, pod->view(), node_info, status);
@@ -163,7 +163,7 @@ class Pod {
   PodData Decode() const;
   // SameSpecAndStatus is true when `other`'s spec and status are the same as this pod's,
   // compared without decoding (the packed bytes and the names kept in the view). It is stricter
-  // than ==: a quantity rewritten in another notation ("1" for "1000m") counts as a change.
+  // than ==: a quantity rewritten in another notation ("1073741824" for "1Gi") is a change.
   bool SameSpecAndStatus(const Pod& other) const;
   // decoded reports whether data() has been called (for tests of the paths that must not).
   bool decoded() const { return decoded_.load(std::memory_order_acquire) != nullptr; }

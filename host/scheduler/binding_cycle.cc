@@ -59,7 +59,7 @@ void Scheduler::AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles,
                               framework::Framework& fw, queue::QueuedPodInfo info,
                               std::unique_ptr<framework::CycleState> state,
                               const std::string& node, uint64_t scratch_cycle) {
-  model::PodData data = info.pod->data();
+  model::PodData data = info.pod->Decode();
   data.spec.node_name = node;
   std::shared_ptr<const model::Pod> assumed = model::Pod::Make(std::move(data));
   try {

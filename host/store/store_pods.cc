@@ -174,7 +174,7 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
                                                ", expected " +
                                                std::to_string(expected_resource_version) + ")");
   }
-  model::PodData data = current->data();
+  model::PodData data = current->Decode();
   data.spec.node_name = std::string(node_name);
   data.status.nominated_node_name.clear();
   const uint64_t rv = NextVersion();
@@ -203,7 +203,7 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
                                                " (the pod was re-created)");
   }
   if (current->nominated_node_name() == node_name) return current;
-  model::PodData data = current->data();
+  model::PodData data = current->Decode();
   data.status.nominated_node_name = std::string(node_name);
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
