@@ -86,6 +86,8 @@ struct Taint {
   std::string key;
   std::string value;
   TaintEffect effect = TaintEffect::kNoSchedule;
+
+  friend bool operator==(const Taint&, const Taint&) = default;
 };
 
 // Toleration mirrors core/v1 Toleration; an empty key with kExists tolerates every taint.

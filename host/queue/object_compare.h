@@ -1,7 +1,6 @@
-// Field-by-field equality of model objects, for deciding what an update changed. The model's
-// plain-data structs have no operator==, so these compare every field; each comparison unpacks
-// its struct with a structured binding, so a field added to the model without being added here
-// fails to compile instead of being silently ignored.
+// Equality of model objects, for deciding what an update changed: the model's structs compare
+// field by field (defaulted operator==; quantities by amount), metadata without its resource
+// version, node conditions as a type -> status map.
 #pragma once
 
 #include <vector>
