@@ -85,7 +85,7 @@ std::shared_ptr<const T> Store::CreateTyped(Data data) {
   if (data.metadata.creation_timestamp_ns == 0) data.metadata.creation_timestamp_ns = NowNs();
   std::unique_lock lock(mu_);
   auto& items = TableOf<T>().items;
-  if (items.find(key) != items.end()) {
+  if (items.find(KeyIn<T>(data.metadata.namespace_name, data.metadata.name)) != items.end()) {
     throw StoreError(ErrorCode::kAlreadyExists, what + " already exists");
   }
   CheckCapacity(O::kKind, items.size());
@@ -93,7 +93,7 @@ std::shared_ptr<const T> Store::CreateTyped(Data data) {
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
   std::shared_ptr<const T> object = T::Make(std::move(data));
-  items.emplace(key, object);
+  items.insert(object);
   Record(EventType::kAdded, object, std::nullopt, rv);
   Deliver(lock);
   return object;
@@ -111,9 +111,9 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   }
   std::unique_lock lock(mu_);
   auto& items = TableOf<T>().items;
-  auto it = items.find(key);
+  auto it = items.find(KeyIn<T>(data.metadata.namespace_name, data.metadata.name));
   if (it == items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
-  const std::shared_ptr<const T> current = it->second;
+  const std::shared_ptr<const T> current = *it;
   const model::ObjectMeta& meta = current->metadata();
   const uint64_t read_rv = data.metadata.resource_version;
   if (read_rv != 0 && read_rv != meta.resource_version) {
@@ -134,7 +134,7 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
   std::shared_ptr<const T> object = T::Make(std::move(data));
-  it->second = object;
+  TableOf<T>().Replace(it, object);
   Record(EventType::kModified, object, model::Object(current), rv);
   Deliver(lock);
   return object;
@@ -197,14 +197,13 @@ model::Object Store::UpdateObject(const model::Object& object) {
 template <class T>
 std::shared_ptr<const T> Store::Delete(std::string_view namespace_name, std::string_view name,
                                        const Preconditions& preconditions) {
-  const std::string key = ObjectKey(Ops<T>::kKind, namespace_name, name);
   std::unique_lock lock(mu_);
   auto& items = TableOf<T>().items;
-  auto it = items.find(key);
+  auto it = items.find(KeyIn<T>(namespace_name, name));
   if (it == items.end()) {
     throw StoreError(ErrorCode::kNotFound, What<T>(namespace_name, name) + " not found");
   }
-  std::shared_ptr<const T> object = it->second;
+  std::shared_ptr<const T> object = *it;
   const model::ObjectMeta& meta = object->metadata();
   if (!preconditions.uid.empty() && preconditions.uid != meta.uid) {
     throw StoreError(ErrorCode::kConflict, What<T>(namespace_name, name) +
@@ -244,11 +243,10 @@ model::Object Store::DeleteObject(Kind kind, std::string_view namespace_name, st
 
 template <class T>
 std::shared_ptr<const T> Store::Get(std::string_view namespace_name, std::string_view name) const {
-  const std::string key = ObjectKey(Ops<T>::kKind, namespace_name, name);
   std::lock_guard lock(mu_);
   const auto& items = TableOf<T>().items;
-  auto it = items.find(key);
-  return it == items.end() ? nullptr : it->second;
+  auto it = items.find(KeyIn<T>(namespace_name, name));
+  return it == items.end() ? nullptr : *it;
 }
 
 template <class T>
@@ -258,8 +256,7 @@ std::vector<std::shared_ptr<const T>> Store::List(
   {
     std::lock_guard lock(mu_);
     const auto& items = TableOf<T>().items;
-    out.reserve(items.size());
-    for (const auto& [key, object] : items) out.push_back(object);
+    out.assign(items.begin(), items.end());
   }
   // The filter runs unlocked so it may call back into the store.
   if (filter) std::erase_if(out, [&](const auto& object) { return !filter(*object); });

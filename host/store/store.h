@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -140,13 +141,44 @@ class Store {
 
  private:
   struct Watcher;
+  // TableKey is where an object sits in its table: its namespace ("default" when empty; "" for
+  // cluster-scoped kinds, as ObjectKey reads them) and its name.
+  struct TableKey {
+    std::string_view namespace_name;
+    std::string_view name;
+    friend auto operator<=>(const TableKey&, const TableKey&) = default;
+  };
+  // A table is a set of its objects ordered by their own namespace and name: no copy of the key
+  // beside each object (a pod's key would cost a map node's key string and its heap block). An
+  // object is replaced only by one with the same key (Replace).
   template <class T>
   struct Table {
-    std::map<std::string, std::shared_ptr<const T>, std::less<>> items;
+    struct Less {
+      using is_transparent = void;
+      static TableKey KeyOf(const TableKey& key) { return key; }
+      static TableKey KeyOf(const std::shared_ptr<const T>& object);  // store_internal.h
+      template <class A, class B>
+      bool operator()(const A& a, const B& b) const {
+        return KeyOf(a) < KeyOf(b);
+      }
+    };
+    using Items = std::set<std::shared_ptr<const T>, Less>;
+    Items items;
+
+    // Replace puts `object` (same key) where `it` is.
+    void Replace(typename Items::iterator it, std::shared_ptr<const T> object) {
+      auto hint = std::next(it);
+      auto node = items.extract(it);
+      node.value() = std::move(object);
+      items.insert(hint, std::move(node));
+    }
   };
   template <class T>
   friend struct Ops;
 
+  // KeyIn is where an object of kind T named (namespace_name, name) sits in its table.
+  template <class T>
+  static TableKey KeyIn(std::string_view namespace_name, std::string_view name);
   template <class T>
   Table<T>& TableOf();
   template <class T>

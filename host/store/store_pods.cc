@@ -24,8 +24,8 @@ void CheckNodeName(const std::string& what, std::string_view node_name) {
 }  // namespace
 
 const model::PriorityClass* Store::DefaultPriorityClass(std::string_view except_name) const {
-  for (const auto& [name, pc] : classes_.items) {
-    if (pc->data().global_default && name != except_name) return pc.get();
+  for (const auto& pc : classes_.items) {
+    if (pc->data().global_default && pc->name() != except_name) return pc.get();
   }
   return nullptr;
 }
@@ -38,12 +38,13 @@ void Ops<model::Pod>::AdmitCreate(const Store& store, const std::string& what, D
     pc = store.DefaultPriorityClass("");
     if (pc != nullptr) d.spec.priority_class_name = pc->name();
   } else {
-    auto it = store.classes_.items.find(d.spec.priority_class_name);
+    auto it = store.classes_.items.find(
+        Store::KeyIn<model::PriorityClass>({}, d.spec.priority_class_name));
     if (it == store.classes_.items.end()) {
       throw StoreError(ErrorCode::kInvalid, what + ": no PriorityClass with name " +
                                                 d.spec.priority_class_name + " was found");
     }
-    pc = it->second.get();
+    pc = it->get();
   }
   const int32_t value = pc != nullptr ? pc->value() : 0;
   const std::string source =
@@ -154,11 +155,11 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
   if (node_name.empty()) throw StoreError(ErrorCode::kInvalid, what + ": bind needs a node name");
   CheckNodeName(what, node_name);
   std::unique_lock lock(mu_);
-  auto it = pods_.items.find(key);
+  auto it = pods_.items.find(KeyIn<model::Pod>(namespace_name, name));
   if (it == pods_.items.end()) {
     throw StoreError(ErrorCode::kNotFound, what + " not found; it was deleted before binding");
   }
-  const std::shared_ptr<const model::Pod> current = it->second;
+  const std::shared_ptr<const model::Pod> current = *it;
   const model::ObjectMeta& meta = current->metadata();
   if (!uid.empty() && uid != meta.uid) {
     throw StoreError(ErrorCode::kConflict, what + ": uid is " + meta.uid + ", the binding names " +
@@ -180,7 +181,7 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
   std::shared_ptr<const model::Pod> bound = model::Pod::Make(std::move(data));
-  it->second = bound;
+  pods_.Replace(it, bound);
   Record(EventType::kModified, bound, model::Object(current), rv);
   Deliver(lock);
   return bound;
@@ -194,9 +195,9 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
   const std::string what = "Pod " + key;
   if (!node_name.empty()) CheckNodeName(what, node_name);
   std::unique_lock lock(mu_);
-  auto it = pods_.items.find(key);
+  auto it = pods_.items.find(KeyIn<model::Pod>(namespace_name, name));
   if (it == pods_.items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
-  std::shared_ptr<const model::Pod> current = it->second;
+  std::shared_ptr<const model::Pod> current = *it;
   if (!uid.empty() && uid != current->uid()) {
     throw StoreError(ErrorCode::kConflict, what + ": uid is " + current->uid() +
                                                ", the request names " + std::string(uid) +
@@ -208,7 +209,7 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
   std::shared_ptr<const model::Pod> updated = model::Pod::Make(std::move(data));
-  it->second = updated;
+  pods_.Replace(it, updated);
   Record(EventType::kModified, updated, model::Object(current), rv);
   Deliver(lock);
   return updated;

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "host/store/store_test_util.h"
 
 namespace schedhost::store {
@@ -50,6 +53,39 @@ TEST(StoreTest, CreateGetListDelete) {
   StoreError again = ErrorOf([&] { store.Delete<model::Pod>("default", "web"); });
   EXPECT_EQ(again.code(), ErrorCode::kNotFound);
   EXPECT_STREQ(again.what(), "Pod default/web not found");
+}
+
+TEST(StoreTest, ListsByNamespaceThenNameAndFindsReplacedObjects) {
+  // The tables order by (namespace, name), as kubectl lists do: "a" comes before "a-b" although
+  // the key text "a-b/x" sorts before "a/x".
+  Store store(Bare());
+  store.Create(PodData("x", "a-b"));
+  store.Create(PodData("y", "a"));
+  store.Create(PodData("x", "a"));
+  store.Create(NodeData("n2"));
+  store.Create(NodeData("n1"));
+  std::vector<std::string> keys;
+  for (const auto& p : store.List<model::Pod>()) keys.push_back(KeyOf(p));
+  EXPECT_EQ(keys, (std::vector<std::string>{"a/x", "a/y", "a-b/x"}));
+  auto nodes = store.List<model::Node>();
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0]->name(), "n1");
+
+  // An object replaced in place (update, bind) is the one found and listed afterwards.
+  model::PodData changed = store.Get<model::Pod>("a", "y")->data();
+  changed.metadata.labels = {{"v", "2"}};
+  auto updated = store.Update(std::move(changed));
+  auto bound = store.Bind("a", "x", "", 0, "n1");
+  EXPECT_EQ(store.Get<model::Pod>("a", "y"), updated);
+  EXPECT_EQ(store.Get<model::Pod>("a", "x"), bound);
+  EXPECT_EQ(store.Get<model::Pod>("a-b", "x")->node_name(), "");
+  auto pods = store.List<model::Pod>();
+  ASSERT_EQ(pods.size(), 3u);
+  EXPECT_EQ(pods[0], bound);
+  EXPECT_EQ(pods[1], updated);
+  EXPECT_EQ(store.Count(Kind::kPod), 3u);
+  StoreError twice = ErrorOf([&] { store.Create(PodData("x", "a")); });
+  EXPECT_EQ(twice.code(), ErrorCode::kAlreadyExists);
 }
 
 TEST(StoreTest, KeepsAGivenUidAndRefusesDuplicates) {

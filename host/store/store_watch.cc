@@ -80,7 +80,7 @@ void Store::Deliver(std::unique_lock<std::mutex>& lock) {
 
 void Store::QueueResync(Watcher& watcher) const {
   auto add = [&](const auto& table) {
-    for (const auto& [key, object] : table.items) {
+    for (const auto& object : table.items) {
       Event event;
       event.type = EventType::kAdded;
       event.object = object;
