@@ -84,8 +84,15 @@ void SchedulingQueue::Validate(const std::shared_ptr<const model::Pod>& pod,
 // --- placement (mu_ held) ---------------------------------------------------------------------
 
 PodLocation SchedulingQueue::LocationLocked(std::string_view uid) const {
-  auto it = where_.find(uid);
-  return it == where_.end() ? PodLocation::kNone : it->second;
+  // A pod is in one container at most, each with its own uid index: asking them in turn costs a
+  // few hash lookups, against a location index's node for every queued pod.
+  if (in_flight_.contains(uid)) return PodLocation::kInFlight;
+  if (auto it = unschedulable_.find(uid); it != unschedulable_.end()) {
+    return it->second->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
+  }
+  if (active_.Get(uid) != nullptr) return PodLocation::kActive;
+  if (backoff_.Get(uid) != nullptr) return PodLocation::kBackoff;
+  return PodLocation::kNone;
 }
 
 internal::Entry* SchedulingQueue::FindLocked(std::string_view uid, PodLocation where) const {
@@ -110,10 +117,8 @@ internal::Entry* SchedulingQueue::FindLocked(std::string_view uid, PodLocation w
 }
 
 std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view uid) {
-  auto w = where_.find(uid);
-  if (w == where_.end()) return nullptr;
   std::unique_ptr<internal::Entry> entry;
-  switch (w->second) {
+  switch (LocationLocked(uid)) {
     case PodLocation::kActive:
       entry = active_.Remove(uid);
       break;
@@ -134,17 +139,15 @@ std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view ui
     case PodLocation::kNone:
       return nullptr;  // In-flight pods leave through EndFlightLocked.
   }
-  where_.erase(w);
   return entry;
 }
 
 void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where,
                                        std::shared_ptr<const model::Pod> pod) {
-  // The keys that name the entry view its pod's uid: they move to the new pod's (equal) uid
+  // The key that names the entry views its pod's uid: it moves to the new pod's (equal) uid
   // while the old pod, held here, is still alive to compare against.
   const std::shared_ptr<const model::Pod> old = std::exchange(entry.info.pod, std::move(pod));
   const std::string_view uid = entry.uid();
-  internal::Rekey(where_, uid);
   switch (where) {
     case PodLocation::kActive:
       active_.Rekey(uid);
@@ -169,7 +172,6 @@ void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
   info.gated = false;
   if (!info.initial_attempt_timestamp) info.initial_attempt_timestamp = Now();
   entry->version = ++next_version_;
-  where_[entry->uid()] = PodLocation::kActive;
   active_.Push(std::move(entry));
   cv_.notify_one();
 }
@@ -177,14 +179,12 @@ void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
 void SchedulingQueue::PutBackoffLocked(std::unique_ptr<internal::Entry> entry) {
   entry->info.gated = false;
   entry->version = ++next_version_;
-  where_[entry->uid()] = PodLocation::kBackoff;
   backoff_.Push(std::move(entry));
 }
 
 void SchedulingQueue::PutUnschedulableLocked(std::unique_ptr<internal::Entry> entry) {
   entry->version = ++next_version_;
   if (entry->info.gated) ++gated_;
-  where_[entry->uid()] = entry->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
   const std::string_view uid = entry->uid();  // views the pod, which moves with the entry
   unschedulable_[uid] = std::move(entry);
 }
@@ -325,7 +325,6 @@ PodLocation SchedulingQueue::Delete(const model::Pod& pod) {
 
 QueuedPodInfo SchedulingQueue::PopLocked() {
   std::unique_ptr<internal::Entry> entry = active_.Pop();
-  where_[entry->uid()] = PodLocation::kInFlight;
   entry->info.attempts++;
   entry->version = ++next_version_;
   QueuedPodInfo out = entry->info;
@@ -359,8 +358,7 @@ void SchedulingQueue::Done(std::string_view uid) {
 void SchedulingQueue::EndFlightLocked(std::string_view uid) {
   auto it = in_flight_.find(uid);
   if (it == in_flight_.end()) return;
-  // `uid` may point into the entry, so the indexes go first and the entry last.
-  where_.erase(where_.find(uid));
+  // `uid` may point into the entry, so it goes last.
   flight_starts_.erase(flight_starts_.find(it->second.start_seq));
   in_flight_.erase(it);
   // Events older than every remaining flight can never be replayed again.
@@ -408,7 +406,7 @@ QueueCounts SchedulingQueue::Counts() const {
 std::vector<PendingPod> SchedulingQueue::PendingPods() const {
   std::lock_guard lock(mu_);
   std::vector<PendingPod> out;
-  out.reserve(where_.size());
+  out.reserve(active_.size() + backoff_.size() + unschedulable_.size() + in_flight_.size());
   auto add = [&](const internal::Entry& e, PodLocation where) {
     out.push_back({e.info.pod, where, e.info.attempts});
   };

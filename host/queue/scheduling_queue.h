@@ -225,7 +225,6 @@ class SchedulingQueue {
   internal::PodHeap backoff_;
   internal::UidMap<std::unique_ptr<internal::Entry>> unschedulable_;  // Gated ones too.
   internal::UidMap<InFlight> in_flight_;
-  internal::UidMap<PodLocation> where_;
   std::deque<RecordedEvent> events_;  // Recorded while pods are in flight, by seq.
   std::multiset<uint64_t> flight_starts_;
   uint64_t next_seq_ = 0;
