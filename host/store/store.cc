@@ -113,6 +113,8 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   auto& items = TableOf<T>().items;
   auto it = items.find(KeyIn<T>(data.metadata.namespace_name, data.metadata.name));
   if (it == items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
+  // A copy: Replace below drops the table's reference, and the event still needs the old object.
+  // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
   const std::shared_ptr<const T> current = *it;
   const model::ObjectMeta& meta = current->metadata();
   const uint64_t read_rv = data.metadata.resource_version;

@@ -159,6 +159,8 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
   if (it == pods_.items.end()) {
     throw StoreError(ErrorCode::kNotFound, what + " not found; it was deleted before binding");
   }
+  // A copy: Replace below drops the table's reference, and the event still needs the old object.
+  // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
   const std::shared_ptr<const model::Pod> current = *it;
   const model::ObjectMeta& meta = current->metadata();
   if (!uid.empty() && uid != meta.uid) {
