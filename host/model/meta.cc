@@ -6,6 +6,8 @@
 #include <mutex>
 #include <random>
 
+#include "host/model/uid_key.h"
+
 namespace schedhost::model {
 namespace {
 
@@ -56,12 +58,7 @@ std::string GenerateUid() {
   }
   hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // Version 4.
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // RFC 4122 variant.
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
-                static_cast<unsigned>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
+  return FormatUuid(hi, lo);
 }
 
 void DefaultMeta(ObjectMeta& meta) {

@@ -519,29 +519,26 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   }
   std::lock_guard lock(diag_mu_);
   // The cycle recorded the pod's entry when it began; none means the pod was deleted since.
-  auto entry = diagnostics_.find(pod.uid());
+  auto entry = diagnostics_.find(model::UidKey::Probe(pod.uid()));
   if (entry == diagnostics_.end()) return;
-  DropExplanationLocked(entry);
-  entry->second.explanation_seq = next_explanation_seq_++;
-  entry->second.explanation = std::move(record);
-  entry->second.explanation_bytes = bytes;
+  DropExplanationLocked(entry->second);
+  entry->second.explanation_seq = ++last_explanation_seq_;
   explanation_bytes_ += bytes;
-  explanation_order_.emplace(entry->second.explanation_seq, entry);
+  explanations_.emplace(last_explanation_seq_, KeptExplanation{entry, std::move(record), bytes});
   // Memory grows with pods x evaluated nodes: keep only the most recently recorded, within
   // both the count and the byte budget (the newest is always kept).
-  while (explanation_order_.size() > 1 && (explanation_order_.size() > options_.max_explanations ||
-                                           explanation_bytes_ > options_.max_explanation_bytes)) {
-    DropExplanationLocked(explanation_order_.begin()->second);
+  while (explanations_.size() > 1 && (explanations_.size() > options_.max_explanations ||
+                                      explanation_bytes_ > options_.max_explanation_bytes)) {
+    DropExplanationLocked(explanations_.begin()->second.entry->second);
   }
 }
 
-void Scheduler::DropExplanationLocked(PodEntries::iterator entry) {
-  PodEntry& e = entry->second;
-  if (e.explanation == nullptr) return;
-  explanation_order_.erase(e.explanation_seq);
-  explanation_bytes_ -= e.explanation_bytes;
-  e.explanation.reset();
-  e.explanation_bytes = 0;
+void Scheduler::DropExplanationLocked(PodEntry& entry) {
+  if (entry.explanation_seq == 0) return;
+  auto it = explanations_.find(entry.explanation_seq);
+  explanation_bytes_ -= it->second.bytes;
+  explanations_.erase(it);
+  entry.explanation_seq = 0;
 }
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& table) {

@@ -220,7 +220,7 @@ std::string Scheduler::CheckInvariants() const {
 
 std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const {
   std::lock_guard lock(diag_mu_);
-  auto it = diagnostics_.find(uid);
+  auto it = diagnostics_.find(model::UidKey::Probe(uid));
   if (it == diagnostics_.end()) return std::nullopt;
   const PodEntry& e = it->second;
   const model::Interner& names = model::Interner::Global();
@@ -235,16 +235,17 @@ std::optional<PodDiagnostics> Scheduler::Diagnostics(std::string_view uid) const
 
 void Scheduler::ForgetDiagnostics(std::string_view uid) {
   std::lock_guard lock(diag_mu_);
-  auto it = diagnostics_.find(uid);
+  auto it = diagnostics_.find(model::UidKey::Probe(uid));
   if (it == diagnostics_.end()) return;
-  DropExplanationLocked(it);
+  DropExplanationLocked(it->second);
   diagnostics_.erase(it);
 }
 
 void Scheduler::Record(const model::Pod& pod, const std::function<void(PodEntry&)>& edit) {
   std::lock_guard lock(diag_mu_);
-  auto it = diagnostics_.find(pod.uid());
-  if (it == diagnostics_.end()) it = diagnostics_.emplace(pod.uid(), PodEntry{}).first;
+  auto it = diagnostics_.find(model::UidKey::Probe(pod.uid()));
+  if (it == diagnostics_.end())
+    it = diagnostics_.emplace(model::UidKey(pod.uid()), PodEntry{}).first;
   edit(it->second);
 }
 

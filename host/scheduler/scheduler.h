@@ -29,6 +29,7 @@
 #include "host/cache/cache.h"
 #include "host/cache/snapshot.h"
 #include "host/framework/clock.h"
+#include "host/model/uid_key.h"
 #include "host/preemption/toolkit.h"
 #include "host/queue/scheduling_queue.h"
 #include "host/scheduler/clock.h"
@@ -219,9 +220,9 @@ class Scheduler {
   void CountBinding();
   void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
                          const framework::CycleState& state, Attempt& attempt);
-  using PodEntries = std::map<std::string, PodEntry, std::less<>>;
+  using PodEntries = std::map<model::UidKey, PodEntry, std::less<>>;
   // DropExplanationLocked forgets the entry's explanation and its bytes, if any (diag_mu_ held).
-  void DropExplanationLocked(PodEntries::iterator entry);
+  void DropExplanationLocked(PodEntry& entry);
 
   store::Store& store_;
   SchedulerOptions options_;
@@ -268,26 +269,29 @@ class Scheduler {
   Clock::TimerId timer_ids_[2] = {0, 0};
 
   mutable std::mutex diag_mu_;
-  // Per pod (by uid): what Diagnostics returns and, while kept, its last cycle's explanation
-  // (one entry and one key for both: explanations are kept for up to 1,000 pending pods).
-  // The diagnostics are kept compact, since every pending pod has an entry: node names by their
-  // interned ids, and a failure message shared with the previous failure's when the words are
-  // the same (pods of one workload usually fail alike). Diagnostics() expands them.
+  // Per pod (by uid): what Diagnostics returns and, while kept, where its last cycle's
+  // explanation is. The diagnostics are kept compact, since every pod has an entry: the uid as
+  // its 16 bytes (UidKey), node names by their interned ids, a failure message shared with the
+  // previous failure's when the words are the same (pods of one workload usually fail alike),
+  // and the explanation (kept for up to 1,000 pods) in explanations_. Diagnostics() expands them.
   struct PodEntry {
     framework::Text message;
     int32_t attempts = 0;
     schedhost_id nominated_node = 0;  // 0: none
     schedhost_id node = 0;            // 0: not bound
     bool gated = false;
-    uint32_t explanation_bytes = 0;
-    uint64_t explanation_seq = 0;  // key in explanation_order_ while `explanation` is set
-    std::shared_ptr<const RecordedCycle> explanation;
+    uint64_t explanation_seq = 0;  // its key in explanations_; 0: none kept
+  };
+  struct KeptExplanation {
+    PodEntries::iterator entry;
+    std::shared_ptr<const RecordedCycle> record;
+    uint32_t bytes = 0;
   };
   // SetMessageLocked stores `message` in `e`, sharing the last stored text when it is equal.
   void SetMessageLocked(PodEntry& e, std::string_view message);
   PodEntries diagnostics_;
-  std::map<uint64_t, PodEntries::iterator> explanation_order_;  // record order, oldest first
-  uint64_t next_explanation_seq_ = 0;
+  std::map<uint64_t, KeptExplanation> explanations_;  // by record order, oldest first
+  uint64_t last_explanation_seq_ = 0;
   size_t explanation_bytes_ = 0;
   // The profile part of explanations, built once per framework (scheduling thread only).
   std::shared_ptr<const ExplainHeader> explain_header_;

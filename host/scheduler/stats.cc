@@ -69,9 +69,9 @@ std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view 
   std::shared_ptr<const RecordedCycle> record;
   {
     std::lock_guard lock(diag_mu_);
-    auto it = diagnostics_.find(uid);
-    if (it == diagnostics_.end() || it->second.explanation == nullptr) return nullptr;
-    record = it->second.explanation;
+    auto it = diagnostics_.find(model::UidKey::Probe(uid));
+    if (it == diagnostics_.end() || it->second.explanation_seq == 0) return nullptr;
+    record = explanations_.at(it->second.explanation_seq).record;
   }
   return record->Expand();
 }
