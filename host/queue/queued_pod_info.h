@@ -6,10 +6,11 @@
 //   SchedulingQueue q(callbacks, opts);
 #pragma once
 
-#include <boost/container/flat_set.hpp>
-#include <boost/container/small_vector.hpp>
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -40,10 +41,55 @@ class PluginName {
   schedhost_id id_;
 };
 
-/// PluginSet is a set of plugin names. Every queued pod has two, usually of one name or none:
-/// kept in place (no allocation) up to two names.
-using PluginSet = boost::container::flat_set<PluginName, std::less<>,
-                                             boost::container::small_vector<PluginName, 2>>;
+/// PluginSet is a set of plugin names, iterated in text order. Every queued pod has two, usually
+/// of one name or none: up to two names are kept in place, more in one heap block, and the set
+/// takes 16 bytes (a small_vector-backed flat_set took 32).
+class PluginSet {
+ public:
+  using value_type = PluginName;
+  using const_iterator = const PluginName*;
+  using iterator = const_iterator;
+
+  PluginSet() noexcept = default;
+  PluginSet(std::initializer_list<PluginName> names);
+  PluginSet(const PluginSet& other);
+  PluginSet(PluginSet&& other) noexcept;
+  PluginSet& operator=(const PluginSet& other);
+  PluginSet& operator=(PluginSet&& other) noexcept;
+  ~PluginSet() { Release(); }
+
+  bool empty() const noexcept { return size_ == 0; }
+  size_t size() const noexcept { return size_; }
+  const PluginName* begin() const noexcept { return data(); }
+  const PluginName* end() const noexcept { return data() + size_; }
+  bool contains(PluginName name) const noexcept;
+  size_t count(PluginName name) const noexcept { return contains(name) ? 1 : 0; }
+  /// insert adds `name` in its place; false when the set had it already.
+  bool insert(PluginName name);
+  void clear() noexcept;
+  void swap(PluginSet& other) noexcept;
+
+  friend bool operator==(const PluginSet& a, const PluginSet& b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  static constexpr uint32_t kInPlace = 2;
+  union Storage {
+    Storage() noexcept : heap(nullptr) {}
+    PluginName* heap;            // when capacity_ > kInPlace
+    PluginName names[kInPlace];  // otherwise
+  };
+  const PluginName* data() const noexcept {
+    return capacity_ > kInPlace ? items_.heap : items_.names;
+  }
+  PluginName* data() noexcept { return capacity_ > kInPlace ? items_.heap : items_.names; }
+  void Release() noexcept;
+
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInPlace;
+  Storage items_;
+};
 
 /// TimePoint is the queue's notion of time: a monotonic clock reading.
 using TimePoint = std::chrono::steady_clock::time_point;
@@ -83,8 +129,8 @@ struct QueuedPodInfo {
   std::shared_ptr<const model::Pod> pod;
   /// timestamp is when the pod last entered the queue (added or failed); QueueSort ties use it.
   TimePoint timestamp{};
-  /// initial_attempt_timestamp is when the pod first entered activeQ (unset while never admitted).
-  std::optional<TimePoint> initial_attempt_timestamp;
+  /// initial_attempt_timestamp is when the pod first entered activeQ (while initial_attempt_set).
+  TimePoint initial_attempt_timestamp{};
   /// unschedulable_plugins are the plugins that rejected the last attempt (or gate the pod).
   PluginSet unschedulable_plugins;
   /// pending_plugins are the plugins that answered Pending in the last attempt.
@@ -94,6 +140,9 @@ struct QueuedPodInfo {
   /// gated is true while PreEnqueue keeps the pod out of activeQ (the plugin's reason reaches
   /// the scheduler through QueueCallbacks::pre_enqueue; the queue does not keep it).
   bool gated = false;
+  /// initial_attempt_set is true once the pod has entered activeQ (initial_attempt_timestamp
+  /// is set; a flag rather than an optional, so that the entry stays within 88 bytes).
+  bool initial_attempt_set = false;
 };
 
 /// QueueOptions tunes the queue; the defaults are upstream's.

@@ -170,7 +170,10 @@ void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where
 void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
   QueuedPodInfo& info = entry->info;
   info.gated = false;
-  if (!info.initial_attempt_timestamp) info.initial_attempt_timestamp = Now();
+  if (!info.initial_attempt_set) {
+    info.initial_attempt_timestamp = Now();
+    info.initial_attempt_set = true;
+  }
   entry->version = ++next_version_;
   active_.Push(std::move(entry));
   cv_.notify_one();

@@ -40,7 +40,7 @@ std::string SchedulingQueue::CheckInvariants() const {
     if (!e->info.pod) return "activeQ holds an entry without a pod";
     if (std::string err = misplaced(e->uid(), PodLocation::kActive); !err.empty()) return err;
     if (e->info.gated) return "pod " + e->uid() + " is gated but in activeQ";
-    if (!e->info.initial_attempt_timestamp) {
+    if (!e->info.initial_attempt_set) {
       return "pod " + e->uid() + " is in activeQ without an initial attempt timestamp";
     }
   }

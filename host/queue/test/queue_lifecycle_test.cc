@@ -39,6 +39,39 @@ TEST(PluginSetTest, NamesOrderByTextAndCompareByName) {
   EXPECT_EQ(std::string_view(early), "plugin-set-test-aa");
 }
 
+TEST(PluginSetTest, CopiesMovesAndSwapsInPlaceAndGrownSets) {
+  const PluginSet small = {"plugin-set-test-b", "plugin-set-test-a"};
+  PluginSet grown = {"plugin-set-test-e", "plugin-set-test-d", "plugin-set-test-c",
+                     "plugin-set-test-b", "plugin-set-test-a"};
+  EXPECT_FALSE(grown.insert("plugin-set-test-c"));
+  EXPECT_TRUE(grown.insert("plugin-set-test-0"));
+  ASSERT_EQ(grown.size(), 6u);
+  EXPECT_EQ(grown.begin()->view(), "plugin-set-test-0");
+  EXPECT_TRUE(grown.contains("plugin-set-test-e"));
+
+  PluginSet copy = grown;  // a heap block of its own
+  EXPECT_EQ(copy, grown);
+  copy.insert("plugin-set-test-f");
+  EXPECT_EQ(grown.size(), 6u);
+  copy = small;  // grown to in place
+  EXPECT_EQ(copy, small);
+  EXPECT_FALSE(copy == grown);
+  copy = grown;  // in place to grown
+  EXPECT_EQ(copy, grown);
+
+  PluginSet moved = std::move(copy);
+  EXPECT_EQ(moved, grown);
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from set is empty
+  PluginSet other = small;
+  other.swap(moved);
+  EXPECT_EQ(other, grown);
+  EXPECT_EQ(moved, small);
+  other.clear();
+  EXPECT_TRUE(other.empty());
+  EXPECT_TRUE(other.insert("plugin-set-test-z"));
+  EXPECT_EQ(other.size(), 1u);
+}
+
 TEST_F(QueueTest, AddRefusesBadPodsAndChangesNothing) {
   SchedulingQueue q({}, Options());
   AddAll(q, {MakePod("queued"), MakePod("flying")});
