@@ -37,6 +37,13 @@ std::unique_ptr<Entry> PodHeap::Remove(std::string_view uid) {
   } else {
     items_.pop_back();
   }
+  // A burst of pods (20,000 created at once) leaves the array and the index's buckets at their
+  // peak after the heap drains: give most of it back once a quarter is in use (amortized O(1),
+  // and never below kRetained slots).
+  if (items_.capacity() > kRetained && items_.size() < items_.capacity() / 4) {
+    items_.shrink_to_fit();
+    index_.rehash(0);
+  }
   return out;
 }
 

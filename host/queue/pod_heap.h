@@ -78,6 +78,8 @@ class PodHeap {
   size_t size() const { return items_.size(); }
   /// empty is true when there is no entry.
   bool empty() const { return items_.empty(); }
+  /// capacity returns how many entries the heap's array holds without growing.
+  size_t capacity() const { return items_.capacity(); }
   /// entries returns the entries in heap (not sorted) order.
   const std::vector<std::unique_ptr<Entry>>& entries() const { return items_; }
   /// CollectWhile returns the entries for which `pred` holds, assuming that when it fails for an
@@ -95,6 +97,7 @@ class PodHeap {
   Less less_;
   std::vector<std::unique_ptr<Entry>> items_;
   UidMap<Entry*> index_;  // changes only on Push and Remove: sifting moves no key
+  static constexpr size_t kRetained = 1024;  // slots kept however few pods remain
 };
 
 }  // namespace schedhost::queue::internal

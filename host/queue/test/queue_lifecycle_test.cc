@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "host/queue/pod_heap.h"
 #include "host/queue/scheduling_queue.h"
 #include "host/queue/test/queue_fixture.h"
 
@@ -70,6 +71,37 @@ TEST(PluginSetTest, CopiesMovesAndSwapsInPlaceAndGrownSets) {
   EXPECT_TRUE(other.empty());
   EXPECT_TRUE(other.insert("plugin-set-test-z"));
   EXPECT_EQ(other.size(), 1u);
+}
+
+TEST(PodHeapTest, ADrainedHeapGivesBackItsArrayAndStaysOrdered) {
+  // Priority order; pods pushed in a scrambled order and removed from the top and the middle.
+  internal::PodHeap heap([](const internal::Entry& a, const internal::Entry& b) {
+    return a.info.pod->priority() > b.info.pod->priority();
+  });
+  constexpr int kPods = 10000;
+  for (int i = 0; i < kPods; ++i) {
+    auto e = std::make_unique<internal::Entry>();
+    const int p = (i * 7919) % kPods;
+    e->info.pod = MakePod(TestPod{.name = "p" + std::to_string(p), .priority = p});
+    heap.Push(std::move(e));
+  }
+  const size_t peak = heap.capacity();
+  ASSERT_GE(peak, static_cast<size_t>(kPods));
+  for (int p = 0; p < 1000; p += 2) ASSERT_NE(heap.Remove("uid-p" + std::to_string(p)), nullptr);
+  int last = kPods;
+  while (heap.size() > 100) {
+    auto e = heap.Pop();
+    ASSERT_LE(e->info.pod->priority(), last);
+    last = e->info.pod->priority();
+  }
+  EXPECT_LT(heap.capacity(), peak / 4);
+  EXPECT_EQ(heap.Check("heap"), "");
+  while (!heap.empty()) {
+    auto e = heap.Pop();
+    ASSERT_LE(e->info.pod->priority(), last);
+    last = e->info.pod->priority();
+  }
+  EXPECT_EQ(heap.Get("uid-p1"), nullptr);
 }
 
 TEST_F(QueueTest, AddRefusesBadPodsAndChangesNothing) {
