@@ -257,7 +257,7 @@ grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainReques
   if (!pod)
     return {grpc::StatusCode::NOT_FOUND, "pod " + ns + "/" + request->name() + " not found"};
   response->set_profile(std::string(pod->scheduler_name()));
-  response->set_node(pod->node_name());
+  response->set_node(std::string(pod->node_name()));
   response->set_nominated_node(std::string(pod->nominated_node_name()));
   if (auto d = scheduler_.Diagnostics(pod->uid())) {
     response->set_attempts(d->attempts);

@@ -134,7 +134,7 @@ void Cache::RemoveNode(std::string_view name) {
 // --- Pods ----------------------------------------------------------------------------------
 
 void Cache::PlacePod(const std::shared_ptr<const model::Pod>& pod) {
-  ItemIt it = ItemFor(pod->node_name());
+  ItemIt it = ItemFor(std::string(pod->node_name()));
   it->info.AddPod(pod);
   MoveToHead(it);
 }
@@ -162,7 +162,7 @@ void Cache::AssumePod(std::shared_ptr<const model::Pod> pod) {
   if (found != pods_.end()) {
     throw CacheError(PodName(*pod) + " is already in the cache (" +
                      (found->second.assumed ? "assumed" : "bound") + " on " +
-                     found->second.pod->node_name() + "), so it cannot be assumed");
+                     std::string(found->second.pod->node_name()) + "), so it cannot be assumed");
   }
   PlacePod(pod);
   std::string uid = pod->uid();
@@ -207,7 +207,7 @@ void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
   }
   if (!found->second.assumed) {
     throw CacheError(PodName(*pod) + " was already added to the cache (on " +
-                     found->second.pod->node_name() + "); use UpdatePod");
+                     std::string(found->second.pod->node_name()) + "); use UpdatePod");
   }
   // Confirmation: swap the assumed object for the stored one (moving it if the store disagrees).
   UnplacePod(*found->second.pod);
@@ -288,8 +288,8 @@ CacheDump Cache::Dump() const {
             [](const auto& a, const auto& b) { return a->name() < b->name(); });
   std::sort(dump.nodeless.begin(), dump.nodeless.end());
   for (const auto& [uid, state] : pods_) {
-    dump.pods.push_back(
-        CachedPod{state.pod, state.pod->node_name(), state.assumed, state.binding_finished});
+    dump.pods.push_back(CachedPod{state.pod, std::string(state.pod->node_name()), state.assumed,
+                                  state.binding_finished});
   }
   std::sort(dump.pods.begin(), dump.pods.end(), [](const CachedPod& a, const CachedPod& b) {
     return std::tie(a.pod->namespace_name(), a.pod->name(), a.pod->uid()) <

@@ -49,12 +49,12 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     if (pod->node_name().empty()) continue;  // pending pods are the queue's business
     auto found = cached_pods.find(pod->uid());
     if (found == cached_pods.end()) {
-      out.push_back(PodName(*pod) + ": bound to " + pod->node_name() +
+      out.push_back(PodName(*pod) + ": bound to " + std::string(pod->node_name()) +
                     " in the store, missing from the cache");
     } else if (found->second->node_name != pod->node_name()) {
       out.push_back(PodName(*pod) + ": " + (found->second->assumed ? "assumed" : "cached") +
-                    " on " + found->second->node_name + ", bound to " + pod->node_name() +
-                    " in the store");
+                    " on " + found->second->node_name + ", bound to " +
+                    std::string(pod->node_name()) + " in the store");
     }
   }
   for (const CachedPod& cp : dump.pods) {

@@ -93,7 +93,6 @@ std::shared_ptr<const Pod> Pod::Make(PodData data) {
 Pod::Pod(Key /*key*/, PodData data) {
   ApplyPodDefaults(data);
   metadata_ = std::move(data.metadata);
-  node_name_ = data.spec.node_name;
   holder_.magic = kPodViewMagic;
   holder_.owner = this;
   BuildView(data.spec, data.status, ComputePodResources(data.spec));
@@ -105,19 +104,19 @@ PodData Pod::Decode() const {
   PodData out;
   out.metadata = metadata_;
   internal::UnpackPodState(packed_, out.spec, out.status);
-  // What BuildView keeps only in the view and the node name.
+  // What BuildView keeps only in the view.
   out.spec.scheduler_name = scheduler_name();
-  out.spec.node_name = node_name_;
-  out.spec.priority_class_name = View(holder_.view.priority_class_name);
+  out.spec.node_name = node_name();
+  out.spec.priority_class_name = priority_class_name();
   out.status.nominated_node_name = nominated_node_name();
   return out;
 }
 
 bool Pod::SameSpecAndStatus(const Pod& other) const {
-  return packed_ == other.packed_ && node_name_ == other.node_name_ &&
+  return packed_ == other.packed_ && node_name() == other.node_name() &&
          scheduler_name() == other.scheduler_name() &&
          nominated_node_name() == other.nominated_node_name() &&
-         View(holder_.view.priority_class_name) == View(other.holder_.view.priority_class_name);
+         priority_class_name() == other.priority_class_name();
 }
 
 const PodData& Pod::data() const {

@@ -184,9 +184,11 @@ class Pod {
   // priority returns spec.priority, or 0 when unset.
   int32_t priority() const { return holder_.view.priority; }
   // node_name returns spec.nodeName ("" while unbound).
-  const std::string& node_name() const { return node_name_; }
+  std::string_view node_name() const { return View(holder_.view.node_name); }
   // scheduler_name returns spec.schedulerName (defaulted).
   std::string_view scheduler_name() const { return View(holder_.view.scheduler_name); }
+  // priority_class_name returns spec.priorityClassName ("" when none).
+  std::string_view priority_class_name() const { return View(holder_.view.priority_class_name); }
   // nominated_node_name returns status.nominatedNodeName ("" when none).
   std::string_view nominated_node_name() const { return View(holder_.view.nominated_node_name); }
   // requests returns the effective requests, sorted by name id (cpu in millicores).
@@ -205,7 +207,6 @@ class Pod {
   void BuildView(PodSpec& spec, PodStatus& status, const PodResources& resources);
 
   ObjectMeta metadata_;
-  std::string node_name_;
   std::string_view packed_;  // spec and status (pod_pack.h), in the arena's block
   mutable std::atomic<const PodData*> decoded_{nullptr};
   // Pending pods are kept by the thousand and their arrays are small: an exact arena, one

@@ -9,6 +9,7 @@
 namespace schedhost::model {
 namespace {
 
+using internal::kEmptyText;
 using internal::ToStr;
 using internal::ViewArena;
 
@@ -79,8 +80,6 @@ int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
   return policy ? static_cast<int32_t>(*policy) : SCHEDHOST_POLICY_UNSET;
 }
 
-constexpr std::string_view kEmptyText = "";
-
 size_t Padded(size_t bytes) { return (bytes + 7) & ~size_t{7}; }
 
 // ReserveBytes is what the view's flat arrays, the strings it copies and the packed state take:
@@ -131,7 +130,7 @@ void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resour
   v.scheduler_name = interned(spec.scheduler_name);
   v.nominated_node_name = interned(status.nominated_node_name);
   v.priority_class_name = interned(spec.priority_class_name);
-  spec.node_name.clear();  // node_name_ has it
+  v.node_name = interned(spec.node_name);
   // The rest of the spec and status is kept only packed, so the view's other strings from
   // them are copies in the arena; the metadata's strings are the pod's own.
   const std::string packed = internal::PackPodState(spec, status);
@@ -144,7 +143,6 @@ void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resour
   v.namespace_id = interner.Intern(meta.namespace_name);
   v.priority = spec.priority.value_or(0);
   v.uid = ToStr(meta.uid);
-  v.node_name = ToStr(node_name_);
   v.creation_timestamp_ns = meta.creation_timestamp_ns;
   v.resource_version = meta.resource_version;
   v.labels = internal::ConvertLabels(meta.labels, arena_);

@@ -15,6 +15,9 @@
 
 namespace schedhost::model::internal {
 
+// kEmptyText is the empty string a view holds: never a null pointer.
+inline constexpr std::string_view kEmptyText = "";
+
 // ViewArena hands out zeroed, never-moving arrays of trivially copyable view structs that live
 // as long as the arena; the two kinds below differ in where the arrays go. An arena never moves
 // (nor does its owner), and is filled once, by the owner's constructor.
@@ -40,8 +43,7 @@ class ViewArena {
   }
   // Copy keeps a copy of `s` in the arena and returns it ("" for an empty string).
   std::string_view Copy(std::string_view s) {
-    static constexpr char kEmpty[] = "";
-    if (s.empty()) return std::string_view(kEmpty);  // never a null pointer in a view
+    if (s.empty()) return kEmptyText;
     char* out = Array<char>(s.size());
     std::char_traits<char>::copy(out, s.data(), s.size());
     return {out, s.size()};

@@ -77,7 +77,7 @@ void SchedulingQueue::Validate(const std::shared_ptr<const model::Pod>& pod,
     throw QueueError(std::string(what) + ": " + Describe(*pod) + " has no uid");
   if (!pod->node_name().empty()) {
     throw QueueError(std::string(what) + ": " + Describe(*pod) + " is bound to node " +
-                     pod->node_name() + "; only unbound pods are queued (use Delete)");
+                     std::string(pod->node_name()) + "; only unbound pods are queued (use Delete)");
   }
 }
 

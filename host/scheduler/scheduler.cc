@@ -197,7 +197,7 @@ std::string Scheduler::CheckInvariants() const {
     const queue::PodLocation where = queue_->Where(pod->uid());
     if (!pod->node_name().empty()) {
       if (where != queue::PodLocation::kNone && where != queue::PodLocation::kInFlight) {
-        return who + " is bound to " + pod->node_name() + " but still queued (" +
+        return who + " is bound to " + std::string(pod->node_name()) + " but still queued (" +
                std::string(queue::LocationName(where)) + ")";
       }
     } else if (profiles->FrameworkFor(*pod) != nullptr && where == queue::PodLocation::kNone) {

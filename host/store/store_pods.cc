@@ -169,7 +169,7 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
   }
   if (!current->node_name().empty()) {
     throw StoreError(ErrorCode::kConflict,
-                     what + " is already bound to node " + current->node_name());
+                     what + " is already bound to node " + std::string(current->node_name()));
   }
   if (expected_resource_version != 0 && expected_resource_version != meta.resource_version) {
     throw StoreError(ErrorCode::kConflict, what + ": changed since it was read (resource version " +

@@ -312,7 +312,8 @@ TEST_F(ApiTest, StopWithPodsInFlightLosesNothing) {
     names.insert(p->name());
     if (!p->node_name().empty()) {
       ++bound;
-      EXPECT_EQ(nodes.count(p->node_name()), 1u) << p->name() << " on " << p->node_name();
+      EXPECT_EQ(nodes.count(std::string(p->node_name())), 1u)
+          << p->name() << " on " << p->node_name();
     }
   }
   EXPECT_EQ(static_cast<int>(names.size()), accepted);

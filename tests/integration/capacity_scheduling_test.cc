@@ -69,7 +69,7 @@ class CapacitySchedulingTest : public SchedulerTest {
   }
   std::string NodeIn(const std::string& ns, const std::string& name) const {
     auto p = Get(ns, name);
-    return p ? p->node_name() : "<deleted>";
+    return p ? std::string(p->node_name()) : "<deleted>";
   }
   std::string MessageIn(const std::string& ns, const std::string& name) const {
     auto p = Get(ns, name);

@@ -93,7 +93,7 @@ TEST(ConcurrentSchedulerTest, WritersAndTheLoopRaceWithoutLosingOrOvercommitting
   host.sched->Stop();
   EXPECT_EQ(host.sched->CheckInvariants(), "");
   std::map<std::string, int64_t> used;
-  for (const auto& p : host.store.List<model::Pod>()) used[p->node_name()] += 250;
+  for (const auto& p : host.store.List<model::Pod>()) used[std::string(p->node_name())] += 250;
   for (const auto& [node, milli] : used) EXPECT_LE(milli, 8000) << node;
   EXPECT_EQ(host.sched->cache().PodCount(), expected);
 }

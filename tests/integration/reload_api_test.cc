@@ -99,7 +99,7 @@ class ReloadApiTest : public ::testing::Test {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
       auto pod = host_->store().Get<model::Pod>("default", name);
-      if (pod && !pod->node_name().empty()) return pod->node_name();
+      if (pod && !pod->node_name().empty()) return std::string(pod->node_name());
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return "";

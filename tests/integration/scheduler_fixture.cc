@@ -77,7 +77,7 @@ std::shared_ptr<const model::Pod> SchedulerTest::Pod(const std::string& name) co
 
 std::string SchedulerTest::NodeOf(const std::string& name) const {
   auto pod = Pod(name);
-  return pod ? pod->node_name() : "<deleted>";
+  return pod ? std::string(pod->node_name()) : "<deleted>";
 }
 
 std::string SchedulerTest::MessageOf(const std::string& name) const {
