@@ -15,7 +15,7 @@
 namespace schedhost::store {
 
 // Kind is the type of a stored object.
-enum class Kind { kPod, kNode, kPodDisruptionBudget, kPriorityClass, kNamespace };
+enum class Kind : uint8_t { kPod, kNode, kPodDisruptionBudget, kPriorityClass, kNamespace };
 
 // ToString names a kind as Kubernetes does ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view ToString(Kind kind);
@@ -40,15 +40,15 @@ const model::ObjectMeta& MetaOf(const model::Object& object);
 std::string Describe(const model::Object& object);
 
 // EventType says what happened to an object.
-enum class EventType { kAdded, kModified, kDeleted };
+enum class EventType : uint8_t { kAdded, kModified, kDeleted };
 
 // ToString names an event type as the watch API does ("ADDED", "MODIFIED", "DELETED").
 std::string_view ToString(EventType type);
 
 // Event is one change delivered to watchers, in resource-version order.
+// The log keeps up to Limits::event_log_length of them, one per change: the small fields come
+// last, so that an event takes 72 bytes (seven to a deque block) rather than 80.
 struct Event {
-  EventType type = EventType::kAdded;
-  Kind kind = Kind::kPod;
   // object is the new state (ADDED, MODIFIED) or the last stored state (DELETED).
   model::Object object;
   // old_object is the state before the change (MODIFIED, DELETED); empty for ADDED.
@@ -56,6 +56,8 @@ struct Event {
   // resource_version is the store version this change created; for a resync it is the store's
   // version when the resync was taken (the same for every event of the resync).
   uint64_t resource_version = 0;
+  EventType type = EventType::kAdded;
+  Kind kind = Kind::kPod;
   // resync marks the synthetic ADDED events sent instead of a replay when the watcher asked for
   // history older than the event log keeps: one per object existing at that moment.
   bool resync = false;
