@@ -74,8 +74,6 @@ Kind KindOf(const model::Object& object) {
       object);
 }
 
-bool Namespaced(Kind kind) { return kind == Kind::kPod || kind == Kind::kPodDisruptionBudget; }
-
 std::string ObjectKey(Kind kind, std::string_view namespace_name, std::string_view name) {
   if (!Namespaced(kind)) return std::string(name);
   std::string key(namespace_name.empty() ? std::string_view("default") : namespace_name);

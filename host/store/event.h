@@ -24,7 +24,9 @@ std::string_view ToString(Kind kind);
 Kind KindOf(const model::Object& object);
 
 // Namespaced tells whether objects of `kind` live in a namespace (Pod, PodDisruptionBudget).
-bool Namespaced(Kind kind);
+constexpr bool Namespaced(Kind kind) {
+  return kind == Kind::kPod || kind == Kind::kPodDisruptionBudget;
+}
 
 // ObjectKey returns the store key: "namespace/name" for namespaced kinds ("" namespace reads as
 // "default"), just the name for cluster-scoped ones.

@@ -22,7 +22,7 @@ struct Ops;
 
 template <class T>
 Store::TableKey Store::KeyIn(std::string_view namespace_name, std::string_view name) {
-  if constexpr (!Ops<T>::kNamespaced) {
+  if constexpr (!Namespaced(Ops<T>::kKind)) {
     return {{}, name};
   } else {
     return {namespace_name.empty() ? std::string_view("default") : namespace_name, name};
@@ -39,7 +39,6 @@ template <>
 struct Ops<model::Pod> {
   using Data = model::PodData;
   static constexpr Kind kKind = Kind::kPod;
-  static constexpr bool kNamespaced = true;  // as Namespaced(kKind)
   static void Default(Data& d) { model::ApplyPodDefaults(d); }
   static std::optional<model::FieldError> Validate(const Data& d) { return model::ValidatePod(d); }
   // AdmitCreate resolves the pod's priority from its PriorityClass (mu_ held).
@@ -53,7 +52,6 @@ template <>
 struct Ops<model::Node> {
   using Data = model::NodeData;
   static constexpr Kind kKind = Kind::kNode;
-  static constexpr bool kNamespaced = false;  // as Namespaced(kKind)
   static void Default(Data& d) { model::ApplyNodeDefaults(d); }
   static std::optional<model::FieldError> Validate(const Data& d) { return model::ValidateNode(d); }
   static void AdmitCreate(const Store&, const std::string&, Data&) {}
@@ -64,7 +62,6 @@ template <>
 struct Ops<model::PodDisruptionBudget> {
   using Data = model::PodDisruptionBudgetData;
   static constexpr Kind kKind = Kind::kPodDisruptionBudget;
-  static constexpr bool kNamespaced = true;  // as Namespaced(kKind)
   static void Default(Data& d) { model::ApplyPdbDefaults(d); }
   static std::optional<model::FieldError> Validate(const Data& d) { return model::ValidatePdb(d); }
   static void AdmitCreate(const Store&, const std::string&, Data&) {}
@@ -76,7 +73,6 @@ template <>
 struct Ops<model::PriorityClass> {
   using Data = model::PriorityClassData;
   static constexpr Kind kKind = Kind::kPriorityClass;
-  static constexpr bool kNamespaced = false;  // as Namespaced(kKind)
   static void Default(Data& d) {
     d.metadata.namespace_name.clear();
     model::DefaultMeta(d.metadata);
@@ -95,7 +91,6 @@ template <>
 struct Ops<model::Namespace> {
   using Data = model::NamespaceData;
   static constexpr Kind kKind = Kind::kNamespace;
-  static constexpr bool kNamespaced = false;  // as Namespaced(kKind)
   static void Default(Data& d) { model::ApplyNamespaceDefaults(d); }
   static std::optional<model::FieldError> Validate(const Data& d) {
     return model::ValidateNamespace(d);
