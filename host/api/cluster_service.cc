@@ -122,8 +122,8 @@ grpc::Status ApplyTyped(store::Store& store, const T& decoded, const std::string
       }
       auto candidate = data;
       KeepServerOwned(candidate, *current);
-      const bool same_version = read_rv == 0 || read_rv == current->metadata().resource_version;
-      const bool same_uid = !uid_given || data.metadata.uid == current->metadata().uid;
+      const bool same_version = read_rv == 0 || read_rv == current->resource_version();
+      const bool same_uid = !uid_given || data.metadata.uid == current->uid();
       if (same_version && same_uid &&
           EncodeJsonWithoutIdentity(model::Object(T::Make(candidate))) ==
               EncodeJsonWithoutIdentity(model::Object(current))) {
@@ -160,12 +160,11 @@ grpc::Status ToStatus(const store::StoreError& error) {
 }
 
 void ToProto(const model::Object& object, v1::Object& out) {
-  const model::ObjectMeta& meta = store::MetaOf(object);
   out.set_kind(internal::ProtoKind(store::KindOf(object)));
-  out.set_namespace_(meta.namespace_name);
-  out.set_name(meta.name);
-  out.set_uid(meta.uid);
-  out.set_resource_version(meta.resource_version);
+  out.set_namespace_(std::string(store::NamespaceOf(object)));
+  out.set_name(std::string(store::NameOf(object)));
+  out.set_uid(std::string(store::UidOf(object)));
+  out.set_resource_version(store::VersionOf(object));
   out.set_manifest(EncodeJson(object));
 }
 
@@ -266,8 +265,12 @@ grpc::Status ClusterService::List(grpc::ServerContext*, const v1::ListRequest* r
   internal::WithType(*kind, [&](auto type) {
     using T = typename decltype(type)::type;
     auto items = store_.List<T>([&](const T& obj) {
-      const model::ObjectMeta& meta = obj.metadata();
-      return (ns.empty() || meta.namespace_name == ns) && selector.Matches(meta.labels);
+      if (!ns.empty() && obj.namespace_name() != ns) return false;
+      if constexpr (std::is_same_v<T, model::Pod>) {
+        return selector.Matches(obj.labels());  // a pod's labels are interned, not kept as data
+      } else {
+        return selector.Matches(obj.metadata().labels);
+      }
     });
     for (const auto& item : items) ToProto(model::Object(item), *response->add_items());
   });

@@ -71,7 +71,7 @@ grpc::Status ClusterService::Watch(grpc::ServerContext* context, const v1::Watch
   try {
     id = store_.Watch(from, [stream, any_kind, kinds, ns, from](const store::Event& e) {
       if (!any_kind && !kinds[static_cast<int>(e.kind)]) return;
-      if (!ns.empty() && store::Namespaced(e.kind) && store::MetaOf(e.object).namespace_name != ns) {
+      if (!ns.empty() && store::Namespaced(e.kind) && store::NamespaceOf(e.object) != ns) {
         return;
       }
       std::lock_guard lock(stream->mu);

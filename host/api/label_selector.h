@@ -3,7 +3,7 @@
 // requirement must hold; != and notin also match objects without the key.
 //
 //   LabelSelector s = ParseLabelSelector("app=web,env in (prod,staging)");   // throws
-//   if (s.Matches(pod.metadata().labels)) ...
+//   if (s.Matches(pod.labels())) ...
 #pragma once
 
 #include <stdexcept>

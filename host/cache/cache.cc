@@ -12,7 +12,7 @@ namespace schedhost::cache {
 namespace {
 
 std::string PodName(const model::Pod& pod) {
-  return "pod " + pod.namespace_name() + "/" + pod.name() + " (uid " + pod.uid() + ")";
+  return "pod " + pod.Key() + " (uid " + std::string(pod.uid()) + ")";
 }
 
 // ZoneKey groups nodes as upstream's node tree does: by region and zone labels.
@@ -165,13 +165,13 @@ void Cache::AssumePod(std::shared_ptr<const model::Pod> pod) {
                      std::string(found->second.pod->node_name()) + "), so it cannot be assumed");
   }
   PlacePod(pod);
-  std::string uid = pod->uid();
+  std::string uid(pod->uid());
   pods_.emplace(std::move(uid), PodState{std::move(pod), true, false});
 }
 
 bool Cache::FinishBinding(std::string_view uid) {
   std::lock_guard lock(mu_);
-  auto found = pods_.find(std::string(uid));
+  auto found = pods_.find(uid);
   if (found == pods_.end() || !found->second.assumed) return false;
   found->second.binding_finished = true;
   return true;
@@ -179,7 +179,7 @@ bool Cache::FinishBinding(std::string_view uid) {
 
 void Cache::ForgetPod(std::string_view uid) {
   std::lock_guard lock(mu_);
-  auto found = pods_.find(std::string(uid));
+  auto found = pods_.find(uid);
   if (found == pods_.end()) {
     throw CacheError("pod with uid " + std::string(uid) +
                      " is not in the cache, so it cannot be forgotten");
@@ -201,7 +201,7 @@ void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
   auto found = pods_.find(pod->uid());
   if (found == pods_.end()) {
     PlacePod(pod);
-    std::string uid = pod->uid();
+    std::string uid(pod->uid());
     pods_.emplace(std::move(uid), PodState{std::move(pod), false, false});
     return;
   }
@@ -237,7 +237,7 @@ void Cache::UpdatePod(std::shared_ptr<const model::Pod> pod) {
 
 void Cache::RemovePod(std::string_view uid) {
   std::lock_guard lock(mu_);
-  auto found = pods_.find(std::string(uid));
+  auto found = pods_.find(uid);
   if (found == pods_.end()) {
     throw CacheError("pod with uid " + std::string(uid) +
                      " is not in the cache, so it cannot be removed");
@@ -248,13 +248,13 @@ void Cache::RemovePod(std::string_view uid) {
 
 bool Cache::IsAssumed(std::string_view uid) const {
   std::lock_guard lock(mu_);
-  auto found = pods_.find(std::string(uid));
+  auto found = pods_.find(uid);
   return found != pods_.end() && found->second.assumed;
 }
 
 std::shared_ptr<const model::Pod> Cache::GetPod(std::string_view uid) const {
   std::lock_guard lock(mu_);
-  auto found = pods_.find(std::string(uid));
+  auto found = pods_.find(uid);
   return found == pods_.end() ? nullptr : found->second.pod;
 }
 
@@ -292,8 +292,8 @@ CacheDump Cache::Dump() const {
                                   state.binding_finished});
   }
   std::sort(dump.pods.begin(), dump.pods.end(), [](const CachedPod& a, const CachedPod& b) {
-    return std::tie(a.pod->namespace_name(), a.pod->name(), a.pod->uid()) <
-           std::tie(b.pod->namespace_name(), b.pod->name(), b.pod->uid());
+    return std::make_tuple(a.pod->namespace_name(), a.pod->name(), a.pod->uid()) <
+           std::make_tuple(b.pod->namespace_name(), b.pod->name(), b.pod->uid());
   });
   return dump;
 }

@@ -146,7 +146,7 @@ class Cache {
   // By name, hashed (a lookup per assumed and bound pod; an ordered map's walk over 50,000
   // names was a cold miss per level). Dump sorts what it lists.
   std::unordered_map<std::string, ItemIt, Snapshot::NameHash, std::equal_to<>> nodes_;
-  std::unordered_map<std::string, PodState> pods_;  // by uid
+  std::unordered_map<std::string, PodState, Snapshot::NameHash, std::equal_to<>> pods_;  // by uid
   // Node tree: zones in first-seen order, each with its node names in insertion order.
   std::vector<std::pair<std::string, std::vector<std::string>>> zones_;
   size_t num_nodes_ = 0;

@@ -82,7 +82,7 @@ TEST(CacheTest, AssumeConfirmCountsRequestsOnce) {
   EXPECT_FALSE(cache.FinishBinding("uid-a"));
   EXPECT_EQ(Cpu(cache, "n1"), 500);
   EXPECT_EQ(cache.NodeInfoCopy("n1")->pods().size(), 1u);
-  EXPECT_EQ(cache.GetPod("uid-a")->metadata().resource_version, 1u);
+  EXPECT_EQ(cache.GetPod("uid-a")->resource_version(), 1u);
   EXPECT_EQ(cache.PodCount(), 1u);
 }
 

@@ -8,10 +8,13 @@ namespace schedhost::cache {
 namespace {
 
 std::string PodName(const model::Pod& pod) {
-  return "pod " + pod.namespace_name() + "/" + pod.name() + " (uid " + pod.uid() + ")";
+  std::string out = "pod ";
+  out.append(pod.namespace_name()).append("/").append(pod.name());
+  out.append(" (uid ").append(pod.uid()).append(")");
+  return out;
 }
 
-uint64_t Version(const model::ObjectMeta& meta) { return meta.resource_version; }
+uint64_t Version(const auto& object) { return object.resource_version(); }
 
 }  // namespace
 
@@ -28,10 +31,10 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     auto found = cached_nodes.find(node->name());
     if (found == cached_nodes.end()) {
       out.push_back("node " + node->name() + ": in the store, missing from the cache");
-    } else if (Version(found->second->metadata()) != Version(node->metadata())) {
+    } else if (Version(*found->second) != Version(*node)) {
       out.push_back("node " + node->name() + ": resource version " +
-                    std::to_string(Version(found->second->metadata())) + " in the cache, " +
-                    std::to_string(Version(node->metadata())) + " in the store");
+                    std::to_string(Version(*found->second)) + " in the cache, " +
+                    std::to_string(Version(*node)) + " in the store");
     }
   }
   for (const auto& [name, node] : cached_nodes) {
@@ -65,10 +68,9 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     } else if (found->second->node_name().empty()) {
       out.push_back(PodName(*cp.pod) + ": in the cache on " + cp.node_name +
                     ", unbound in the store");
-    } else if (Version(found->second->metadata()) != Version(cp.pod->metadata())) {
-      out.push_back(PodName(*cp.pod) + ": resource version " +
-                    std::to_string(Version(cp.pod->metadata())) + " in the cache, " +
-                    std::to_string(Version(found->second->metadata())) + " in the store");
+    } else if (Version(*found->second) != Version(*cp.pod)) {
+      out.push_back(PodName(*cp.pod) + ": resource version " + std::to_string(Version(*cp.pod)) +
+                    " in the cache, " + std::to_string(Version(*found->second)) + " in the store");
     }
   }
   std::sort(out.begin(), out.end());

@@ -109,7 +109,7 @@ TEST(ConsistencyTest, ReportsEachKindOfDifference) {
   cache.AssumePod(model::Pod::Make(assumed_elsewhere));
   cache.AssumePod(model::Pod::Make(PodData("in-flight", "n1")));  // not in the store: fine
 
-  const std::string stale_rv = std::to_string(stale->metadata().resource_version);
+  const std::string stale_rv = std::to_string(stale->resource_version());
   EXPECT_THAT(
       CompareWithStore(cache, store),
       ElementsAre("node only-in-cache: in the cache, not in the store",

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
+#include <variant>
 
 #include "host/api/encode.h"
 #include "host/cli/commands.h"
@@ -57,15 +59,17 @@ v1::Kind KindOf(const model::Object& object) {
 }
 
 Decoded ToRequest(const model::Object& object, const std::string& text, const std::string& source) {
-  const model::ObjectMeta& meta = std::visit(
-      [](const auto& ptr) -> const model::ObjectMeta& { return ptr->metadata(); }, object);
+  const auto [name, uid, resource_version] = std::visit(
+      [](const auto& ptr) {
+        return std::make_tuple(std::string(ptr->name()), std::string(ptr->uid()),
+                               ptr->resource_version());
+      },
+      object);
   Json manifest = Json::parse(api::EncodeJsonWithoutIdentity(object));
   Json& out_meta = manifest["metadata"];
-  if (!meta.uid.empty() && text.find(meta.uid) != std::string::npos) out_meta["uid"] = meta.uid;
-  if (meta.resource_version != 0) {
-    out_meta["resourceVersion"] = std::to_string(meta.resource_version);
-  }
-  return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), meta.name};
+  if (!uid.empty() && text.find(uid) != std::string::npos) out_meta["uid"] = uid;
+  if (resource_version != 0) out_meta["resourceVersion"] = std::to_string(resource_version);
+  return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), name};
 }
 
 const char* ResultWord(v1::ApplyResult result) {

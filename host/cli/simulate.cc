@@ -89,9 +89,8 @@ SimulationResult Simulate(const config::HostConfig& config,
   SimulationResult result;
   // Evictions happen on the scheduling thread, which RunUntilIdle runs on this one.
   options.on_evicted = [&result](const model::Pod& victim, const model::Pod* preemptor) {
-    result.evicted.push_back(
-        {victim.namespace_name(), victim.name(),
-         preemptor ? preemptor->namespace_name() + "/" + preemptor->name() : std::string()});
+    result.evicted.push_back({std::string(victim.namespace_name()), std::string(victim.name()),
+                              preemptor ? preemptor->Key() : std::string()});
   };
   scheduler::Scheduler sched(store, profiles, options);
   result.run = sched.RunUntilIdle();

@@ -133,7 +133,7 @@ std::shared_ptr<WaitingPod> WaitingPods::Add(std::shared_ptr<const model::Pod> p
     std::lock_guard lock(mu_);
     clock = clock_;
   }
-  const std::string who = "pod " + pod->namespace_name() + "/" + pod->name();
+  const std::string who = "pod " + pod->Key();
   if (clock == nullptr) {
     throw FrameworkError(who + " waits at Permit but the host gave the framework no clock");
   }

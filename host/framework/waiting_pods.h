@@ -48,7 +48,7 @@ class WaitingPod {
   /// pod returns the (assumed) pod that waits.
   const std::shared_ptr<const model::Pod>& pod() const { return pod_; }
   /// uid returns the pod's uid.
-  const std::string& uid() const { return pod_->uid(); }
+  std::string_view uid() const { return pod_->uid(); }
   /// handle returns the ABI handle plugins see for this waiting pod.
   schedhost_waiting_pod* handle() const;
   /// PendingPlugins lists the plugins that have not allowed the pod yet, sorted.

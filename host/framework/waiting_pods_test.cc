@@ -161,7 +161,7 @@ TEST_F(WaitingPodsTest, GetAndIterate) {
   EXPECT_EQ(pods.Get("nope"), nullptr);
   std::vector<std::string> seen;
   pods.Iterate([&](WaitingPod& wp) {
-    seen.push_back(wp.pod()->name());
+    seen.emplace_back(wp.pod()->name());
     wp.Allow("A");  // allowed to act on the pod from inside the iteration
     return true;
   });

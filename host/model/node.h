@@ -86,6 +86,14 @@ class Node {
 
   // name returns metadata.name.
   const std::string& name() const { return data_.metadata.name; }
+  // namespace_name returns metadata.namespace ("": the kind is cluster-scoped).
+  const std::string& namespace_name() const { return data_.metadata.namespace_name; }
+  // uid returns metadata.uid.
+  const std::string& uid() const { return data_.metadata.uid; }
+  // resource_version returns metadata.resourceVersion (0 when unknown).
+  uint64_t resource_version() const { return data_.metadata.resource_version; }
+  // creation_timestamp_ns returns metadata.creationTimestamp in Unix ns (0 when unknown).
+  int64_t creation_timestamp_ns() const { return data_.metadata.creation_timestamp_ns; }
   // name_id returns the interned id of the name.
   schedhost_id name_id() const { return holder_.view.name_id; }
   // allocatable returns status.allocatable sorted by name id (cpu in millicores).

@@ -27,7 +27,7 @@ TEST(NodeTest, ViewAndDefaults) {
   auto node = Node::Make(std::move(data));
   const schedhost_node_view* v = node->view();
   EXPECT_EQ(v->struct_size, sizeof(schedhost_node_view));
-  EXPECT_EQ(node->metadata().namespace_name, "");
+  EXPECT_EQ(node->namespace_name(), "");
   EXPECT_EQ(in.Str(v->name_id), "node-1");
   EXPECT_EQ(node->name_id(), v->name_id);
   EXPECT_EQ(v->unschedulable, 1);
@@ -107,7 +107,7 @@ TEST(PriorityClassTest, View) {
   EXPECT_EQ(v->global_default, 1);
   EXPECT_EQ(v->preemption_policy, SCHEDHOST_PREEMPT_NEVER);
   EXPECT_EQ(PriorityClass::FromView(v), pc.get());
-  EXPECT_FALSE(pc->metadata().uid.empty());
+  EXPECT_FALSE(pc->uid().empty());
 }
 
 }  // namespace

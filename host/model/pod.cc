@@ -1,7 +1,9 @@
 #include "host/model/pod.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "host/model/interner.h"
 #include "host/model/pod_pack.h"
 #include "host/model/view_convert.h"
 
@@ -87,23 +89,75 @@ PodResources ComputePodResources(const PodSpec& spec) {
 }
 
 std::shared_ptr<const Pod> Pod::Make(PodData data) {
-  return std::make_shared<const Pod>(Key{}, std::move(data));
+  return std::make_shared<const Pod>(MakeKey{}, std::move(data));
 }
 
-Pod::Pod(Key /*key*/, PodData data) {
+Pod::Pod(MakeKey /*key*/, PodData data) {
   ApplyPodDefaults(data);
-  metadata_ = std::move(data.metadata);
   holder_.magic = kPodViewMagic;
   holder_.owner = this;
-  BuildView(data.spec, data.status, ComputePodResources(data.spec));
+  BuildView(data.metadata, data.spec, data.status, ComputePodResources(data.spec));
 }
 
 Pod::~Pod() { delete decoded_.load(std::memory_order_acquire); }
 
+std::string Pod::Key() const {
+  std::string out(namespace_name());
+  out += '/';
+  out += name();
+  return out;
+}
+
+Labels Pod::labels() const {
+  const Interner& interner = Interner::Global();
+  const schedhost_labels& in = holder_.view.labels;
+  Labels out;
+  out.reserve(in.len);
+  for (size_t i = 0; i < in.len; ++i) {
+    out.emplace_back(interner.Str(in.items[i].key), interner.Str(in.items[i].value));
+  }
+  // The view orders them by key id; the plain data by key.
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ObjectMeta Pod::MetadataFromView() const {
+  const schedhost_pod_view& v = holder_.view;
+  ObjectMeta out;
+  out.name = name();
+  out.namespace_name = namespace_name();
+  out.uid = uid();
+  out.labels = labels();
+  out.annotations.reserve(v.annotations_len);
+  for (size_t i = 0; i < v.annotations_len; ++i) {
+    out.annotations.emplace_back(View(v.annotations[i].key), View(v.annotations[i].value));
+  }
+  out.owner_references.resize(v.owner_refs_len);
+  for (size_t i = 0; i < v.owner_refs_len; ++i) {
+    const schedhost_owner_ref& ref = v.owner_refs[i];
+    OwnerReference& owner = out.owner_references[i];
+    owner.kind = View(ref.kind);
+    owner.name = View(ref.name);
+    owner.uid = View(ref.uid);
+    owner.controller = ref.controller != 0;
+  }
+  out.creation_timestamp_ns = v.creation_timestamp_ns;
+  out.resource_version = v.resource_version;
+  return out;
+}
+
+ObjectMeta Pod::DecodeMetadata() const {
+  ObjectMeta out = MetadataFromView();
+  PodSpec spec;
+  PodStatus status;
+  internal::UnpackPodState(packed_, spec, status, out.owner_references);  // the apiVersions
+  return out;
+}
+
 PodData Pod::Decode() const {
   PodData out;
-  out.metadata = metadata_;
-  internal::UnpackPodState(packed_, out.spec, out.status);
+  out.metadata = MetadataFromView();
+  internal::UnpackPodState(packed_, out.spec, out.status, out.metadata.owner_references);
   // What BuildView keeps only in the view.
   out.spec.scheduler_name = scheduler_name();
   out.spec.node_name = node_name();
@@ -117,6 +171,35 @@ bool Pod::SameSpecAndStatus(const Pod& other) const {
          scheduler_name() == other.scheduler_name() &&
          nominated_node_name() == other.nominated_node_name() &&
          priority_class_name() == other.priority_class_name();
+}
+
+bool Pod::SameLabels(const Pod& other) const {
+  const schedhost_labels& a = holder_.view.labels;
+  const schedhost_labels& b = other.holder_.view.labels;
+  return std::equal(a.items, a.items + a.len, b.items, b.items + b.len,
+                    [](const schedhost_label& x, const schedhost_label& y) {
+                      return x.key == y.key && x.value == y.value;
+                    });
+}
+
+bool Pod::SameMetadataExceptVersion(const Pod& other) const {
+  const schedhost_pod_view& a = holder_.view;
+  const schedhost_pod_view& b = other.holder_.view;
+  const auto same_annotation = [](const schedhost_annotation& x, const schedhost_annotation& y) {
+    return View(x.key) == View(y.key) && View(x.value) == View(y.value);
+  };
+  const auto same_owner = [](const schedhost_owner_ref& x, const schedhost_owner_ref& y) {
+    return View(x.kind) == View(y.kind) && View(x.name) == View(y.name) &&
+           View(x.uid) == View(y.uid) && x.controller == y.controller;
+  };
+  return name() == other.name() && namespace_name() == other.namespace_name() &&
+         uid() == other.uid() && a.creation_timestamp_ns == b.creation_timestamp_ns &&
+         SameLabels(other) &&
+         std::equal(a.annotations, a.annotations + a.annotations_len, b.annotations,
+                    b.annotations + b.annotations_len, same_annotation) &&
+         std::equal(a.owner_refs, a.owner_refs + a.owner_refs_len, b.owner_refs,
+                    b.owner_refs + b.owner_refs_len, same_owner) &&
+         internal::PackedOwnerPart(packed_) == internal::PackedOwnerPart(other.packed_);
 }
 
 const PodData& Pod::data() const {

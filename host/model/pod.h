@@ -137,20 +137,23 @@ ResourceList ComputePodRequests(const PodSpec& spec,
 PodResources ComputePodResources(const PodSpec& spec);
 
 // Pod is an immutable pod shared as shared_ptr<const Pod>; its view lives as long as it does.
-// It keeps its metadata as plain data, and its spec and status only as the view and a packed
-// copy (pod_pack.h), a fraction of the decoded size: a pending pod's PodSpec is mostly empty
-// containers. data() decodes the whole pod the first time it is called and keeps it, so the
-// paths every pending pod takes read the accessors below and the view instead.
+// It keeps itself only as the view and a packed copy of what the view leaves out (pod_pack.h):
+// the metadata's strings are in the view (name, uid, annotations and owners copied into the
+// arena, namespace and labels interned), the spec and status packed, a fraction of their
+// decoded size (a pending pod's PodSpec is mostly empty containers). data() decodes the whole
+// pod the first time it is called and keeps it, so the paths every pending pod takes read the
+// accessors below and the view instead.
 class Pod {
-  struct Key {  // private: only Make can construct
-    explicit Key() = default;
+  struct MakeKey {  // private: only Make can construct
+    explicit MakeKey() = default;
   };
 
  public:
   // Make applies the defaults, interns strings, computes requests and builds the view.
   static std::shared_ptr<const Pod> Make(PodData data);
-  // For Make only (Key is private): the object and its shared_ptr's count share one allocation.
-  Pod(Key key, PodData data);
+  // For Make only (MakeKey is private): the object and its shared_ptr's count share one
+  // allocation.
+  Pod(MakeKey key, PodData data);
   ~Pod();
 
   Pod(const Pod&) = delete;
@@ -161,14 +164,20 @@ class Pod {
   const PodData& data() const;
   // Decode returns a fresh decoded copy, leaving the pod as it was: for paths that look once.
   PodData Decode() const;
+  // DecodeMetadata returns a fresh copy of the (defaulted) metadata, decoding nothing else.
+  ObjectMeta DecodeMetadata() const;
   // SameSpecAndStatus is true when `other`'s spec and status are the same as this pod's,
   // compared without decoding (the packed bytes and the names kept in the view). It is stricter
-  // than ==: a quantity rewritten in another notation ("1073741824" for "1Gi") is a change.
+  // than ==: a quantity rewritten in another notation ("1073741824" for "1Gi") is a change, and
+  // so is an owner reference's apiVersion (packed with the spec).
   bool SameSpecAndStatus(const Pod& other) const;
+  // SameMetadataExceptVersion is true when `other`'s metadata is this pod's but for the
+  // resource version, compared without decoding.
+  bool SameMetadataExceptVersion(const Pod& other) const;
+  // SameLabels is true when `other` has exactly this pod's labels.
+  bool SameLabels(const Pod& other) const;
   // decoded reports whether data() has been called (for tests of the paths that must not).
   bool decoded() const { return decoded_.load(std::memory_order_acquire) != nullptr; }
-  // metadata returns the (defaulted) metadata without decoding anything.
-  const ObjectMeta& metadata() const { return metadata_; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_pod_view).
   const schedhost_pod_view* view() const { return &holder_.view; }
   // FromView returns the pod whose view() is `v`; nullptr for null (and, via a tag
@@ -176,11 +185,19 @@ class Pod {
   static const Pod* FromView(const schedhost_pod_view* v);
 
   // name returns metadata.name.
-  const std::string& name() const { return metadata_.name; }
-  // namespace_name returns metadata.namespace.
-  const std::string& namespace_name() const { return metadata_.namespace_name; }
+  std::string_view name() const { return View(holder_.view.name); }
+  // namespace_name returns metadata.namespace (defaulted).
+  std::string_view namespace_name() const { return View(holder_.view.namespace_name); }
   // uid returns metadata.uid (generated when the data had none).
-  const std::string& uid() const { return metadata_.uid; }
+  std::string_view uid() const { return View(holder_.view.uid); }
+  // Key returns "namespace/name", how messages name a pod.
+  std::string Key() const;
+  // resource_version returns metadata.resourceVersion (0 when unknown).
+  uint64_t resource_version() const { return holder_.view.resource_version; }
+  // creation_timestamp_ns returns metadata.creationTimestamp in Unix ns (0 when unknown).
+  int64_t creation_timestamp_ns() const { return holder_.view.creation_timestamp_ns; }
+  // labels returns metadata.labels as plain data (copies of the interned strings).
+  Labels labels() const;
   // priority returns spec.priority, or 0 when unset.
   int32_t priority() const { return holder_.view.priority; }
   // node_name returns spec.nodeName ("" while unbound).
@@ -202,12 +219,14 @@ class Pod {
 
  private:
   static std::string_view View(schedhost_str s) { return {s.data, s.len}; }
-  // BuildView fills the view and packs the spec and status (clearing the strings it keeps only
-  // in the view first).
-  void BuildView(PodSpec& spec, PodStatus& status, const PodResources& resources);
+  // MetadataFromView is the metadata but for the owners' apiVersions (packed).
+  ObjectMeta MetadataFromView() const;
+  // BuildView fills the view and packs the spec, the status and the owners' apiVersions
+  // (clearing the strings it keeps only in the view first).
+  void BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
+                 const PodResources& resources);
 
-  ObjectMeta metadata_;
-  std::string_view packed_;  // spec and status (pod_pack.h), in the arena's block
+  std::string_view packed_;  // spec, status and owner apiVersions (pod_pack.h), in the arena
   mutable std::atomic<const PodData*> decoded_{nullptr};
   // Pending pods are kept by the thousand and their arrays are small: an exact arena, one
   // block for the usual arrays, the strings the view needs and the packed state (see

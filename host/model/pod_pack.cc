@@ -187,6 +187,7 @@ class Unpacker {
   void ExpectEnd() const {
     if (pos_ != in_.size()) Corrupt();
   }
+  size_t position() const { return pos_; }
 
  private:
   [[noreturn]] static void Corrupt() {
@@ -263,17 +264,32 @@ class Unpacker {
 
 }  // namespace
 
-std::string PackPodState(const PodSpec& spec, const PodStatus& status) {
+std::string PackPodState(const PodSpec& spec, const PodStatus& status,
+                         const std::vector<OwnerReference>& owners) {
   std::string out;
   Packer packer(out);
-  packer(spec, status);
+  std::vector<std::string> api_versions;
+  api_versions.reserve(owners.size());
+  for (const OwnerReference& owner : owners) api_versions.push_back(owner.api_version);
+  packer(api_versions, spec, status);
   return out;
 }
 
-void UnpackPodState(std::string_view bytes, PodSpec& spec, PodStatus& status) {
+void UnpackPodState(std::string_view bytes, PodSpec& spec, PodStatus& status,
+                    std::vector<OwnerReference>& owners) {
   Unpacker unpacker(bytes);
-  unpacker(spec, status);
+  std::vector<std::string> api_versions;
+  unpacker(api_versions, spec, status);
   unpacker.ExpectEnd();
+  owners.resize(api_versions.size());
+  for (size_t i = 0; i < owners.size(); ++i) owners[i].api_version = std::move(api_versions[i]);
+}
+
+std::string_view PackedOwnerPart(std::string_view bytes) {
+  Unpacker unpacker(bytes);
+  std::vector<std::string> api_versions;
+  unpacker(api_versions);
+  return bytes.substr(0, unpacker.position());
 }
 
 }  // namespace schedhost::model::internal

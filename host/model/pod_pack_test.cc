@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -102,13 +103,21 @@ void ExpectSameTexts(const ResourceList& want, const ResourceList& got) {
 
 TEST(PodPackTest, EveryFieldSurvivesPackingAndUnpacking) {
   const PodData want = FullPod();
-  const std::string bytes = internal::PackPodState(want.spec, want.status);
+  const std::string bytes =
+      internal::PackPodState(want.spec, want.status, want.metadata.owner_references);
   PodSpec spec;
   spec.node_name = "overwritten";
   PodStatus status;
-  internal::UnpackPodState(bytes, spec, status);
+  std::vector<OwnerReference> owners(3);
+  owners[0].kind = "Kept";
+  internal::UnpackPodState(bytes, spec, status, owners);
   EXPECT_EQ(spec, want.spec);
   EXPECT_EQ(status, want.status);
+  // Only the apiVersions are packed: the rest of an owner is in the view.
+  ASSERT_EQ(owners.size(), 1U);
+  EXPECT_EQ(owners[0].api_version, "apps/v1");
+  EXPECT_EQ(owners[0].kind, "Kept");
+  EXPECT_EQ(internal::PackedOwnerPart(bytes), std::string_view(bytes).substr(0, 9));
   ExpectSameTexts(want.spec.containers[0].resources.requests,
                   spec.containers[0].resources.requests);
   ExpectSameTexts(want.spec.containers[0].resources.limits, spec.containers[0].resources.limits);
@@ -129,7 +138,10 @@ TEST(PodPackTest, ExtremeNumbersAndEmptyPodsRoundTrip) {
   for (const PodData& pod : {d, PodData{}}) {
     PodSpec spec;
     PodStatus status;
-    internal::UnpackPodState(internal::PackPodState(pod.spec, pod.status), spec, status);
+    std::vector<OwnerReference> owners;
+    internal::UnpackPodState(internal::PackPodState(pod.spec, pod.status, {}), spec, status,
+                             owners);
+    EXPECT_TRUE(owners.empty());
     EXPECT_EQ(spec, pod.spec);
     EXPECT_EQ(status, pod.status);
   }
@@ -137,15 +149,17 @@ TEST(PodPackTest, ExtremeNumbersAndEmptyPodsRoundTrip) {
 
 TEST(PodPackTest, TruncatedOrTrailingBytesAreRefused) {
   const PodData d = FullPod();
-  const std::string bytes = internal::PackPodState(d.spec, d.status);
+  const std::string bytes = internal::PackPodState(d.spec, d.status, d.metadata.owner_references);
   PodSpec spec;
   PodStatus status;
+  std::vector<OwnerReference> owners;
   for (size_t cut : {size_t{0}, size_t{1}, bytes.size() / 2, bytes.size() - 1}) {
-    EXPECT_THROW(internal::UnpackPodState(std::string_view(bytes).substr(0, cut), spec, status),
-                 std::logic_error)
+    EXPECT_THROW(
+        internal::UnpackPodState(std::string_view(bytes).substr(0, cut), spec, status, owners),
+        std::logic_error)
         << cut;
   }
-  EXPECT_THROW(internal::UnpackPodState(bytes + '\0', spec, status), std::logic_error);
+  EXPECT_THROW(internal::UnpackPodState(bytes + '\0', spec, status, owners), std::logic_error);
 }
 
 TEST(PodPackTest, AMadePodDecodesOnlyWhenAskedAndGivesBackItsData) {
@@ -158,7 +172,13 @@ TEST(PodPackTest, AMadePodDecodesOnlyWhenAskedAndGivesBackItsData) {
   EXPECT_EQ(pod->scheduler_name(), "my-scheduler");
   EXPECT_EQ(pod->nominated_node_name(), "node-7");
   EXPECT_EQ(pod->priority(), -7);
-  EXPECT_EQ(pod->metadata(), want.metadata);
+  EXPECT_EQ(pod->DecodeMetadata(), want.metadata);
+  EXPECT_EQ(pod->uid(), want.metadata.uid);
+  EXPECT_EQ(pod->namespace_name(), "team-a");
+  EXPECT_EQ(pod->Key(), "team-a/a-pod-name-longer-than-fifteen");
+  EXPECT_EQ(pod->labels(), want.metadata.labels);
+  EXPECT_EQ(pod->creation_timestamp_ns(), want.metadata.creation_timestamp_ns);
+  EXPECT_EQ(pod->resource_version(), 42U);
   const schedhost_pod_view* v = pod->view();
   EXPECT_EQ(std::string_view(v->priority_class_name.data, v->priority_class_name.len), "low");
   ASSERT_EQ(v->images_len, 3U);
@@ -182,6 +202,61 @@ TEST(PodPackTest, AMadePodDecodesOnlyWhenAskedAndGivesBackItsData) {
   EXPECT_TRUE(pod->decoded());
   for (const PodData* d : seen) EXPECT_EQ(d, seen[0]);
   EXPECT_EQ(*seen[0], want);
+}
+
+TEST(PodPackTest, MetadataComparesWithoutDecodingAndIgnoresOnlyTheVersion) {
+  const PodData base = FullPod();
+  auto pod = Pod::Make(base);
+  const auto changed = [&](auto edit) {
+    PodData d = base;
+    edit(d);
+    return Pod::Make(std::move(d));
+  };
+  const auto same_but_version = changed([](PodData& d) { d.metadata.resource_version = 43; });
+  EXPECT_TRUE(pod->SameMetadataExceptVersion(*same_but_version));
+  const auto spec_only = changed([](PodData& d) { d.spec.priority = 9; });
+  EXPECT_TRUE(pod->SameMetadataExceptVersion(*spec_only));
+  EXPECT_FALSE(pod->SameSpecAndStatus(*spec_only));
+
+  const std::vector<std::function<void(PodData&)>> edits = {
+      [](PodData& d) { d.metadata.name += "x"; },
+      [](PodData& d) { d.metadata.namespace_name = "team-b"; },
+      [](PodData& d) { d.metadata.uid = "0f8e2c1a-9c55-4a57-9f0e-3a3c0c2f7b12"; },
+      [](PodData& d) { d.metadata.labels[1].second = "back"; },
+      [](PodData& d) { d.metadata.labels.pop_back(); },
+      [](PodData& d) { d.metadata.annotations[0].second = "changed"; },
+      [](PodData& d) { d.metadata.annotations.clear(); },
+      [](PodData& d) { d.metadata.owner_references[0].api_version = "apps/v2"; },
+      [](PodData& d) { d.metadata.owner_references[0].uid = "uid-rs-2"; },
+      [](PodData& d) { d.metadata.owner_references[0].controller = false; },
+      [](PodData& d) {
+        d.metadata.owner_references.push_back({"v1", "Node", "n", "u", false});
+      },
+      [](PodData& d) { d.metadata.creation_timestamp_ns += 1; },
+  };
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const auto other = changed(edits[i]);
+    EXPECT_FALSE(pod->SameMetadataExceptVersion(*other)) << "edit " << i;
+    EXPECT_FALSE(other->SameMetadataExceptVersion(*pod)) << "edit " << i;
+  }
+  EXPECT_TRUE(pod->SameLabels(*changed([](PodData& d) { d.metadata.annotations.clear(); })));
+  EXPECT_FALSE(pod->SameLabels(*changed([](PodData& d) { d.metadata.labels.pop_back(); })));
+  EXPECT_FALSE(pod->decoded());
+}
+
+TEST(PodPackTest, LabelsComeBackInKeyOrderWhateverTheirInternedIds) {
+  // Interned in the reverse of their text order, so the view (by id) orders them the other way.
+  PodData first;
+  first.metadata.labels = {{"pod-pack-test.example/zz", "2"}};
+  auto intern_first = Pod::Make(first);
+  PodData d;
+  d.metadata.labels = {{"pod-pack-test.example/aa", "1"}, {"pod-pack-test.example/zz", "2"}};
+  auto pod = Pod::Make(d);
+  const schedhost_pod_view* v = pod->view();
+  ASSERT_EQ(v->labels.len, 2U);
+  EXPECT_LT(v->labels.items[0].key, v->labels.items[1].key);
+  EXPECT_EQ(pod->labels(), d.metadata.labels);
+  EXPECT_EQ(pod->data().metadata.labels, d.metadata.labels);
 }
 
 TEST(PodPackTest, EmptyStringsInTheViewAreNeverNull) {

@@ -251,7 +251,7 @@ TEST(PodTest, ViewFieldsAreFilled) {
   // Labels: normalized (last duplicate wins) and sorted by key id.
   ASSERT_EQ(v->labels.len, 2u);
   EXPECT_LT(v->labels.items[0].key, v->labels.items[1].key);
-  EXPECT_EQ(*FindLabel(pod->metadata().labels, "app"), "web2");
+  EXPECT_EQ(*FindLabel(pod->labels(), "app"), "web2");
   ASSERT_EQ(v->annotations_len, 2u);
   EXPECT_EQ(std::string_view(v->annotations[0].key.data, v->annotations[0].key.len), "a");
   ASSERT_EQ(v->owner_refs_len, 1u);

@@ -97,6 +97,12 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests
       strings += p.host_port > 0 ? Padded(p.host_ip.size()) : 0;
   }
   for (const std::string& gate : spec.scheduling_gates) strings += Padded(gate.size());
+  strings += Padded(meta.name.size()) + Padded(meta.uid.size());
+  for (const auto& [key, value] : meta.annotations)
+    strings += Padded(key.size()) + Padded(value.size());
+  for (const OwnerReference& ref : meta.owner_references) {
+    strings += Padded(ref.kind.size()) + Padded(ref.name.size()) + Padded(ref.uid.size());
+  }
   return strings + Padded(meta.labels.size() * sizeof(schedhost_label)) +
          Padded(meta.annotations.size() * sizeof(schedhost_annotation)) +
          Padded(meta.owner_references.size() * sizeof(schedhost_owner_ref)) +
@@ -111,9 +117,9 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests
 
 }  // namespace
 
-void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resources) {
+void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
+                    const PodResources& resources) {
   Interner& interner = Interner::Global();
-  const ObjectMeta& meta = metadata_;
   schedhost_pod_view& v = holder_.view;
   // Host ports come from app containers only, as upstream's NodePorts counts them.
   size_t port_count = 0;
@@ -132,24 +138,25 @@ void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resour
   v.priority_class_name = interned(spec.priority_class_name);
   v.node_name = interned(spec.node_name);
   // The rest of the spec and status is kept only packed, so the view's other strings from
-  // them are copies in the arena; the metadata's strings are the pod's own.
-  const std::string packed = internal::PackPodState(spec, status);
+  // them are copies in the arena, as are the metadata's (but the namespace, interned).
+  const std::string packed = internal::PackPodState(spec, status, meta.owner_references);
   arena_.Reserve(ReserveBytes(meta, spec, resources.requests.size(), port_count, packed.size()));
   packed_ = arena_.Copy(packed);
   const auto keep = [this](std::string_view s) { return ToStr(arena_.Copy(s)); };
   v.struct_size = sizeof(schedhost_pod_view);
-  v.name = ToStr(meta.name);
-  v.namespace_name = ToStr(meta.namespace_name);
+  v.name = keep(meta.name);
   v.namespace_id = interner.Intern(meta.namespace_name);
+  const std::string_view namespace_text = interner.Str(v.namespace_id);
+  v.namespace_name = ToStr(namespace_text.empty() ? kEmptyText : namespace_text);
   v.priority = spec.priority.value_or(0);
-  v.uid = ToStr(meta.uid);
+  v.uid = keep(meta.uid);
   v.creation_timestamp_ns = meta.creation_timestamp_ns;
   v.resource_version = meta.resource_version;
   v.labels = internal::ConvertLabels(meta.labels, arena_);
 
   auto* annotations = arena_.Array<schedhost_annotation>(meta.annotations.size());
   for (size_t i = 0; i < meta.annotations.size(); ++i) {
-    annotations[i] = {ToStr(meta.annotations[i].first), ToStr(meta.annotations[i].second)};
+    annotations[i] = {keep(meta.annotations[i].first), keep(meta.annotations[i].second)};
   }
   v.annotations = annotations;
   v.annotations_len = meta.annotations.size();
@@ -157,9 +164,9 @@ void Pod::BuildView(PodSpec& spec, PodStatus& status, const PodResources& resour
   auto* owners = arena_.Array<schedhost_owner_ref>(meta.owner_references.size());
   for (size_t i = 0; i < meta.owner_references.size(); ++i) {
     const OwnerReference& ref = meta.owner_references[i];
-    owners[i].kind = ToStr(ref.kind);
-    owners[i].name = ToStr(ref.name);
-    owners[i].uid = ToStr(ref.uid);
+    owners[i].kind = keep(ref.kind);
+    owners[i].name = keep(ref.name);
+    owners[i].uid = keep(ref.uid);
     owners[i].controller = ref.controller ? 1 : 0;
   }
   v.owner_refs = owners;

@@ -52,6 +52,14 @@ class PriorityClass {
 
   // name returns metadata.name.
   const std::string& name() const { return data_.metadata.name; }
+  // namespace_name returns metadata.namespace ("": the kind is cluster-scoped).
+  const std::string& namespace_name() const { return data_.metadata.namespace_name; }
+  // uid returns metadata.uid.
+  const std::string& uid() const { return data_.metadata.uid; }
+  // resource_version returns metadata.resourceVersion (0 when unknown).
+  uint64_t resource_version() const { return data_.metadata.resource_version; }
+  // creation_timestamp_ns returns metadata.creationTimestamp in Unix ns (0 when unknown).
+  int64_t creation_timestamp_ns() const { return data_.metadata.creation_timestamp_ns; }
   // value returns the priority value pods of this class get.
   int32_t value() const { return data_.value; }
 

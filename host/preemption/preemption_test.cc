@@ -249,7 +249,7 @@ class DryRunTest : public ::testing::Test {
 
   static std::vector<std::string> Names(const std::vector<PodPtr>& pods) {
     std::vector<std::string> out;
-    for (const auto& p : pods) out.push_back(p->name());
+    for (const auto& p : pods) out.emplace_back(p->name());
     return out;
   }
 
@@ -360,7 +360,7 @@ TEST(ToolkitAbiTest, EntriesAreLiveAndRefuseBadArguments) {
   std::vector<std::string> evicted;
   ToolkitOptions opts;
   opts.on_evicted = [&](const model::Pod& v, const model::Pod* by) {
-    evicted.push_back(v.name() + " by " + (by ? by->name() : "-"));
+    evicted.push_back(std::string(v.name()) + " by " + std::string(by ? by->name() : "-"));
   };
   Toolkit toolkit(store, nominator, std::move(opts));
   store.Create(store::testing::ClassData("high", 1000));

@@ -66,7 +66,7 @@ int32_t NumCandidates(int32_t num_nodes, int32_t percentage, int32_t absolute) {
 
 bool MoreImportantPod(const model::Pod& a, const model::Pod& b) {
   if (a.priority() != b.priority()) return a.priority() > b.priority();
-  return a.metadata().creation_timestamp_ns < b.metadata().creation_timestamp_ns;
+  return a.creation_timestamp_ns() < b.creation_timestamp_ns();
 }
 
 bool PdbSelects(const model::PodDisruptionBudget& pdb, const model::Pod& pod) {
@@ -157,7 +157,7 @@ int64_t EarliestStartOfHighest(const Candidate& c) {
   int64_t earliest = std::numeric_limits<int64_t>::max();
   for (const PodPtr& p : c.victims) {
     if (p->priority() == highest) {
-      earliest = std::min(earliest, p->metadata().creation_timestamp_ns);
+      earliest = std::min(earliest, p->creation_timestamp_ns());
     }
   }
   return earliest;

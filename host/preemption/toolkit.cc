@@ -47,12 +47,13 @@ Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* vict
     return Status::Success();
   }
   try {
-    store_.Delete<model::Pod>(v->namespace_name(), v->name(), store::Preconditions{v->uid(), 0});
+    store_.Delete<model::Pod>(v->namespace_name(), v->name(),
+                              store::Preconditions{std::string(v->uid()), 0});
   } catch (const store::StoreError& e) {
-    return Status::Error("evicting pod " + v->namespace_name() + "/" + v->name() + ": " + e.what());
+    return Status::Error("evicting pod " + v->Key() + ": " + e.what());
   }
   spdlog::debug("preemption: evicted pod {}/{}{}", v->namespace_name(), v->name(),
-                by ? " for " + by->namespace_name() + "/" + by->name() : std::string());
+                by ? " for " + by->Key() : std::string());
   if (options_.on_evicted) options_.on_evicted(*v, by);
   return Status::Success();
 }
@@ -70,8 +71,7 @@ Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view
       nominator_.Add(stored, node);
     }
   } catch (const store::StoreError& e) {
-    return Status::Error("nominating pod " + p->namespace_name() + "/" + p->name() + ": " +
-                         e.what());
+    return Status::Error("nominating pod " + p->Key() + ": " + e.what());
   }
   return Status::Success();
 }
@@ -125,8 +125,7 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
   // lower-priority pods on that node: they may no longer fit and go looking elsewhere.
   const model::Pod* preemptor = model::Pod::FromView(pod);
   const std::string reason =
-      preemptor ? "preempted by " + preemptor->namespace_name() + "/" + preemptor->name()
-                : std::string("preempted");
+      preemptor ? "preempted by " + preemptor->Key() : std::string("preempted");
   for (const PodPtr& victim : best->victims) {
     if (Status s = EvictPod(plugin, victim->view(), pod, reason); !s.ok()) {
       out.status = Status::Error("preemption: " + s.Message());

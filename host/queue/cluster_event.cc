@@ -25,7 +25,7 @@ bool PodUpdateMayMakeSchedulable(const model::Pod& old_pod, const model::Pod& ne
   // Compared without decoding either pod (the new one stays queued: a decoded copy would stay
   // with it). The resource version never makes a pod schedulable, nor does the status alone
   // (nominatedNodeName here).
-  if (!internal::SameMetaExceptVersion(old_pod.metadata(), new_pod.metadata())) return true;
+  if (!old_pod.SameMetadataExceptVersion(new_pod)) return true;
   if (old_pod.SameSpecAndStatus(new_pod)) return false;
   // Something in the spec or status differs, or only a quantity's notation: look closer, on
   // copies that go when this returns.
@@ -52,7 +52,7 @@ bool ScaledDown(const model::Pod& old_pod, const model::Pod& new_pod) {
 
 int32_t PodUpdateActions(const model::Pod& old_pod, const model::Pod& new_pod) {
   int32_t actions = 0;
-  if (old_pod.metadata().labels != new_pod.metadata().labels) {
+  if (!old_pod.SameLabels(new_pod)) {
     actions |= SCHEDHOST_ACTION_UPDATE_POD_LABEL;
   }
   if (ScaledDown(old_pod, new_pod)) actions |= SCHEDHOST_ACTION_UPDATE_POD_SCALE_DOWN;

@@ -63,10 +63,11 @@ std::string Nominator::CheckInvariants() const {
       ++listed;
       auto it = node_by_uid_.find(pod->uid());
       if (it == node_by_uid_.end()) {
-        return "nominator: pod " + pod->uid() + " listed on node " + node + " has no uid entry";
+        return "nominator: pod " + std::string(pod->uid()) + " listed on node " + node +
+               " has no uid entry";
       }
       if (it->second != node_id) {
-        return "nominator: pod " + pod->uid() + " listed on node " + node +
+        return "nominator: pod " + std::string(pod->uid()) + " listed on node " + node +
                " but indexed to node " + std::string(model::Interner::Global().Str(it->second));
       }
     }
@@ -87,7 +88,7 @@ void Nominator::AddLocked(std::shared_ptr<const model::Pod> pod, std::string_vie
   if (node.empty()) node = pod->nominated_node_name();
   if (node.empty()) return;
   const schedhost_id node_id = model::Interner::Global().Intern(node);
-  node_by_uid_[pod->uid()] = node_id;
+  node_by_uid_.insert_or_assign(std::string(pod->uid()), node_id);
   size_.store(node_by_uid_.size(), std::memory_order_release);
   pods_by_node_[node_id].push_back(std::move(pod));
 }

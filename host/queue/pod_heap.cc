@@ -82,12 +82,12 @@ std::string PodHeap::Check(std::string_view name) const {
     auto it = index_.find(e.uid());
     if (it == index_.end() || it->second != &e || e.heap_index != i ||
         it->first.data() != e.uid().data()) {
-      return prefix + ": pod " + e.uid() + " at position " + std::to_string(i) +
+      return prefix + ": pod " + std::string(e.uid()) + " at position " + std::to_string(i) +
              " is indexed elsewhere or under another pod's uid";
     }
     if (i > 0 && less_(e, *items_[(i - 1) / 2])) {
-      return prefix + ": pod " + e.uid() + " orders before its parent " +
-             items_[(i - 1) / 2]->uid();
+      return prefix + ": pod " + std::string(e.uid()) + " orders before its parent " +
+             std::string(items_[(i - 1) / 2]->uid());
     }
   }
   return "";

@@ -25,7 +25,7 @@ struct Entry {
   size_t heap_index = 0;
 
   /// uid returns the pod's uid.
-  const std::string& uid() const { return info.pod->uid(); }
+  std::string_view uid() const { return info.pod->uid(); }
 };
 
 /// StringHash lets the uid-keyed maps be searched with a string_view.

@@ -12,7 +12,7 @@ namespace schedhost::queue {
 namespace {
 
 std::string Describe(const model::Pod& pod) {
-  return "pod " + pod.namespace_name() + "/" + pod.name() + " (uid " + pod.uid() + ")";
+  return "pod " + pod.Key() + " (uid " + std::string(pod.uid()) + ")";
 }
 
 QueueOptions Normalize(QueueOptions options) {
@@ -239,7 +239,7 @@ PodLocation SchedulingQueue::Add(std::shared_ptr<const model::Pod> pod) {
 PodLocation SchedulingQueue::Update(const std::shared_ptr<const model::Pod>& old_pod,
                                     const std::shared_ptr<const model::Pod>& new_pod) {
   Validate(new_pod, "Update");
-  const std::string& uid = new_pod->uid();
+  const std::string_view uid = new_pod->uid();
   if (old_pod && old_pod->uid() != uid) {
     throw QueueError("Update: old " + Describe(*old_pod) + " and new " + Describe(*new_pod) +
                      " are different pods");

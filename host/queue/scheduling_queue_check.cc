@@ -39,22 +39,23 @@ std::string SchedulingQueue::CheckInvariants() const {
   for (const auto& e : active_.entries()) {
     if (!e->info.pod) return "activeQ holds an entry without a pod";
     if (std::string err = misplaced(e->uid(), PodLocation::kActive); !err.empty()) return err;
-    if (e->info.gated) return "pod " + e->uid() + " is gated but in activeQ";
+    if (e->info.gated) return "pod " + std::string(e->uid()) + " is gated but in activeQ";
     if (!e->info.initial_attempt_set) {
-      return "pod " + e->uid() + " is in activeQ without an initial attempt timestamp";
+      return "pod " + std::string(e->uid()) + " is in activeQ without an initial attempt timestamp";
     }
   }
   for (const auto& e : backoff_.entries()) {
     if (!e->info.pod) return "backoffQ holds an entry without a pod";
     if (std::string err = misplaced(e->uid(), PodLocation::kBackoff); !err.empty()) return err;
-    if (e->info.gated) return "pod " + e->uid() + " is gated but in backoffQ";
-    if (e->info.attempts < 1) return "pod " + e->uid() + " is in backoffQ but was never tried";
+    if (e->info.gated) return "pod " + std::string(e->uid()) + " is gated but in backoffQ";
+    if (e->info.attempts < 1)
+      return "pod " + std::string(e->uid()) + " is in backoffQ but was never tried";
   }
   size_t gated = 0;
   for (const auto& [uid, e] : unschedulable_) {
     if (!e || !e->info.pod) return "the unschedulable pods hold an entry without a pod";
     if (uid.data() != e->uid().data()) {
-      return "unschedulable pod " + e->uid() + " is filed under another pod's uid";
+      return "unschedulable pod " + std::string(e->uid()) + " is filed under another pod's uid";
     }
     const PodLocation held = e->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
     if (std::string err = misplaced(uid, held); !err.empty()) return err;
@@ -69,7 +70,7 @@ std::string SchedulingQueue::CheckInvariants() const {
     if (!f.entry || !f.entry->info.pod)
       return "in-flight pod " + std::string(uid) + " has no entry";
     if (uid.data() != f.entry->uid().data()) {
-      return "in-flight pod " + f.entry->uid() + " is filed under another pod's uid";
+      return "in-flight pod " + std::string(f.entry->uid()) + " is filed under another pod's uid";
     }
     if (std::string err = misplaced(uid, PodLocation::kInFlight); !err.empty()) return err;
     if (f.entry->info.attempts < 1) {

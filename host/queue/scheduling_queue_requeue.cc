@@ -81,8 +81,8 @@ PodLocation SchedulingQueue::AddUnschedulableIfNotPresent(const QueuedPodInfo& i
                        " is not a scheduling failure (want Error, Unschedulable, "
                        "UnschedulableAndUnresolvable or Pending)");
   }
-  const std::string uid = info.pod->uid();
-  const std::string who = "pod " + info.pod->namespace_name() + "/" + info.pod->name();
+  const std::string uid(info.pod->uid());
+  const std::string who = "pod " + info.pod->Key();
   std::unique_lock lock(mu_);
   auto find_flight = [&]() -> InFlight* {
     auto it = in_flight_.find(uid);

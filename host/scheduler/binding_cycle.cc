@@ -167,7 +167,7 @@ void Scheduler::FailBinding(const std::shared_ptr<BindingContext>& ctx, const St
   }
   // Forgetting frees what the assumed pod held, like a deleted bound pod. After a rejection
   // the pod itself is left out, or the event would send it straight back to be retried.
-  const std::string uid = assumed.uid();
+  const std::string uid(assumed.uid());
   const bool rejected = status.IsRejected();
   if (forgot && !rejected) {
     queue_->MoveAllToActiveOrBackoffQueue(queue::MakeAssignedPodDeleteEvent(ctx->assumed));

@@ -49,11 +49,11 @@ bool ProfileRuntime::QueueSortLess(const queue::QueuedPodInfo& a,
   if (sort_framework_->QueueSortLess(qa, qb)) return true;
   if (sort_framework_->QueueSortLess(qb, qa)) return false;
   // Equal for QueueSort (e.g. same priority, same virtual timestamp): keep creation order.
-  const int64_t ca = a.pod->metadata().creation_timestamp_ns;
-  const int64_t cb = b.pod->metadata().creation_timestamp_ns;
+  const int64_t ca = a.pod->creation_timestamp_ns();
+  const int64_t cb = b.pod->creation_timestamp_ns();
   if (ca != cb) return ca < cb;
-  const uint64_t ra = a.pod->metadata().resource_version;
-  const uint64_t rb = b.pod->metadata().resource_version;
+  const uint64_t ra = a.pod->resource_version();
+  const uint64_t rb = b.pod->resource_version();
   if (ra != rb) return ra < rb;
   return a.pod->uid() < b.pod->uid();
 }

@@ -193,7 +193,7 @@ std::string Scheduler::CheckInvariants() const {
   if (std::string n = queue_->nominator().CheckInvariants(); !n.empty()) return "nominator: " + n;
   const auto profiles = this->profiles();
   for (const auto& pod : store_.List<model::Pod>()) {
-    const std::string who = "pod " + pod->namespace_name() + "/" + pod->name();
+    const std::string who = "pod " + pod->Key();
     const queue::PodLocation where = queue_->Where(pod->uid());
     if (!pod->node_name().empty()) {
       if (where != queue::PodLocation::kNone && where != queue::PodLocation::kInFlight) {
@@ -208,7 +208,7 @@ std::string Scheduler::CheckInvariants() const {
     auto stored = store_.Get<model::Pod>(pending.pod->namespace_name(), pending.pod->name());
     if ((!stored || stored->uid() != pending.pod->uid()) &&
         pending.where != queue::PodLocation::kInFlight) {
-      return "pod " + pending.pod->namespace_name() + "/" + pending.pod->name() + " is queued (" +
+      return "pod " + pending.pod->Key() + " is queued (" +
              std::string(queue::LocationName(pending.where)) + ") but no longer in the store";
     }
   }

@@ -82,14 +82,24 @@ std::string ObjectKey(Kind kind, std::string_view namespace_name, std::string_vi
   return key;
 }
 
-const model::ObjectMeta& MetaOf(const model::Object& object) {
-  return std::visit([](const auto& p) -> const model::ObjectMeta& { return p->metadata(); },
-                    object);
+std::string_view NameOf(const model::Object& object) {
+  return std::visit([](const auto& p) -> std::string_view { return p->name(); }, object);
+}
+
+std::string_view NamespaceOf(const model::Object& object) {
+  return std::visit([](const auto& p) -> std::string_view { return p->namespace_name(); }, object);
+}
+
+std::string_view UidOf(const model::Object& object) {
+  return std::visit([](const auto& p) -> std::string_view { return p->uid(); }, object);
+}
+
+uint64_t VersionOf(const model::Object& object) {
+  return std::visit([](const auto& p) { return p->resource_version(); }, object);
 }
 
 std::string KeyOf(const model::Object& object) {
-  const model::ObjectMeta& meta = MetaOf(object);
-  return ObjectKey(KindOf(object), meta.namespace_name, meta.name);
+  return ObjectKey(KindOf(object), NamespaceOf(object), NameOf(object));
 }
 
 std::string Describe(const model::Object& object) {

@@ -35,8 +35,12 @@ std::string ObjectKey(Kind kind, std::string_view namespace_name, std::string_vi
 // KeyOf returns the store key of `object`.
 std::string KeyOf(const model::Object& object);
 
-// MetaOf returns the metadata of the object held by `object` (which must not be null).
-const model::ObjectMeta& MetaOf(const model::Object& object);
+// The identity of the object held by `object` (which must not be null), read without decoding
+// it: its name, namespace ("" for cluster-scoped kinds), uid and resource version.
+std::string_view NameOf(const model::Object& object);
+std::string_view NamespaceOf(const model::Object& object);
+std::string_view UidOf(const model::Object& object);
+uint64_t VersionOf(const model::Object& object);
 
 // Describe renders "<Kind> <key>", e.g. "Pod default/web-1", for messages.
 std::string Describe(const model::Object& object);

@@ -116,22 +116,22 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   // A copy: Replace below drops the table's reference, and the event still needs the old object.
   // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
   const std::shared_ptr<const T> current = *it;
-  const model::ObjectMeta& meta = current->metadata();
   const uint64_t read_rv = data.metadata.resource_version;
-  if (read_rv != 0 && read_rv != meta.resource_version) {
+  if (read_rv != 0 && read_rv != current->resource_version()) {
     throw StoreError(ErrorCode::kConflict, what + ": resource version " + std::to_string(read_rv) +
                                                " is stale (current " +
-                                               std::to_string(meta.resource_version) +
+                                               std::to_string(current->resource_version()) +
                                                "); read the object again and retry");
   }
   if (!has_uid) {
-    data.metadata.uid = meta.uid;
-  } else if (data.metadata.uid != meta.uid) {
+    data.metadata.uid = current->uid();
+  } else if (data.metadata.uid != current->uid()) {
     throw StoreError(ErrorCode::kConflict, what + ": uid " + data.metadata.uid +
                                                " does not match the stored object's uid " +
-                                               meta.uid + " (it was deleted and re-created)");
+                                               std::string(current->uid()) +
+                                               " (it was deleted and re-created)");
   }
-  data.metadata.creation_timestamp_ns = meta.creation_timestamp_ns;
+  data.metadata.creation_timestamp_ns = current->creation_timestamp_ns();
   O::AdmitUpdate(*this, what, *current, data);
   const uint64_t rv = NextVersion();
   data.metadata.resource_version = rv;
@@ -206,18 +206,17 @@ std::shared_ptr<const T> Store::Delete(std::string_view namespace_name, std::str
     throw StoreError(ErrorCode::kNotFound, What<T>(namespace_name, name) + " not found");
   }
   std::shared_ptr<const T> object = *it;
-  const model::ObjectMeta& meta = object->metadata();
-  if (!preconditions.uid.empty() && preconditions.uid != meta.uid) {
-    throw StoreError(ErrorCode::kConflict, What<T>(namespace_name, name) +
-                                               ": delete precondition failed: uid is " + meta.uid +
-                                               ", not " + preconditions.uid);
+  if (!preconditions.uid.empty() && preconditions.uid != object->uid()) {
+    throw StoreError(ErrorCode::kConflict,
+                     What<T>(namespace_name, name) + ": delete precondition failed: uid is " +
+                         std::string(object->uid()) + ", not " + preconditions.uid);
   }
   if (preconditions.resource_version != 0 &&
-      preconditions.resource_version != meta.resource_version) {
+      preconditions.resource_version != object->resource_version()) {
     throw StoreError(ErrorCode::kConflict,
                      What<T>(namespace_name, name) +
                          ": delete precondition failed: resource version is " +
-                         std::to_string(meta.resource_version) + ", not " +
+                         std::to_string(object->resource_version()) + ", not " +
                          std::to_string(preconditions.resource_version));
   }
   items.erase(it);

@@ -7,7 +7,7 @@
 //
 //   store::Store store;
 //   auto pod = store.Create(pod_data);                      // ADDED, rv 3
-//   store.Bind("default", "web", pod->uid(), pod->metadata().resource_version, "n1");
+//   store.Bind("default", "web", pod->uid(), pod->resource_version(), "n1");
 #pragma once
 
 #include <atomic>

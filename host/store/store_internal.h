@@ -31,8 +31,7 @@ Store::TableKey Store::KeyIn(std::string_view namespace_name, std::string_view n
 
 template <class T>
 Store::TableKey Store::Table<T>::Less::KeyOf(const std::shared_ptr<const T>& object) {
-  const model::ObjectMeta& meta = object->metadata();
-  return KeyIn<T>(meta.namespace_name, meta.name);
+  return KeyIn<T>(object->namespace_name(), object->name());
 }
 
 template <>

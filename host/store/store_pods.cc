@@ -162,18 +162,18 @@ std::shared_ptr<const model::Pod> Store::Bind(std::string_view namespace_name,
   // A copy: Replace below drops the table's reference, and the event still needs the old object.
   // NOLINTNEXTLINE(performance-unnecessary-copy-initialization)
   const std::shared_ptr<const model::Pod> current = *it;
-  const model::ObjectMeta& meta = current->metadata();
-  if (!uid.empty() && uid != meta.uid) {
-    throw StoreError(ErrorCode::kConflict, what + ": uid is " + meta.uid + ", the binding names " +
-                                               std::string(uid) + " (the pod was re-created)");
+  if (!uid.empty() && uid != current->uid()) {
+    throw StoreError(ErrorCode::kConflict, what + ": uid is " + std::string(current->uid()) +
+                                               ", the binding names " + std::string(uid) +
+                                               " (the pod was re-created)");
   }
   if (!current->node_name().empty()) {
     throw StoreError(ErrorCode::kConflict,
                      what + " is already bound to node " + std::string(current->node_name()));
   }
-  if (expected_resource_version != 0 && expected_resource_version != meta.resource_version) {
+  if (expected_resource_version != 0 && expected_resource_version != current->resource_version()) {
     throw StoreError(ErrorCode::kConflict, what + ": changed since it was read (resource version " +
-                                               std::to_string(meta.resource_version) +
+                                               std::to_string(current->resource_version()) +
                                                ", expected " +
                                                std::to_string(expected_resource_version) + ")");
   }
@@ -201,7 +201,7 @@ std::shared_ptr<const model::Pod> Store::SetNominatedNodeName(std::string_view n
   if (it == pods_.items.end()) throw StoreError(ErrorCode::kNotFound, what + " not found");
   std::shared_ptr<const model::Pod> current = *it;
   if (!uid.empty() && uid != current->uid()) {
-    throw StoreError(ErrorCode::kConflict, what + ": uid is " + current->uid() +
+    throw StoreError(ErrorCode::kConflict, what + ": uid is " + std::string(current->uid()) +
                                                ", the request names " + std::string(uid) +
                                                " (the pod was re-created)");
   }

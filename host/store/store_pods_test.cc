@@ -158,20 +158,20 @@ TEST(StoreBindTest, BindsOnceAndClearsTheNomination) {
   auto pod = store.Create(PodData("web"));
   pod = store.SetNominatedNodeName("default", "web", pod->uid(), "n2");
   EXPECT_EQ(pod->data().status.nominated_node_name, "n2");
-  const uint64_t rv = pod->metadata().resource_version;
+  const uint64_t rv = pod->resource_version();
 
   auto bound = store.Bind("default", "web", pod->uid(), rv, "n1");
   EXPECT_EQ(bound->node_name(), "n1");
   EXPECT_EQ(bound->data().status.nominated_node_name, "");
-  EXPECT_EQ(bound->metadata().resource_version, rv + 1);
+  EXPECT_EQ(bound->resource_version(), rv + 1);
   EXPECT_EQ(store.Get<model::Pod>("default", "web"), bound);
 }
 
 TEST(StoreBindTest, RefusesGoneBoundAndChangedPods) {
   Store store(Bare());
   auto pod = store.Create(PodData("web"));
-  const std::string uid = pod->uid();
-  const uint64_t rv = pod->metadata().resource_version;
+  const std::string uid(pod->uid());
+  const uint64_t rv = pod->resource_version();
   struct Case {
     const char* name;
     std::function<void()> setup;

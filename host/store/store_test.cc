@@ -30,7 +30,7 @@ TEST(StoreTest, CreateGetListDelete) {
 
   EXPECT_EQ(pod->namespace_name(), "default");
   EXPECT_FALSE(pod->uid().empty());
-  EXPECT_GT(pod->metadata().creation_timestamp_ns, 0);
+  EXPECT_GT(pod->creation_timestamp_ns(), 0);
   EXPECT_EQ(store.Get<model::Pod>("default", "web"), pod);
   EXPECT_EQ(store.Get<model::Pod>("", "web"), pod);
   EXPECT_EQ(store.Get<model::Pod>("prod", "web"), nullptr);
@@ -102,12 +102,12 @@ TEST(StoreTest, KeepsAGivenUidAndRefusesDuplicates) {
 TEST(StoreTest, ResourceVersionsAreStoreWideAndIncreasing) {
   Store store(Bare());
   std::vector<uint64_t> rvs;
-  rvs.push_back(store.Create(NodeData("n1"))->metadata().resource_version);
-  rvs.push_back(store.Create(PodData("a"))->metadata().resource_version);
-  rvs.push_back(store.Create(ClassData("high", 100))->metadata().resource_version);
-  rvs.push_back(store.Update(NodeData("n1"))->metadata().resource_version);
+  rvs.push_back(store.Create(NodeData("n1"))->resource_version());
+  rvs.push_back(store.Create(PodData("a"))->resource_version());
+  rvs.push_back(store.Create(ClassData("high", 100))->resource_version());
+  rvs.push_back(store.Update(NodeData("n1"))->resource_version());
   store.Delete<model::Pod>("default", "a");
-  rvs.push_back(store.Create(PdbData("b"))->metadata().resource_version);
+  rvs.push_back(store.Create(PdbData("b"))->resource_version());
   EXPECT_EQ(rvs, (std::vector<uint64_t>{1, 2, 3, 4, 6}));  // the delete took 5
   EXPECT_EQ(store.resource_version(), 6u);
 }
@@ -130,9 +130,9 @@ TEST(StoreTest, UpdateChecksTheVersionItRead) {
   d.spec.unschedulable = true;
   auto v2 = store.Update(d);  // carries v1's resource version: accepted
   EXPECT_TRUE(v2->data().spec.unschedulable);
-  EXPECT_EQ(v2->metadata().uid, v1->metadata().uid);
-  EXPECT_EQ(v2->metadata().creation_timestamp_ns, v1->metadata().creation_timestamp_ns);
-  EXPECT_GT(v2->metadata().resource_version, v1->metadata().resource_version);
+  EXPECT_EQ(v2->uid(), v1->uid());
+  EXPECT_EQ(v2->creation_timestamp_ns(), v1->creation_timestamp_ns());
+  EXPECT_GT(v2->resource_version(), v1->resource_version());
 
   d.spec.unschedulable = false;  // still v1's version: stale now
   StoreError e = ErrorOf([&] { store.Update(d); });
@@ -158,13 +158,13 @@ TEST(StoreTest, DeletePreconditions) {
   auto pod = store.Create(PodData("web"));
   StoreError wrong_uid = ErrorOf([&] { store.Delete<model::Pod>("default", "web", {"nope", 0}); });
   EXPECT_EQ(wrong_uid.code(), ErrorCode::kConflict);
-  EXPECT_THAT(wrong_uid.what(), HasSubstr("uid is " + pod->uid()));
+  EXPECT_THAT(wrong_uid.what(), HasSubstr("uid is " + std::string(pod->uid())));
   EXPECT_EQ(ErrorOf([&] {
               store.Delete<model::Pod>("default", "web", {"", 99});
             }).code(),
             ErrorCode::kConflict);
   EXPECT_NE(store.Get<model::Pod>("default", "web"), nullptr);
-  store.Delete<model::Pod>("default", "web", {pod->uid(), pod->metadata().resource_version});
+  store.Delete<model::Pod>("default", "web", {std::string(pod->uid()), pod->resource_version()});
   EXPECT_EQ(store.Count(Kind::kPod), 0u);
 }
 
@@ -220,8 +220,8 @@ TEST(StoreTest, ObjectEntryPointsDispatchOnTheKind) {
   model::Object stored = store.CreateObject(node);
   EXPECT_EQ(KindOf(stored), Kind::kNode);
   EXPECT_EQ(Describe(stored), "Node n1");
-  EXPECT_EQ(MetaOf(stored).resource_version, 1u);
-  EXPECT_EQ(MetaOf(store.UpdateObject(stored)).resource_version, 2u);
+  EXPECT_EQ(VersionOf(stored), 1u);
+  EXPECT_EQ(VersionOf(store.UpdateObject(stored)), 2u);
   model::Object deleted = store.DeleteObject(Kind::kNode, "", "n1");
   EXPECT_EQ(KeyOf(deleted), "n1");
   EXPECT_EQ(store.Count(Kind::kNode), 0u);
@@ -253,7 +253,7 @@ TEST(StoreNamespaceTest, CrudAndWatch) {
   });
   auto ns = store.Create(NamespaceData("team-a", {{"team", "a"}}));
   EXPECT_EQ(ns->name(), "team-a");
-  EXPECT_EQ(ns->metadata().namespace_name, "") << "cluster-scoped";
+  EXPECT_EQ(ns->namespace_name(), "") << "cluster-scoped";
   EXPECT_NE(model::FindLabel(ns->metadata().labels, model::kNamespaceNameLabel), nullptr);
   EXPECT_EQ(store.Get<model::Namespace>("ignored", "team-a"), ns);
   EXPECT_EQ(store.Count(Kind::kNamespace), 1u);
@@ -261,7 +261,7 @@ TEST(StoreNamespaceTest, CrudAndWatch) {
             ErrorCode::kAlreadyExists);
 
   auto updated = store.Update(NamespaceData("team-a", {{"team", "b"}}));
-  EXPECT_EQ(updated->metadata().uid, ns->metadata().uid);
+  EXPECT_EQ(updated->uid(), ns->uid());
   EXPECT_EQ(*model::FindLabel(updated->metadata().labels, "team"), "b");
   EXPECT_EQ(store.List<model::Namespace>().size(), 1u);
 

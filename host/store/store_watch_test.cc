@@ -102,7 +102,7 @@ TEST(StoreWatchTest, CallbacksMayWriteAndUnwatch) {
   // A controller that binds every new pod to n1 and stops after the second binding.
   self = store.Watch(0, [&](const Event& e) {
     auto pod = std::get<std::shared_ptr<const model::Pod>>(e.object);
-    seen.push_back(std::string(ToString(e.type)) + " " + pod->name() + "@" +
+    seen.push_back(std::string(ToString(e.type)) + " " + std::string(pod->name()) + "@" +
                    std::to_string(e.resource_version));
     if (e.type == EventType::kAdded) store.Bind("default", pod->name(), pod->uid(), 0, "n1");
     if (e.type == EventType::kModified && pod->name() == "b") store.Unwatch(self);
@@ -153,7 +153,7 @@ TEST(StoreWatchConcurrentTest, WritersRaceAWatcher) {
       for (int i = 0; i < kPerThread; ++i) {
         std::string name = "p" + std::to_string(t) + "-" + std::to_string(i);
         auto pod = store.Create(PodData(name));
-        if (last_seen.load() < pod->metadata().resource_version) undelivered = true;
+        if (last_seen.load() < pod->resource_version()) undelivered = true;
         if (i % 2 == 0) store.Bind("default", name, pod->uid(), 0, "n" + std::to_string(t));
         if (i % 5 == 0) store.Delete<model::Pod>("default", name);
       }

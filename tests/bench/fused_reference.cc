@@ -52,7 +52,7 @@ NodeShape ShapeOf(const model::Node& node, const std::string& where) {
 PodShape ShapeOf(const model::Pod& pod, const std::string& where) {
   const model::PodSpec& spec = pod.data().spec;
   auto refuse = [&](const std::string& what) {
-    throw FusedShapeError(where + ": pod " + pod.name() + " " + what +
+    throw FusedShapeError(where + ": pod " + std::string(pod.name()) + " " + what +
                           " (the fused loop models only NodeResourcesFit, NodePorts and "
                           "NodeUnschedulable filtering of scheduling_basic-shaped pods)");
   };

@@ -40,7 +40,7 @@ int64_t NowNs() {
 class Tracker {
  public:
   // Created records that measured pod `name` is about to be created now.
-  void Created(const std::string& name) {
+  void Created(std::string_view name) {
     const int64_t now = NowNs();
     std::lock_guard lock(mu_);
     slots_.emplace(name, pods_.size());
@@ -65,7 +65,7 @@ class Tracker {
       auto it = slots_.find(pod->name());
       if (it != slots_.end()) pods_[it->second].bound_ns = now;
     } else if (e.type == store::EventType::kModified && pod->node_name().empty() &&
-               !pod->data().status.nominated_node_name.empty()) {
+               !pod->nominated_node_name().empty()) {
       // A nomination (preemption's outcome): the first one counts.
       const int64_t now = NowNs();
       std::lock_guard lock(mu_);
@@ -148,7 +148,11 @@ class Tracker {
     int64_t nominated_ns = 0;
   };
   mutable std::mutex mu_;
-  std::unordered_map<std::string, size_t> slots_;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> slots_;
   std::vector<Pod> pods_;
   size_t unmeasured_ = 0;
   size_t bound_ = 0;
@@ -402,7 +406,7 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
         const store::Kind kind = store::KindOf(objects[k]);
         if (kind == store::Kind::kPod) {
           if (op.measured) {
-            tracker.Created(store::MetaOf(objects[k]).name);
+            tracker.Created(store::NameOf(objects[k]));
           } else {
             tracker.CreatedUnmeasured();
           }

@@ -309,7 +309,7 @@ TEST_F(ApiTest, StopWithPodsInFlightLosesNothing) {
   int bound = 0;
   std::set<std::string> names;
   for (const auto& p : host_->store().List<model::Pod>()) {
-    names.insert(p->name());
+    names.emplace(p->name());
     if (!p->node_name().empty()) {
       ++bound;
       EXPECT_EQ(nodes.count(std::string(p->node_name())), 1u)

@@ -47,13 +47,14 @@ class BindingCounter {
     const auto old = std::get<std::shared_ptr<const model::Pod>>(*e.old_object);
     if (!pod->node_name().empty() && old->node_name().empty()) {
       std::lock_guard lock(mu_);
-      ++bindings_[pod->uid()];
+      ++bindings_[std::string(pod->uid())];
     }
   }
 
   store::Store& store_;
   mutable std::mutex mu_;
-  std::map<std::string, int> bindings_;  // guarded by mu_: uid -> unbound-to-bound transitions
+  std::map<std::string, int, std::less<>>
+      bindings_;  // guarded by mu_: uid -> unbound-to-bound transitions
   bool watching_ = true;
   uint64_t watch_;  // last: the watch may deliver before the constructor returns
 };

@@ -133,7 +133,7 @@ TEST_F(SchedulerExplainTest, PodsFailingAlikeEachKeepTheirOwnExplanation) {
   const std::vector<std::string> picky = verdicts("picky");
   ASSERT_EQ(picky.size(), 2u);
   EXPECT_THAT(picky[0], ::testing::StartsWith("n1 NodeAffinity: "));
-  const std::string uid = Pod("huge-1")->uid();
+  const std::string uid(Pod("huge-1")->uid());
   store_.Delete<model::Pod>("default", "huge-1");
   Run();
   EXPECT_EQ(sched_->Explanation(uid), nullptr);
@@ -265,7 +265,7 @@ TEST_F(SchedulerExplainTest, RecordsTheRejectingPluginAndNodesPreFilterLeftOut) 
   EXPECT_EQ(n2->status.Message(), "node is filtered out by the prefilter result");
 
   // Deleting the pod drops what was recorded about it.
-  const std::string uid = Pod("pinned")->uid();
+  const std::string uid(Pod("pinned")->uid());
   store_.Delete<model::Pod>("default", "pinned");
   Run();
   EXPECT_EQ(sched_->Explanation(uid), nullptr);

@@ -19,7 +19,7 @@ using testing::TestPod;
 
 std::vector<std::string> Names(const std::vector<std::shared_ptr<const model::Pod>>& pods) {
   std::vector<std::string> out;
-  for (const auto& p : pods) out.push_back(p->name());
+  for (const auto& p : pods) out.emplace_back(p->name());
   return out;
 }
 

@@ -26,7 +26,7 @@ class EventsTest : public ::testing::Test {
   EventsTest() {
     QueueCallbacks cb;
     cb.hint = [this](std::string_view plugin, const model::Pod& pod, const ClusterEvent& ev) {
-      calls_.push_back(std::string(plugin) + "/" + pod.name() + "/" + ev.label);
+      calls_.push_back(std::string(plugin) + "/" + std::string(pod.name()) + "/" + ev.label);
       auto it = hints_.find(std::string(plugin));
       return it == hints_.end() || it->second(ev);
     };

@@ -23,7 +23,7 @@ class QueueTest : public ::testing::Test {
   // Pops the first pod of `q` and returns its name ("" when activeQ is empty).
   static std::string PopName(SchedulingQueue& q) {
     auto info = q.TryPop();
-    return info ? info->pod->name() : "";
+    return info ? std::string(info->pod->name()) : std::string();
   }
   // Pops `name` (which must be first) and fails it with `plugins` as rejectors.
   static PodLocation PopAndFail(SchedulingQueue& q, const std::string& name,

@@ -403,7 +403,7 @@ TEST_F(QueueTest, CountsAndPendingPods) {
   EXPECT_EQ(c.gated, 1u);
   EXPECT_EQ(c.in_flight, 1u);
   std::map<std::string, PodLocation> got;
-  for (const PendingPod& p : q.PendingPods()) got[p.pod->name()] = p.where;
+  for (const PendingPod& p : q.PendingPods()) got[std::string(p.pod->name())] = p.where;
   EXPECT_EQ(got, (std::map<std::string, PodLocation>{{"f", PodLocation::kInFlight},
                                                      {"u", PodLocation::kUnschedulable},
                                                      {"b", PodLocation::kBackoff},

@@ -46,8 +46,9 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
     return PreEnqueueResult{};
   };
   cb.hint = [&](std::string_view plugin, const model::Pod& pod, const ClusterEvent& ev) {
-    const size_t h = std::hash<std::string>{}(std::string(plugin) + pod.uid() + ev.label) ^
-                     static_cast<size_t>(salt.load());
+    const size_t h =
+        std::hash<std::string>{}(std::string(plugin) + std::string(pod.uid()) + ev.label) ^
+        static_cast<size_t>(salt.load());
     return h % 3 == 0;
   };
   QueueOptions opts;
@@ -65,8 +66,8 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
                          With(base, [](model::PodData& d) { d.status.nominated_node_name = "n1"; }),
                          With(base, [](model::PodData& d) { d.spec.scheduling_gates = {"gate"}; })};
   }
-  std::unordered_map<std::string, int> slot_of;
-  for (int i = 0; i < kPods; ++i) slot_of[slots[i].variants[0]->uid()] = i;
+  std::unordered_map<std::string, int, internal::StringHash, std::equal_to<>> slot_of;
+  for (int i = 0; i < kPods; ++i) slot_of.emplace(slots[i].variants[0]->uid(), i);
   std::vector<QueuedPodInfo> flying;
 
   for (int step = 0; step < kSteps; ++step) {
@@ -102,7 +103,7 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
     } else if (op < 50) {  // Pop
       what = "pop";
       if (auto info = q.TryPop()) {
-        Slot& popped = slots[slot_of.at(info->pod->uid())];
+        Slot& popped = slots[slot_of.find(info->pod->uid())->second];
         EXPECT_EQ(info->attempts, ++popped.attempts);
         EXPECT_FALSE(info->gated);
         flying.push_back(std::move(*info));
@@ -118,7 +119,7 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
       }
       const schedhost_code codes[] = {SCHEDHOST_ERROR, SCHEDHOST_UNSCHEDULABLE,
                                       SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE, SCHEDHOST_PENDING};
-      Slot& f = slots[slot_of.at(info.pod->uid())];
+      Slot& f = slots[slot_of.find(info.pod->uid())->second];
       PodLocation w = q.AddUnschedulableIfNotPresent(info, rejectors, pending, codes[pick(4)],
                                                      pick(5) == 0 ? "n2" : "");
       EXPECT_EQ(w == PodLocation::kNone, f.deleted_in_flight);
@@ -128,7 +129,7 @@ TEST(QueueStressTest, RandomizedOperationsKeepInvariants) {
     } else if (op < 72 && !flying.empty()) {  // Done (bound)
       what = "done";
       const size_t k = static_cast<size_t>(pick(static_cast<int>(flying.size())));
-      Slot& f = slots[slot_of.at(flying[k].pod->uid())];
+      Slot& f = slots[slot_of.find(flying[k].pod->uid())->second];
       q.Done(flying[k].pod->uid());
       q.nominator().Delete(*flying[k].pod);  // assume()
       flying.erase(flying.begin() + static_cast<ptrdiff_t>(k));
@@ -192,7 +193,7 @@ TEST(QueueStressTest, ConcurrentSchedulersEventsFlushesAndDeletes) {
   constexpr int kPods = 2000;
   QueueCallbacks cb;
   cb.hint = [](std::string_view plugin, const model::Pod& pod, const ClusterEvent&) {
-    return (std::hash<std::string>{}(pod.uid()) + plugin.size()) % 2 == 0;
+    return (std::hash<std::string_view>{}(pod.uid()) + plugin.size()) % 2 == 0;
   };
   QueueOptions opts;
   opts.pod_initial_backoff = milliseconds(1);
@@ -202,8 +203,8 @@ TEST(QueueStressTest, ConcurrentSchedulersEventsFlushesAndDeletes) {
 
   std::vector<std::shared_ptr<const model::Pod>> pods;
   for (int i = 0; i < kPods; ++i) pods.push_back(MakePod("c" + std::to_string(i), i % 5));
-  std::unordered_map<std::string, int> index;
-  for (int i = 0; i < kPods; ++i) index[pods[i]->uid()] = i;
+  std::unordered_map<std::string, int, internal::StringHash, std::equal_to<>> index;
+  for (int i = 0; i < kPods; ++i) index.emplace(pods[i]->uid(), i);
   std::vector<std::atomic<bool>> added(kPods), finished(kPods);
   std::vector<std::atomic<int>> bound(kPods);
   std::atomic<int> finished_count{0};
@@ -237,7 +238,7 @@ TEST(QueueStressTest, ConcurrentSchedulersEventsFlushesAndDeletes) {
     threads.emplace_back([&, t] {  // Schedulers.
       std::mt19937 rng(static_cast<unsigned>(t));
       while (auto info = q.Pop()) {
-        const int i = index.at(info->pod->uid());
+        const int i = index.find(info->pod->uid())->second;
         if (info->attempts < 3 && rng() % 2 == 0) {
           const schedhost_code code = rng() % 4 == 0 ? SCHEDHOST_ERROR : SCHEDHOST_UNSCHEDULABLE;
           PluginSet rejectors{kPlugins[rng() % 3]};
@@ -249,7 +250,7 @@ TEST(QueueStressTest, ConcurrentSchedulersEventsFlushesAndDeletes) {
           }
         } else {
           q.Done(info->pod->uid());
-          if (++bound[i] > 1) report("pod " + info->pod->name() + " bound twice");
+          if (++bound[i] > 1) report("pod " + std::string(info->pod->name()) + " bound twice");
           finish(i);
         }
       }

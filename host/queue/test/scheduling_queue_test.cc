@@ -68,7 +68,7 @@ TEST_F(QueueTest, PopsByPriorityThenArrival) {
       clock_.Advance(milliseconds(1));
     }
     std::vector<std::string> got;
-    while (auto info = q.TryPop()) got.push_back(info->pod->name());
+    while (auto info = q.TryPop()) got.emplace_back(info->pod->name());
     EXPECT_EQ(got, c.want) << c.name;
     EXPECT_EQ(q.CheckInvariants(), "") << c.name;
   }
