@@ -1,6 +1,7 @@
 #include "host/model/pod.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "host/model/interner.h"
@@ -11,6 +12,9 @@ namespace schedhost::model {
 namespace {
 
 constexpr uint64_t kPodViewMagic = 0x73636864706f6431ULL;  // "schdpod1"
+
+// With make_shared's count, 376 bytes: a 384-byte heap block. A byte more costs 16.
+static_assert(sizeof(void*) != 8 || sizeof(Pod) == 360, "Pod grew: see the note above");
 
 void DefaultRequestsFromLimits(std::vector<Container>& containers) {
   for (Container& c : containers) {
@@ -92,14 +96,20 @@ std::shared_ptr<const Pod> Pod::Make(PodData data) {
   return std::make_shared<const Pod>(MakeKey{}, std::move(data));
 }
 
-Pod::Pod(MakeKey /*key*/, PodData data) {
+Pod::Pod(MakeKey /*key*/, PodData data) : internal::ViewBase<schedhost_pod_view>{} {
   ApplyPodDefaults(data);
-  holder_.magic = kPodViewMagic;
-  holder_.owner = this;
+  base_magic = kPodViewMagic;
   BuildView(data.metadata, data.spec, data.status, ComputePodResources(data.spec));
 }
 
 Pod::~Pod() { delete decoded_.load(std::memory_order_acquire); }
+
+std::string_view Pod::packed() const {
+  const std::byte* first = blocks_.first();
+  uint32_t length = 0;
+  std::memcpy(&length, first, sizeof(length));
+  return {reinterpret_cast<const char*>(first + sizeof(length)), length};
+}
 
 std::string Pod::Key() const {
   std::string out(namespace_name());
@@ -110,7 +120,7 @@ std::string Pod::Key() const {
 
 Labels Pod::labels() const {
   const Interner& interner = Interner::Global();
-  const schedhost_labels& in = holder_.view.labels;
+  const schedhost_labels& in = base_view.labels;
   Labels out;
   out.reserve(in.len);
   for (size_t i = 0; i < in.len; ++i) {
@@ -122,7 +132,7 @@ Labels Pod::labels() const {
 }
 
 ObjectMeta Pod::MetadataFromView() const {
-  const schedhost_pod_view& v = holder_.view;
+  const schedhost_pod_view& v = base_view;
   ObjectMeta out;
   out.name = name();
   out.namespace_name = namespace_name();
@@ -150,32 +160,48 @@ ObjectMeta Pod::DecodeMetadata() const {
   ObjectMeta out = MetadataFromView();
   PodSpec spec;
   PodStatus status;
-  internal::UnpackPodState(packed_, spec, status, out.owner_references);  // the apiVersions
+  internal::UnpackPodState(packed(), spec, status, out.owner_references);  // the apiVersions
   return out;
 }
 
 PodData Pod::Decode() const {
   PodData out;
   out.metadata = MetadataFromView();
-  internal::UnpackPodState(packed_, out.spec, out.status, out.metadata.owner_references);
+  internal::UnpackPodState(packed(), out.spec, out.status, out.metadata.owner_references);
   // What BuildView keeps only in the view.
   out.spec.scheduler_name = scheduler_name();
   out.spec.node_name = node_name();
   out.spec.priority_class_name = priority_class_name();
   out.status.nominated_node_name = nominated_node_name();
+  const schedhost_pod_view& v = base_view;
+  size_t next_image = 0;
+  for (auto* list : {&out.spec.init_containers, &out.spec.containers}) {
+    for (Container& c : *list) c.image = View(v.images[next_image++]);
+  }
+  out.spec.scheduling_gates.reserve(v.scheduling_gates_len);
+  for (size_t i = 0; i < v.scheduling_gates_len; ++i) {
+    out.spec.scheduling_gates.emplace_back(View(v.scheduling_gates[i]));
+  }
   return out;
 }
 
 bool Pod::SameSpecAndStatus(const Pod& other) const {
-  return packed_ == other.packed_ && node_name() == other.node_name() &&
+  const schedhost_pod_view& a = base_view;
+  const schedhost_pod_view& b = other.base_view;
+  const auto same_text = [](schedhost_str x, schedhost_str y) { return View(x) == View(y); };
+  return packed() == other.packed() && node_name() == other.node_name() &&
          scheduler_name() == other.scheduler_name() &&
          nominated_node_name() == other.nominated_node_name() &&
-         priority_class_name() == other.priority_class_name();
+         priority_class_name() == other.priority_class_name() &&
+         std::equal(a.images, a.images + a.images_len, b.images, b.images + b.images_len,
+                    same_text) &&
+         std::equal(a.scheduling_gates, a.scheduling_gates + a.scheduling_gates_len,
+                    b.scheduling_gates, b.scheduling_gates + b.scheduling_gates_len, same_text);
 }
 
 bool Pod::SameLabels(const Pod& other) const {
-  const schedhost_labels& a = holder_.view.labels;
-  const schedhost_labels& b = other.holder_.view.labels;
+  const schedhost_labels& a = base_view.labels;
+  const schedhost_labels& b = other.base_view.labels;
   return std::equal(a.items, a.items + a.len, b.items, b.items + b.len,
                     [](const schedhost_label& x, const schedhost_label& y) {
                       return x.key == y.key && x.value == y.value;
@@ -183,8 +209,8 @@ bool Pod::SameLabels(const Pod& other) const {
 }
 
 bool Pod::SameMetadataExceptVersion(const Pod& other) const {
-  const schedhost_pod_view& a = holder_.view;
-  const schedhost_pod_view& b = other.holder_.view;
+  const schedhost_pod_view& a = base_view;
+  const schedhost_pod_view& b = other.base_view;
   const auto same_annotation = [](const schedhost_annotation& x, const schedhost_annotation& y) {
     return View(x.key) == View(y.key) && View(x.value) == View(y.value);
   };
@@ -199,7 +225,7 @@ bool Pod::SameMetadataExceptVersion(const Pod& other) const {
                     b.annotations + b.annotations_len, same_annotation) &&
          std::equal(a.owner_refs, a.owner_refs + a.owner_refs_len, b.owner_refs,
                     b.owner_refs + b.owner_refs_len, same_owner) &&
-         internal::PackedOwnerPart(packed_) == internal::PackedOwnerPart(other.packed_);
+         internal::PackedOwnerPart(packed()) == internal::PackedOwnerPart(other.packed());
 }
 
 const PodData& Pod::data() const {
@@ -213,7 +239,8 @@ const PodData& Pod::data() const {
 }
 
 const Pod* Pod::FromView(const schedhost_pod_view* v) {
-  return internal::OwnerFromView<Pod>(v, kPodViewMagic);
+  const auto* base = internal::BaseFromView(v, kPodViewMagic);
+  return base == nullptr ? nullptr : static_cast<const Pod*>(base);
 }
 
 }  // namespace schedhost::model

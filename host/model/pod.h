@@ -143,7 +143,7 @@ PodResources ComputePodResources(const PodSpec& spec);
 // decoded size (a pending pod's PodSpec is mostly empty containers). data() decodes the whole
 // pod the first time it is called and keeps it, so the paths every pending pod takes read the
 // accessors below and the view instead.
-class Pod {
+class Pod : private internal::ViewBase<schedhost_pod_view> {
   struct MakeKey {  // private: only Make can construct
     explicit MakeKey() = default;
   };
@@ -179,43 +179,43 @@ class Pod {
   // decoded reports whether data() has been called (for tests of the paths that must not).
   bool decoded() const { return decoded_.load(std::memory_order_acquire) != nullptr; }
   // view returns the ABI view, fully filled, with struct_size == sizeof(schedhost_pod_view).
-  const schedhost_pod_view* view() const { return &holder_.view; }
+  const schedhost_pod_view* view() const { return &base_view; }
   // FromView returns the pod whose view() is `v`; nullptr for null (and, via a tag
   // stored beside the view, for most views it did not make: pass only views the host made).
   static const Pod* FromView(const schedhost_pod_view* v);
 
   // name returns metadata.name.
-  std::string_view name() const { return View(holder_.view.name); }
+  std::string_view name() const { return View(base_view.name); }
   // namespace_name returns metadata.namespace (defaulted).
-  std::string_view namespace_name() const { return View(holder_.view.namespace_name); }
+  std::string_view namespace_name() const { return View(base_view.namespace_name); }
   // uid returns metadata.uid (generated when the data had none).
-  std::string_view uid() const { return View(holder_.view.uid); }
+  std::string_view uid() const { return View(base_view.uid); }
   // Key returns "namespace/name", how messages name a pod.
   std::string Key() const;
   // resource_version returns metadata.resourceVersion (0 when unknown).
-  uint64_t resource_version() const { return holder_.view.resource_version; }
+  uint64_t resource_version() const { return base_view.resource_version; }
   // creation_timestamp_ns returns metadata.creationTimestamp in Unix ns (0 when unknown).
-  int64_t creation_timestamp_ns() const { return holder_.view.creation_timestamp_ns; }
+  int64_t creation_timestamp_ns() const { return base_view.creation_timestamp_ns; }
   // labels returns metadata.labels as plain data (copies of the interned strings).
   Labels labels() const;
   // priority returns spec.priority, or 0 when unset.
-  int32_t priority() const { return holder_.view.priority; }
+  int32_t priority() const { return base_view.priority; }
   // node_name returns spec.nodeName ("" while unbound).
-  std::string_view node_name() const { return View(holder_.view.node_name); }
+  std::string_view node_name() const { return View(base_view.node_name); }
   // scheduler_name returns spec.schedulerName (defaulted).
-  std::string_view scheduler_name() const { return View(holder_.view.scheduler_name); }
+  std::string_view scheduler_name() const { return View(base_view.scheduler_name); }
   // priority_class_name returns spec.priorityClassName ("" when none).
-  std::string_view priority_class_name() const { return View(holder_.view.priority_class_name); }
+  std::string_view priority_class_name() const { return View(base_view.priority_class_name); }
   // nominated_node_name returns status.nominatedNodeName ("" when none).
-  std::string_view nominated_node_name() const { return View(holder_.view.nominated_node_name); }
+  std::string_view nominated_node_name() const { return View(base_view.nominated_node_name); }
   // requests returns the effective requests, sorted by name id (cpu in millicores).
   std::span<const schedhost_resource> requests() const {
-    return {holder_.view.requests.items, holder_.view.requests.len};
+    return {base_view.requests.items, base_view.requests.len};
   }
   // non_zero_milli_cpu returns the cpu request with the 100m per-container default.
-  int64_t non_zero_milli_cpu() const { return holder_.view.non_zero_milli_cpu; }
+  int64_t non_zero_milli_cpu() const { return base_view.non_zero_milli_cpu; }
   // non_zero_memory returns the memory request with the 200Mi per-container default.
-  int64_t non_zero_memory() const { return holder_.view.non_zero_memory; }
+  int64_t non_zero_memory() const { return base_view.non_zero_memory; }
 
  private:
   static std::string_view View(schedhost_str s) { return {s.data, s.len}; }
@@ -226,13 +226,14 @@ class Pod {
   void BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
                  const PodResources& resources);
 
-  std::string_view packed_;  // spec, status and owner apiVersions (pod_pack.h), in the arena
+  // packed returns the spec, status and owner apiVersions (pod_pack.h): the first thing in the
+  // first block, after their 32-bit length (BuildView), so no member points at them.
+  std::string_view packed() const;
   mutable std::atomic<const PodData*> decoded_{nullptr};
-  // Pending pods are kept by the thousand and their arrays are small: an exact arena, one
-  // block for the usual arrays, the strings the view needs and the packed state (see
-  // BuildView), and the requests live there too.
-  internal::ExactViewArena arena_;
-  internal::ViewHolder<schedhost_pod_view, Pod> holder_{};
+  // Pending pods are kept by the thousand and their arrays are small: exact blocks, one for
+  // the usual arrays, the strings the view needs and the packed state (see BuildView). The
+  // view is in the base class, which is how FromView finds the pod without a pointer to it.
+  internal::ExactViewBlocks blocks_;
 };
 
 }  // namespace schedhost::model

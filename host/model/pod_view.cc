@@ -1,5 +1,10 @@
 // Builds schedhost_pod_view for Pod: every array points into the pod's arena or data.
 #include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "host/model/interner.h"
 #include "host/model/pod.h"
@@ -86,17 +91,16 @@ size_t Padded(size_t bytes) { return (bytes + 7) & ~size_t{7}; }
 // one block holds them all. Each string and array counts rounded up to 8 bytes, which bounds
 // the padding between them. (Affinity and spread constraints' selectors, rarer, get blocks of
 // their own.)
-size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests, size_t host_ports,
-                    size_t packed) {
-  size_t strings = Padded(packed);
-  for (const auto* list : {&spec.init_containers, &spec.containers}) {
-    for (const Container& c : *list) strings += Padded(c.image.size());
-  }
+size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec,
+                    const std::vector<std::string>& images, const std::vector<std::string>& gates,
+                    size_t requests, size_t host_ports, size_t packed) {
+  size_t strings = Padded(sizeof(uint32_t) + packed);  // its length first
+  for (const std::string& image : images) strings += Padded(image.size());
   for (const Container& c : spec.containers) {
     for (const ContainerPort& p : c.ports)
       strings += p.host_port > 0 ? Padded(p.host_ip.size()) : 0;
   }
-  for (const std::string& gate : spec.scheduling_gates) strings += Padded(gate.size());
+  for (const std::string& gate : gates) strings += Padded(gate.size());
   strings += Padded(meta.name.size()) + Padded(meta.uid.size());
   for (const auto& [key, value] : meta.annotations)
     strings += Padded(key.size()) + Padded(value.size());
@@ -111,8 +115,8 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests
          Padded(spec.topology_spread_constraints.size() * sizeof(schedhost_spread_constraint)) +
          Padded(requests * sizeof(schedhost_resource)) +
          Padded(host_ports * sizeof(schedhost_host_port)) +
-         Padded((spec.init_containers.size() + spec.containers.size()) * sizeof(schedhost_str)) +
-         Padded(spec.scheduling_gates.size() * sizeof(schedhost_str));
+         Padded(images.size() * sizeof(schedhost_str)) +
+         Padded(gates.size() * sizeof(schedhost_str));
 }
 
 }  // namespace
@@ -120,7 +124,7 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t requests
 void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
                     const PodResources& resources) {
   Interner& interner = Interner::Global();
-  schedhost_pod_view& v = holder_.view;
+  schedhost_pod_view& v = base_view;
   // Host ports come from app containers only, as upstream's NodePorts counts them.
   size_t port_count = 0;
   for (const Container& c : spec.containers) {
@@ -137,12 +141,31 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   v.nominated_node_name = interned(status.nominated_node_name);
   v.priority_class_name = interned(spec.priority_class_name);
   v.node_name = interned(spec.node_name);
+  // Container images and scheduling gates are kept only in the view too, as copies in the
+  // arena: data() puts them back in order.
+  std::vector<std::string> images;
+  images.reserve(spec.init_containers.size() + spec.containers.size());
+  for (auto* list : {&spec.init_containers, &spec.containers}) {
+    for (Container& c : *list) images.push_back(std::exchange(c.image, {}));
+  }
+  const std::vector<std::string> gates = std::exchange(spec.scheduling_gates, {});
   // The rest of the spec and status is kept only packed, so the view's other strings from
   // them are copies in the arena, as are the metadata's (but the namespace, interned).
   const std::string packed = internal::PackPodState(spec, status, meta.owner_references);
-  arena_.Reserve(ReserveBytes(meta, spec, resources.requests.size(), port_count, packed.size()));
-  packed_ = arena_.Copy(packed);
-  const auto keep = [this](std::string_view s) { return ToStr(arena_.Copy(s)); };
+  internal::ExactViewArena arena(blocks_);
+  arena.Reserve(ReserveBytes(meta, spec, images, gates, resources.requests.size(), port_count,
+                             packed.size()));
+  // First in the first block, where packed() finds them: the length, then the bytes.
+  if (packed.empty() || packed.size() > UINT32_MAX) {
+    throw std::logic_error("a pod's packed state must take 1 byte to 4 GiB");
+  }
+  auto* length = arena.One<uint32_t>();
+  *length = static_cast<uint32_t>(packed.size());
+  arena.Copy(packed);
+  if (reinterpret_cast<const std::byte*>(length) != blocks_.first()) {
+    throw std::logic_error("a pod's packed state is not first in its first block");
+  }
+  const auto keep = [&arena](std::string_view s) { return ToStr(arena.Copy(s)); };
   v.struct_size = sizeof(schedhost_pod_view);
   v.name = keep(meta.name);
   v.namespace_id = interner.Intern(meta.namespace_name);
@@ -152,16 +175,16 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   v.uid = keep(meta.uid);
   v.creation_timestamp_ns = meta.creation_timestamp_ns;
   v.resource_version = meta.resource_version;
-  v.labels = internal::ConvertLabels(meta.labels, arena_);
+  v.labels = internal::ConvertLabels(meta.labels, arena);
 
-  auto* annotations = arena_.Array<schedhost_annotation>(meta.annotations.size());
+  auto* annotations = arena.Array<schedhost_annotation>(meta.annotations.size());
   for (size_t i = 0; i < meta.annotations.size(); ++i) {
     annotations[i] = {keep(meta.annotations[i].first), keep(meta.annotations[i].second)};
   }
   v.annotations = annotations;
   v.annotations_len = meta.annotations.size();
 
-  auto* owners = arena_.Array<schedhost_owner_ref>(meta.owner_references.size());
+  auto* owners = arena.Array<schedhost_owner_ref>(meta.owner_references.size());
   for (size_t i = 0; i < meta.owner_references.size(); ++i) {
     const OwnerReference& ref = meta.owner_references[i];
     owners[i].kind = keep(ref.kind);
@@ -172,10 +195,10 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   v.owner_refs = owners;
   v.owner_refs_len = meta.owner_references.size();
 
-  v.node_selector = internal::ConvertLabelMap(spec.node_selector, arena_);
-  v.affinity = ConvertAffinity(spec.affinity, arena_);
+  v.node_selector = internal::ConvertLabelMap(spec.node_selector, arena);
+  v.affinity = ConvertAffinity(spec.affinity, arena);
 
-  auto* tolerations = arena_.Array<schedhost_toleration>(spec.tolerations.size());
+  auto* tolerations = arena.Array<schedhost_toleration>(spec.tolerations.size());
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     const Toleration& t = spec.tolerations[i];
     tolerations[i].key = interner.Intern(t.key);
@@ -190,29 +213,29 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   v.tolerations_len = spec.tolerations.size();
 
   const auto& constraints = spec.topology_spread_constraints;
-  auto* spread = arena_.Array<schedhost_spread_constraint>(constraints.size());
+  auto* spread = arena.Array<schedhost_spread_constraint>(constraints.size());
   for (size_t i = 0; i < constraints.size(); ++i) {
     const TopologySpreadConstraint& c = constraints[i];
     spread[i].max_skew = c.max_skew;
     spread[i].when_unsatisfiable = static_cast<int32_t>(c.when_unsatisfiable);
     spread[i].topology_key = interner.Intern(c.topology_key);
     spread[i].min_domains = c.min_domains.value_or(0);
-    spread[i].label_selector = internal::ConvertSelector(c.label_selector, arena_);
+    spread[i].label_selector = internal::ConvertSelector(c.label_selector, arena);
     spread[i].node_affinity_policy = PolicyValue(c.node_affinity_policy);
     spread[i].node_taints_policy = PolicyValue(c.node_taints_policy);
-    spread[i].match_label_keys = internal::InternList(c.match_label_keys, arena_);
+    spread[i].match_label_keys = internal::InternList(c.match_label_keys, arena);
     spread[i].match_label_keys_len = c.match_label_keys.size();
   }
   v.spread_constraints = spread;
   v.spread_constraints_len = constraints.size();
 
-  auto* requests = arena_.Array<schedhost_resource>(resources.requests.size());
+  auto* requests = arena.Array<schedhost_resource>(resources.requests.size());
   std::copy(resources.requests.begin(), resources.requests.end(), requests);
   v.requests = schedhost_resources{requests, resources.requests.size()};
   v.non_zero_milli_cpu = resources.non_zero_milli_cpu;
   v.non_zero_memory = resources.non_zero_memory;
 
-  auto* ports = arena_.Array<schedhost_host_port>(port_count);
+  auto* ports = arena.Array<schedhost_host_port>(port_count);
   size_t next_port = 0;
   for (const Container& c : spec.containers) {
     for (const ContainerPort& p : c.ports) {
@@ -224,20 +247,15 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   v.host_ports_len = port_count;
 
   // Images: init containers first, then app containers, as upstream's ImageLocality sums them.
-  size_t image_count = spec.init_containers.size() + spec.containers.size();
-  auto* images = arena_.Array<schedhost_str>(image_count);
-  size_t next_image = 0;
-  for (const auto* list : {&spec.init_containers, &spec.containers}) {
-    for (const Container& c : *list) images[next_image++] = keep(c.image);
-  }
-  v.images = images;
-  v.images_len = image_count;
+  auto* image_strs = arena.Array<schedhost_str>(images.size());
+  for (size_t i = 0; i < images.size(); ++i) image_strs[i] = keep(images[i]);
+  v.images = image_strs;
+  v.images_len = images.size();
 
-  auto* gates = arena_.Array<schedhost_str>(spec.scheduling_gates.size());
-  for (size_t i = 0; i < spec.scheduling_gates.size(); ++i)
-    gates[i] = keep(spec.scheduling_gates[i]);
-  v.scheduling_gates = gates;
-  v.scheduling_gates_len = spec.scheduling_gates.size();
+  auto* gate_strs = arena.Array<schedhost_str>(gates.size());
+  for (size_t i = 0; i < gates.size(); ++i) gate_strs[i] = keep(gates[i]);
+  v.scheduling_gates = gate_strs;
+  v.scheduling_gates_len = gates.size();
 
   v.preemption_policy = static_cast<int32_t>(
       spec.preemption_policy.value_or(PreemptionPolicy::kPreemptLowerPriority));

@@ -4,25 +4,31 @@
 
 namespace schedhost::model::internal {
 
-ExactViewArena::~ExactViewArena() {
-  while (blocks_ != nullptr) {
-    Block* next = blocks_->next;
-    ::operator delete(blocks_);
-    blocks_ = next;
+ExactViewBlocks::~ExactViewBlocks() {
+  while (head_ != nullptr) {
+    Block* next = head_->next;
+    ::operator delete(head_);
+    head_ = next;
   }
 }
 
-std::byte* ExactViewArena::NewBlock(size_t bytes) {
-  // The block header keeps max_align_t alignment for what follows it, as operator new's does.
-  auto* block = static_cast<Block*>(::operator new(sizeof(Block) + bytes));
-  block->next = blocks_;
-  blocks_ = block;
-  return reinterpret_cast<std::byte*>(block + 1);
+std::byte* ExactViewArena::NewBlock(size_t bytes, size_t align) {
+  // The header is one pointer; what follows it is aligned to 8 (operator new's blocks are
+  // aligned to 16), and a stricter alignment takes a little more room.
+  using Block = ExactViewBlocks::Block;
+  const size_t extra = align > alignof(Block) ? align - alignof(Block) : 0;
+  auto* block = static_cast<Block*>(::operator new(sizeof(Block) + extra + bytes));
+  Block*& head = blocks_.head_;
+  block->next = head == nullptr ? nullptr : head->next;  // after the first, which stays first
+  (head == nullptr ? head : head->next) = block;
+  auto* out = reinterpret_cast<std::byte*>(block + 1);
+  out += (align - reinterpret_cast<uintptr_t>(out) % align) % align;
+  return out;
 }
 
 void ExactViewArena::Reserve(size_t bytes) {
   if (bytes == 0) return;
-  free_ = NewBlock(bytes);
+  free_ = NewBlock(bytes, alignof(ExactViewBlocks::Block));
   free_bytes_ = bytes;
 }
 
@@ -34,7 +40,7 @@ void* ExactViewArena::Allocate(size_t bytes, size_t align) {
     free_bytes_ -= pad + bytes;
     return out;
   }
-  return NewBlock(bytes);
+  return NewBlock(bytes, align);
 }
 
 }  // namespace schedhost::model::internal

@@ -71,30 +71,71 @@ class InlineViewArena final : public ViewArena {
   std::pmr::monotonic_buffer_resource resource_;  // after inline_, which it starts with
 };
 
-// ExactViewArena allocates no more than it is asked for: arrays go into the block Reserve made
-// while they fit, each other one into a heap block of its own size. For objects kept by the
-// thousand whose arrays are small and rarely read together (pending pods), where an inline
-// buffer would mostly be empty.
+// ExactViewBlocks owns the heap blocks an ExactViewArena filled: one pointer in the object that
+// keeps them, freed with it. The first block stays first, so what the arena put first in it
+// (Reserve, then the first array) is found again from the blocks alone: first().
+class ExactViewBlocks {
+ public:
+  ExactViewBlocks() = default;
+  ~ExactViewBlocks();
+  ExactViewBlocks(const ExactViewBlocks&) = delete;
+  ExactViewBlocks& operator=(const ExactViewBlocks&) = delete;
+
+  // first returns the start of the first block's room (nullptr when there is no block).
+  const std::byte* first() const {
+    return head_ == nullptr ? nullptr : reinterpret_cast<const std::byte*>(head_ + 1);
+  }
+
+ private:
+  friend class ExactViewArena;
+  struct Block {
+    Block* next;
+  };
+  Block* head_ = nullptr;
+};
+
+// ExactViewArena allocates no more than it is asked for, in blocks `blocks` keeps: arrays go
+// into the block Reserve made while they fit, each other one into a block of its own size. For
+// objects kept by the thousand whose arrays are small and rarely read together (pending pods),
+// where an inline buffer would mostly be empty. The arena itself lives only while the view is
+// built (its fill state is of no use after), so the object pays one pointer for its blocks.
 class ExactViewArena final : public ViewArena {
  public:
-  ExactViewArena() = default;
-  ~ExactViewArena() override;
+  explicit ExactViewArena(ExactViewBlocks& blocks) : blocks_(blocks) {}
+  ~ExactViewArena() override = default;
 
   // Reserve starts a block of `bytes` for the arrays that follow (a hint: what does not fit
   // gets a block of its own). Call it once, before the first array.
   void Reserve(size_t bytes);
 
  private:
-  struct alignas(std::max_align_t) Block {
-    Block* next;
-  };
   void* Allocate(size_t bytes, size_t align) override;
-  std::byte* NewBlock(size_t bytes);
+  // NewBlock links a block with room for `bytes` aligned to `align` and returns that room.
+  std::byte* NewBlock(size_t bytes, size_t align);
 
-  Block* blocks_ = nullptr;
+  ExactViewBlocks& blocks_;
   std::byte* free_ = nullptr;  // the unused tail of the reserved block
   size_t free_bytes_ = 0;
 };
+
+// ViewBase keeps a view at offset 0 of a standard-layout base class: an owner that derives from
+// it (privately) converts back from its view pointer with a static_cast, with no pointer to
+// itself kept beside the view (see BaseFromView).
+template <class View>
+struct ViewBase {
+  View base_view;
+  uint64_t base_magic;
+};
+
+// BaseFromView returns the ViewBase holding `v`, or nullptr when `v` is null or the magic
+// stored beside it does not match.
+template <class View>
+const ViewBase<View>* BaseFromView(const View* v, uint64_t magic) {
+  static_assert(std::is_standard_layout_v<ViewBase<View>>);
+  if (v == nullptr) return nullptr;
+  const auto* base = reinterpret_cast<const ViewBase<View>*>(v);
+  return base->base_magic == magic ? base : nullptr;
+}
 
 // ViewHolder keeps a view at offset 0 so a view pointer converts back to its owner.
 template <class View, class Owner>

@@ -15,6 +15,11 @@ struct Wide {
   int64_t b;
 };
 
+struct alignas(16) Aligned16 {
+  int64_t a;
+  int64_t b;
+};
+
 bool Aligned(const void* p, size_t align) { return reinterpret_cast<uintptr_t>(p) % align == 0; }
 
 bool Zero(const std::byte* p, size_t n) {
@@ -57,28 +62,37 @@ TEST(ViewArenaTest, InlineArenaArraysAreZeroedAlignedAndSeparate) {
 }
 
 TEST(ViewArenaTest, ExactArenaArraysAreZeroedAlignedAndSeparate) {
-  ExactViewArena unreserved;
+  ExactViewBlocks blocks;
+  ExactViewArena unreserved(blocks);
   Fill(unreserved);
-  ExactViewArena reserved;
+  ExactViewArena reserved(blocks);  // a second arena adds to the same blocks
   reserved.Reserve(100);
   Fill(reserved);
 }
 
 TEST(ViewArenaTest, ExactArenaPacksWhatFitsIntoTheReservedBlock) {
-  ExactViewArena arena;
-  arena.Reserve(3 * sizeof(Wide) + 8);
-  Wide* a = arena.Array<Wide>(1);
+  ExactViewBlocks blocks;
+  ExactViewArena arena(blocks);
+  arena.Reserve(4 * sizeof(uint64_t));
+  auto* a = arena.Array<uint64_t>(1);
   auto* b = arena.Array<uint32_t>(1);
-  Wide* c = arena.Array<Wide>(1);  // after padding b up to Wide's alignment
+  auto* c = arena.Array<uint64_t>(1);  // after padding b up to 8 bytes
   const auto* base = reinterpret_cast<std::byte*>(a);
-  EXPECT_EQ(reinterpret_cast<std::byte*>(b), base + sizeof(Wide));
-  EXPECT_EQ(reinterpret_cast<std::byte*>(c), base + sizeof(Wide) + alignof(Wide));
-  // 16 bytes are left: this one gets a block of its own, apart from the reserved one.
-  Wide* d = arena.Array<Wide>(4);
-  const auto* block_end = base + 3 * sizeof(Wide) + 8;
-  EXPECT_TRUE(reinterpret_cast<std::byte*>(d + 4) <= base ||
+  EXPECT_TRUE(Aligned(a, alignof(uint64_t)));
+  EXPECT_EQ(reinterpret_cast<std::byte*>(b), base + sizeof(uint64_t));
+  EXPECT_EQ(reinterpret_cast<std::byte*>(c), base + 2 * sizeof(uint64_t));
+  // 8 bytes are left: this one gets a block of its own, apart from the reserved one, and
+  // aligned as its type asks though a block's header is 8 bytes.
+  Aligned16* d = arena.Array<Aligned16>(2);
+  const auto* block_end = base + 4 * sizeof(uint64_t);
+  EXPECT_TRUE(reinterpret_cast<std::byte*>(d + 2) <= base ||
               reinterpret_cast<std::byte*>(d) >= block_end);
-  EXPECT_TRUE(Aligned(d, alignof(Wide)));
+  EXPECT_TRUE(Aligned(d, 16));
+  auto* e = arena.Array<uint64_t>(1);  // the reserved block's last 8 bytes
+  EXPECT_EQ(reinterpret_cast<std::byte*>(e), base + 3 * sizeof(uint64_t));
+  // The reserved block stays first: its first array is found from the blocks alone.
+  arena.Array<uint64_t>(3);
+  EXPECT_EQ(blocks.first(), base);
 }
 
 }  // namespace

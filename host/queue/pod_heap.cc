@@ -11,7 +11,7 @@ void PodHeap::SetLess(Less less) {
 }
 
 void PodHeap::Push(std::unique_ptr<Entry> entry) {
-  index_[entry->uid()] = entry.get();
+  index_.insert(entry.get());
   items_.push_back(std::move(entry));
   Place(items_.size() - 1);
   SiftUp(items_.size() - 1);
@@ -25,7 +25,7 @@ std::unique_ptr<Entry> PodHeap::Pop() {
 std::unique_ptr<Entry> PodHeap::Remove(std::string_view uid) {
   auto it = index_.find(uid);
   if (it == index_.end()) return nullptr;
-  const size_t i = it->second->heap_index;
+  const size_t i = (*it)->heap_index;
   index_.erase(it);
   std::unique_ptr<Entry> out = std::move(items_[i]);
   const size_t last = items_.size() - 1;
@@ -49,12 +49,12 @@ std::unique_ptr<Entry> PodHeap::Remove(std::string_view uid) {
 
 Entry* PodHeap::Get(std::string_view uid) const {
   auto it = index_.find(uid);
-  return it == index_.end() ? nullptr : it->second;
+  return it == index_.end() ? nullptr : *it;
 }
 
 void PodHeap::Fix(std::string_view uid) {
   auto it = index_.find(uid);
-  if (it != index_.end()) RestoreAt(it->second->heap_index);
+  if (it != index_.end()) RestoreAt((*it)->heap_index);
 }
 
 std::vector<Entry*> PodHeap::CollectWhile(const std::function<bool(const Entry&)>& pred) const {
@@ -80,10 +80,9 @@ std::string PodHeap::Check(std::string_view name) const {
   for (size_t i = 0; i < items_.size(); ++i) {
     const Entry& e = *items_[i];
     auto it = index_.find(e.uid());
-    if (it == index_.end() || it->second != &e || e.heap_index != i ||
-        it->first.data() != e.uid().data()) {
+    if (it == index_.end() || *it != &e || e.heap_index != i) {
       return prefix + ": pod " + std::string(e.uid()) + " at position " + std::to_string(i) +
-             " is indexed elsewhere or under another pod's uid";
+             " is indexed elsewhere or not at all";
     }
     if (i > 0 && less_(e, *items_[(i - 1) / 2])) {
       return prefix + ": pod " + std::string(e.uid()) + " orders before its parent " +

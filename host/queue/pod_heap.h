@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "host/queue/queued_pod_info.h"
@@ -38,6 +39,30 @@ struct StringHash {
 /// re-keys the maps that hold it (Rekey) while the old pod is still alive.
 template <typename V>
 using UidMap = std::unordered_map<std::string_view, V, StringHash, std::equal_to<>>;
+
+/// EntryHash and SameUid read an entry's uid from the entry (its pod) itself, so a set of
+/// entries is an index by uid with no key beside each entry: a hash node of 24 bytes instead
+/// of a map node of 40. Lookups take a uid.
+struct EntryHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view uid) const { return std::hash<std::string_view>{}(uid); }
+  size_t operator()(const Entry* e) const { return (*this)(e->uid()); }
+  size_t operator()(const std::unique_ptr<Entry>& e) const { return (*this)(e->uid()); }
+};
+struct SameUid {
+  using is_transparent = void;
+  static std::string_view UidOf(std::string_view uid) { return uid; }
+  static std::string_view UidOf(const Entry* e) { return e->uid(); }
+  static std::string_view UidOf(const std::unique_ptr<Entry>& e) { return e->uid(); }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return UidOf(a) == UidOf(b);
+  }
+};
+/// EntrySet holds entries (Entry* or std::unique_ptr<Entry>) found by uid. An entry's pod may
+/// be replaced while it is held (the uid stays), with nothing to re-key.
+template <typename P>
+using EntrySet = std::unordered_set<P, EntryHash, SameUid>;
 
 /// Rekey makes `map`'s key for `uid` view `uid` itself: the same text in the entry's new pod.
 template <typename V>
@@ -71,9 +96,6 @@ class PodHeap {
   Entry* Get(std::string_view uid) const;
   /// Fix restores the order after the entry with `uid` changed in place.
   void Fix(std::string_view uid);
-  /// Rekey re-points the index at the entry's pod's uid after its pod was replaced (the old pod
-  /// still alive).
-  void Rekey(std::string_view uid) { internal::Rekey(index_, uid); }
   /// size returns the number of entries.
   size_t size() const { return items_.size(); }
   /// empty is true when there is no entry.
@@ -96,7 +118,7 @@ class PodHeap {
 
   Less less_;
   std::vector<std::unique_ptr<Entry>> items_;
-  UidMap<Entry*> index_;  // changes only on Push and Remove: sifting moves no key
+  EntrySet<Entry*> index_;  // changes only on Push and Remove: sifting moves no entry
   static constexpr size_t kRetained = 1024;  // slots kept however few pods remain
 };
 

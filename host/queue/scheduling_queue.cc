@@ -88,7 +88,7 @@ PodLocation SchedulingQueue::LocationLocked(std::string_view uid) const {
   // few hash lookups, against a location index's node for every queued pod.
   if (in_flight_.contains(uid)) return PodLocation::kInFlight;
   if (auto it = unschedulable_.find(uid); it != unschedulable_.end()) {
-    return it->second->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
+    return (*it)->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
   }
   if (active_.Get(uid) != nullptr) return PodLocation::kActive;
   if (backoff_.Get(uid) != nullptr) return PodLocation::kBackoff;
@@ -104,7 +104,7 @@ internal::Entry* SchedulingQueue::FindLocked(std::string_view uid, PodLocation w
     case PodLocation::kUnschedulable:
     case PodLocation::kGated: {
       auto it = unschedulable_.find(uid);
-      return it == unschedulable_.end() ? nullptr : it->second.get();
+      return it == unschedulable_.end() ? nullptr : it->get();
     }
     case PodLocation::kInFlight: {
       auto it = in_flight_.find(uid);
@@ -129,8 +129,7 @@ std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view ui
     case PodLocation::kGated: {
       auto it = unschedulable_.find(uid);
       if (it != unschedulable_.end()) {
-        entry = std::move(it->second);
-        unschedulable_.erase(it);
+        entry = std::move(unschedulable_.extract(it).value());
         if (entry->info.gated) --gated_;
       }
       break;
@@ -144,27 +143,11 @@ std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view ui
 
 void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where,
                                        std::shared_ptr<const model::Pod> pod) {
-  // The key that names the entry views its pod's uid: it moves to the new pod's (equal) uid
-  // while the old pod, held here, is still alive to compare against.
+  // The heaps and unschedulable_ read the uid from the entry itself. in_flight_'s key views
+  // the pod's uid: it moves to the new pod's (equal) uid while the old pod, held here, is still
+  // alive to compare against.
   const std::shared_ptr<const model::Pod> old = std::exchange(entry.info.pod, std::move(pod));
-  const std::string_view uid = entry.uid();
-  switch (where) {
-    case PodLocation::kActive:
-      active_.Rekey(uid);
-      break;
-    case PodLocation::kBackoff:
-      backoff_.Rekey(uid);
-      break;
-    case PodLocation::kUnschedulable:
-    case PodLocation::kGated:
-      internal::Rekey(unschedulable_, uid);
-      break;
-    case PodLocation::kInFlight:
-      internal::Rekey(in_flight_, uid);
-      break;
-    case PodLocation::kNone:
-      break;
-  }
+  if (where == PodLocation::kInFlight) internal::Rekey(in_flight_, entry.uid());
 }
 
 void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
@@ -188,8 +171,7 @@ void SchedulingQueue::PutBackoffLocked(std::unique_ptr<internal::Entry> entry) {
 void SchedulingQueue::PutUnschedulableLocked(std::unique_ptr<internal::Entry> entry) {
   entry->version = ++next_version_;
   if (entry->info.gated) ++gated_;
-  const std::string_view uid = entry->uid();  // views the pod, which moves with the entry
-  unschedulable_[uid] = std::move(entry);
+  unschedulable_.insert(std::move(entry));
 }
 
 PodLocation SchedulingQueue::PlaceAdmittedLocked(std::unique_ptr<internal::Entry> entry,
@@ -415,7 +397,7 @@ std::vector<PendingPod> SchedulingQueue::PendingPods() const {
   };
   for (const auto& e : active_.entries()) add(*e, PodLocation::kActive);
   for (const auto& e : backoff_.entries()) add(*e, PodLocation::kBackoff);
-  for (const auto& [uid, e] : unschedulable_) {
+  for (const auto& e : unschedulable_) {
     add(*e, e->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable);
   }
   for (const auto& [uid, f] : in_flight_) add(*f.entry, PodLocation::kInFlight);

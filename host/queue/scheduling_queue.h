@@ -223,7 +223,7 @@ class SchedulingQueue {
   const QueueOptions options_;
   internal::PodHeap active_;
   internal::PodHeap backoff_;
-  internal::UidMap<std::unique_ptr<internal::Entry>> unschedulable_;  // Gated ones too.
+  internal::EntrySet<std::unique_ptr<internal::Entry>> unschedulable_;  // Gated ones too.
   internal::UidMap<InFlight> in_flight_;
   std::deque<RecordedEvent> events_;  // Recorded while pods are in flight, by seq.
   std::multiset<uint64_t> flight_starts_;

@@ -52,13 +52,10 @@ std::string SchedulingQueue::CheckInvariants() const {
       return "pod " + std::string(e->uid()) + " is in backoffQ but was never tried";
   }
   size_t gated = 0;
-  for (const auto& [uid, e] : unschedulable_) {
+  for (const auto& e : unschedulable_) {
     if (!e || !e->info.pod) return "the unschedulable pods hold an entry without a pod";
-    if (uid.data() != e->uid().data()) {
-      return "unschedulable pod " + std::string(e->uid()) + " is filed under another pod's uid";
-    }
     const PodLocation held = e->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
-    if (std::string err = misplaced(uid, held); !err.empty()) return err;
+    if (std::string err = misplaced(e->uid(), held); !err.empty()) return err;
     if (e->info.gated) ++gated;
   }
   if (gated != gated_) {

@@ -218,11 +218,11 @@ void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
   {
     std::lock_guard lock(mu_);
     if (record_event) RecordEventLocked(ev);
-    for (const auto& [uid, entry] : unschedulable_) {
+    for (const auto& entry : unschedulable_) {
       if (interest && !interest->MayMatter(entry->info)) continue;
       if (!select(*entry)) continue;
       Candidate c;
-      c.uid = uid;
+      c.uid = entry->uid();
       c.version = entry->version;
       c.from = entry->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
       c.info = entry->info;

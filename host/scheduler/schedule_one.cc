@@ -522,23 +522,58 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
   auto entry = diagnostics_.find(model::UidKey::Probe(pod.uid()));
   if (entry == diagnostics_.end()) return;
   DropExplanationLocked(entry->second);
-  entry->second.explanation_seq = ++last_explanation_seq_;
-  explanation_bytes_ += bytes;
-  explanations_.emplace(last_explanation_seq_, KeptExplanation{entry, std::move(record), bytes});
+  KeepExplanationLocked(entry, std::move(record), bytes);
   // Memory grows with pods x evaluated nodes: keep only the most recently recorded, within
   // both the count and the byte budget (the newest is always kept).
-  while (explanations_.size() > 1 && (explanations_.size() > options_.max_explanations ||
-                                      explanation_bytes_ > options_.max_explanation_bytes)) {
-    DropExplanationLocked(explanations_.begin()->second.entry->second);
+  const size_t max_count = std::min(options_.max_explanations, kMaxKeptExplanations);
+  while (explanation_count_ > 1 &&
+         (explanation_count_ > max_count || explanation_bytes_ > options_.max_explanation_bytes)) {
+    DropExplanationLocked(explanations_[oldest_explanation_].entry->second);
   }
 }
 
+void Scheduler::KeepExplanationLocked(PodEntries::iterator entry,
+                                      std::shared_ptr<const RecordedCycle> record, uint32_t bytes) {
+  uint32_t slot = 0;
+  if (!free_explanations_.empty()) {
+    slot = free_explanations_.back();
+    free_explanations_.pop_back();
+  } else {
+    if (explanations_.empty()) explanations_.emplace_back();  // slot 0 stands for none
+    slot = static_cast<uint32_t>(explanations_.size());
+    explanations_.emplace_back();
+  }
+  explanations_[slot] = KeptExplanation{entry, std::move(record), bytes, newest_explanation_, 0};
+  if (newest_explanation_ != 0) {
+    explanations_[newest_explanation_].newer = slot;
+  } else {
+    oldest_explanation_ = slot;
+  }
+  newest_explanation_ = slot;
+  ++explanation_count_;
+  explanation_bytes_ += bytes;
+  entry->second.explanation = slot;
+}
+
 void Scheduler::DropExplanationLocked(PodEntry& entry) {
-  if (entry.explanation_seq == 0) return;
-  auto it = explanations_.find(entry.explanation_seq);
-  explanation_bytes_ -= it->second.bytes;
-  explanations_.erase(it);
-  entry.explanation_seq = 0;
+  const uint32_t slot = entry.explanation;
+  if (slot == 0) return;
+  KeptExplanation& kept = explanations_[slot];
+  if (kept.older != 0) {
+    explanations_[kept.older].newer = kept.newer;
+  } else {
+    oldest_explanation_ = kept.newer;
+  }
+  if (kept.newer != 0) {
+    explanations_[kept.newer].older = kept.older;
+  } else {
+    newest_explanation_ = kept.older;
+  }
+  explanation_bytes_ -= kept.bytes;
+  kept = KeptExplanation{};  // lets the record go
+  free_explanations_.push_back(slot);
+  --explanation_count_;
+  entry.explanation = 0;
 }
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& table) {

@@ -274,24 +274,39 @@ class Scheduler {
   // its 16 bytes (UidKey), node names by their interned ids, a failure message shared with the
   // previous failure's when the words are the same (pods of one workload usually fail alike),
   // and the explanation (kept for up to 1,000 pods) in explanations_. Diagnostics() expands them.
+  // An entry is 32 bytes, a 96-byte map node with its key.
   struct PodEntry {
     framework::Text message;
     int32_t attempts = 0;
     schedhost_id nominated_node = 0;  // 0: none
     schedhost_id node = 0;            // 0: not bound
-    bool gated = false;
-    uint64_t explanation_seq = 0;  // its key in explanations_; 0: none kept
+    uint32_t explanation : 31 = 0;    // its slot in explanations_; 0: none kept
+    uint32_t gated : 1 = 0;
   };
+  static_assert(sizeof(void*) != 8 || sizeof(PodEntry) == 32);
+  // A slot of explanations_: a pod's kept explanation, linked into the order the kept ones
+  // were recorded in (by slot; 0 ends the list). Freed slots are reused, so there are never
+  // many more slots than explanations kept, and a slot number fits PodEntry's 31 bits.
   struct KeptExplanation {
     PodEntries::iterator entry;
     std::shared_ptr<const RecordedCycle> record;
     uint32_t bytes = 0;
+    uint32_t older = 0;
+    uint32_t newer = 0;
   };
+  static constexpr size_t kMaxKeptExplanations = (size_t{1} << 31) - 2;
   // SetMessageLocked stores `message` in `e`, sharing the last stored text when it is equal.
   void SetMessageLocked(PodEntry& e, std::string_view message);
+  // KeepExplanationLocked gives the entry's pod `record` as its explanation, the newest
+  // (diag_mu_ held).
+  void KeepExplanationLocked(PodEntries::iterator entry,
+                             std::shared_ptr<const RecordedCycle> record, uint32_t bytes);
   PodEntries diagnostics_;
-  std::map<uint64_t, KeptExplanation> explanations_;  // by record order, oldest first
-  uint64_t last_explanation_seq_ = 0;
+  std::vector<KeptExplanation> explanations_;  // slot 0 unused
+  std::vector<uint32_t> free_explanations_;    // slots to reuse
+  uint32_t oldest_explanation_ = 0;            // the slot to drop first; 0: none kept
+  uint32_t newest_explanation_ = 0;
+  size_t explanation_count_ = 0;
   size_t explanation_bytes_ = 0;
   // The profile part of explanations, built once per framework (scheduling thread only).
   std::shared_ptr<const ExplainHeader> explain_header_;

@@ -70,8 +70,8 @@ std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view 
   {
     std::lock_guard lock(diag_mu_);
     auto it = diagnostics_.find(model::UidKey::Probe(uid));
-    if (it == diagnostics_.end() || it->second.explanation_seq == 0) return nullptr;
-    record = explanations_.at(it->second.explanation_seq).record;
+    if (it == diagnostics_.end() || it->second.explanation == 0) return nullptr;
+    record = explanations_[it->second.explanation].record;
   }
   return record->Expand();
 }

@@ -74,6 +74,28 @@ TEST_F(SchedulerExplainTest, KeepsOnlyTheMostRecentExplanations) {
   EXPECT_EQ(Find(*huge, "n2")->outcome, NodeOutcome::kFeasible);
 }
 
+TEST_F(SchedulerExplainTest, ADeletedPodsExplanationFreesItsPlaceAndTheOldestGoesFirst) {
+  max_explanations_ = 3;
+  Build();
+  Apply(NodeYaml("n1", "1") + PodYaml("a", "8") + PodYaml("b", "8") + PodYaml("c", "8"));
+  Run();
+  for (const char* pod : {"a", "b", "c"}) ASSERT_NE(Explain(pod), nullptr) << pod;
+  // b goes with its pod; d takes its place and a, the oldest, is still kept.
+  const std::string b_uid(Pod("b")->uid());
+  store_.Delete<model::Pod>("default", "b");
+  Run();
+  EXPECT_EQ(sched_->Explanation(b_uid), nullptr);
+  Apply(PodYaml("d", "8"));
+  Run();
+  for (const char* pod : {"a", "c", "d"}) EXPECT_NE(Explain(pod), nullptr) << pod;
+  // Two more: a and then c, the oldest, go; d, e and f stay.
+  Apply(PodYaml("e", "8") + PodYaml("f", "8"));
+  Run();
+  EXPECT_EQ(Explain("a"), nullptr);
+  EXPECT_EQ(Explain("c"), nullptr);
+  for (const char* pod : {"d", "e", "f"}) EXPECT_NE(Explain(pod), nullptr) << pod;
+}
+
 TEST_F(SchedulerExplainTest, KeepsExplanationsWithinTheByteBudget) {
   // Room for about one explanation of this cluster: the newest is kept, older ones go.
   max_explanation_bytes_ = 1;

@@ -104,6 +104,32 @@ TEST(PodHeapTest, ADrainedHeapGivesBackItsArrayAndStaysOrdered) {
   EXPECT_EQ(heap.Get("uid-p1"), nullptr);
 }
 
+TEST(PodHeapTest, FindsAnEntryByUidAfterItsPodWasReplacedAndTheOldOneFreed) {
+  // The index keeps no key of its own: it reads the uid from the entry's current pod.
+  internal::PodHeap heap([](const internal::Entry& a, const internal::Entry& b) {
+    return a.info.pod->priority() > b.info.pod->priority();
+  });
+  for (int i = 0; i < 50; ++i) {
+    auto e = std::make_unique<internal::Entry>();
+    e->info.pod = MakePod(TestPod{.name = "p" + std::to_string(i), .priority = i});
+    heap.Push(std::move(e));
+  }
+  internal::Entry* e = heap.Get("uid-p7");
+  ASSERT_NE(e, nullptr);
+  std::weak_ptr<const model::Pod> old = e->info.pod;
+  e->info.pod = MakePod(TestPod{.name = "p7", .priority = 100});  // same uid, a new object
+  ASSERT_TRUE(old.expired());
+  heap.Fix("uid-p7");
+  EXPECT_EQ(heap.Check("heap"), "");
+  EXPECT_EQ(heap.Get("uid-p7"), e);
+  EXPECT_EQ(heap.Top(), e);
+  auto removed = heap.Remove("uid-p7");
+  EXPECT_EQ(removed.get(), e);
+  EXPECT_EQ(heap.Get("uid-p7"), nullptr);
+  EXPECT_EQ(heap.size(), 49U);
+  EXPECT_EQ(heap.Check("heap"), "");
+}
+
 TEST_F(QueueTest, AddRefusesBadPodsAndChangesNothing) {
   SchedulingQueue q({}, Options());
   AddAll(q, {MakePod("queued"), MakePod("flying")});
