@@ -1,7 +1,9 @@
 #include "host/model/pod_pack.h"
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -121,6 +123,16 @@ struct IsPair<std::pair<K, V>> : std::true_type {};
 
 using Wide = unsigned __int128;
 
+// Resource names most requests and limits use, packed as one byte; any other name is packed
+// as its length (past these codes) and text.
+constexpr std::string_view kResourceNames[] = {"cpu", "memory", "ephemeral-storage", "pods"};
+constexpr size_t kResourceNameCodes = std::size(kResourceNames);
+
+// Quantities are packed as nano = mantissa * 10^exponent with the exponent as large as it
+// goes: requests are round numbers ("100m", "500Mi", "2"), which take two to five bytes so
+// instead of up to nine.
+constexpr int kMaxExponent = 38;  // 10^38 < 2^127
+
 // Packer appends values to a byte string.
 class Packer {
  public:
@@ -155,8 +167,26 @@ class Packer {
     } else if constexpr (std::is_integral_v<T>) {
       Signed(v);
     } else if constexpr (std::is_same_v<T, Quantity>) {
-      Signed(v.nano());
-      Varint(static_cast<uint8_t>(v.format()));
+      __int128 mantissa = v.nano();
+      int exponent = 0;
+      while (mantissa != 0 && mantissa % 10 == 0 && exponent < kMaxExponent) {
+        mantissa /= 10;
+        ++exponent;
+      }
+      Signed(mantissa);
+      Varint(static_cast<Wide>(exponent) * 4 + static_cast<uint8_t>(v.format()));
+    } else if constexpr (std::is_same_v<T, ResourceList>) {
+      Varint(v.size());
+      for (const auto& [name, q] : v) {
+        const auto* known = std::find(std::begin(kResourceNames), std::end(kResourceNames), name);
+        if (known != std::end(kResourceNames)) {
+          Varint(static_cast<Wide>(known - std::begin(kResourceNames)));
+        } else {
+          Varint(kResourceNameCodes + name.size());
+          out_.append(name);
+        }
+        Item(q);
+      }
     } else if constexpr (IsOptional<T>::value) {
       Varint(v.has_value() ? 1 : 0);
       if (v.has_value()) Item(*v);
@@ -226,9 +256,31 @@ class Unpacker {
     } else if constexpr (std::is_integral_v<T>) {
       v = static_cast<T>(Signed());
     } else if constexpr (std::is_same_v<T, Quantity>) {
-      const __int128 nano = Signed();
-      const auto format = static_cast<Quantity::Format>(Varint());
+      __int128 nano = Signed();
+      const Wide tail = Varint();
+      const auto format = static_cast<Quantity::Format>(tail % 4);
+      if (tail / 4 > kMaxExponent) Corrupt();
+      for (Wide e = tail / 4; e > 0; --e) nano *= 10;
       v = Quantity::FromNano(nano, format);
+    } else if constexpr (std::is_same_v<T, ResourceList>) {
+      v.clear();
+      const size_t n = Count();
+      v.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        const Wide code = Varint();
+        std::string name;
+        if (code < kResourceNameCodes) {
+          name = kResourceNames[static_cast<size_t>(code)];
+        } else {
+          const Wide length = code - kResourceNameCodes;
+          if (length > in_.size() - pos_) Corrupt();
+          name.assign(in_.substr(pos_, static_cast<size_t>(length)));
+          pos_ += static_cast<size_t>(length);
+        }
+        Quantity q;
+        Item(q);
+        v.emplace_hint(v.end(), std::move(name), q);  // written in name order
+      }
     } else if constexpr (IsOptional<T>::value) {
       if (Varint() == 0) {
         v.reset();

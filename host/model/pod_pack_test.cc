@@ -147,6 +147,39 @@ TEST(PodPackTest, ExtremeNumbersAndEmptyPodsRoundTrip) {
   }
 }
 
+TEST(PodPackTest, QuantitiesAndResourceNamesPackSmallAndComeBackExactly) {
+  PodData d;
+  Container c;
+  c.resources.requests = {
+      {"cpu", Q("100m")},
+      {"memory", Q("500Mi")},
+      {"example.com/gpu", Q("2")},
+      {"ephemeral-storage", Q("1e3")},
+      {"pods", Q("0")},
+      {"huge", Quantity::FromNano(-(__int128{1} << 120), Quantity::Format::kDecimalSI)},
+      {"round", Quantity::FromNano(__int128{100'000'000'000'000'000} * 1'000'000'000'000'000'000,
+                                   Quantity::Format::kDecimalSI)}};
+  d.spec.containers = {c};
+  const std::string bytes = internal::PackPodState(d.spec, d.status, {});
+  PodSpec spec;
+  PodStatus status;
+  std::vector<OwnerReference> owners;
+  internal::UnpackPodState(bytes, spec, status, owners);
+  EXPECT_EQ(spec, d.spec);
+  ExpectSameTexts(c.resources.requests, spec.containers[0].resources.requests);
+
+  // A usual container's requests: a byte per name, a few per round quantity.
+  Container usual;
+  usual.resources.requests = {{"cpu", Q("100m")}, {"memory", Q("500Mi")}};
+  PodSpec small;
+  small.containers = {usual};
+  PodSpec none;
+  none.containers = {Container{}};
+  const size_t with = internal::PackPodState(small, {}, {}).size();
+  const size_t without = internal::PackPodState(none, {}, {}).size();
+  EXPECT_LE(with - without, 10U);
+}
+
 TEST(PodPackTest, TruncatedOrTrailingBytesAreRefused) {
   const PodData d = FullPod();
   const std::string bytes = internal::PackPodState(d.spec, d.status, d.metadata.owner_references);

@@ -1,6 +1,7 @@
 // Builds schedhost_pod_view for Pod: every array points into the pod's arena or data.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -87,36 +88,38 @@ int32_t PolicyValue(const std::optional<NodeInclusionPolicy>& policy) {
 
 size_t Padded(size_t bytes) { return (bytes + 7) & ~size_t{7}; }
 
-// ReserveBytes is what the view's flat arrays, the strings it copies and the packed state take:
-// one block holds them all. Each string and array counts rounded up to 8 bytes, which bounds
-// the padding between them. (Affinity and spread constraints' selectors, rarer, get blocks of
-// their own.)
-size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec,
-                    const std::vector<std::string>& images, const std::vector<std::string>& gates,
-                    size_t requests, size_t host_ports, size_t packed) {
-  size_t strings = Padded(sizeof(uint32_t) + packed);  // its length first
-  for (const std::string& image : images) strings += Padded(image.size());
+// KeptTextBytes is what the strings the view keeps copies of take, end to end.
+size_t KeptTextBytes(const ObjectMeta& meta, const PodSpec& spec,
+                     const std::vector<std::string>& images,
+                     const std::vector<std::string>& gates) {
+  size_t bytes = meta.name.size() + meta.uid.size();
+  for (const std::string& image : images) bytes += image.size();
   for (const Container& c : spec.containers) {
-    for (const ContainerPort& p : c.ports)
-      strings += p.host_port > 0 ? Padded(p.host_ip.size()) : 0;
+    for (const ContainerPort& p : c.ports) bytes += p.host_port > 0 ? p.host_ip.size() : 0;
   }
-  for (const std::string& gate : gates) strings += Padded(gate.size());
-  strings += Padded(meta.name.size()) + Padded(meta.uid.size());
-  for (const auto& [key, value] : meta.annotations)
-    strings += Padded(key.size()) + Padded(value.size());
+  for (const std::string& gate : gates) bytes += gate.size();
+  for (const auto& [key, value] : meta.annotations) bytes += key.size() + value.size();
   for (const OwnerReference& ref : meta.owner_references) {
-    strings += Padded(ref.kind.size()) + Padded(ref.name.size()) + Padded(ref.uid.size());
+    bytes += ref.kind.size() + ref.name.size() + ref.uid.size();
   }
-  return strings + Padded(meta.labels.size() * sizeof(schedhost_label)) +
+  return bytes;
+}
+
+// ReserveBytes is what the view's flat arrays and `chars` (the packed state and the kept
+// strings, one run of bytes) take: one block holds them all, with no room to spare (the arrays'
+// sizes are multiples of 8). (Affinity and spread constraints' selectors, rarer, get blocks of
+// their own.)
+size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t images, size_t gates,
+                    size_t requests, size_t host_ports, size_t chars) {
+  return Padded(chars) + Padded(meta.labels.size() * sizeof(schedhost_label)) +
          Padded(meta.annotations.size() * sizeof(schedhost_annotation)) +
          Padded(meta.owner_references.size() * sizeof(schedhost_owner_ref)) +
          Padded(spec.node_selector.size() * sizeof(schedhost_label)) +
          Padded(spec.tolerations.size() * sizeof(schedhost_toleration)) +
          Padded(spec.topology_spread_constraints.size() * sizeof(schedhost_spread_constraint)) +
          Padded(requests * sizeof(schedhost_resource)) +
-         Padded(host_ports * sizeof(schedhost_host_port)) +
-         Padded(images.size() * sizeof(schedhost_str)) +
-         Padded(gates.size() * sizeof(schedhost_str));
+         Padded(host_ports * sizeof(schedhost_host_port)) + Padded(images * sizeof(schedhost_str)) +
+         Padded(gates * sizeof(schedhost_str));
 }
 
 }  // namespace
@@ -152,20 +155,35 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   // The rest of the spec and status is kept only packed, so the view's other strings from
   // them are copies in the arena, as are the metadata's (but the namespace, interned).
   const std::string packed = internal::PackPodState(spec, status, meta.owner_references);
-  internal::ExactViewArena arena(blocks_);
-  arena.Reserve(ReserveBytes(meta, spec, images, gates, resources.requests.size(), port_count,
-                             packed.size()));
-  // First in the first block, where packed() finds them: the length, then the bytes.
   if (packed.empty() || packed.size() > UINT32_MAX) {
     throw std::logic_error("a pod's packed state must take 1 byte to 4 GiB");
   }
+  const size_t text_bytes = KeptTextBytes(meta, spec, images, gates);
+  const size_t chars = sizeof(uint32_t) + packed.size() + text_bytes;
+  internal::ExactViewArena arena(blocks_);
+  arena.Reserve(ReserveBytes(meta, spec, images.size(), gates.size(), resources.requests.size(),
+                             port_count, chars));
+  // First in the first block, where packed() finds them: the packed state's length and bytes,
+  // then the strings the view keeps, end to end (no padding between them).
   auto* length = arena.One<uint32_t>();
   *length = static_cast<uint32_t>(packed.size());
-  arena.Copy(packed);
+  char* text = arena.Array<char>(packed.size() + text_bytes);
   if (reinterpret_cast<const std::byte*>(length) != blocks_.first()) {
     throw std::logic_error("a pod's packed state is not first in its first block");
   }
-  const auto keep = [&arena](std::string_view s) { return ToStr(arena.Copy(s)); };
+  std::memcpy(text, packed.data(), packed.size());
+  text += packed.size();
+  const char* const text_end = text + text_bytes;
+  const auto keep = [&text, text_end](std::string_view s) {
+    if (s.empty()) return ToStr(kEmptyText);
+    if (s.size() > static_cast<size_t>(text_end - text)) {
+      throw std::logic_error("a pod's view keeps a string KeptTextBytes did not count");
+    }
+    std::memcpy(text, s.data(), s.size());
+    const schedhost_str out{text, s.size()};
+    text += s.size();
+    return out;
+  };
   v.struct_size = sizeof(schedhost_pod_view);
   v.name = keep(meta.name);
   v.namespace_id = interner.Intern(meta.namespace_name);
