@@ -1,7 +1,6 @@
 // Builds schedhost_pod_view for Pod: every array points into the pod's arena or data.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -171,17 +170,15 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   if (reinterpret_cast<const std::byte*>(length) != blocks_.first()) {
     throw std::logic_error("a pod's packed state is not first in its first block");
   }
-  std::memcpy(text, packed.data(), packed.size());
-  text += packed.size();
+  text = std::copy(packed.begin(), packed.end(), text);
   const char* const text_end = text + text_bytes;
   const auto keep = [&text, text_end](std::string_view s) {
     if (s.empty()) return ToStr(kEmptyText);
     if (s.size() > static_cast<size_t>(text_end - text)) {
       throw std::logic_error("a pod's view keeps a string KeptTextBytes did not count");
     }
-    std::memcpy(text, s.data(), s.size());
     const schedhost_str out{text, s.size()};
-    text += s.size();
+    text = std::copy(s.begin(), s.end(), text);
     return out;
   };
   v.struct_size = sizeof(schedhost_pod_view);
