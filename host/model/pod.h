@@ -138,11 +138,12 @@ PodResources ComputePodResources(const PodSpec& spec);
 
 // Pod is an immutable pod shared as shared_ptr<const Pod>; its view lives as long as it does.
 // It keeps itself only as the view and a packed copy of what the view leaves out (pod_pack.h):
-// the metadata's strings are in the view (name, uid, annotations and owners copied into the
-// arena, namespace and labels interned), the spec and status packed, a fraction of their
-// decoded size (a pending pod's PodSpec is mostly empty containers). data() decodes the whole
-// pod the first time it is called and keeps it, so the paths every pending pod takes read the
-// accessors below and the view instead.
+// the strings the view needs are copied into the pod's block once (name, uid, annotations,
+// owners, container images, scheduling gates) or interned (namespace, labels, scheduler,
+// priority class and node names), and the rest of the spec and status is packed, a fraction of
+// its decoded size (a pending pod's PodSpec is mostly empty containers). data() decodes the
+// whole pod the first time it is called and keeps it, so the paths every pending pod takes read
+// the accessors below and the view instead.
 class Pod : private internal::ViewBase<schedhost_pod_view> {
   struct MakeKey {  // private: only Make can construct
     explicit MakeKey() = default;
