@@ -15,6 +15,9 @@ constexpr uint64_t kPodViewMagic = 0x73636864706f6431ULL;  // "schdpod1"
 
 // With make_shared's count, 376 bytes: a 384-byte heap block. A byte more costs 16.
 static_assert(sizeof(void*) != 8 || sizeof(Pod) == 360, "Pod grew: see the note above");
+// A field added to ObjectMeta must be kept in the view or packed (BuildView), read back
+// (MetadataFromView) and compared (SameMetadataExceptVersion).
+static_assert(sizeof(void*) != 8 || sizeof(ObjectMeta) == 184, "ObjectMeta changed: see above");
 
 void DefaultRequestsFromLimits(std::vector<Container>& containers) {
   for (Container& c : containers) {

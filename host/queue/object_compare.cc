@@ -5,17 +5,6 @@
 
 namespace schedhost::queue::internal {
 
-bool SameMetaExceptVersion(const model::ObjectMeta& a, const model::ObjectMeta& b) {
-  // The structured binding names every field, so a field added to ObjectMeta fails to compile
-  // here until it is decided whether it counts.
-  const auto& [name_a, ns_a, uid_a, labels_a, annotations_a, owners_a, created_a, rv_a] = a;
-  const auto& [name_b, ns_b, uid_b, labels_b, annotations_b, owners_b, created_b, rv_b] = b;
-  (void)rv_a;
-  (void)rv_b;
-  return name_a == name_b && ns_a == ns_b && uid_a == uid_b && labels_a == labels_b &&
-         annotations_a == annotations_b && owners_a == owners_b && created_a == created_b;
-}
-
 bool SamePodSpec(const model::PodSpec& a, const model::PodSpec& b) { return a == b; }
 
 bool SameTolerations(const std::vector<model::Toleration>& a,

@@ -10,8 +10,6 @@
 
 namespace schedhost::queue::internal {
 
-/// SameMetaExceptVersion compares two ObjectMetas ignoring resource_version.
-bool SameMetaExceptVersion(const model::ObjectMeta& a, const model::ObjectMeta& b);
 /// SamePodSpec compares two PodSpecs field by field.
 bool SamePodSpec(const model::PodSpec& a, const model::PodSpec& b);
 /// SameTolerations compares two toleration lists in order.
