@@ -1,6 +1,6 @@
 // Equality of model objects, for deciding what an update changed: the model's structs compare
-// field by field (defaulted operator==; quantities by amount), metadata without its resource
-// version, node conditions as a type -> status map.
+// field by field (defaulted operator==; quantities by amount), node conditions as a type ->
+// status map. A pod's metadata compares from its view (Pod::SameMetadataExceptVersion).
 #pragma once
 
 #include <vector>
