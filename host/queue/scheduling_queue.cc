@@ -131,6 +131,7 @@ std::unique_ptr<internal::Entry> SchedulingQueue::TakeLocked(std::string_view ui
       if (it != unschedulable_.end()) {
         entry = std::move(unschedulable_.extract(it).value());
         if (entry->info.gated) --gated_;
+        CountRejectorsLocked(entry->info, -1);
       }
       break;
     }
@@ -146,8 +147,37 @@ void SchedulingQueue::ReplacePodLocked(internal::Entry& entry, PodLocation where
   // The heaps and unschedulable_ read the uid from the entry itself. in_flight_'s key views
   // the pod's uid: it moves to the new pod's (equal) uid while the old pod, held here, is still
   // alive to compare against.
+  const bool parked = where == PodLocation::kUnschedulable || where == PodLocation::kGated;
+  if (parked) CountRejectorsLocked(entry.info, -1);  // the profile is the new pod's
   const std::shared_ptr<const model::Pod> old = std::exchange(entry.info.pod, std::move(pod));
+  if (parked) CountRejectorsLocked(entry.info, +1);
   if (where == PodLocation::kInFlight) internal::Rekey(in_flight_, entry.uid());
+}
+
+bool SchedulingQueue::RejectorsLess::Less(const RejectorsView& a, const RejectorsView& b) {
+  if (a.profile != b.profile) return a.profile < b.profile;
+  if (!(a.unschedulable == b.unschedulable)) {
+    return std::lexicographical_compare(a.unschedulable.begin(), a.unschedulable.end(),
+                                        b.unschedulable.begin(), b.unschedulable.end());
+  }
+  return std::lexicographical_compare(a.pending.begin(), a.pending.end(), b.pending.begin(),
+                                      b.pending.end());
+}
+
+void SchedulingQueue::CountRejectorsLocked(const QueuedPodInfo& info, int delta) {
+  const RejectorsView key{info.pod->scheduler_name(), info.unschedulable_plugins,
+                          info.pending_plugins};
+  auto it = rejectors_.find(key);
+  if (delta > 0) {
+    if (it == rejectors_.end()) {
+      it =
+          rejectors_.emplace(Rejectors{std::string(key.profile), key.unschedulable, key.pending}, 0)
+              .first;
+    }
+    ++it->second;
+  } else if (it != rejectors_.end() && --it->second == 0) {
+    rejectors_.erase(it);
+  }
 }
 
 void SchedulingQueue::PutActiveLocked(std::unique_ptr<internal::Entry> entry) {
@@ -171,6 +201,7 @@ void SchedulingQueue::PutBackoffLocked(std::unique_ptr<internal::Entry> entry) {
 void SchedulingQueue::PutUnschedulableLocked(std::unique_ptr<internal::Entry> entry) {
   entry->version = ++next_version_;
   if (entry->info.gated) ++gated_;
+  CountRejectorsLocked(entry->info, +1);
   unschedulable_.insert(std::move(entry));
 }
 

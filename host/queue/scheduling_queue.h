@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,9 @@ struct EventInterest {
   /// MayMatter is false only when every plugin that rejected `info` (or left it Pending) is
   /// deaf to the event in the pod's profile.
   bool MayMatter(const QueuedPodInfo& info) const;
+  /// MayMatter is the same for a pod of `profile` with those plugin sets.
+  bool MayMatter(std::string_view profile, const PluginSet& unschedulable,
+                 const PluginSet& pending) const;
 };
 
 /// QueueCallbacks are what the scheduler injects so the queue never calls plugins itself.
@@ -184,6 +188,34 @@ class SchedulingQueue {
     std::shared_ptr<const ClusterEvent> event;
   };
   struct Candidate;  // A pod considered for a move, evaluated without the lock.
+  // Rejectors is what EventInterest::MayMatter reads of a parked pod (its profile and plugin
+  // sets), so the parked pods can be counted by it: an event no such group may matter to moves
+  // nothing, and is answered without visiting every parked pod (a cluster may park thousands,
+  // and every binding is an event).
+  struct Rejectors {
+    std::string profile;
+    PluginSet unschedulable;
+    PluginSet pending;
+  };
+  struct RejectorsView {
+    std::string_view profile;
+    const PluginSet& unschedulable;
+    const PluginSet& pending;
+  };
+  struct RejectorsLess {
+    using is_transparent = void;
+    static RejectorsView View(const Rejectors& r) {
+      return {r.profile, r.unschedulable, r.pending};
+    }
+    static const RejectorsView& View(const RejectorsView& r) { return r; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return Less(View(a), View(b));
+    }
+    static bool Less(const RejectorsView& a, const RejectorsView& b);
+  };
+  // CountRejectorsLocked adds `delta` to the count of `info`'s group (unschedulable_ changed).
+  void CountRejectorsLocked(const QueuedPodInfo& info, int delta);
 
   TimePoint Now() const { return options_.clock(); }
   bool BackingOff(const QueuedPodInfo& info, TimePoint now) const;
@@ -224,6 +256,7 @@ class SchedulingQueue {
   internal::PodHeap active_;
   internal::PodHeap backoff_;
   internal::EntrySet<std::unique_ptr<internal::Entry>> unschedulable_;  // Gated ones too.
+  std::map<Rejectors, size_t, RejectorsLess> rejectors_;                // unschedulable_ by group
   internal::UidMap<InFlight> in_flight_;
   std::deque<RecordedEvent> events_;  // Recorded while pods are in flight, by seq.
   std::multiset<uint64_t> flight_starts_;

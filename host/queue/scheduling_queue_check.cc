@@ -1,7 +1,10 @@
 // SchedulingQueue::CheckInvariants: every tracked pod is in exactly one sub-queue, its uid
 // index and the counts agree with the containers, the heaps are ordered, and the in-flight
 // bookkeeping (start sequence numbers, recorded events) is consistent.
+#include <algorithm>
+#include <map>
 #include <mutex>
+#include <vector>
 
 #include "host/queue/scheduling_queue.h"
 
@@ -52,15 +55,35 @@ std::string SchedulingQueue::CheckInvariants() const {
       return "pod " + std::string(e->uid()) + " is in backoffQ but was never tried";
   }
   size_t gated = 0;
+  std::map<Rejectors, size_t, RejectorsLess> rejectors;
   for (const auto& e : unschedulable_) {
     if (!e || !e->info.pod) return "the unschedulable pods hold an entry without a pod";
     const PodLocation held = e->info.gated ? PodLocation::kGated : PodLocation::kUnschedulable;
     if (std::string err = misplaced(e->uid(), held); !err.empty()) return err;
     if (e->info.gated) ++gated;
+    ++rejectors[Rejectors{std::string(e->info.pod->scheduler_name()), e->info.unschedulable_plugins,
+                          e->info.pending_plugins}];
   }
   if (gated != gated_) {
     return "gated count is " + std::to_string(gated_) + " but " + std::to_string(gated) +
            " pods are gated";
+  }
+  const auto counts = [](const auto& m) {
+    std::vector<size_t> v;
+    v.reserve(m.size());
+    for (const auto& [group, n] : m) v.push_back(n);
+    return v;
+  };
+  if (rejectors.size() != rejectors_.size() || counts(rejectors) != counts(rejectors_) ||
+      !std::equal(
+          rejectors.begin(), rejectors.end(), rejectors_.begin(), [](const auto& a, const auto& b) {
+            return !RejectorsLess::Less(RejectorsLess::View(a.first),
+                                        RejectorsLess::View(b.first)) &&
+                   !RejectorsLess::Less(RejectorsLess::View(b.first), RejectorsLess::View(a.first));
+          })) {
+    return "the unschedulable pods' count by rejecting plugins (" +
+           std::to_string(rejectors_.size()) + " groups) disagrees with the pods (" +
+           std::to_string(rejectors.size()) + " groups)";
   }
   std::multiset<uint64_t> starts;
   for (const auto& [uid, f] : in_flight_) {

@@ -190,19 +190,34 @@ void SchedulingQueue::CommitLocked(Candidate& c) {
   }
 }
 
+namespace {
+
+// SameRejectors: `a` and `b` get the same answer from EventInterest::MayMatter.
+bool SameRejectors(const QueuedPodInfo& a, const QueuedPodInfo& b) {
+  return a.unschedulable_plugins == b.unschedulable_plugins &&
+         a.pending_plugins == b.pending_plugins &&
+         a.pod->scheduler_name() == b.pod->scheduler_name();
+}
+
+}  // namespace
+
 bool EventInterest::MayMatter(const QueuedPodInfo& info) const {
-  if (info.unschedulable_plugins.empty() && info.pending_plugins.empty()) return true;
-  const std::string_view profile = info.pod->scheduler_name();
+  return MayMatter(info.pod->scheduler_name(), info.unschedulable_plugins, info.pending_plugins);
+}
+
+bool EventInterest::MayMatter(std::string_view profile, const PluginSet& unschedulable,
+                              const PluginSet& pending) const {
+  if (unschedulable.empty() && pending.empty()) return true;
   auto it =
       std::find_if(deaf.begin(), deaf.end(), [&](const auto& d) { return d.first == profile; });
   if (it == deaf.end()) return true;
   const auto is_deaf = [&](std::string_view plugin) {
     return std::find(it->second.begin(), it->second.end(), plugin) != it->second.end();
   };
-  for (const PluginName p : info.pending_plugins) {
+  for (const PluginName p : pending) {
     if (!is_deaf(p)) return true;
   }
-  for (const PluginName p : info.unschedulable_plugins) {
+  for (const PluginName p : unschedulable) {
     if (!is_deaf(p)) return true;
   }
   return false;
@@ -218,8 +233,26 @@ void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
   {
     std::lock_guard lock(mu_);
     if (record_event) RecordEventLocked(ev);
+    // Parked pods mostly share their profile and rejectors (pods of one workload fail alike), and
+    // those decide MayMatter: when it is false for every group, no parked pod moves; otherwise
+    // it is asked again only when a pod's group differs from the last pod's.
+    const bool none_may_matter =
+        interest && std::none_of(rejectors_.begin(), rejectors_.end(), [&](const auto& group) {
+          const Rejectors& r = group.first;
+          return interest->MayMatter(r.profile, r.unschedulable, r.pending);
+        });
+    const QueuedPodInfo* asked = nullptr;
+    bool may_matter = true;
     for (const auto& entry : unschedulable_) {
-      if (interest && !interest->MayMatter(entry->info)) continue;
+      if (none_may_matter) break;
+      if (interest) {
+        const QueuedPodInfo& info = entry->info;
+        if (asked == nullptr || !SameRejectors(*asked, info)) {
+          asked = &info;
+          may_matter = interest->MayMatter(info);
+        }
+        if (!may_matter) continue;
+      }
       if (!select(*entry)) continue;
       Candidate c;
       c.uid = entry->uid();

@@ -208,7 +208,18 @@ class Store {
   Table<model::PriorityClass> classes_;
   Table<model::Namespace> namespaces_;
 
-  std::deque<Event> log_;
+  // LogEntry is an event as the log keeps it: the objects type-erased (their kind says what they
+  // are), 48 bytes where an Event takes 72. The log holds event_log_length of them; a watch that
+  // replays from the log gets them back as Events (store_watch.cc).
+  struct LogEntry {
+    std::shared_ptr<const void> object;
+    std::shared_ptr<const void> old_object;  // null for ADDED
+    uint64_t resource_version = 0;
+    EventType type = EventType::kAdded;
+    Kind kind = Kind::kPod;
+  };
+  static_assert(sizeof(void*) != 8 || sizeof(LogEntry) == 48);
+  std::deque<LogEntry> log_;
   uint64_t compacted_rv_ = 0;  // Events up to this version are gone from log_.
   std::map<uint64_t, std::shared_ptr<Watcher>> watchers_;
   uint64_t next_watch_id_ = 1;

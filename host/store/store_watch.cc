@@ -3,7 +3,10 @@
 // resource-version order. A writer returns once its event has been delivered, except when it
 // writes from inside a callback: then the running delivery loop picks the event up next.
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include "host/store/store_internal.h"
 
@@ -26,6 +29,27 @@ bool DeliveringHere(const Store* store) {
   return std::find(t_delivering.begin(), t_delivering.end(), store) != t_delivering.end();
 }
 
+std::shared_ptr<const void> Erased(const model::Object& object) {
+  return std::visit([](const auto& p) -> std::shared_ptr<const void> { return p; }, object);
+}
+
+// Restored is the object `erased` holds, as the alternative of model::Object that `kind` names.
+model::Object Restored(Kind kind, const std::shared_ptr<const void>& erased) {
+  switch (kind) {
+    case Kind::kPod:
+      return std::static_pointer_cast<const model::Pod>(erased);
+    case Kind::kNode:
+      return std::static_pointer_cast<const model::Node>(erased);
+    case Kind::kPodDisruptionBudget:
+      return std::static_pointer_cast<const model::PodDisruptionBudget>(erased);
+    case Kind::kPriorityClass:
+      return std::static_pointer_cast<const model::PriorityClass>(erased);
+    case Kind::kNamespace:
+      return std::static_pointer_cast<const model::Namespace>(erased);
+  }
+  throw std::logic_error("store: an event log entry of an unknown kind");
+}
+
 }  // namespace
 
 void Store::Record(EventType type, model::Object object, std::optional<model::Object> old,
@@ -36,8 +60,9 @@ void Store::Record(EventType type, model::Object object, std::optional<model::Ob
   event.object = std::move(object);
   event.old_object = std::move(old);
   event.resource_version = resource_version;
+  log_.push_back({Erased(event.object), event.old_object ? Erased(*event.old_object) : nullptr,
+                  resource_version, type, event.kind});
   for (auto& [id, watcher] : watchers_) watcher->queue.push_back(event);
-  log_.push_back(std::move(event));
   while (log_.size() > limits_.event_log_length) {
     compacted_rv_ = log_.front().resource_version;
     log_.pop_front();
@@ -112,8 +137,16 @@ uint64_t Store::Watch(uint64_t from_rv, std::function<void(const Event&)> fn) {
   } else {
     auto first = std::upper_bound(
         log_.begin(), log_.end(), from_rv,
-        [](uint64_t rv, const Event& event) { return rv < event.resource_version; });
-    watcher->queue.assign(first, log_.end());
+        [](uint64_t rv, const LogEntry& entry) { return rv < entry.resource_version; });
+    for (auto it = first; it != log_.end(); ++it) {
+      Event event;
+      event.type = it->type;
+      event.kind = it->kind;
+      event.object = Restored(it->kind, it->object);
+      if (it->old_object) event.old_object = Restored(it->kind, it->old_object);
+      event.resource_version = it->resource_version;
+      watcher->queue.push_back(std::move(event));
+    }
   }
   const uint64_t id = watcher->id;
   watchers_.emplace(id, std::move(watcher));

@@ -58,6 +58,41 @@ TEST(StoreWatchTest, ReplaysFromAVersionThenDeliversLive) {
   EXPECT_EQ(r.lines.size(), 4u);
 }
 
+// The log keeps its entries type-erased; a replay must hand back each kind as the alternative
+// a live watcher saw, with the same objects, old objects and versions.
+TEST(StoreWatchTest, AReplayOfEveryKindMatchesWhatALiveWatcherSaw) {
+  Store store(Bare());
+  Recorder live;
+  store.Watch(0, live.Fn());
+  store.Create(NodeData("n1"));
+  store.Create(PodData("a"));
+  store.Create(testing::PdbData("budget"));
+  store.Create(testing::ClassData("high", 1000));
+  model::NamespaceData ns;
+  ns.metadata.name = "team-a";
+  store.Create(std::move(ns));
+  store.Bind("default", "a", "", 0, "n1");
+  store.Delete<model::Node>("", "n1");
+  store.Delete<model::PriorityClass>("", "high");
+
+  Recorder replay;
+  store.Watch(0, replay.Fn());
+  ASSERT_EQ(replay.lines, live.lines);
+  ASSERT_EQ(replay.events.size(), 8u);
+  for (size_t i = 0; i < live.events.size(); ++i) {
+    const Event& want = live.events[i];
+    const Event& got = replay.events[i];
+    EXPECT_EQ(got.kind, want.kind) << i;
+    EXPECT_EQ(got.type, want.type) << i;
+    EXPECT_EQ(got.object.index(), want.object.index()) << i;
+    EXPECT_EQ(got.object, want.object) << i;  // the same shared objects
+    EXPECT_EQ(got.old_object, want.old_object) << i;
+    EXPECT_FALSE(got.resync) << i;
+  }
+  EXPECT_TRUE(replay.events[5].old_object.has_value());   // the binding
+  EXPECT_FALSE(replay.events[0].old_object.has_value());  // an ADDED
+}
+
 TEST(StoreWatchTest, WatchFromNowAndFromTheFuture) {
   Store store(Bare());
   store.Create(NodeData("n1"));

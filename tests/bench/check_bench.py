@@ -34,7 +34,7 @@ def main():
     assert w["bytes_per_node"]["min"] > 0, w["bytes_per_node"]
     assert 0 < w["snapshot_bytes_per_node"]["min"] < w["bytes_per_node"]["min"], w
     # Only a workload with an operation of pods that all stay pending gives bytes per pending pod.
-    if workload == "unschedulable_churn":
+    if workload in ("unschedulable_churn", "pending_pods"):
         assert w["bytes_per_pending_pod"]["min"] > 0, w["bytes_per_pending_pod"]
     if "--swap-every" in flags:
         # Every run swapped at least once while measuring, and timed it.
