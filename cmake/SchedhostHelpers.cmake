@@ -81,6 +81,11 @@ function(_schedhost_test_main)
   endif()
   add_library(schedhost_test_main STATIC ${PROJECT_SOURCE_DIR}/cmake/test_main.cc)
   target_link_libraries(schedhost_test_main PUBLIC GTest::gtest GTest::gmock)
+  # Every test source is compiled with -pthread (it defines _REENTRANT, which the standard
+  # headers test): the gRPC tests get it from gRPC, and GCC refuses a PCH built without a macro
+  # the including source defines (CMake adds -Winvalid-pch, an error under -Werror).
+  target_compile_options(schedhost_test_main PUBLIC -pthread)
+  target_link_options(schedhost_test_main PUBLIC -pthread)
   # The paths are the source's definitions, not the target's: GCC refuses a precompiled header
   # built with a macro the including source lacks.
   set_source_files_properties(${PROJECT_SOURCE_DIR}/cmake/test_main.cc PROPERTIES
