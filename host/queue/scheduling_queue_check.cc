@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <vector>
 
 #include "host/queue/scheduling_queue.h"
 
@@ -68,19 +67,13 @@ std::string SchedulingQueue::CheckInvariants() const {
     return "gated count is " + std::to_string(gated_) + " but " + std::to_string(gated) +
            " pods are gated";
   }
-  const auto counts = [](const auto& m) {
-    std::vector<size_t> v;
-    v.reserve(m.size());
-    for (const auto& [group, n] : m) v.push_back(n);
-    return v;
+  const auto same_group_and_count = [](const auto& a, const auto& b) {
+    const RejectorsView x = RejectorsLess::View(a.first);
+    const RejectorsView y = RejectorsLess::View(b.first);
+    return !RejectorsLess::Less(x, y) && !RejectorsLess::Less(y, x) && a.second == b.second;
   };
-  if (rejectors.size() != rejectors_.size() || counts(rejectors) != counts(rejectors_) ||
-      !std::equal(
-          rejectors.begin(), rejectors.end(), rejectors_.begin(), [](const auto& a, const auto& b) {
-            return !RejectorsLess::Less(RejectorsLess::View(a.first),
-                                        RejectorsLess::View(b.first)) &&
-                   !RejectorsLess::Less(RejectorsLess::View(b.first), RejectorsLess::View(a.first));
-          })) {
+  if (!std::equal(rejectors.begin(), rejectors.end(), rejectors_.begin(), rejectors_.end(),
+                  same_group_and_count)) {
     return "the unschedulable pods' count by rejecting plugins (" +
            std::to_string(rejectors_.size()) + " groups) disagrees with the pods (" +
            std::to_string(rejectors.size()) + " groups)";

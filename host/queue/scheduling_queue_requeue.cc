@@ -190,17 +190,6 @@ void SchedulingQueue::CommitLocked(Candidate& c) {
   }
 }
 
-namespace {
-
-// SameRejectors: `a` and `b` get the same answer from EventInterest::MayMatter.
-bool SameRejectors(const QueuedPodInfo& a, const QueuedPodInfo& b) {
-  return a.unschedulable_plugins == b.unschedulable_plugins &&
-         a.pending_plugins == b.pending_plugins &&
-         a.pod->scheduler_name() == b.pod->scheduler_name();
-}
-
-}  // namespace
-
 bool EventInterest::MayMatter(const QueuedPodInfo& info) const {
   return MayMatter(info.pod->scheduler_name(), info.unschedulable_plugins, info.pending_plugins);
 }
@@ -233,26 +222,16 @@ void SchedulingQueue::MoveUnschedulable(const ClusterEvent& ev,
   {
     std::lock_guard lock(mu_);
     if (record_event) RecordEventLocked(ev);
-    // Parked pods mostly share their profile and rejectors (pods of one workload fail alike), and
-    // those decide MayMatter: when it is false for every group, no parked pod moves; otherwise
-    // it is asked again only when a pod's group differs from the last pod's.
+    // MayMatter reads only a parked pod's group (profile and plugin sets): when it is false for
+    // every group, no parked pod can move and none is visited.
     const bool none_may_matter =
         interest && std::none_of(rejectors_.begin(), rejectors_.end(), [&](const auto& group) {
           const Rejectors& r = group.first;
           return interest->MayMatter(r.profile, r.unschedulable, r.pending);
         });
-    const QueuedPodInfo* asked = nullptr;
-    bool may_matter = true;
     for (const auto& entry : unschedulable_) {
       if (none_may_matter) break;
-      if (interest) {
-        const QueuedPodInfo& info = entry->info;
-        if (asked == nullptr || !SameRejectors(*asked, info)) {
-          asked = &info;
-          may_matter = interest->MayMatter(info);
-        }
-        if (!may_matter) continue;
-      }
+      if (interest && !interest->MayMatter(entry->info)) continue;
       if (!select(*entry)) continue;
       Candidate c;
       c.uid = entry->uid();
