@@ -393,9 +393,10 @@ TEST(LibrarySwapTest, APodWaitingAtPermitKeepsTheOldBuildLoadedUntilItBinds) {
   auto apply = [&](const std::string& yaml) {
     for (const auto& obj : model::DecodeManifests(yaml, "test.yaml")) cluster.CreateObject(obj);
   };
-  auto node_of = [&](const std::string& name) {
+  // A copy: the view node_name() returns dies with the pod.
+  auto node_of = [&](const std::string& name) -> std::string {
     auto pod = cluster.Get<model::Pod>("default", name);
-    return pod ? pod->node_name() : std::string("?");
+    return pod ? std::string(pod->node_name()) : std::string("?");
   };
   auto eventually = [](auto done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
