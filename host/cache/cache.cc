@@ -9,11 +9,12 @@
 #include "host/model/interner.h"
 
 namespace schedhost::cache {
-namespace {
 
-std::string PodName(const model::Pod& pod) {
+std::string DescribePod(const model::Pod& pod) {
   return "pod " + pod.Key() + " (uid " + std::string(pod.uid()) + ")";
 }
+
+namespace {
 
 // ZoneKey groups nodes as upstream's node tree does: by region and zone labels.
 std::string ZoneKey(const model::Node& node) {
@@ -155,12 +156,12 @@ void Cache::UnplacePod(const model::Pod& pod) {
 void Cache::AssumePod(std::shared_ptr<const model::Pod> pod) {
   if (pod == nullptr) throw CacheError("cache: AssumePod got a null pod");
   if (pod->node_name().empty()) {
-    throw CacheError(PodName(*pod) + " has no spec.nodeName; set the chosen node before assuming");
+    throw CacheError(DescribePod(*pod) + " has no spec.nodeName; set the chosen node before assuming");
   }
   std::lock_guard lock(mu_);
   auto found = pods_.find(pod->uid());
   if (found != pods_.end()) {
-    throw CacheError(PodName(*pod) + " is already in the cache (" +
+    throw CacheError(DescribePod(*pod) + " is already in the cache (" +
                      (found->second.assumed ? "assumed" : "bound") + " on " +
                      std::string(found->second.pod->node_name()) + "), so it cannot be assumed");
   }
@@ -185,7 +186,7 @@ void Cache::ForgetPod(std::string_view uid) {
                      " is not in the cache, so it cannot be forgotten");
   }
   if (!found->second.assumed) {
-    throw CacheError(PodName(*found->second.pod) +
+    throw CacheError(DescribePod(*found->second.pod) +
                      " is bound, not assumed, so it cannot be forgotten; use RemovePod");
   }
   UnplacePod(*found->second.pod);
@@ -195,7 +196,7 @@ void Cache::ForgetPod(std::string_view uid) {
 void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
   if (pod == nullptr) throw CacheError("cache: AddPod got a null pod");
   if (pod->node_name().empty()) {
-    throw CacheError(PodName(*pod) + " is not bound (no spec.nodeName), so it cannot be added");
+    throw CacheError(DescribePod(*pod) + " is not bound (no spec.nodeName), so it cannot be added");
   }
   std::lock_guard lock(mu_);
   auto found = pods_.find(pod->uid());
@@ -206,7 +207,7 @@ void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
     return;
   }
   if (!found->second.assumed) {
-    throw CacheError(PodName(*pod) + " was already added to the cache (on " +
+    throw CacheError(DescribePod(*pod) + " was already added to the cache (on " +
                      std::string(found->second.pod->node_name()) + "); use UpdatePod");
   }
   // Confirmation: swap the assumed object for the stored one (moving it if the store disagrees).
@@ -218,15 +219,15 @@ void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
 void Cache::UpdatePod(std::shared_ptr<const model::Pod> pod) {
   if (pod == nullptr) throw CacheError("cache: UpdatePod got a null pod");
   if (pod->node_name().empty()) {
-    throw CacheError(PodName(*pod) + " has no spec.nodeName; a cached pod cannot become unbound");
+    throw CacheError(DescribePod(*pod) + " has no spec.nodeName; a cached pod cannot become unbound");
   }
   std::lock_guard lock(mu_);
   auto found = pods_.find(pod->uid());
   if (found == pods_.end()) {
-    throw CacheError(PodName(*pod) + " is not in the cache, so it cannot be updated");
+    throw CacheError(DescribePod(*pod) + " is not in the cache, so it cannot be updated");
   }
   if (found->second.assumed) {
-    throw CacheError(PodName(*pod) +
+    throw CacheError(DescribePod(*pod) +
                      " is assumed; it changes only through AddPod (confirm) "
                      "or ForgetPod");
   }

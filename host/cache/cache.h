@@ -33,6 +33,9 @@ class CacheError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// DescribePod names a pod in the cache's messages: "pod <namespace>/<name> (uid <uid>)".
+std::string DescribePod(const model::Pod& pod);
+
 /// SnapshotUpdate says what one UpdateSnapshot call did.
 struct SnapshotUpdate {
   size_t copied = 0;            // node infos copied from the cache into the snapshot

@@ -7,13 +7,6 @@
 namespace schedhost::cache {
 namespace {
 
-std::string PodName(const model::Pod& pod) {
-  std::string out = "pod ";
-  out.append(pod.namespace_name()).append("/").append(pod.name());
-  out.append(" (uid ").append(pod.uid()).append(")");
-  return out;
-}
-
 uint64_t Version(const auto& object) { return object.resource_version(); }
 
 }  // namespace
@@ -52,10 +45,10 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     if (pod->node_name().empty()) continue;  // pending pods are the queue's business
     auto found = cached_pods.find(pod->uid());
     if (found == cached_pods.end()) {
-      out.push_back(PodName(*pod) + ": bound to " + std::string(pod->node_name()) +
+      out.push_back(DescribePod(*pod) + ": bound to " + std::string(pod->node_name()) +
                     " in the store, missing from the cache");
     } else if (found->second->node_name != pod->node_name()) {
-      out.push_back(PodName(*pod) + ": " + (found->second->assumed ? "assumed" : "cached") +
+      out.push_back(DescribePod(*pod) + ": " + (found->second->assumed ? "assumed" : "cached") +
                     " on " + found->second->node_name + ", bound to " +
                     std::string(pod->node_name()) + " in the store");
     }
@@ -64,12 +57,12 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     if (cp.assumed) continue;  // binding in flight or confirmation pending
     auto found = store_pods.find(cp.pod->uid());
     if (found == store_pods.end()) {
-      out.push_back(PodName(*cp.pod) + ": in the cache on " + cp.node_name + ", not in the store");
+      out.push_back(DescribePod(*cp.pod) + ": in the cache on " + cp.node_name + ", not in the store");
     } else if (found->second->node_name().empty()) {
-      out.push_back(PodName(*cp.pod) + ": in the cache on " + cp.node_name +
+      out.push_back(DescribePod(*cp.pod) + ": in the cache on " + cp.node_name +
                     ", unbound in the store");
     } else if (Version(*found->second) != Version(*cp.pod)) {
-      out.push_back(PodName(*cp.pod) + ": resource version " + std::to_string(Version(*cp.pod)) +
+      out.push_back(DescribePod(*cp.pod) + ": resource version " + std::to_string(Version(*cp.pod)) +
                     " in the cache, " + std::to_string(Version(*found->second)) + " in the store");
     }
   }

@@ -33,4 +33,9 @@ class Clock {
   virtual bool Cancel(TimerId id) = 0;
 };
 
+/// Nanos is a reading in nanoseconds since the clock's epoch, as the ABI and the stats carry it.
+inline int64_t Nanos(Clock::TimePoint t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 }  // namespace schedhost::framework

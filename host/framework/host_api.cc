@@ -19,8 +19,6 @@ namespace {
 
 constexpr schedhost_str Lit(std::string_view s) { return schedhost_str{s.data(), s.size()}; }
 
-std::string_view View(schedhost_str s) { return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len}; }
-
 void StatusAddReason(schedhost_status* status, schedhost_str reason) noexcept {
   if (status == nullptr) return;
   try {

@@ -11,14 +11,6 @@
 #include "host/queue/nominator.h"
 
 namespace schedhost::framework {
-namespace {
-
-std::string_view View(schedhost_str s) {
-  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
-}
-
-}  // namespace
-
 std::vector<std::shared_ptr<const model::Pod>> Framework::NominatedPodsForNode(
     std::string_view node) const {
   const queue::Nominator* nominator = nominator_.load();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/config/config_tree.h"
@@ -18,6 +19,12 @@
 namespace schedhost::framework {
 class Framework;
 struct PluginInstance;
+
+/// View sees an ABI string as a std::string_view, without copying; an empty one may carry a null
+/// data pointer.
+inline std::string_view View(schedhost_str s) {
+  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
+}
 }  // namespace schedhost::framework
 
 /// schedhost_host is the framework handle one plugin instance calls the host with.

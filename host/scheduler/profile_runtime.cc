@@ -8,15 +8,11 @@
 namespace schedhost::scheduler {
 namespace {
 
-int64_t Nanos(queue::TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
 schedhost_queued_pod Queued(const queue::QueuedPodInfo& info) {
   schedhost_queued_pod q{};
   q.struct_size = sizeof(schedhost_queued_pod);
   q.pod = info.pod->view();
-  q.timestamp_ns = Nanos(info.timestamp);
+  q.timestamp_ns = framework::Nanos(info.timestamp);
   q.attempts = info.attempts;
   return q;
 }

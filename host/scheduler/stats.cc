@@ -9,10 +9,6 @@ namespace {
 
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 
-int64_t Nanos(Clock::TimePoint t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-}
-
 }  // namespace
 
 void BindingRate::Add(int64_t now_ns) {
@@ -51,7 +47,7 @@ SchedulerStats Scheduler::Stats() const {
   s.attempts_error = attempts_error_.load();
   // Upstream counts "scheduled" when the binding succeeds, so the two are the same count.
   s.bound_pods = s.attempts_scheduled;
-  s.pods_per_second = binding_rate_.PerSecond(started_ns_, Nanos(clock_->Now()));
+  s.pods_per_second = binding_rate_.PerSecond(started_ns_, framework::Nanos(clock_->Now()));
   return s;
 }
 
@@ -62,7 +58,7 @@ void Scheduler::CountFailedAttempt(const framework::Status& status) {
 
 void Scheduler::CountBinding() {
   attempts_scheduled_.fetch_add(1);
-  binding_rate_.Add(Nanos(clock_->Now()));
+  binding_rate_.Add(framework::Nanos(clock_->Now()));
 }
 
 std::shared_ptr<const CycleExplanation> Scheduler::Explanation(std::string_view uid) const {

@@ -30,8 +30,6 @@ int32_t Report(int32_t code, const Reasons& reasons, schedhost_status* status) {
   return code;
 }
 
-std::string_view View(schedhost_str s) { return s.len ? std::string_view(s.data, s.len) : std::string_view(); }
-
 }  // namespace
 
 const schedhost_plugin_descriptor* FakePlugin::descriptor() {

@@ -24,7 +24,7 @@
 namespace schedhost::bench::micro {
 namespace {
 
-constexpr std::string_view kNodeYaml = R"(apiVersion: v1
+constexpr std::string_view kLabelledNodeYaml = R"(apiVersion: v1
 kind: Node
 metadata:
   name: node-0
@@ -42,7 +42,7 @@ class FilterFixture {
     harness_.registry().LoadDirectory(BuiltinPluginDir(), framework::HostApi());
     harness_.registry().LoadLibrary(BenchPluginPath(), framework::HostApi());
     if (!plugin.empty()) harness_.OnlyPlugins({plugin});
-    std::string yaml(kNodeYaml);
+    std::string yaml(kLabelledNodeYaml);
     for (int i = 0; i < 5; ++i) {
       yaml += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: bound-" + std::to_string(i) +
               "}\nspec:\n  nodeName: node-0\n  containers:\n  - name: c\n    resources:\n"
