@@ -1,27 +1,93 @@
 #!/usr/bin/env bash
 # Every test: install what is needed, then
-#   1. the `ci` preset (g++, -Werror, clang-tidy): build and run the whole suite,
+#   1. `ci`: what ships (host, plugins, SDK, tools), g++ -O2 with -Werror, and clang-tidy over
+#      the same sources in one parallel pass (scripts/tidy.py); no tests are compiled here,
 #   2. `packages`: the .deb/.rpm packages made from the `ci` tree (cpack, no compile), installed,
 #      the SDK example built against them, upgrade and purge (scripts/test-packages.sh; needs
 #      root and installs packages: CI machines are throwaway),
-#   3. the `asan` preset (AddressSanitizer + UBSan): build and run the whole suite,
-#   4. the `tsan` preset: the concurrent parts (framework, plugins' parallel Filter),
-#   5. the libFuzzer targets for about a minute each.
-# Set SCHEDHOST_TEST_PRESETS to a subset (e.g. "ci") for a quicker local run.
+#   3. `asan`: everything and every test, clang 14 with -Werror, AddressSanitizer + UBSan; the
+#      whole suite runs here,
+#   4. `tsan`: the concurrent parts (framework, scheduler, plugins' parallel Filter) under
+#      ThreadSanitizer,
+#   5. `fuzz`: each libFuzzer target on its corpus and new inputs (FUZZ_SECONDS each, 30 here).
+# At the end (also after a failure) it prints a table of its phases with their seconds.
+# SCHEDHOST_TEST_PRESETS selects a subset (e.g. "asan") for a quicker local run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+
+phases=()
+totals=()
+results=(0 0 0)  # passed, failed, skipped over every ctest run
+print_table() {
+  local status=$?
+  if ((${#phases[@]})); then
+    echo
+    echo "=== phases (seconds)"
+    local i
+    for i in "${!phases[@]}"; do
+      printf '  %-20s %6s\n' "${phases[$i]}" "${totals[$i]}"
+    done
+    printf '  %-20s %6s\n' "total" "$SECONDS"
+  fi
+  # The closing line counts every test run by ctest (the tsan run repeats the concurrent tests).
+  echo "ctest: ${results[0]} passed, ${results[1]} failed, ${results[2]} skipped"
+  exit "$status"
+}
+trap print_table EXIT
+
+# phase NAME COMMAND...: runs the command and records its wall time under NAME.
+phase() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "=== ${name} (at ${SECONDS}s)"
+  phases+=("$name")
+  totals+=("...")
+  "$@"
+  totals[${#totals[@]} - 1]=$((SECONDS - start))
+}
+
+# run_ctest ARGS...: ctest with its output kept, its counts added to the closing line.
+run_ctest() {
+  local log
+  log=$(mktemp)
+  local rc=0
+  ctest "$@" 2>&1 | tee "$log" || rc=$?
+  local summary total failed skipped
+  summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  if [ -n "$summary" ]; then
+    failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$summary")
+    total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+    skipped=$(grep -c -E '^\s+[0-9]+ - .* \(Skipped\)$' "$log" || true)
+    results=($((results[0] + total - failed - skipped)) $((results[1] + failed))
+             $((results[2] + skipped)))
+  fi
+  rm -f "$log"
+  return "$rc"
+}
+
+phase deps scripts/install-deps.sh
 presets="${SCHEDHOST_TEST_PRESETS:-ci packages asan tsan fuzz}"
 for preset in $presets; do
-  echo "=== preset: ${preset} (at ${SECONDS}s)"
   case "$preset" in
-    fuzz) scripts/fuzz.sh ;;
-    packages) scripts/test-packages.sh build/ci ;;
+    ci)
+      phase "ci configure" cmake --preset ci
+      phase "ci build" cmake --build --preset ci
+      phase "ci clang-tidy" cmake --build --preset ci-tidy ;;
+    packages)
+      phase packages scripts/test-packages.sh build/ci ;;
+    asan)
+      phase "asan configure" cmake --preset asan
+      phase "asan build" cmake --build --preset asan
+      phase "asan test" run_ctest --preset asan ;;
     tsan)
-      cmake --preset tsan >/dev/null
-      cmake --build --preset tsan --target concurrent_tests
-      ctest --preset tsan -L concurrent ;;
-    *) cmake --workflow --preset "$preset" ;;
+      phase "tsan configure" cmake --preset tsan
+      phase "tsan build" cmake --build --preset tsan --target concurrent_tests
+      phase "tsan test" run_ctest --preset tsan -L concurrent ;;
+    fuzz)
+      phase "fuzz" env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" scripts/fuzz.sh ;;
+    *)
+      echo "unknown preset in SCHEDHOST_TEST_PRESETS: ${preset} (ci packages asan tsan fuzz)" >&2
+      exit 2 ;;
   esac
 done
 echo "=== all presets passed in ${SECONDS}s: ${presets}"

@@ -99,7 +99,9 @@ TEST(ElfFileTest, ReadsManifestSectionAndDynamicSymbols) {
 }
 
 TEST(ElfFileTest, FlagsGnuUniqueSymbols) {
-  if (!UNIQUE_FIXTURE_IS_GNU) GTEST_SKIP() << "the fixture has GNU_UNIQUE symbols only with g++";
+  if (!UNIQUE_FIXTURE_IS_GNU) {
+    GTEST_SKIP() << "g++ is not installed: only g++ emits GNU_UNIQUE symbols";
+  }
   const ElfFile f = ElfFile::Read(UNIQUE_FIXTURE);
   const std::vector<std::string> unique = f.GnuUniqueSymbols();
   ASSERT_FALSE(unique.empty());

@@ -20,8 +20,10 @@ function(schedhost_add_plugin target)
   if(TARGET schedhost::flags)
     target_link_libraries(${target} PRIVATE schedhost::flags)
   endif()
-  if(SCHEDHOST_CLANG_TIDY AND SCHEDHOST_CLANG_TIDY_EXE AND NOT A_OUTPUT_DIRECTORY)
-    set_target_properties(${target} PROPERTIES CXX_CLANG_TIDY "${SCHEDHOST_CLANG_TIDY_EXE}")
+  # In the schedhost tree, clang-tidy checks the plugins that ship (scripts/tidy.py; test
+  # plugins name an OUTPUT_DIRECTORY of their own).
+  if(COMMAND schedhost_tidy AND NOT A_OUTPUT_DIRECTORY)
+    schedhost_tidy(${target})
   endif()
   set_target_properties(${target} PROPERTIES
     PREFIX ""
@@ -42,11 +44,7 @@ function(schedhost_add_plugin target)
     set_property(GLOBAL APPEND PROPERTY SCHEDHOST_BUILTIN_PLUGIN_TARGETS ${target})
   endif()
   # GNU_UNIQUE symbols would pin the library in memory and share statics across versions.
-  # (Not under clang-tidy, which runs clang and does not know the flag; hidden visibility already
-  # prevents them, and the exported-symbols test checks.)
-  if(NOT SCHEDHOST_CLANG_TIDY)
-    target_compile_options(${target} PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-fno-gnu-unique>)
-  endif()
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANG_AND_ID:CXX,GNU>:-fno-gnu-unique>)
   target_link_options(${target} PRIVATE -Wl,--version-script=${_vs} -Wl,--no-undefined
                       -Wl,--exclude-libs,ALL)
 endfunction()
