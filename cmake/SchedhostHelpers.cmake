@@ -79,16 +79,6 @@ function(schedhost_cc_binary)
   _schedhost_common(${A_NAME})
 endfunction()
 
-# SCHEDHOST_TEST_OPTIMIZATION, when set (e.g. -O0), is the optimisation level of the test
-# sources only: what they test (libraries, plugins, binaries) keeps the build type's level. The
-# `ci` preset sets it to compile its test sources in a fraction of the -O2 time.
-set(SCHEDHOST_TEST_OPTIMIZATION "" CACHE STRING "Optimisation flag for test sources only (empty: the build type's)")
-function(_schedhost_test_optimization target)
-  if(SCHEDHOST_TEST_OPTIMIZATION)
-    target_compile_options(${target} PRIVATE ${SCHEDHOST_TEST_OPTIMIZATION})
-  endif()
-endfunction()
-
 # schedhost_test_main: main() of every test binary (cmake/test_main.cc), compiled once, and the
 # owner of the precompiled gtest/gmock header the test sources reuse.
 function(_schedhost_test_main)
@@ -108,7 +98,6 @@ function(_schedhost_test_main)
     COMPILE_DEFINITIONS "SCHEDHOST_TEST_PLUGIN_DIR=\"${SCHEDHOST_PLUGIN_OUTPUT_DIR}\";SCHEDHOST_TEST_SOURCE_DIR=\"${PROJECT_SOURCE_DIR}\"")
   target_precompile_headers(schedhost_test_main PRIVATE <gtest/gtest.h> <gmock/gmock.h>)
   _schedhost_common(schedhost_test_main NO_TIDY)
-  _schedhost_test_optimization(schedhost_test_main)
 endfunction()
 
 function(schedhost_cc_test)
@@ -123,7 +112,6 @@ function(schedhost_cc_test)
   # was about two seconds of every test source's compile).
   target_precompile_headers(${A_NAME} REUSE_FROM schedhost_test_main)
   _schedhost_common(${A_NAME} NO_TIDY)
-  _schedhost_test_optimization(${A_NAME})
   set_target_properties(${A_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   # Paths reach the tests through test_main.cc; only labels travel as ctest properties.
   if(A_LABELS)
