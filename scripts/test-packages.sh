@@ -195,7 +195,7 @@ ok "lintian: no errors, no warnings"
 # --- 3. install; build the example against the installed SDK only ---------------------------
 step "install $(basename "$deb_host") $(basename "$deb_sdk")"
 # The machine's state directory belongs to the package from here on. A test suite run as root
-# before this (the ci preset) must not have made one: a root-owned /var/lib/schedhost/plugins
+# before this must not have made one: a root-owned /var/lib/schedhost/plugins
 # would keep the service user from writing its shadow copies.
 [ ! -e /var/lib/schedhost ] ||
   fail "/var/lib/schedhost exists before the package is installed (a test run as root used the default state_dir): $(ls -la /var/lib/schedhost)"
