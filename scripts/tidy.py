@@ -75,7 +75,8 @@ def compile_flags(words, source):
 
 
 def load_units(build, source_dir, targets):
-    """(target, compiler, flags, [sources]) for each group of sources checked together."""
+    """((target, compiler, directory, flags), [sources]) for each group of sources that share
+    one compile command and so may be checked together."""
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     groups = {}
@@ -132,12 +133,13 @@ class Checker:
         # sources), and a check that looks at the whole unit sees more than one source's
         # (bugprone-forward-declaration-namespace). What a run per source says is the verdict.
         outputs = []
-        worst = 0
+        failed = 0
         for source in sources:
             c, o = self.run(source, directory, flags)
-            worst = max(worst, c)
+            # Any non-zero status fails, a crash's negative one included.
+            failed = failed or c
             outputs.append(o)
-        return sources, worst, "".join(outputs), True
+        return sources, failed, "".join(outputs), True
 
 
 def main():
