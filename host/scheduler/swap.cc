@@ -10,15 +10,14 @@
 // such pods there and queues them again; nothing is lost and nothing is queued twice.
 #include <spdlog/spdlog.h>
 
+#include "host/framework/plugin_instance.h"
 #include "host/queue/cluster_event.h"
 #include "host/scheduler/scheduler.h"
 
 namespace schedhost::scheduler {
 namespace {
 
-std::string_view View(schedhost_str s) {
-  return s.len == 0 ? std::string_view{} : std::string_view{s.data, s.len};
-}
+using framework::View;
 
 // kProfilesReplacedLabel labels the wildcard event that gives every unschedulable and gated pod
 // another chance under the new policy.
