@@ -418,8 +418,10 @@ TEST_F(ReloadApiTest, WatchConfigReloadsWhenTheFileChanges) {
   };
 
   Write(watch + "[[profile]]\nname = \"default-scheduler\"\n[[profile]]\nname = \"batch\"\n");
+  // The profile set goes live before the reload records its result: wait for both.
   ASSERT_TRUE(wait_for([&] { return Generation() == 2u; }));
-  EXPECT_EQ(Stats().last_reload_result(), "success");
+  ASSERT_TRUE(wait_for([&] { return Stats().last_reload_result() == "success"; }))
+      << Stats().last_reload_result();
 
   Write(watch + "[[profile]\n");  // not TOML
   ASSERT_TRUE(wait_for([&] { return Stats().last_reload_result() == "failure"; }));
