@@ -14,6 +14,7 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +71,7 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
 template <typename T>
 std::string Names(const std::map<std::string, T>& entries) {
   std::vector<std::string> names;
+  names.reserve(entries.size());
   for (const auto& [name, entry] : entries) names.push_back(name);
   return names.empty() ? "none" : Join(names, ", ");
 }
@@ -108,7 +110,7 @@ std::optional<std::string> DecodeBase64(std::string_view in) {
 // Entry reads the fields of one YAML mapping; `where` prefixes its errors.
 class Entry {
  public:
-  Entry(YAML::Node node, std::string where) : node_(std::move(node)), where_(std::move(where)) {}
+  Entry(const YAML::Node& node, std::string where) : node_(node), where_(std::move(where)) {}
 
   bool Has(const char* key) const { return Get(key) && !Get(key).IsNull(); }
 
@@ -138,7 +140,7 @@ class Entry {
 
   // Path returns a file reference made absolute against `dir`, the kubeconfig's directory.
   std::string Path(const char* key, const fs::path& dir) const {
-    const std::string path = Str(key);
+    std::string path = Str(key);
     if (path.empty() || fs::path(path).is_absolute()) return path;
     return (dir / path).lexically_normal().string();
   }
@@ -208,9 +210,11 @@ void MergeList(const YAML::Node& root, const char* list, const char* body, const
     if (!item.IsMap()) at.Fail(std::string("must be a mapping with name and ") + body);
     const std::string name = at.Str("name");
     if (name.empty()) at.Fail("has no name");
-    if (!seen.insert(name).second) at.Fail(std::string(body) + " " + Quote(name) + " is defined twice");
+    if (!seen.insert(name).second)
+      at.Fail(std::string(body) + " " + Quote(name) + " is defined twice");
     const YAML::Node value = item[body];
-    if (value && !value.IsNull() && !value.IsMap()) at.Fail(std::string(body) + " must be a mapping");
+    if (value && !value.IsNull() && !value.IsMap())
+      at.Fail(std::string(body) + " must be a mapping");
     merged->try_emplace(name, decode(Entry(value, where + ": " + body + " " + Quote(name))));
   }
 }
@@ -236,39 +240,50 @@ void MergeFile(const std::string& file, const std::string& text, RawConfig* conf
   std::error_code ec;
   const fs::path dir = fs::absolute(fs::path(file), ec).parent_path();
 
-  MergeList(root, "clusters", "cluster", where, [&](const Entry& e) {
-    RawCluster c{.file = file};
-    c.server = e.Str("server");
-    c.tls_server_name = e.Str("tls-server-name");
-    c.insecure = e.Bool("insecure-skip-tls-verify");
-    c.ca_file = e.Path("certificate-authority", dir);
-    c.ca_data = e.Data("certificate-authority-data");
-    c.proxy_url = e.Str("proxy-url");
-    return c;
-  }, &config->clusters);
+  MergeList(
+      root, "clusters", "cluster", where,
+      [&](const Entry& e) {
+        RawCluster c{.file = file};
+        c.server = e.Str("server");
+        c.tls_server_name = e.Str("tls-server-name");
+        c.insecure = e.Bool("insecure-skip-tls-verify");
+        c.ca_file = e.Path("certificate-authority", dir);
+        c.ca_data = e.Data("certificate-authority-data");
+        c.proxy_url = e.Str("proxy-url");
+        return c;
+      },
+      &config->clusters);
 
-  MergeList(root, "users", "user", where, [&](const Entry& e) {
-    RawUser u{.file = file};
-    u.token = e.Str("token");
-    u.token_file = e.Path("tokenFile", dir);
-    u.cert_file = e.Path("client-certificate", dir);
-    u.cert_data = e.Data("client-certificate-data");
-    u.key_file = e.Path("client-key", dir);
-    u.key_data = e.Data("client-key-data");
-    u.basic_auth = !e.Str("username").empty() || !e.Str("password").empty();
-    u.exec = e.Has("exec");
-    u.auth_provider = e.Has("auth-provider");
-    if (u.auth_provider) u.auth_provider_name = e.Sub("auth-provider").Str("name");
-    for (const char* key : {"as", "as-uid", "as-groups", "as-user-extra"}) {
-      if (u.impersonation.empty() && e.Has(key)) u.impersonation = key;
-    }
-    return u;
-  }, &config->users);
+  MergeList(
+      root, "users", "user", where,
+      [&](const Entry& e) {
+        RawUser u{.file = file};
+        u.token = e.Str("token");
+        u.token_file = e.Path("tokenFile", dir);
+        u.cert_file = e.Path("client-certificate", dir);
+        u.cert_data = e.Data("client-certificate-data");
+        u.key_file = e.Path("client-key", dir);
+        u.key_data = e.Data("client-key-data");
+        u.basic_auth = !e.Str("username").empty() || !e.Str("password").empty();
+        u.exec = e.Has("exec");
+        u.auth_provider = e.Has("auth-provider");
+        if (u.auth_provider) u.auth_provider_name = e.Sub("auth-provider").Str("name");
+        for (const char* key : {"as", "as-uid", "as-groups", "as-user-extra"}) {
+          if (u.impersonation.empty() && e.Has(key)) u.impersonation = key;
+        }
+        return u;
+      },
+      &config->users);
 
-  MergeList(root, "contexts", "context", where, [&](const Entry& e) {
-    return RawContext{.file = file, .cluster = e.Str("cluster"), .user = e.Str("user"),
-                      .ns = e.Str("namespace")};
-  }, &config->contexts);
+  MergeList(
+      root, "contexts", "context", where,
+      [&](const Entry& e) {
+        return RawContext{.file = file,
+                          .cluster = e.Str("cluster"),
+                          .user = e.Str("user"),
+                          .ns = e.Str("namespace")};
+      },
+      &config->contexts);
 
   if (config->current_context.empty()) {
     config->current_context = top.Str("current-context");
@@ -289,7 +304,8 @@ ServerUrl ParseServer(const std::string& server, const std::string& where) {
   const size_t scheme_end = server.find("://");
   if (scheme_end == std::string::npos) throw fail("has no scheme; write https://" + server);
   ServerUrl url;
-  const std::string scheme = server.substr(0, scheme_end);
+  std::string scheme = server.substr(0, scheme_end);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (scheme != "https" && scheme != "http") throw fail("must start with https:// or http://");
   url.tls = scheme == "https";
   const std::string_view rest = std::string_view(server).substr(scheme_end + 3);
@@ -375,16 +391,19 @@ void ResolveCluster(const RawCluster& c, const std::string& name, ClusterAccess*
   if (c.server.empty()) throw KubeconfigError(where + " has no server");
   SetServer(ParseServer(c.server, where), access);
   if (!c.proxy_url.empty()) {
-    throw KubeconfigError(where + " sets proxy-url, which schedhost does not support yet; reach "
+    throw KubeconfigError(where +
+                          " sets proxy-url, which schedhost does not support yet; reach "
                           "the server directly");
   }
   if (!access->tls) return;  // kubectl uses no TLS settings for http://
   if (!c.ca_data.empty() && !c.ca_file.empty()) {
-    throw KubeconfigError(where + " sets both certificate-authority-data and "
+    throw KubeconfigError(where +
+                          " sets both certificate-authority-data and "
                           "certificate-authority, which kubectl refuses too; keep one");
   }
   if (c.insecure && (!c.ca_data.empty() || !c.ca_file.empty())) {
-    throw KubeconfigError(where + " sets insecure-skip-tls-verify together with a certificate "
+    throw KubeconfigError(where +
+                          " sets insecure-skip-tls-verify together with a certificate "
                           "authority, which kubectl refuses too; drop one of them");
   }
   access->insecure_skip_tls_verify = c.insecure;
@@ -417,34 +436,41 @@ void ResolveUser(const RawUser& u, const std::string& name, ClusterAccess* acces
   const std::string where = "kubeconfig " + u.file + ": user " + Quote(name);
   const std::string instead = "; use a client certificate or a token";
   if (u.exec) {
-    throw KubeconfigError(where + " uses an exec credential plugin, which schedhost does not "
-                          "support yet" + instead);
+    throw KubeconfigError(where +
+                          " uses an exec credential plugin, which schedhost does not "
+                          "support yet" +
+                          instead);
   }
   if (u.auth_provider) {
     throw KubeconfigError(where + " uses the auth-provider " + Quote(u.auth_provider_name) +
                           ", which schedhost does not support yet" + instead);
   }
   if (u.basic_auth) {
-    throw KubeconfigError(where + " sets username/password (basic authentication), which "
-                          "schedhost does not support" + instead);
+    throw KubeconfigError(where +
+                          " sets username/password (basic authentication), which "
+                          "schedhost does not support" +
+                          instead);
   }
   if (!u.impersonation.empty()) {
-    throw KubeconfigError(where + " sets " + u.impersonation + " (impersonation), which "
+    throw KubeconfigError(where + " sets " + u.impersonation +
+                          " (impersonation), which "
                           "schedhost does not support yet; remove it");
   }
   const bool has_cert = !u.cert_data.empty() || !u.cert_file.empty();
   const bool has_key = !u.key_data.empty() || !u.key_file.empty();
   if (has_cert && !has_key) {
-    throw KubeconfigError(where + " has a client certificate but no client-key or "
+    throw KubeconfigError(where +
+                          " has a client certificate but no client-key or "
                           "client-key-data");
   }
   if (has_key && !has_cert) {
-    throw KubeconfigError(where + " has a client key but no client-certificate or "
+    throw KubeconfigError(where +
+                          " has a client key but no client-certificate or "
                           "client-certificate-data");
   }
   if (has_cert) {
-    access->client_cert_pem = PemField(u.cert_data, u.cert_file, "client-certificate", where,
-                                       name, &access->client_cert_origin);
+    access->client_cert_pem = PemField(u.cert_data, u.cert_file, "client-certificate", where, name,
+                                       &access->client_cert_origin);
     access->client_key_pem =
         PemField(u.key_data, u.key_file, "client-key", where, name, &access->client_key_origin);
   }
@@ -463,8 +489,10 @@ ClusterAccess Resolve(const RawConfig& config, const std::string& wanted) {
   const std::string all = Join(config.files, ":");
   const std::string name = wanted.empty() ? config.current_context : wanted;
   if (name.empty()) {
-    throw KubeconfigError("no context chosen: kubeconfig " + all + " sets no current-context; "
-                          "name one of its contexts: " + Names(config.contexts));
+    throw KubeconfigError("no context chosen: kubeconfig " + all +
+                          " sets no current-context; "
+                          "name one of its contexts: " +
+                          Names(config.contexts));
   }
   const auto context = config.contexts.find(name);
   if (context == config.contexts.end()) {
@@ -479,8 +507,9 @@ ClusterAccess Resolve(const RawConfig& config, const std::string& wanted) {
   if (c.user.empty()) throw KubeconfigError(where + " names no user");
   const auto cluster = config.clusters.find(c.cluster);
   if (cluster == config.clusters.end()) {
-    throw KubeconfigError(where + " names cluster " + Quote(c.cluster) + ", which is not in kubeconfig " +
-                          all + "; clusters: " + Names(config.clusters));
+    throw KubeconfigError(where + " names cluster " + Quote(c.cluster) +
+                          ", which is not in kubeconfig " + all +
+                          "; clusters: " + Names(config.clusters));
   }
   const auto user = config.users.find(c.user);
   if (user == config.users.end()) {
@@ -488,7 +517,8 @@ ClusterAccess Resolve(const RawConfig& config, const std::string& wanted) {
                           all + "; users: " + Names(config.users));
   }
   if (!c.ns.empty() && !IsDns1123Label(c.ns)) {
-    throw KubeconfigError(where + ": namespace " + Quote(c.ns) + " is not a valid namespace name "
+    throw KubeconfigError(where + ": namespace " + Quote(c.ns) +
+                          " is not a valid namespace name "
                           "(lowercase letters, digits and '-', at most 63 characters)");
   }
   ClusterAccess access;
@@ -501,8 +531,10 @@ ClusterAccess Resolve(const RawConfig& config, const std::string& wanted) {
   if (access.tls) {
     ResolveUser(user->second, c.user, &access);
   } else if (user->second.HasCredentials()) {
-    spdlog::warn("{}: server {} is plain http, so user \"{}\"'s credentials are not sent (as "
-                 "kubectl)", access.source, access.server, c.user);
+    spdlog::warn(
+        "{}: server {} is plain http, so user \"{}\"'s credentials are not sent (as "
+        "kubectl)",
+        access.source, access.server, c.user);
   }
   return access;
 }
@@ -576,9 +608,10 @@ ClusterAccess LoadKubeconfig(const std::string& paths, const std::string& contex
   } else {
     const std::string home = HomeDir();
     if (!home.empty()) files.push_back(home + "/.kube/config");
-    none = "no kubeconfig: $KUBECONFIG is not set and " +
-           (home.empty() ? std::string("there is no home directory") : files[0] + " does not exist") +
-           "; name a kubeconfig, or run in a pod for the in-cluster config";
+    none =
+        "no kubeconfig: $KUBECONFIG is not set and " +
+        (home.empty() ? std::string("there is no home directory") : files[0] + " does not exist") +
+        "; name a kubeconfig, or run in a pod for the in-cluster config";
   }
   RawConfig config;
   for (const std::string& file : files) {
@@ -648,7 +681,8 @@ bool AddCaCertificates(X509_STORE* store, const std::string& pem) {
     ++added;
   }
   const unsigned long error = ERR_peek_last_error();
-  const bool at_end = ERR_GET_LIB(error) == ERR_LIB_PEM && ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
+  const bool at_end =
+      ERR_GET_LIB(error) == ERR_LIB_PEM && ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
   ERR_clear_error();
   return added > 0 && at_end;
 }
@@ -701,13 +735,14 @@ std::shared_ptr<boost::asio::ssl::context> MakeSslContext(const ClusterAccess& a
                           " is not a PEM certificate");
     }
     const std::unique_ptr<BIO, int (*)(BIO*)> bio(
-        BIO_new_mem_buf(access.client_key_pem.data(), static_cast<int>(access.client_key_pem.size())),
+        BIO_new_mem_buf(access.client_key_pem.data(),
+                        static_cast<int>(access.client_key_pem.size())),
         &BIO_free);
     const std::unique_ptr<EVP_PKEY, void (*)(EVP_PKEY*)> key(
         PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
     if (!key) {
-      SslFail(access, OriginOr(access.client_key_origin, "the client key") +
-                          " is not a PEM private key");
+      SslFail(access,
+              OriginOr(access.client_key_origin, "the client key") + " is not a PEM private key");
     }
     if (SSL_CTX_use_PrivateKey(native, key.get()) != 1) {
       SslFail(access, OriginOr(access.client_key_origin, "the client key") + " does not match " +

@@ -1,7 +1,7 @@
 // Where the Kubernetes API server is and how to authenticate to it: a kubeconfig read with
 // kubectl's loading rules, or the service-account files a pod gets in a cluster.
 //
-//   ClusterAccess access = LoadKubeconfig("", "");  // $KUBECONFIG or ~/.kube/config, current-context
+//   ClusterAccess access = LoadKubeconfig("", "");  // $KUBECONFIG or ~/.kube/config
 //   spdlog::info("API server: {}", DescribeAccess(access));
 //   std::shared_ptr<boost::asio::ssl::context> ssl = MakeSslContext(access);
 //
@@ -30,8 +30,8 @@ namespace internal {
 // one, so a rotation seen by one is seen by all.
 struct TokenFileCache {
   std::mutex mu;
-  std::string path;   // the file `value` was read from
-  std::string value;  // trimmed contents, empty until read
+  std::string path;                                      // the file `value` was read from
+  std::string value;                                     // trimmed contents, empty until read
   std::optional<std::filesystem::file_time_type> mtime;  // at the last attempt; none: stat failed
   std::chrono::steady_clock::time_point read_at;         // of the last attempt
 };

@@ -102,10 +102,11 @@ std::string Base64(const std::string& data) {
 // Kubeconfig returns a kubeconfig with one context "a" (cluster "c", user "u"), the cluster and
 // user given as YAML flow mappings.
 std::string Kubeconfig(const std::string& cluster, const std::string& user) {
-  return "apiVersion: v1\nkind: Config\ncurrent-context: a\n"
-         "clusters:\n- name: c\n  cluster: " + cluster + "\n"
-         "users:\n- name: u\n  user: " + user + "\n"
-         "contexts:\n- name: a\n  context: {cluster: c, user: u}\n";
+  std::string out = "apiVersion: v1\nkind: Config\ncurrent-context: a\n";
+  out += "clusters: [{name: c, cluster: " + cluster + "}]\n";
+  out += "users: [{name: u, user: " + user + "}]\n";
+  out += "contexts: [{name: a, context: {cluster: c, user: u}}]\n";
+  return out;
 }
 
 TEST(KubeconfigTest, MergesFilesFirstWins) {
@@ -191,6 +192,7 @@ contexts:
 - {name: b, context: {cluster: c, user: u}}
 - {name: a, context: {cluster: missing, user: u}}
 - {name: nouser, context: {cluster: c}}
+- {name: nocluster, context: {user: u}}
 - {name: ghost, context: {cluster: c, user: ghost}}
 - {name: ns, context: {cluster: c, user: u, namespace: Bad_NS}}
 )");
@@ -203,19 +205,27 @@ users:
 )");
   const std::string both = a + ":" + b;
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, "foo"); }),
-            "context \"foo\" not found in kubeconfig " + both + "; contexts: a, b, ghost, nouser, ns");
+            "context \"foo\" not found in kubeconfig " + both +
+                "; contexts: a, b, ghost, nocluster, nouser, ns");
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, ""); }),
             "context \"gone\" (the current-context of " + b + ") not found in kubeconfig " + both +
-                "; contexts: a, b, ghost, nouser, ns");
-  EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(a, ""); }),
-            "no context chosen: kubeconfig " + a +
-                " sets no current-context; name one of its contexts: a, b, ghost, nouser, ns");
+                "; contexts: a, b, ghost, nocluster, nouser, ns");
+  EXPECT_EQ(
+      ErrorOf([&] { LoadKubeconfig(a, ""); }),
+      "no context chosen: kubeconfig " + a +
+          " sets no current-context; name one of its contexts: a, b, ghost, nocluster, nouser, ns");
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, "a"); }),
-            "kubeconfig " + a + ": context \"a\" names cluster \"missing\", which is not in "
-                "kubeconfig " + both + "; clusters: c");
+            "kubeconfig " + a +
+                ": context \"a\" names cluster \"missing\", which is not in "
+                "kubeconfig " +
+                both + "; clusters: c");
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, "ghost"); }),
-            "kubeconfig " + a + ": context \"ghost\" names user \"ghost\", which is not in "
-                "kubeconfig " + both + "; users: u");
+            "kubeconfig " + a +
+                ": context \"ghost\" names user \"ghost\", which is not in "
+                "kubeconfig " +
+                both + "; users: u");
+  EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, "nocluster"); }),
+            "kubeconfig " + a + ": context \"nocluster\" names no cluster");
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(both, "nouser"); }),
             "kubeconfig " + a + ": context \"nouser\" names no user");
   EXPECT_THAT(ErrorOf([&] { LoadKubeconfig(both, "ns"); }),
@@ -248,9 +258,9 @@ TEST(KubeconfigTest, KubeconfigVariableThenHome) {
   }
   {
     ScopedEnv kubeconfig("KUBECONFIG", dir.Path("nothing"));
-    EXPECT_EQ(ErrorOf([&] { LoadKubeconfig("", ""); }),
-              "no kubeconfig: none of the files in $KUBECONFIG (" + dir.Path("nothing") +
-                  ") exists");
+    EXPECT_EQ(
+        ErrorOf([&] { LoadKubeconfig("", ""); }),
+        "no kubeconfig: none of the files in $KUBECONFIG (" + dir.Path("nothing") + ") exists");
   }
   ScopedEnv kubeconfig("KUBECONFIG", std::nullopt);
   EXPECT_EQ(LoadKubeconfig("", "").server, "https://home");
@@ -273,10 +283,12 @@ TEST(KubeconfigTest, ServerUrls) {
       {"https://[fd00::1]:6443/", "fd00::1", "6443", "", "https://[fd00::1]:6443", true},
       {"https://[fd00::1]", "fd00::1", "443", "", "https://[fd00::1]", true},
       {"http://h", "h", "80", "", "http://h", false},
+      {"HTTPS://h:6443", "h", "6443", "", "https://h:6443", true},
   };
   TempDir dir;
   for (const Case& c : cases) {
-    const std::string path = dir.Write("config", Kubeconfig("{server: \"" + c.server + "\"}", "{}"));
+    const std::string path =
+        dir.Write("config", Kubeconfig("{server: \"" + c.server + "\"}", "{}"));
     const ClusterAccess access = LoadKubeconfig(path, "");
     EXPECT_EQ(access.server, c.normalized) << c.server;
     EXPECT_EQ(access.host, c.host) << c.server;
@@ -309,11 +321,11 @@ TEST(KubeconfigTest, RelativePathsResolveAgainstTheKubeconfigDirectory) {
   dir.Write("conf/pki/client.crt", "CERT PEM");
   dir.Write("conf/pki/client.key", "KEY PEM");
   dir.Write("conf/token", "  file-token\n");
-  const std::string path = dir.Write(
-      "conf/kubeconfig",
-      Kubeconfig("{server: \"https://h\", certificate-authority: pki/ca.crt}",
-                 "{client-certificate: pki/client.crt, client-key: ./pki/client.key, "
-                 "tokenFile: token}"));
+  const std::string path =
+      dir.Write("conf/kubeconfig",
+                Kubeconfig("{server: \"https://h\", certificate-authority: pki/ca.crt}",
+                           "{client-certificate: pki/client.crt, client-key: ./pki/client.key, "
+                           "tokenFile: token}"));
   const ClusterAccess access = LoadKubeconfig(path, "");
   EXPECT_EQ(access.ca_pem, "CA PEM");
   EXPECT_EQ(access.ca_origin, "cluster \"c\" certificate-authority " + dir.Path("conf/pki/ca.crt"));
@@ -327,11 +339,11 @@ TEST(KubeconfigTest, RelativePathsResolveAgainstTheKubeconfigDirectory) {
 TEST(KubeconfigTest, CertificateData) {
   TempDir dir;
   dir.Write("ca.crt", "FROM FILE");
-  const std::string data =
-      dir.Write("data", Kubeconfig("{server: \"https://h\", certificate-authority-data: " +
-                                       Base64("FROM DATA") + "}",
-                                   "{client-certificate-data: " + Base64("CERT") +
-                                       ", client-key-data: " + Base64("KEY") + "}"));
+  const std::string data = dir.Write(
+      "data",
+      Kubeconfig("{server: \"https://h\", certificate-authority-data: " + Base64("FROM DATA") + "}",
+                 "{client-certificate-data: " + Base64("CERT") +
+                     ", client-key-data: " + Base64("KEY") + "}"));
   const ClusterAccess access = LoadKubeconfig(data, "");
   EXPECT_EQ(access.ca_pem, "FROM DATA");
   EXPECT_EQ(access.ca_origin, "cluster \"c\" certificate-authority-data");
@@ -342,9 +354,10 @@ TEST(KubeconfigTest, CertificateData) {
                 " (context a, user u), namespace default, auth: client certificate, CA: cluster "
                 "\"c\" certificate-authority-data");
 
-  const std::string file = dir.Write(
-      "file", Kubeconfig("{server: \"https://h\", certificate-authority: ca.crt, "
-                         "tls-server-name: api.internal}", "{token: tok}"));
+  const std::string file =
+      dir.Write("file", Kubeconfig("{server: \"https://h\", certificate-authority: ca.crt, "
+                                   "tls-server-name: api.internal}",
+                                   "{token: tok}"));
   const ClusterAccess from_file = LoadKubeconfig(file, "");
   EXPECT_EQ(from_file.ca_pem, "FROM FILE");
   EXPECT_EQ(from_file.tls_server_name, "api.internal");
@@ -358,12 +371,18 @@ TEST(KubeconfigTest, Refusals) {
   };
   const std::string server = "server: \"https://h\"";
   const std::vector<Case> cases = {
-      {"CA data and file", "{" + server + ", certificate-authority-data: " + Base64("x") +
-                               ", certificate-authority: ca.crt}", "{}",
+      {"CA data and file",
+       "{" + server + ", certificate-authority-data: " + Base64("x") +
+           ", certificate-authority: ca.crt}",
+       "{}",
        "cluster \"c\" sets both certificate-authority-data and certificate-authority, which "
        "kubectl refuses too; keep one"},
-      {"insecure with CA", "{" + server + ", insecure-skip-tls-verify: true, "
-                               "certificate-authority-data: " + Base64("x") + "}", "{}",
+      {"insecure with CA",
+       "{" + server +
+           ", insecure-skip-tls-verify: true, "
+           "certificate-authority-data: " +
+           Base64("x") + "}",
+       "{}",
        "cluster \"c\" sets insecure-skip-tls-verify together with a certificate authority, which "
        "kubectl refuses too; drop one of them"},
       {"bad base64", "{" + server + ", certificate-authority-data: \"not*base64\"}", "{}",
@@ -395,8 +414,10 @@ TEST(KubeconfigTest, Refusals) {
       {"key without cert", "{" + server + "}", "{client-key: k.pem}",
        "user \"u\" has a client key but no client-certificate or client-certificate-data"},
       {"cert data and file", "{" + server + "}",
-       "{client-certificate-data: " + Base64("c") + ", client-certificate: c.pem, "
-       "client-key-data: " + Base64("k") + "}",
+       "{client-certificate-data: " + Base64("c") +
+           ", client-certificate: c.pem, "
+           "client-key-data: " +
+           Base64("k") + "}",
        "user \"u\" sets both client-certificate-data and client-certificate, which kubectl "
        "refuses too; keep one"},
       {"missing client key file", "{" + server + "}",
@@ -424,7 +445,8 @@ TEST(KubeconfigTest, Refusals) {
 TEST(KubeconfigTest, MalformedFiles) {
   TempDir dir;
   const std::string syntax = dir.Write("syntax", "clusters:\n- name: c\n  cluster: {server: [\n");
-  EXPECT_THAT(ErrorOf([&] { LoadKubeconfig(syntax, ""); }), HasSubstr("kubeconfig " + syntax + ":4:"));
+  EXPECT_THAT(ErrorOf([&] { LoadKubeconfig(syntax, ""); }),
+              HasSubstr("kubeconfig " + syntax + ":4:"));
   const std::string pod = dir.Write("pod", "apiVersion: v1\nkind: Pod\n");
   EXPECT_EQ(ErrorOf([&] { LoadKubeconfig(pod, ""); }),
             "kubeconfig " + pod + ": not a kubeconfig: kind is \"Pod\", not \"Config\"");
@@ -462,8 +484,8 @@ TEST(KubeconfigTest, PlainHttpSendsNoCredentials) {
 
 TEST(KubeconfigTest, StaticTokenAndTokenFile) {
   TempDir dir;
-  const std::string path = dir.Write(
-      "config", Kubeconfig("{server: \"https://h\"}", "{token: \" static-secret \"}"));
+  const std::string path =
+      dir.Write("config", Kubeconfig("{server: \"https://h\"}", "{token: \" static-secret \"}"));
   const ClusterAccess access = LoadKubeconfig(path, "");
   EXPECT_EQ(access.BearerToken(), "static-secret");
   EXPECT_THAT(DescribeAccess(access), HasSubstr("auth: bearer token"));
@@ -575,13 +597,13 @@ TEST_F(InClusterTest, Errors) {
                 HasSubstr("has an invalid port \"https\""));
   }
   fs::remove(dir_.Path("sa/ca.crt"));
-  EXPECT_EQ(ErrorOf([&] { LoadInCluster(dir_.Path("sa")); }),
-            "in-cluster: service-account CA " + dir_.Path("sa/ca.crt") +
-                ": No such file or directory");
+  EXPECT_EQ(
+      ErrorOf([&] { LoadInCluster(dir_.Path("sa")); }),
+      "in-cluster: service-account CA " + dir_.Path("sa/ca.crt") + ": No such file or directory");
   fs::remove(dir_.Path("sa/token"));
-  EXPECT_EQ(ErrorOf([&] { LoadInCluster(dir_.Path("sa")); }),
-            "in-cluster: service-account token " + dir_.Path("sa/token") +
-                ": No such file or directory");
+  EXPECT_EQ(
+      ErrorOf([&] { LoadInCluster(dir_.Path("sa")); }),
+      "in-cluster: service-account token " + dir_.Path("sa/token") + ": No such file or directory");
 }
 
 // Pki is a CA with a server certificate (for kube.test and 127.0.0.1) and a client certificate
@@ -645,13 +667,13 @@ const Pki& TestPki() {
     X509* ca = MakeCert(ca_key, "test CA", nullptr, nullptr,
                         {{NID_basic_constraints, "critical,CA:TRUE"},
                          {NID_key_usage, "critical,keyCertSign,cRLSign"}});
-    X509* server = MakeCert(server_key, "kube.test", ca, ca_key,
-                            {{NID_subject_alt_name, "DNS:kube.test,IP:127.0.0.1"},
-                             {NID_ext_key_usage, "serverAuth"}});
+    X509* server = MakeCert(
+        server_key, "kube.test", ca, ca_key,
+        {{NID_subject_alt_name, "DNS:kube.test,IP:127.0.0.1"}, {NID_ext_key_usage, "serverAuth"}});
     X509* client = MakeCert(client_key, "system:kube-scheduler", ca, ca_key,
                             {{NID_ext_key_usage, "clientAuth"}});
-    Pki out{CertPem(ca),          CertPem(server),       KeyPem(server_key),
-            CertPem(client),      KeyPem(client_key),    KeyPem(other_key)};
+    Pki out{CertPem(ca),     CertPem(server),    KeyPem(server_key),
+            CertPem(client), KeyPem(client_key), KeyPem(other_key)};
     for (X509* cert : {ca, server, client}) X509_free(cert);
     for (EVP_PKEY* key : {ca_key, server_key, client_key, other_key}) EVP_PKEY_free(key);
     return out;
@@ -758,8 +780,9 @@ TEST(MakeSslContextTest, ClientCertificate) {
 TEST(MakeSslContextTest, RefusesABadCa) {
   ClusterAccess access = TlsAccess();
   for (const std::string& bad :
-       {std::string("garbage"), std::string("-----BEGIN CERTIFICATE-----\nAAAA\n-----END "
-                                            "CERTIFICATE-----\n"),
+       {std::string("garbage"),
+        std::string("-----BEGIN CERTIFICATE-----\nAAAA\n-----END "
+                    "CERTIFICATE-----\n"),
         TestPki().ca_pem + "-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n"}) {
     access.ca_pem = bad;
     EXPECT_EQ(ErrorOf([&] { MakeSslContext(access); }),
@@ -776,19 +799,21 @@ TEST(MakeSslContextTest, FromAKubeconfig) {
   const Pki& pki = TestPki();
   dir.Write("pki/ca.crt", pki.ca_pem);
   dir.Write("pki/client.key", pki.client_key_pem);
-  const std::string path = dir.Write(
-      "config", Kubeconfig("{server: \"https://127.0.0.1:6443\", certificate-authority: "
-                           "pki/ca.crt}",
-                           "{client-certificate-data: " + Base64(pki.client_cert_pem) +
-                               ", client-key: pki/client.key}"));
+  const std::string path =
+      dir.Write("config", Kubeconfig("{server: \"https://127.0.0.1:6443\", certificate-authority: "
+                                     "pki/ca.crt}",
+                                     "{client-certificate-data: " + Base64(pki.client_cert_pem) +
+                                         ", client-key: pki/client.key}"));
   const ClusterAccess access = LoadKubeconfig(path, "");
   EXPECT_EQ(Handshake(*MakeSslContext(access)), "");
-  const std::string garbage = dir.Write(
-      "garbage", Kubeconfig("{server: \"https://h\", certificate-authority-data: " +
-                                Base64("not a certificate") + "}", "{}"));
+  const std::string garbage =
+      dir.Write("garbage", Kubeconfig("{server: \"https://h\", certificate-authority-data: " +
+                                          Base64("not a certificate") + "}",
+                                      "{}"));
   EXPECT_EQ(ErrorOf([&] { MakeSslContext(LoadKubeconfig(garbage, "")); }),
-            "kubeconfig " + garbage + " (context a, user u): cluster \"c\" "
-            "certificate-authority-data is not a PEM certificate");
+            "kubeconfig " + garbage +
+                " (context a, user u): cluster \"c\" "
+                "certificate-authority-data is not a PEM certificate");
 }
 
 }  // namespace
