@@ -155,6 +155,8 @@ grpc::Status ToStatus(const store::StoreError& error) {
     case store::ErrorCode::kConflict: code = grpc::StatusCode::ABORTED; break;
     case store::ErrorCode::kInvalid: code = grpc::StatusCode::INVALID_ARGUMENT; break;
     case store::ErrorCode::kLimitExceeded: code = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
+    case store::ErrorCode::kSuperseded: code = grpc::StatusCode::ABORTED; break;
+    case store::ErrorCode::kUnavailable: code = grpc::StatusCode::UNAVAILABLE; break;
   }
   return {code, error.what()};
 }
@@ -172,6 +174,9 @@ ClusterService::ClusterService(store::Store& store) : store_(store) {}
 
 grpc::Status ClusterService::Apply(grpc::ServerContext*, const v1::ApplyRequest* request,
                                    v1::ApplyResponse* response) {
+  if (!read_only_.empty()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, read_only_);
+  }
   const std::string& manifest = request->manifest();
   if (manifest.empty()) return Invalid("manifest: required: one Kubernetes object, YAML or JSON");
   if (manifest.size() > kMaxManifestBytes) {
@@ -199,6 +204,9 @@ grpc::Status ClusterService::Apply(grpc::ServerContext*, const v1::ApplyRequest*
 
 grpc::Status ClusterService::Delete(grpc::ServerContext*, const v1::DeleteRequest* request,
                                     v1::DeleteResponse* response) {
+  if (!read_only_.empty()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, read_only_);
+  }
   std::optional<store::Kind> kind;
   for (const grpc::Status& s :
        {CheckKind(request->kind(), "kind", kind), CheckName(request->name(), "name", true),

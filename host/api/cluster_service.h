@@ -38,6 +38,10 @@ class ClusterService final : public v1::Cluster::Service {
  public:
   // ClusterService serves `store` (not owned; must outlive the service).
   explicit ClusterService(store::Store& store);
+  // SetReadOnly makes Apply and Delete answer FAILED_PRECONDITION with `reason` (Kubernetes
+  // mode: the store mirrors an API server, which is where the cluster is changed). Call before
+  // serving.
+  void SetReadOnly(std::string reason) { read_only_ = std::move(reason); }
 
   grpc::Status Apply(grpc::ServerContext* context, const v1::ApplyRequest* request,
                      v1::ApplyResponse* response) override;
@@ -56,6 +60,7 @@ class ClusterService final : public v1::Cluster::Service {
 
  private:
   store::Store& store_;
+  std::string read_only_;  // "" : writes allowed
   std::atomic<bool> shutting_down_{false};
 };
 

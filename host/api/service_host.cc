@@ -135,7 +135,10 @@ void ServiceHost::StartMetrics() {
   metrics_server_ = std::make_unique<MetricsServer>(
       config_.metrics_listen,
       MetricsHandlers{.metrics = [] { return metrics::DefaultRegistry().Render(); },
-                      .ready = [this] { return ready_.load(); }});
+                      .ready = [this] {
+                        std::string why;
+                        return ready_.load() && (source_ == nullptr || source_->Healthy(&why));
+                      }});
   try {
     metrics_server_->Start();
   } catch (const std::runtime_error& e) {
@@ -208,10 +211,30 @@ void ServiceHost::Start() {
   scheduler::SchedulerOptions options;
   options.pod_initial_backoff = config_.pod_initial_backoff;
   options.pod_max_backoff = config_.pod_max_backoff;
+  if (source_ != nullptr) {
+    // The mirror is filled before the scheduler is wired, so the cache and the queue start
+    // from the whole cluster (as kube-scheduler waits for its informers to sync).
+    source_->Start(store_);
+    std::string why;
+    const auto timeout = config_.kubernetes ? config_.kubernetes->sync_timeout
+                                            : std::chrono::nanoseconds(std::chrono::minutes(2));
+    if (!source_->WaitForSync(timeout, &why)) {
+      source_->Stop();
+      metrics_server_.reset();
+      throw ServiceHostError("cannot mirror " + source_->description() + ": " + why);
+    }
+    options.writer = source_->writer();
+    // A binding waits for the API server's answer: more of them in flight keep the loop fed.
+    options.binding_threads = 16;
+  }
   // The scheduler asks every plugin for its events as it wires the set: a lifecycle call too.
   scheduler_ = control_->Run(
       [&] { return std::make_unique<scheduler::Scheduler>(store_, std::move(profiles), options); });
   cluster_ = std::make_unique<ClusterService>(store_);
+  if (source_ != nullptr) {
+    cluster_->SetReadOnly("the cluster is managed by " + source_->description() +
+                          ": change it there (kubectl), not through schedhost");
+  }
   admin_ = std::make_unique<AdminService>(
       store_, *scheduler_,
       AdminOptions{
@@ -264,6 +287,7 @@ void ServiceHost::Stop() {
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
   server_->Wait();
   scheduler_->Stop();
+  if (source_ != nullptr) source_->Stop();
   const std::filesystem::path socket = UnixSocketPath(config_.api_listen);
   std::error_code ec;
   if (!socket.empty()) std::filesystem::remove(socket, ec);

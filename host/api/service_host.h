@@ -24,6 +24,7 @@
 
 #include "host/config/host_config.h"
 #include "host/metrics/metrics.h"
+#include "host/store/cluster_writer.h"
 #include "host/store/store.h"
 
 namespace grpc {
@@ -82,6 +83,14 @@ class ServiceHost {
     in_process_.push_back(descriptor);
   }
 
+  // SetClusterSource makes the store a mirror of `source` (Kubernetes mode): Start starts it,
+  // waits until it has synced (config.kubernetes->sync_timeout) before scheduling, hands the
+  // scheduler its writer and refuses the Cluster API's writes; /readyz follows its health. Call
+  // before Start.
+  void SetClusterSource(std::unique_ptr<store::ClusterSource> source) {
+    source_ = std::move(source);
+  }
+
   // Start builds the profiles, listens on config.metrics_listen (HTTP) and config.api_listen (a
   // Unix socket is created with mode 0600, its parent directory made when missing, a stale
   // socket file replaced; TCP only with [api.tls]) and starts the scheduling loop. Throws
@@ -122,6 +131,7 @@ class ServiceHost {
   std::shared_ptr<loader::LibraryStore> library_store_;  // null: libraries load in place
   std::filesystem::path config_file_;
   store::Store store_;
+  std::unique_ptr<store::ClusterSource> source_;  // null: the store is the cluster
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<ClusterService> cluster_;
   std::unique_ptr<AdminService> admin_;

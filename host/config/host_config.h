@@ -95,6 +95,24 @@ struct ApiTls {
 // IsUnixListen tells whether a listen address is a Unix socket ("unix:///path").
 inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("unix://"); }
 
+// KubernetesConfig is `[kubernetes]`: schedule the pods of a Kubernetes cluster, whose API
+// server is then the source of truth (see docs/kubernetes.md).
+struct KubernetesConfig {
+  // kubeconfig is a path list as $KUBECONFIG takes it ("a:b"); empty: $KUBECONFIG, else
+  // ~/.kube/config. Relative paths resolve against the config file's directory.
+  std::string kubeconfig;
+  // context picks a kubeconfig context; empty: its current-context.
+  std::string context;
+  // in_cluster uses the pod's service account (token, CA, KUBERNETES_SERVICE_HOST/PORT)
+  // instead of a kubeconfig; kubeconfig and context must then be unset.
+  bool in_cluster = false;
+  // qps and burst limit the client's request rate (kube-scheduler's defaults); qps 0 lifts it.
+  double qps = 50;
+  int32_t burst = 100;
+  // sync_timeout bounds the wait for the first list of every kind at start.
+  std::chrono::nanoseconds sync_timeout = std::chrono::minutes(2);
+};
+
 // HostConfig is a whole config file, validated, with defaults filled in.
 struct HostConfig {
   // source is the name the config was read under (its path for LoadConfigFile).
@@ -130,6 +148,8 @@ struct HostConfig {
   // log_level is `[log] level`: spdlog's level name ("info" unless set); schedhostd's
   // --log-level overrides it.
   std::string log_level = "info";
+  // kubernetes is `[kubernetes]`: present, the host schedules a Kubernetes cluster's pods.
+  std::optional<KubernetesConfig> kubernetes;
   // profiles are the scheduling profiles in file order, names unique; ParseConfig never leaves
   // it empty.
   std::vector<Profile> profiles;

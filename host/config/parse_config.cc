@@ -220,6 +220,56 @@ ApiTls ParseApiTls(const Context& ctx, const toml::table& table, const toml::nod
   return tls;
 }
 
+KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
+  internal::CheckKeys(ctx, table,
+                      {"kubeconfig", "context", "in_cluster", "qps", "burst", "sync_timeout"},
+                      "[kubernetes]");
+  KubernetesConfig kube;
+  if (const toml::node* path = table.get("kubeconfig")) {
+    // A list like $KUBECONFIG: each part resolves against the config file's directory.
+    const std::string list = ResolvePath(ctx, *path, "kubernetes.kubeconfig").string();
+    std::string joined;
+    size_t start = 0;
+    const std::string raw = path->as_string()->get();
+    while (start <= raw.size()) {
+      const size_t end = std::min(raw.find(':', start), raw.size());
+      std::filesystem::path part(raw.substr(start, end - start));
+      if (!part.empty()) {
+        if (part.is_relative() && !ctx.base_dir.empty()) part = ctx.base_dir / part;
+        if (!joined.empty()) joined += ':';
+        joined += part.lexically_normal().string();
+      }
+      start = end + 1;
+    }
+    kube.kubeconfig = joined.empty() ? list : joined;
+  }
+  if (auto v = internal::GetString(ctx, table, "context", "kubernetes.context")) kube.context = *v;
+  if (auto v = internal::GetBool(ctx, table, "in_cluster", "kubernetes.in_cluster")) {
+    kube.in_cluster = *v;
+  }
+  if (kube.in_cluster && (table.get("kubeconfig") != nullptr || table.get("context") != nullptr)) {
+    Fail(ctx, table.get("in_cluster")->source(),
+         "kubernetes.in_cluster = true uses the pod's service account: leave kubeconfig and "
+         "context unset");
+  }
+  if (const toml::node* qps = table.get("qps")) {
+    std::optional<double> value;
+    if (const auto* f = qps->as_floating_point()) value = f->get();
+    if (const auto* i = qps->as_integer()) value = static_cast<double>(i->get());
+    if (!value || *value < 0 || *value > 1e6) {
+      Fail(ctx, qps->source(), "kubernetes.qps must be a number from 0 (no limit) to 1000000");
+    }
+    kube.qps = *value;
+  }
+  if (auto v = internal::GetInt(ctx, table, "burst", "kubernetes.burst", 1, 1'000'000)) {
+    kube.burst = static_cast<int32_t>(*v);
+  }
+  if (auto v = GetDuration(ctx, table, "sync_timeout", "kubernetes.sync_timeout")) {
+    kube.sync_timeout = *v;
+  }
+  return kube;
+}
+
 }  // namespace
 
 const Profile* HostConfig::FindProfile(std::string_view name) const {
@@ -237,7 +287,8 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
                        const std::filesystem::path& base_dir) {
   Context ctx{std::string(source_name), base_dir};
   toml::table root = internal::ParseToml(ctx, text);
-  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "log", "profile"}, "the top level");
+  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "log", "kubernetes", "profile"},
+                      "the top level");
   HostConfig config;
   config.source = ctx.source;
   if (const toml::node* host = root.get("host")) {
@@ -275,6 +326,9 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
       }
       config.log_level = *level;
     }
+  }
+  if (const toml::node* kube = root.get("kubernetes")) {
+    config.kubernetes = ParseKubernetes(ctx, internal::ExpectTable(ctx, *kube, "[kubernetes]"));
   }
   internal::ParseProfiles(ctx, root.get("profile"), config);
   return config;

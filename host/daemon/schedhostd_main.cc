@@ -11,10 +11,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
+#include "host/kube/kube_mode.h"
 #include "host/scheduler/profile_set.h"
 
 namespace {
@@ -60,7 +62,11 @@ int main(int argc, char** argv) {
     std::filesystem::path builtin = plugin_dir.empty()
                                         ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                         : std::filesystem::path(plugin_dir);
+    // [kubernetes]: the API server is the source of truth and the store its mirror.
+    std::unique_ptr<schedhost::kube::KubeMode> kube;
+    if (config.kubernetes) kube = std::make_unique<schedhost::kube::KubeMode>(*config.kubernetes);
     schedhost::api::ServiceHost host(std::move(config), builtin, config_path);
+    if (kube) host.SetClusterSource(std::move(kube));
     host.Start();
     int signal = 0;
     while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {

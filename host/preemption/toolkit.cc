@@ -12,7 +12,12 @@ using framework::Code;
 using framework::Status;
 
 Toolkit::Toolkit(store::Store& store, queue::Nominator& nominator, ToolkitOptions options)
-    : store_(store), nominator_(nominator), options_(std::move(options)), rng_(options_.seed) {}
+    : store_(store),
+      nominator_(nominator),
+      options_(std::move(options)),
+      store_writer_(store),
+      writer_(options_.writer != nullptr ? *options_.writer : store_writer_),
+      rng_(options_.seed) {}
 
 std::vector<framework::PdbState> Toolkit::ListPdbs() const {
   std::vector<framework::PdbState> out;
@@ -47,8 +52,7 @@ Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* vict
     return Status::Success();
   }
   try {
-    store_.Delete<model::Pod>(v->namespace_name(), v->name(),
-                              store::Preconditions{std::string(v->uid()), 0});
+    writer_.Evict(*v, by);
   } catch (const store::StoreError& e) {
     return Status::Error("evicting pod " + v->Key() + ": " + e.what());
   }
@@ -62,12 +66,15 @@ Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view
   const model::Pod* p = model::Pod::FromView(pod);
   if (p == nullptr) return Status::Error("set_nominated_node: not a pod view the host made");
   try {
-    auto stored = store_.SetNominatedNodeName(p->namespace_name(), p->name(), p->uid(), node);
+    auto stored = writer_.SetNominatedNodeName(*p, node);
     // The store's update event reaches the nominator too; doing it here as well makes the
-    // change visible at once, whatever the order of watchers.
+    // change visible at once, whatever the order of watchers (and before an API server's
+    // watch brings it back).
     if (node.empty()) {
       nominator_.Delete(*p);
     } else {
+      if (stored == nullptr) stored = store_.Get<model::Pod>(p->namespace_name(), p->name());
+      if (stored == nullptr) return Status::Error("nominating pod " + p->Key() + ": the pod is gone");
       nominator_.Add(stored, node);
     }
   } catch (const store::StoreError& e) {

@@ -16,6 +16,7 @@
 #include "host/framework/cluster_access.h"
 #include "host/preemption/preemption.h"
 #include "host/queue/nominator.h"
+#include "host/store/cluster_writer.h"
 #include "host/store/store.h"
 
 namespace schedhost::preemption {
@@ -30,6 +31,8 @@ struct ToolkitOptions {
       reject_waiting;
   /// on_evicted is told about every pod deleted by EvictPod, with its preemptor (may be null).
   std::function<void(const model::Pod& victim, const model::Pod* preemptor)> on_evicted;
+  /// writer evicts and nominates (not owned; must outlive the toolkit). Null: the store itself.
+  store::ClusterWriter* writer = nullptr;
 };
 
 /// Toolkit is thread-safe.
@@ -60,6 +63,8 @@ class Toolkit final : public framework::ClusterAccess {
   store::Store& store_;
   queue::Nominator& nominator_;
   ToolkitOptions options_;
+  store::StoreWriter store_writer_;
+  store::ClusterWriter& writer_;
   std::mutex rng_mu_;
   std::mt19937_64 rng_;
 };

@@ -140,6 +140,7 @@ void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Stat
   }
   cache_.FinishBinding(ctx->assumed->uid());
   CountBinding();
+  writer_->ReportScheduled(*ctx->assumed, ctx->node);
   fw.RunPostBindPlugins(*ctx->state, pod, ctx->node);
   fw.metrics().EndAttempt(*ctx->state, Status::Success());
   const schedhost_id node = model::Interner::Global().Intern(ctx->node);
@@ -165,9 +166,27 @@ void Scheduler::FailBinding(const std::shared_ptr<BindingContext>& ctx, const St
     spdlog::warn("scheduler: forgetting pod {}/{}: {}", assumed.namespace_name(), assumed.name(),
                  e.what());
   }
+  const std::string uid(assumed.uid());
+  bool superseded = false;
+  {
+    std::lock_guard lock(superseded_mu_);
+    superseded = superseded_.erase(uid) != 0;
+  }
+  if (superseded) {
+    // Bound by someone else, going away or re-created: the watch brings the pod's new state,
+    // which confirms, deletes or queues it; this pod is not retried (upstream forgets it too).
+    spdlog::info("scheduler: pod {}/{} not bound: {}", assumed.namespace_name(), assumed.name(),
+                 status.Message());
+    if (forgot) {
+      queue_->MoveAllToActiveOrBackoffQueue(queue::MakeAssignedPodDeleteEvent(ctx->assumed),
+                                            [&uid](const model::Pod& p) { return p.uid() != uid; });
+    }
+    queue_->Done(uid);
+    EndBinding(ctx);
+    return;
+  }
   // Forgetting frees what the assumed pod held, like a deleted bound pod. After a rejection
   // the pod itself is left out, or the event would send it straight back to be retried.
-  const std::string uid(assumed.uid());
   const bool rejected = status.IsRejected();
   if (forgot && !rejected) {
     queue_->MoveAllToActiveOrBackoffQueue(queue::MakeAssignedPodDeleteEvent(ctx->assumed));
@@ -213,7 +232,7 @@ void Scheduler::HandleFailure(const queue::QueuedPodInfo& info, const Status& st
   try {
     // After an assume, upstream clears status.nominatedNodeName before requeueing, so the pod
     // does not keep a reservation on a node it no longer heads for.
-    if (clear_nomination) store_.SetNominatedNodeName(pod.namespace_name(), pod.name(), pod.uid(), "");
+    if (clear_nomination) writer_->SetNominatedNodeName(pod, "");
   } catch (const store::StoreError&) {
     // Deleted meanwhile: the queue drops it below.
   }
@@ -224,13 +243,16 @@ void Scheduler::HandleFailure(const queue::QueuedPodInfo& info, const Status& st
       ForgetDiagnostics(pod.uid());  // deleted meanwhile: nothing more to say about it
       return;
     }
+    // Upstream's reasons: a rejection reads Unschedulable, anything else SchedulerError.
+    writer_->ReportUnschedulable(pod, status.IsRejected() ? "Unschedulable" : "SchedulerError",
+                                 message);
   } catch (const queue::QueueError& e) {
     spdlog::error("scheduler: requeueing pod {}/{}: {}", pod.namespace_name(), pod.name(),
                   e.what());
   }
   if (!nominated_node.empty()) {
     try {
-      store_.SetNominatedNodeName(pod.namespace_name(), pod.name(), pod.uid(), nominated_node);
+      writer_->SetNominatedNodeName(pod, nominated_node);
     } catch (const store::StoreError& e) {
       spdlog::warn("scheduler: nominating pod {}/{} to {}: {}", pod.namespace_name(), pod.name(),
                    nominated_node, e.what());

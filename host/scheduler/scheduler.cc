@@ -14,7 +14,11 @@ namespace schedhost::scheduler {
 
 Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> profiles,
                      SchedulerOptions options)
-    : store_(store), options_(std::move(options)), rng_(options_.seed) {
+    : store_(store),
+      writer_(options.writer != nullptr ? options.writer
+                                        : std::make_shared<store::StoreWriter>(store)),
+      options_(std::move(options)),
+      rng_(options_.seed) {
   framework::TouchLoggerBeforeThreads();
   clock_ = options_.clock ? options_.clock : std::make_shared<RealClock>();
   virtual_clock_ = dynamic_cast<VirtualClock*>(clock_.get());
@@ -41,6 +45,7 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
   preemption::ToolkitOptions to;
   to.seed = options_.seed;
   to.on_evicted = options_.on_evicted;
+  to.writer = writer_.get();
   to.reject_waiting = [this](std::string_view uid, std::string_view plugin,
                              std::string_view message) {
     return RejectWaiting(uid, plugin, message);

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -37,6 +38,7 @@
 #include "host/scheduler/explain.h"
 #include "host/scheduler/profile_runtime.h"
 #include "host/scheduler/profile_set.h"
+#include "host/store/cluster_writer.h"
 #include "host/store/store.h"
 
 namespace schedhost::scheduler {
@@ -76,6 +78,9 @@ struct SchedulerOptions {
   /// on_evicted, when set, is told about every pod preemption deletes and its preemptor (null
   /// when a plugin evicted without naming one); runs on the thread that evicted.
   std::function<void(const model::Pod& victim, const model::Pod* preemptor)> on_evicted;
+  /// writer makes every change to the cluster (bindings, nominations, evictions, reports).
+  /// Null: the store the scheduler runs over (store::StoreWriter).
+  std::shared_ptr<store::ClusterWriter> writer;
 };
 
 /// PodDiagnostics is what the scheduler knows about one pod's attempts (simulate, explain).
@@ -225,6 +230,10 @@ class Scheduler {
   void DropExplanationLocked(PodEntry& entry);
 
   store::Store& store_;
+  std::shared_ptr<store::ClusterWriter> writer_;
+  // Pods whose Bind came back kSuperseded: their binding cycle ends without a retry.
+  std::mutex superseded_mu_;
+  std::set<std::string, std::less<>> superseded_;
   SchedulerOptions options_;
   std::shared_ptr<Clock> clock_;
   VirtualClock* virtual_clock_ = nullptr;  // set when clock_ is one

@@ -32,12 +32,16 @@ void Scheduler::Wire(const ProfileSet& set) {
     fw->SetClock(clock_.get());
     fw->SetClusterAccess(toolkit_.get());
     fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
+      const model::Pod* p = model::Pod::FromView(pod);
+      if (p == nullptr) return framework::Status::Error("bind: not a pod view the host made");
       try {
-        // The cycle read the pod at this version; a pod changed since then is not bound.
-        store_.Bind(View(pod->namespace_name), View(pod->name), View(pod->uid),
-                    pod->resource_version, node);
+        writer_->Bind(*p, node);
         return framework::Status::Success();
       } catch (const store::StoreError& e) {
+        if (e.code() == store::ErrorCode::kSuperseded) {
+          std::lock_guard lock(superseded_mu_);
+          superseded_.emplace(p->uid());
+        }
         return framework::Status::Error(e.what());
       }
     });

@@ -19,6 +19,10 @@ std::string_view ToString(ErrorCode code) {
       return "Invalid";
     case ErrorCode::kLimitExceeded:
       return "LimitExceeded";
+    case ErrorCode::kSuperseded:
+      return "Superseded";
+    case ErrorCode::kUnavailable:
+      return "Unavailable";
   }
   return "Unknown";
 }

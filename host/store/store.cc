@@ -142,6 +142,82 @@ std::shared_ptr<const T> Store::UpdateTyped(Data data) {
   return object;
 }
 
+template <class T, class Data>
+std::shared_ptr<const T> Store::MirrorApplyTyped(Data data) {
+  using O = Ops<T>;
+  if constexpr (!Namespaced(O::kKind)) data.metadata.namespace_name.clear();
+  const std::string key = ObjectKey(O::kKind, data.metadata.namespace_name, data.metadata.name);
+  if (data.metadata.uid.empty()) {
+    throw StoreError(ErrorCode::kInvalid,
+                     std::string(ToString(O::kKind)) + " " + key + ": a mirrored object needs a uid");
+  }
+  std::unique_lock lock(mu_);
+  auto& table = TableOf<T>();
+  auto it = table.items.find(KeyIn<T>(data.metadata.namespace_name, data.metadata.name));
+  std::shared_ptr<const T> current = it == table.items.end() ? nullptr : *it;
+  if (current != nullptr && current->uid() != data.metadata.uid) {
+    table.items.erase(it);
+    Record(EventType::kDeleted, current, model::Object(current), NextVersion());
+    current = nullptr;
+    it = table.items.end();
+  }
+  if (current == nullptr) CheckCapacity(O::kKind, table.items.size());
+  const uint64_t rv = NextVersion();
+  data.metadata.resource_version = rv;
+  std::shared_ptr<const T> object = T::Make(std::move(data));
+  if (current == nullptr) {
+    table.items.insert(object);
+    Record(EventType::kAdded, object, std::nullopt, rv);
+  } else {
+    table.Replace(it, object);
+    Record(EventType::kModified, object, model::Object(current), rv);
+  }
+  Deliver(lock);
+  return object;
+}
+
+template <class T>
+bool Store::MirrorDeleteTyped(std::string_view namespace_name, std::string_view name) {
+  std::unique_lock lock(mu_);
+  auto& items = TableOf<T>().items;
+  auto it = items.find(KeyIn<T>(namespace_name, name));
+  if (it == items.end()) return false;
+  std::shared_ptr<const T> object = *it;
+  items.erase(it);
+  Record(EventType::kDeleted, object, model::Object(object), NextVersion());
+  Deliver(lock);
+  return true;
+}
+
+std::shared_ptr<const model::Pod> Store::MirrorApply(model::PodData data) {
+  return MirrorApplyTyped<model::Pod>(std::move(data));
+}
+std::shared_ptr<const model::Node> Store::MirrorApply(model::NodeData data) {
+  return MirrorApplyTyped<model::Node>(std::move(data));
+}
+std::shared_ptr<const model::PodDisruptionBudget> Store::MirrorApply(
+    model::PodDisruptionBudgetData data) {
+  return MirrorApplyTyped<model::PodDisruptionBudget>(std::move(data));
+}
+std::shared_ptr<const model::PriorityClass> Store::MirrorApply(model::PriorityClassData data) {
+  return MirrorApplyTyped<model::PriorityClass>(std::move(data));
+}
+std::shared_ptr<const model::Namespace> Store::MirrorApply(model::NamespaceData data) {
+  return MirrorApplyTyped<model::Namespace>(std::move(data));
+}
+
+bool Store::MirrorDelete(Kind kind, std::string_view namespace_name, std::string_view name) {
+  switch (kind) {
+    case Kind::kPod: return MirrorDeleteTyped<model::Pod>(namespace_name, name);
+    case Kind::kNode: return MirrorDeleteTyped<model::Node>(namespace_name, name);
+    case Kind::kPodDisruptionBudget:
+      return MirrorDeleteTyped<model::PodDisruptionBudget>(namespace_name, name);
+    case Kind::kPriorityClass: return MirrorDeleteTyped<model::PriorityClass>(namespace_name, name);
+    case Kind::kNamespace: return MirrorDeleteTyped<model::Namespace>(namespace_name, name);
+  }
+  throw StoreError(ErrorCode::kInvalid, "MirrorDelete: unknown kind");
+}
+
 std::shared_ptr<const model::Pod> Store::Create(model::PodData data) {
   return CreateTyped<model::Pod>(std::move(data));
 }

@@ -119,6 +119,21 @@ class Store {
                                                          std::string_view uid,
                                                          std::string_view node_name);
 
+  // Mirror writes (Kubernetes mode): the API server is the source of truth and has admitted the
+  // object already, so neither defaults beyond the decoder's, validation nor admission run here.
+  // MirrorApply stores `data` under its key as given (uid included), ADDED when the key is new
+  // and MODIFIED when it replaces an object with the same uid; an object with another uid (deleted
+  // and re-created between two looks) is reported as DELETED, then ADDED. The stored version is
+  // the store's own. kInvalid when the uid is empty, kLimitExceeded as Create.
+  std::shared_ptr<const model::Pod> MirrorApply(model::PodData data);
+  std::shared_ptr<const model::Node> MirrorApply(model::NodeData data);
+  std::shared_ptr<const model::PodDisruptionBudget> MirrorApply(
+      model::PodDisruptionBudgetData data);
+  std::shared_ptr<const model::PriorityClass> MirrorApply(model::PriorityClassData data);
+  std::shared_ptr<const model::Namespace> MirrorApply(model::NamespaceData data);
+  // MirrorDelete removes the object of `kind` when it is there (DELETED); false when it was not.
+  bool MirrorDelete(Kind kind, std::string_view namespace_name, std::string_view name);
+
   // Watch delivers every event with a resource version above `from_rv` and then live events,
   // in order, to `fn`, and returns an id for Unwatch. When the log no longer holds the events
   // after `from_rv`, fn gets a resync (ADDED with resync set for every object) instead. The
@@ -187,6 +202,10 @@ class Store {
   std::shared_ptr<const T> CreateTyped(Data data);
   template <class T, class Data>
   std::shared_ptr<const T> UpdateTyped(Data data);
+  template <class T, class Data>
+  std::shared_ptr<const T> MirrorApplyTyped(Data data);
+  template <class T>
+  bool MirrorDeleteTyped(std::string_view namespace_name, std::string_view name);
   // Record appends an event to the log and to every watcher's queue; mu_ must be held.
   void Record(EventType type, model::Object object, std::optional<model::Object> old,
               uint64_t resource_version);

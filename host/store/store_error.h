@@ -17,6 +17,10 @@ enum class ErrorCode {
   kConflict,       // Optimistic-concurrency or precondition failure; re-read and retry.
   kInvalid,        // The object or the request is malformed or breaks a rule.
   kLimitExceeded,  // A sized limit of the store (Store::Limits) would be exceeded.
+  // The object moved on without the caller (bound by someone else, being deleted, re-created):
+  // drop the request and do not retry; the watch brings the object's new state.
+  kSuperseded,
+  kUnavailable,  // The cluster did not answer or failed (Kubernetes mode); worth a retry later.
 };
 
 // ToString names an error code ("NotFound", "AlreadyExists", ...).

@@ -1,0 +1,50 @@
+// KubeMode: the cluster source schedhostd uses with a `[kubernetes]` table. It resolves the
+// credentials (kubeconfig or in-cluster), mirrors Pods, Nodes, Namespaces,
+// PodDisruptionBudgets and PriorityClasses into the store with one reflector each, and gives
+// the scheduler a Writer that binds, patches status, evicts and records events through the API.
+//
+//   auto kube = std::make_unique<kube::KubeMode>(*config.kubernetes);  // throws KubeconfigError
+//   host.SetClusterSource(std::move(kube));
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/config/host_config.h"
+#include "host/kube/api_client.h"
+#include "host/kube/reflector.h"
+#include "host/kube/writer.h"
+#include "host/store/cluster_writer.h"
+
+namespace schedhost::kube {
+
+// ResolveAccess reads the credentials `config` names; throws KubeconfigError.
+ClusterAccess ResolveAccess(const config::KubernetesConfig& config);
+
+class KubeMode final : public store::ClusterSource {
+ public:
+  // KubeMode resolves the credentials and prepares the client; throws KubeconfigError.
+  explicit KubeMode(const config::KubernetesConfig& config);
+  ~KubeMode() override;
+
+  void Start(store::Store& store) override;
+  bool WaitForSync(std::chrono::nanoseconds timeout, std::string* why) override;
+  std::shared_ptr<store::ClusterWriter> writer() override { return writer_; }
+  bool Healthy(std::string* why) const override;
+  std::string description() const override;
+  void Stop() override;
+
+  ApiClient& client() { return *client_; }
+  const std::vector<std::unique_ptr<Reflector>>& reflectors() const { return reflectors_; }
+  Writer* kube_writer() const { return writer_.get(); }
+
+ private:
+  config::KubernetesConfig config_;
+  std::unique_ptr<ApiClient> client_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::shared_ptr<Writer> writer_;
+  bool stopped_ = false;
+};
+
+}  // namespace schedhost::kube

@@ -1,0 +1,313 @@
+#include "host/kube/reflector.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <random>
+#include <unordered_set>
+#include <variant>
+
+namespace schedhost::kube {
+namespace {
+
+// Expired is a watch or list whose resourceVersion the server no longer has (410).
+struct Expired {
+  std::string message;
+};
+
+// The page size of a list (client-go's default for informers is 500).
+constexpr int kPageSize = 500;
+
+std::string StringAt(const nlohmann::json& object, const char* section, const char* key) {
+  auto s = object.find(section);
+  if (s == object.end() || !s->is_object()) return {};
+  auto v = s->find(key);
+  return v != s->end() && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+bool HasField(const nlohmann::json& object, const char* section, const char* key) {
+  auto s = object.find(section);
+  if (s == object.end() || !s->is_object()) return false;
+  auto v = s->find(key);
+  return v != s->end() && !v->is_null();
+}
+
+std::string ResourceVersionOf(const nlohmann::json& object) {
+  return StringAt(object, "metadata", "resourceVersion");
+}
+
+}  // namespace
+
+Reflector::Spec Reflector::Pods() {
+  Spec spec;
+  spec.name = "pods";
+  spec.path = "/api/v1/pods";
+  // As kube-scheduler's informer: pods that finished hold nothing and are never scheduled.
+  spec.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  spec.kind = model::ApiKind::kPod;
+  spec.store_kind = store::Kind::kPod;
+  spec.keep = [](const nlohmann::json& pod) {
+    const std::string phase = StringAt(pod, "status", "phase");
+    if (phase == "Succeeded" || phase == "Failed") return false;
+    // A pod being deleted before it was placed is never scheduled; a placed one still holds
+    // its node's resources until it is gone.
+    const bool assigned = !StringAt(pod, "spec", "nodeName").empty();
+    return assigned || !HasField(pod, "metadata", "deletionTimestamp");
+  };
+  return spec;
+}
+
+Reflector::Spec Reflector::Nodes() {
+  return Spec{"nodes", "/api/v1/nodes", "", model::ApiKind::kNode, store::Kind::kNode, nullptr};
+}
+
+Reflector::Spec Reflector::PodDisruptionBudgets() {
+  return Spec{"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "",
+              model::ApiKind::kPodDisruptionBudget, store::Kind::kPodDisruptionBudget, nullptr};
+}
+
+Reflector::Spec Reflector::PriorityClasses() {
+  return Spec{"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", "",
+              model::ApiKind::kPriorityClass, store::Kind::kPriorityClass, nullptr};
+}
+
+Reflector::Spec Reflector::Namespaces() {
+  return Spec{"namespaces", "/api/v1/namespaces", "", model::ApiKind::kNamespace,
+              store::Kind::kNamespace, nullptr};
+}
+
+Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
+    : client_(client), store_(store), spec_(std::move(spec)) {}
+
+Reflector::~Reflector() {
+  Stop();
+  Join();
+}
+
+void Reflector::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Reflector::Stop() {
+  stop_.store(true);
+  cv_.notify_all();
+}
+
+void Reflector::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Reflector::WaitForSync(std::chrono::nanoseconds timeout) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, timeout, [this] { return synced_.load() || stop_.load(); }) &&
+         synced_.load();
+}
+
+std::string Reflector::fatal() const {
+  std::lock_guard lock(mu_);
+  return fatal_;
+}
+
+ReflectorStats Reflector::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void Reflector::Fail(const std::string& error, bool fatal) {
+  spdlog::warn("kubernetes: {}: {}", spec_.name, error);
+  std::lock_guard lock(mu_);
+  ++stats_.errors;
+  stats_.last_error = error;
+  if (fatal) fatal_ = error;
+}
+
+bool Reflector::Sleep(std::chrono::milliseconds d) {
+  std::unique_lock lock(mu_);
+  return !cv_.wait_for(lock, d, [this] { return stop_.load(); });
+}
+
+std::string Reflector::KeyOf(const nlohmann::json& object) const {
+  const std::string name = StringAt(object, "metadata", "name");
+  if (!store::Namespaced(spec_.store_kind)) return name;
+  return StringAt(object, "metadata", "namespace") + "/" + name;
+}
+
+void Reflector::Run() {
+  std::mt19937_64 rng(std::random_device{}());
+  std::chrono::milliseconds backoff(800);
+  std::string rv;
+  while (!stop_.load()) {
+    try {
+      if (rv.empty()) {
+        rv = List();
+        backoff = std::chrono::milliseconds(800);
+      }
+      rv = Watch(rv);
+      backoff = std::chrono::milliseconds(800);
+      continue;  // the stream ended: resume from where it was, no list
+    } catch (const Expired& e) {
+      spdlog::info("kubernetes: {}: {}; listing again", spec_.name, e.message);
+      std::lock_guard lock(mu_);
+      ++stats_.expired;
+      rv.clear();
+      continue;
+    } catch (const ApiError& e) {
+      if (stop_.load() || client_.cancelled()) break;
+      Fail(e.what(), e.status() == 401 || e.status() == 403);
+    } catch (const std::exception& e) {
+      if (stop_.load() || client_.cancelled()) break;
+      Fail(e.what(), false);
+    }
+    // After an error, list again once the backoff has passed (client-go's reflector does).
+    rv.clear();
+    std::uniform_real_distribution<double> jitter(1.0, 2.0);
+    if (!Sleep(std::chrono::milliseconds(static_cast<int64_t>(backoff.count() * jitter(rng))))) {
+      break;
+    }
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(30'000));
+  }
+}
+
+std::string Reflector::List() {
+  std::unordered_set<std::string> seen;
+  std::string cont;
+  std::string rv;
+  // Apply pages as they come: the first page's objects reach the scheduler's cache at once.
+  do {
+    std::string target = spec_.path + "?limit=" + std::to_string(kPageSize);
+    if (!spec_.field_selector.empty()) target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
+    if (!cont.empty()) target += "&continue=" + UrlEscape(cont);
+    Response r = client_.Call("GET", target);
+    if (r.status == 410) throw Expired{"the list's continue token expired"};
+    if (r.status != 200) throw ApiError::From(r, "listing " + spec_.name);
+    nlohmann::json list = nlohmann::json::parse(r.body);
+    r.body.clear();
+    for (const nlohmann::json& item : list.value("items", nlohmann::json::array())) {
+      seen.insert(KeyOf(item));
+      Apply(item);
+    }
+    rv = StringAt(list, "metadata", "resourceVersion");
+    cont = StringAt(list, "metadata", "continue");
+  } while (!cont.empty() && !stop_.load());
+  // What the store holds and the list did not name is gone.
+  std::vector<std::string> vanished;
+  for (const auto& [key, entry] : index_) {
+    if (!seen.contains(key)) vanished.push_back(key);
+  }
+  for (const std::string& key : vanished) Remove(key, nlohmann::json());
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.lists;
+    fatal_.clear();
+  }
+  if (!synced_.exchange(true)) {
+    spdlog::info("kubernetes: {}: synced ({} objects, resourceVersion {})", spec_.name,
+                 index_.size(), rv);
+    std::lock_guard lock(mu_);
+    cv_.notify_all();
+  }
+  return rv;
+}
+
+std::string Reflector::Watch(std::string rv) {
+  // The server ends a watch after timeoutSeconds; client-go picks 5 to 10 minutes at random.
+  static thread_local std::mt19937 rng(std::random_device{}());
+  const int timeout = std::uniform_int_distribution<int>(300, 599)(rng);
+  std::string target = spec_.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
+                       UrlEscape(rv) + "&timeoutSeconds=" + std::to_string(timeout);
+  if (!spec_.field_selector.empty()) target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
+  {
+    std::lock_guard lock(mu_);
+    ++stats_.watches;
+  }
+  JsonStream stream;
+  std::optional<Expired> expired;
+  std::string error;
+  std::string error_body;
+  const int status = client_.Watch(
+      target,
+      [&](std::string_view bytes) {
+        stream.Feed(bytes);
+        nlohmann::json event;
+        while (stream.Next(&event)) {
+          const std::string type = event.value("type", "");
+          const nlohmann::json& object = event["object"];
+          if (type == "ERROR") {
+            const int code = object.value("code", 0);
+            const std::string message = object.value("message", "");
+            if (code == 410) {
+              expired = Expired{"watch from resourceVersion " + rv + " expired: " + message};
+            } else {
+              error = "watch error " + std::to_string(code) + ": " + message;
+            }
+            return false;
+          }
+          if (type == "BOOKMARK") {
+            if (std::string v = ResourceVersionOf(object); !v.empty()) rv = std::move(v);
+            continue;
+          }
+          if (type == "ADDED" || type == "MODIFIED") {
+            Apply(object);
+          } else if (type == "DELETED") {
+            Remove(KeyOf(object), object);
+          } else {
+            error = "watch event of unknown type \"" + type + "\"";
+            return false;
+          }
+          if (std::string v = ResourceVersionOf(object); !v.empty()) rv = std::move(v);
+          std::lock_guard lock(mu_);
+          ++stats_.events;
+        }
+        return !stop_.load();
+      },
+      std::chrono::seconds(timeout + 30), &error_body);
+  if (expired) throw *expired;
+  if (status == 410) throw Expired{"watch from resourceVersion " + rv + " expired"};
+  if (status != 200) {
+    Response r;
+    r.status = status;
+    r.body = std::move(error_body);
+    throw ApiError::From(r, "watching " + spec_.name);
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+  return rv;
+}
+
+void Reflector::Apply(const nlohmann::json& object) {
+  const std::string key = KeyOf(object);
+  if (spec_.keep && !spec_.keep(object)) {
+    if (index_.contains(key)) Remove(key, object);
+    return;
+  }
+  const std::string rv = ResourceVersionOf(object);
+  const std::string uid = StringAt(object, "metadata", "uid");
+  auto it = index_.find(key);
+  if (it != index_.end() && it->second.uid == uid && it->second.resource_version == rv) return;
+  try {
+    model::ApiObject data = model::DecodeApiObject(object, spec_.kind);
+    std::visit([this](auto& d) { store_.MirrorApply(std::move(d)); }, data);
+  } catch (const model::DecodeError& e) {
+    spdlog::warn("kubernetes: {}: skipping {}: {}", spec_.name, key, e.what());
+    std::lock_guard lock(mu_);
+    ++stats_.decode_failures;
+    return;
+  } catch (const store::StoreError& e) {
+    spdlog::warn("kubernetes: {}: cannot mirror {}: {}", spec_.name, key, e.what());
+    std::lock_guard lock(mu_);
+    ++stats_.decode_failures;
+    return;
+  }
+  index_[key] = Entry{uid, rv};
+}
+
+void Reflector::Remove(const std::string& key, const nlohmann::json& /*object*/) {
+  if (index_.erase(key) == 0) return;
+  const size_t slash = key.find('/');
+  if (store::Namespaced(spec_.store_kind) && slash != std::string::npos) {
+    store_.MirrorDelete(spec_.store_kind, key.substr(0, slash), key.substr(slash + 1));
+  } else {
+    store_.MirrorDelete(spec_.store_kind, "", key);
+  }
+}
+
+}  // namespace schedhost::kube

@@ -1,0 +1,87 @@
+// ClusterWriter: every change the scheduler makes to the cluster goes through this one
+// interface — binding a pod, setting or clearing its nomination, evicting a preemption victim,
+// reporting a cycle's outcome. StoreWriter writes to the embedded store at once; Kubernetes
+// mode implements it with API calls whose results come back through the watched mirror.
+//
+//   store::StoreWriter writer(store);
+//   writer.Bind(*pod, "n1");   // throws StoreError(kConflict) when someone else bound it
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "host/model/pod.h"
+#include "host/store/store.h"
+
+namespace schedhost::store {
+
+class ClusterWriter {
+ public:
+  virtual ~ClusterWriter() = default;
+
+  // Bind sets `pod`'s node (the pod as the scheduling cycle read it). Throws StoreError:
+  // kSuperseded when the pod was bound by someone else, is going away or was re-created (the
+  // caller forgets its assumption and does not retry: the watch brings the pod's new state),
+  // others (kConflict, kNotFound, kUnavailable, ...) on failures the pod is retried after.
+  virtual void Bind(const model::Pod& pod, std::string_view node) = 0;
+  // SetNominatedNodeName sets (or with "" clears) status.nominatedNodeName. Returns the pod as
+  // stored after the change when it is visible at once, or nullptr when the change is on its way
+  // (Kubernetes mode: the watch brings it back). Throws StoreError when the pod is gone.
+  virtual std::shared_ptr<const model::Pod> SetNominatedNodeName(const model::Pod& pod,
+                                                                 std::string_view node) = 0;
+  // Evict removes a preemption victim (its uid as precondition); `preemptor` is the pod it
+  // makes room for, or null. Throws StoreError when it cannot.
+  virtual void Evict(const model::Pod& victim, const model::Pod* preemptor) = 0;
+  // ReportScheduled / ReportUnschedulable tell the cluster a cycle's outcome: the pod's
+  // PodScheduled condition and an event. `reason` is upstream's (Unschedulable or
+  // SchedulerError). The embedded store records neither; they never block scheduling.
+  virtual void ReportScheduled(const model::Pod& /*pod*/, std::string_view /*node*/) {}
+  virtual void ReportUnschedulable(const model::Pod& /*pod*/, std::string_view /*reason*/,
+                                   std::string_view /*message*/) {}
+};
+
+// StoreWriter writes to the embedded store.
+class StoreWriter final : public ClusterWriter {
+ public:
+  explicit StoreWriter(Store& store) : store_(store) {}
+
+  void Bind(const model::Pod& pod, std::string_view node) override {
+    // The cycle read the pod at this version; a pod changed since then is not bound.
+    store_.Bind(pod.namespace_name(), pod.name(), pod.uid(), pod.resource_version(), node);
+  }
+  std::shared_ptr<const model::Pod> SetNominatedNodeName(const model::Pod& pod,
+                                                         std::string_view node) override {
+    return store_.SetNominatedNodeName(pod.namespace_name(), pod.name(), pod.uid(), node);
+  }
+  void Evict(const model::Pod& victim, const model::Pod* /*preemptor*/) override {
+    store_.Delete<model::Pod>(victim.namespace_name(), victim.name(),
+                              Preconditions{std::string(victim.uid()), 0});
+  }
+
+ private:
+  Store& store_;
+};
+
+// ClusterSource is a cluster the store mirrors instead of owning the state (Kubernetes mode):
+// it fills the store, says when the mirror is complete and healthy, and supplies the writer.
+class ClusterSource {
+ public:
+  virtual ~ClusterSource() = default;
+  // Start begins mirroring into `store` (not owned; outlives the source until Stop returns).
+  virtual void Start(Store& store) = 0;
+  // WaitForSync waits until every kind has been listed once; false (with *why) on timeout or
+  // a fatal error such as refused credentials.
+  virtual bool WaitForSync(std::chrono::nanoseconds timeout, std::string* why) = 0;
+  // writer returns the writer the scheduler uses against this cluster.
+  virtual std::shared_ptr<ClusterWriter> writer() = 0;
+  // Healthy is false (with *why) while the mirror cannot follow the cluster.
+  virtual bool Healthy(std::string* why) const = 0;
+  // description names the cluster for messages ("the API server at https://10.0.0.1:6443").
+  virtual std::string description() const = 0;
+  // Stop ends every watch and write; idempotent.
+  virtual void Stop() = 0;
+};
+
+}  // namespace schedhost::store
