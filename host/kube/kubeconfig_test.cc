@@ -11,6 +11,7 @@
 #include <openssl/x509v3.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <boost/asio/ssl/context.hpp>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace schedhost::kube {
@@ -525,6 +527,29 @@ TEST(KubeconfigTest, TokenFileRotation) {
   fs::remove(token);
   EXPECT_EQ(access.BearerToken(), "two");
   EXPECT_THAT(DescribeAccess(access), HasSubstr("auth: bearer token file " + token));
+}
+
+TEST(KubeconfigTest, TokenFileReadFromManyThreads) {
+  TempDir dir;
+  const std::string token = dir.Write("token", "one");
+  ClusterAccess access;
+  access.token_file = token;
+  ASSERT_EQ(access.BearerToken(), "one");  // cached, so a reader racing the rewrite keeps it
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, copy = access] {
+      for (int i = 0; i < 200; ++i) {
+        const std::string value = copy.BearerToken();
+        if (value != "one" && value != "two") ++bad;
+      }
+    });
+  }
+  dir.Write("token", "two");
+  fs::last_write_time(token, fs::last_write_time(token) + std::chrono::seconds(10));
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(access.BearerToken(), "two");
 }
 
 TEST(KubeconfigTest, TokenFileWithoutAnyValueThrows) {
