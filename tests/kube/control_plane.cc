@@ -3,6 +3,8 @@
 // child whose input and output go through a poll loop.
 #include "tests/kube/control_plane.h"
 
+#include "control_plane_config.h"  // SCHEDHOST_KUBE_BIN_DIR, SCHEDHOST_KUBE_UNAVAILABLE
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,12 +27,6 @@
 #include <thread>
 #include <utility>
 
-#ifndef SCHEDHOST_KUBE_BIN_DIR
-#error "SCHEDHOST_KUBE_BIN_DIR must name the build's upstream binary directory"
-#endif
-#ifndef SCHEDHOST_KUBE_UNAVAILABLE
-#define SCHEDHOST_KUBE_UNAVAILABLE ""
-#endif
 
 namespace schedhost::testing {
 
@@ -167,7 +163,7 @@ Binaries FindBinaries() {
       break;
     }
   }
-  if (b.bin_dir.empty()) b.missing.emplace_back("etcd and kube-apiserver side by side");
+  if (b.bin_dir.empty()) b.missing.emplace_back("etcd and kube-apiserver (in one directory)");
   for (const fs::path& dir : dirs) b.searched += (b.searched.empty() ? "" : ", ") + dir.string();
   return b;
 }
