@@ -68,6 +68,9 @@ func run(cfg config, foreground bool) int {
 
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	// A reader that went away must not kill this program before it has cleaned up: writes to
+	// a closed stdout or stderr fail instead.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {

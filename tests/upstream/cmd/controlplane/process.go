@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -46,7 +47,8 @@ func (c *component) start() error {
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	onSpawnerThread(func() { err = cmd.Start() })
+	if err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	c.cmd = cmd
@@ -77,6 +79,30 @@ func (c *component) running() bool {
 	default:
 		return true
 	}
+}
+
+// spawnRequests feeds the one goroutine that starts children. Linux sends a child its death
+// signal when the thread that forked it exits, not the process; that goroutine holds its
+// thread for the program's lifetime, so the signal comes only when this program ends.
+var spawnRequests = make(chan func())
+
+func init() {
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the program
+		for f := range spawnRequests {
+			f()
+		}
+	}()
+}
+
+// onSpawnerThread runs f on the spawning thread and returns when it is done.
+func onSpawnerThread(f func()) {
+	done := make(chan struct{})
+	spawnRequests <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
 }
 
 // stop ends the component's process group: SIGTERM, then SIGKILL after grace (at once when
