@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git file binutils
   libboost-dev libtomlplusplus-dev libspdlog-dev libfmt-dev libyaml-cpp-dev libcli11-dev
-  nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   python3-grpcio python3-protobuf python3-grpc-tools openssl
   clang-14 clang-tidy-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev abigail-tools

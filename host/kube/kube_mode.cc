@@ -88,6 +88,12 @@ bool KubeMode::Healthy(std::string* why) const {
       return false;
     }
   }
+  if (writer_ != nullptr) {
+    if (std::string forbidden = writer_->forbidden(); !forbidden.empty()) {
+      *why = forbidden;
+      return false;
+    }
+  }
   return true;
 }
 

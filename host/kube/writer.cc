@@ -87,6 +87,11 @@ WriterStats Writer::stats() const {
   return stats_;
 }
 
+std::string Writer::forbidden() const {
+  std::lock_guard lock(mu_);
+  return forbidden_;
+}
+
 void Writer::Bind(const model::Pod& pod, std::string_view node) {
   nlohmann::json binding = {
       {"apiVersion", "v1"},
@@ -109,6 +114,7 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
   if (r.status == 201 || r.status == 200) {
     std::lock_guard lock(mu_);
     ++stats_.bindings;
+    forbidden_.clear();
     last_condition_.erase(std::string(pod.uid()));
     return;
   }
@@ -123,7 +129,9 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
   {
     std::lock_guard lock(mu_);
     ++stats_.binding_errors;
+    if (r.status == 403) forbidden_ = error.what();
   }
+  if (r.status == 403) spdlog::error("kubernetes: {}", error.what());
   throw store::StoreError(store::ErrorCode::kUnavailable, error.what());
 }
 

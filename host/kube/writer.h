@@ -71,6 +71,9 @@ class Writer final : public store::ClusterWriter {
                            std::string_view message) override;
 
   WriterStats stats() const;
+  // forbidden returns the last 403 a binding got while no binding has succeeded since (RBAC
+  // withdrawn: the host cannot do its work), or "".
+  std::string forbidden() const;
 
  private:
   // StatusUpdate is what the status lane sends for one pod (merged while it waits).
@@ -111,6 +114,7 @@ class Writer final : public store::ClusterWriter {
   std::unordered_map<std::string, std::string> last_condition_;
   std::deque<Event> events_;
   WriterStats stats_;
+  std::string forbidden_;
   std::thread status_thread_;
   std::thread event_thread_;
 };

@@ -286,3 +286,43 @@ TEST(StoreNamespaceTest, RefusesInvalidNames) {
 
 }  // namespace
 }  // namespace schedhost::store
+
+namespace schedhost::store {
+namespace {
+
+using testing::Bare;
+using testing::ErrorOf;
+using testing::PodData;
+
+// Mirror writes keep the API's uid, skip admission, and report a re-created object (another
+// uid under the same key) as DELETED then ADDED.
+TEST(StoreMirrorTest, KeepsTheUidAndReportsReCreation) {
+  Store store(Bare());
+  std::vector<std::pair<EventType, std::string>> seen;
+  store.Watch(store.resource_version(), [&](const Event& e) {
+    seen.emplace_back(e.type, std::string(UidOf(e.object)));
+  });
+  model::PodData pod = PodData("web");
+  pod.metadata.uid = "api-uid-1";
+  pod.spec.priority = 7;  // as admitted by the API server; no PriorityClass needed here
+  auto stored = store.MirrorApply(pod);
+  EXPECT_EQ(stored->uid(), "api-uid-1");
+  EXPECT_EQ(stored->priority(), 7);
+  pod.metadata.labels.emplace_back("v", "2");
+  store.MirrorApply(pod);
+  pod.metadata.uid = "api-uid-2";
+  store.MirrorApply(pod);
+  EXPECT_TRUE(store.MirrorDelete(Kind::kPod, "default", "web"));
+  EXPECT_FALSE(store.MirrorDelete(Kind::kPod, "default", "web"));
+  const std::vector<std::pair<EventType, std::string>> want = {
+      {EventType::kAdded, "api-uid-1"},    {EventType::kModified, "api-uid-1"},
+      {EventType::kDeleted, "api-uid-1"},  {EventType::kAdded, "api-uid-2"},
+      {EventType::kDeleted, "api-uid-2"}};
+  EXPECT_EQ(seen, want);
+  model::PodData anonymous = PodData("x");
+  anonymous.metadata.uid.clear();
+  EXPECT_EQ(ErrorOf([&] { store.MirrorApply(anonymous); }).code(), ErrorCode::kInvalid);
+}
+
+}  // namespace
+}  // namespace schedhost::store
