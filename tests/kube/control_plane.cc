@@ -3,8 +3,6 @@
 // child whose input and output go through a poll loop.
 #include "tests/kube/control_plane.h"
 
-#include "control_plane_config.h"  // SCHEDHOST_KUBE_BIN_DIR, SCHEDHOST_KUBE_UNAVAILABLE
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +25,7 @@
 #include <thread>
 #include <utility>
 
+#include "control_plane_config.h"  // SCHEDHOST_KUBE_BIN_DIR, SCHEDHOST_KUBE_UNAVAILABLE
 
 namespace schedhost::testing {
 
@@ -39,7 +38,7 @@ constexpr std::chrono::seconds kStopTimeout{30};
 constexpr std::chrono::seconds kRestartTimeout{150};
 constexpr std::chrono::seconds kCompactTimeout{60};
 constexpr std::chrono::seconds kKubectlTimeout{120};
-constexpr size_t kStderrKept = 64 * 1024;  // bytes of controlplane's stderr kept for errors
+constexpr size_t kStderrKept = 64 * 1024;   // bytes of controlplane's stderr kept for errors
 constexpr size_t kStderrQuoted = 6 * 1024;  // of which an error quotes the end
 
 // Fd owns one file descriptor.
@@ -241,7 +240,8 @@ struct ControlPlane::Process {
         out_buffer.erase(0, nl + 1);
         return line;
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left.count() <= 0) return std::nullopt;
       pollfd p{out.get(), POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -290,15 +290,21 @@ std::string ControlPlane::Unavailable() {
   for (size_t i = 0; i < b.missing.size(); ++i) why += (i > 0 ? ", " : "") + b.missing[i];
   why += " in " + b.searched;
   const std::string_view reason = SCHEDHOST_KUBE_UNAVAILABLE;
-  why += reason.empty() ? " (build the upstream_binaries target)" : " (" + std::string(reason) + ")";
+  why +=
+      reason.empty() ? " (build the upstream_binaries target)" : " (" + std::string(reason) + ")";
   return why;
 }
 
 std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
   if (std::string why = Unavailable(); !why.empty()) throw std::runtime_error(why);
   const Binaries bins = FindBinaries();
-  std::vector<std::string> args = {bins.controlplane.string(), "--bin-dir", bins.bin_dir.string(),
-                                   "--user", options.user, "--lease-name", options.lease_name};
+  std::vector<std::string> args = {bins.controlplane.string(),
+                                   "--bin-dir",
+                                   bins.bin_dir.string(),
+                                   "--user",
+                                   options.user,
+                                   "--lease-name",
+                                   options.lease_name};
   if (options.keep_dir) args.emplace_back("--keep");
   const char* verbose = std::getenv("SCHEDHOST_KUBE_VERBOSE");
   auto process = std::make_unique<Process>(args, verbose != nullptr && *verbose == '1');
@@ -310,7 +316,8 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
     throw std::runtime_error("controlplane " + what + " (" + status + "); its stderr ends:\n" +
                              process->ErrTail());
   };
-  if (!line) fail("did not become ready within " + std::to_string(options.start_timeout.count()) + " s");
+  if (!line)
+    fail("did not become ready within " + std::to_string(options.start_timeout.count()) + " s");
   const nlohmann::json ready = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
   if (!ready.is_object() || !ready.contains("server")) fail("printed no ready line but: " + *line);
 
@@ -330,7 +337,8 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
 std::string ControlPlane::Command(std::string_view command, std::chrono::seconds timeout) {
   const std::string name(command);
   if (!process_->Send(name + "\n")) {
-    throw std::runtime_error(name + ": controlplane is gone; its stderr ends:\n" + process_->ErrTail());
+    throw std::runtime_error(name + ": controlplane is gone; its stderr ends:\n" +
+                             process_->ErrTail());
   }
   const std::optional<std::string> line = process_->ReadLine(Clock::now() + timeout);
   if (!line) {
@@ -374,16 +382,18 @@ ControlPlane::Result ControlPlane::Kubectl(const std::vector<std::string>& args,
   bool timed_out = false;
   while (fds.parent[1].get() >= 0 || fds.parent[2].get() >= 0) {
     std::array<pollfd, 3> p{};
-    for (int i = 0; i < 3; ++i) p[i] = {fds.parent[i].get(), static_cast<short>(i == 0 ? POLLOUT : POLLIN), 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    for (int i = 0; i < 3; ++i)
+      p[i] = {fds.parent[i].get(), static_cast<short>(i == 0 ? POLLOUT : POLLIN), 0};
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
     }
     if (::poll(p.data(), p.size(), static_cast<int>(left.count())) < 0 && errno != EINTR) break;
     if (in.get() >= 0 && p[0].revents != 0) {
-      const ssize_t n = ::send(in.get(), input.data() + fed, input.size() - fed,
-                               MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t n =
+          ::send(in.get(), input.data() + fed, input.size() - fed, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) fed += static_cast<size_t>(n);
       if ((n < 0 && errno != EAGAIN && errno != EINTR) || fed == input.size()) in.Reset();
     }
@@ -399,7 +409,8 @@ ControlPlane::Result ControlPlane::Kubectl(const std::vector<std::string>& args,
     }
   }
   const int status = KillAndReap(pid, timed_out ? std::chrono::milliseconds(0) : kKubectlTimeout);
-  if (timed_out) result.err += "\n(kubectl killed after " + std::to_string(kKubectlTimeout.count()) + " s)";
+  if (timed_out)
+    result.err += "\n(kubectl killed after " + std::to_string(kKubectlTimeout.count()) + " s)";
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }

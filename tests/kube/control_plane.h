@@ -115,13 +115,13 @@ class ControlPlane {
 
 // SCHEDHOST_SKIP_WITHOUT_KUBE(), in a test body, SetUp or SetUpTestSuite, skips when
 // ControlPlane::Unavailable() says why, or fails instead when ControlPlane::Required().
-#define SCHEDHOST_SKIP_WITHOUT_KUBE()                                                      \
-  do {                                                                                     \
+#define SCHEDHOST_SKIP_WITHOUT_KUBE()                                                             \
+  do {                                                                                            \
     if (const std::string schedhost_kube_why = ::schedhost::testing::ControlPlane::Unavailable(); \
-        !schedhost_kube_why.empty()) {                                                     \
-      if (::schedhost::testing::ControlPlane::Required()) {                                \
-        FAIL() << schedhost_kube_why << " (and SCHEDHOST_REQUIRE_KUBE=1)";                 \
-      }                                                                                    \
-      GTEST_SKIP() << schedhost_kube_why;                                                  \
-    }                                                                                      \
+        !schedhost_kube_why.empty()) {                                                            \
+      if (::schedhost::testing::ControlPlane::Required()) {                                       \
+        FAIL() << schedhost_kube_why << " (and SCHEDHOST_REQUIRE_KUBE=1)";                        \
+      }                                                                                           \
+      GTEST_SKIP() << schedhost_kube_why;                                                         \
+    }                                                                                             \
   } while (false)

@@ -69,7 +69,8 @@ TEST_F(ControlPlaneTest, ServesNamespacesAndNodes) {
   EXPECT_NE(namespaces.find("namespace/kube-system\n"), std::string::npos) << namespaces;
 
   Ok(cp, {"create", "-f", "-"}, kNode);
-  const nlohmann::json node = nlohmann::json::parse(Ok(cp, {"get", "node", "node-a", "-o", "json"}));
+  const nlohmann::json node =
+      nlohmann::json::parse(Ok(cp, {"get", "node", "node-a", "-o", "json"}));
   EXPECT_EQ(node["metadata"]["labels"]["topology.kubernetes.io/zone"], "zone-1");
   EXPECT_EQ(node["status"]["allocatable"]["cpu"], "4");
   // The scheduler user reads nodes with its own credentials.
