@@ -410,7 +410,10 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
                                              std::string_view content_type) {
   http::request<http::string_body> request{verb, access.base_path + std::string(target), 11};
   const bool default_port = (access.tls && access.port == "443") || (!access.tls && access.port == "80");
-  request.set(http::field::host, default_port ? access.host : access.host + ":" + access.port);
+  // An IPv6 literal goes in brackets (RFC 7230 Host, as in a URL).
+  const std::string host =
+      access.host.find(':') != std::string::npos ? "[" + access.host + "]" : access.host;
+  request.set(http::field::host, default_port ? host : host + ":" + access.port);
   request.set(http::field::user_agent, options.user_agent);
   request.set(http::field::accept, "application/json");
   if (std::string token = access.BearerToken(); !token.empty()) {

@@ -68,7 +68,8 @@ Reflector::Spec Reflector::PodDisruptionBudgets() {
 
 Reflector::Spec Reflector::PriorityClasses() {
   return Spec{"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", "",
-              model::ApiKind::kPriorityClass, store::Kind::kPriorityClass, nullptr};
+              model::ApiKind::kPriorityClass, store::Kind::kPriorityClass, nullptr,
+              /*optional=*/true};
 }
 
 Reflector::Spec Reflector::Namespaces() {
@@ -153,6 +154,17 @@ void Reflector::Run() {
       continue;
     } catch (const ApiError& e) {
       if (stop_.load() || client_.cancelled()) break;
+      if (spec_.optional && e.status() == 403) {
+        if (!synced_.load()) {
+          spdlog::info("kubernetes: {}: not readable with these credentials ({}); going on "
+                       "without them, trying again every 5 minutes",
+                       spec_.name, e.what());
+          MarkSynced();
+        }
+        rv.clear();
+        if (!Sleep(std::chrono::minutes(5))) break;
+        continue;
+      }
       Fail(e.what(), e.status() == 401 || e.status() == 403);
     } catch (const std::exception& e) {
       if (stop_.load() || client_.cancelled()) break;
@@ -200,13 +212,18 @@ std::string Reflector::List() {
     ++stats_.lists;
     fatal_.clear();
   }
-  if (!synced_.exchange(true)) {
+  if (!synced_.load()) {
     spdlog::info("kubernetes: {}: synced ({} objects, resourceVersion {})", spec_.name,
                  index_.size(), rv);
-    std::lock_guard lock(mu_);
-    cv_.notify_all();
+    MarkSynced();
   }
   return rv;
+}
+
+void Reflector::MarkSynced() {
+  std::lock_guard lock(mu_);
+  synced_.store(true);
+  cv_.notify_all();
 }
 
 std::string Reflector::Watch(std::string rv) {

@@ -49,6 +49,10 @@ class Reflector {
     // keep, when set, says whether an object is mirrored at all; an object that stops being
     // kept is removed from the store as if deleted.
     std::function<bool(const nlohmann::json&)> keep;
+    // optional: a kind the scheduler can do without. When listing it is forbidden (kube-
+    // scheduler's ClusterRole does not cover PriorityClasses: admission resolved every pod's
+    // priority already) the reflector counts as synced with nothing and tries again later.
+    bool optional = false;
   };
   // The specs for the kinds the scheduler reads.
   static Spec Pods();
@@ -95,6 +99,7 @@ class Reflector {
   void Remove(const std::string& key, const nlohmann::json& object);
   std::string KeyOf(const nlohmann::json& object) const;
   void Fail(const std::string& error, bool fatal);
+  void MarkSynced();
   bool Sleep(std::chrono::milliseconds d);
 
   ApiClient& client_;

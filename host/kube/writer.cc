@@ -37,14 +37,14 @@ std::string MicroNow() {
   const int64_t seconds = ns / 1'000'000'000;
   std::string base = model::FormatRfc3339(seconds * 1'000'000'000);  // "...:05Z"
   base.pop_back();
-  char micros[8];
+  char micros[32];
   std::snprintf(micros, sizeof micros, ".%06lld", static_cast<long long>((ns / 1000) % 1'000'000));
   return base + micros + "Z";
 }
 
 std::string EventName(std::string_view pod) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
-  char suffix[20];
+  char suffix[32];
   std::snprintf(suffix, sizeof suffix, ".%016llx", static_cast<unsigned long long>(rng()));
   return std::string(pod) + suffix;
 }

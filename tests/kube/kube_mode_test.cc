@@ -181,6 +181,8 @@ class KubeModeTest : public ::testing::Test {
 
   static std::unique_ptr<ControlPlane> cp_;
   framework::testing::TempDir dir_;
+  // An in-process plugin a test registers: declared before host_, so it outlives the host.
+  framework::testing::FakePlugin plugin_;
   std::string ns_;
   std::unique_ptr<api::ServiceHost> host_;
   KubeMode* kube_ = nullptr;
@@ -244,7 +246,7 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
   EXPECT_EQ(c.value("reason", ""), "Unschedulable");
   EXPECT_EQ(c.value("message", ""),
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
-            "1 No preemption victims found for incoming pod.");
+            "1 No preemption victims found for incoming pod..");
   ASSERT_TRUE(WaitFor([&] { return !Events("big", "FailedScheduling").empty(); }));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("note", ""), c.value("message", ""));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("type", ""), "Warning");
@@ -362,24 +364,25 @@ TEST_F(KubeModeTest, APodBoundBehindItsBackIsForgottenNotRetried) {
   AddNode(ns_ + "-a", "4", "8Gi");
   AddNode(ns_ + "-b", "4", "8Gi");
   // A PreBind plugin that holds the binding cycle until the test has bound the pod itself.
-  std::atomic<bool> held{false};
-  std::atomic<bool> release{false};
-  framework::testing::FakePlugin hold;
+  // Shared with the plugin, which may still run after a failed assertion ends the test body.
+  auto held = std::make_shared<std::atomic<bool>>(false);
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  framework::testing::FakePlugin& hold = plugin_;
   hold.name = "HoldBinding";
-  hold.pre_bind = [&](std::string_view, framework::testing::Reasons&) {
-    held.store(true);
-    WaitFor([&] { return release.load(); });
+  hold.pre_bind = [held, release](std::string_view, framework::testing::Reasons&) {
+    held->store(true);
+    WaitFor([&] { return release->load(); });
     return SCHEDHOST_SUCCESS;
   };
-  StartHost(Config("", "[[profile]]\nname = \"schedhost\"\n[profile.plugins]\nprebind = "
-                       "[\"HoldBinding\"]\n"),
+  StartHost(Config("", "[[profile]]\nname = \"schedhost\"\n[profile.plugins.pre_bind]\n"
+                       "enabled = [{ name = \"HoldBinding\" }]\n"),
             {hold.descriptor()});
   Create(Pod("contested", "1"));
-  ASSERT_TRUE(WaitFor([&] { return held.load(); }));
+  ASSERT_TRUE(WaitFor([&] { return held->load(); }));
   const Json pod = Get("pod", "contested");
   const std::string uid = pod["metadata"].value("uid", "");
-  // Someone else binds it to whichever node schedhost did not assume (read it from the mirror:
-  // schedhost's cache holds the assumption, the API has no nodeName yet).
+  // Someone else binds it meanwhile (to b; were b schedhost's choice too, its binding would
+  // still conflict: the pod is bound already).
   const std::string theirs = ns_ + "-b";
   Json binding = {{"apiVersion", "v1"},
                   {"kind", "Binding"},
@@ -387,7 +390,7 @@ TEST_F(KubeModeTest, APodBoundBehindItsBackIsForgottenNotRetried) {
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", theirs}}}};
   Kubectl({"create", "--raw", "/api/v1/namespaces/" + ns_ + "/pods/contested/binding", "-f", "-"},
           binding.dump());
-  release.store(true);
+  release->store(true);
   ASSERT_TRUE(WaitFor([&] { return kube_->kube_writer()->stats().binding_conflicts == 1; }));
   EXPECT_EQ(NodeOf("contested"), theirs);
   // Not retried: no second attempt, no FailedScheduling, and the scheduler's cache holds the
@@ -461,7 +464,8 @@ TEST_F(KubeModeTest, ForbiddenBindingIsReportedAndTheHostNotReady) {
   const ControlPlane::Result roles = cp_->Kubectl({"get", "clusterrolebindings", "-o", "json"});
   ASSERT_EQ(roles.exit_code, 0);
   std::vector<std::string> removed;
-  for (const Json& b : Json::parse(roles.out)["items"]) {
+  const Json bindings = Json::parse(roles.out);
+  for (const Json& b : bindings["items"]) {
     for (const Json& s : b.value("subjects", Json::array())) {
       if (s.value("name", "") == cp_->user() &&
           b["roleRef"].value("name", "") == "system:kube-scheduler") {
