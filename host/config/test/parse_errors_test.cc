@@ -230,6 +230,28 @@ TEST(ParseErrorsTest, Profiles) {
   for (const ErrorCase& c : cases) ExpectError(c);
 }
 
+TEST(ParseErrorsTest, KubernetesSection) {
+  const std::vector<ErrorCase> cases = {
+      {"kubernetes not a table", "kubernetes = 1\n", 1, 14,
+       "[kubernetes] must be a table, not an integer"},
+      {"kubernetes unknown key", "[kubernetes]\nkubeconfg = \"k\"\n", 2, 1,
+       "unknown key \"kubeconfg\" in [kubernetes]; did you mean \"kubeconfig\"?"},
+      {"in cluster with a kubeconfig", "[kubernetes]\nkubeconfig = \"k\"\nin_cluster = true\n", 3,
+       14,
+       "kubernetes.in_cluster = true uses the pod's service account: leave kubeconfig and "
+       "context unset"},
+      {"negative qps", "[kubernetes]\nqps = -1\n", 2, 7,
+       "kubernetes.qps must be a number from 0 (no limit) to 1000000"},
+      {"burst zero", "[kubernetes]\nburst = 0\n", 2, 9,
+       "kubernetes.burst must be between 1 and 1000000, not 0"},
+      {"empty kubeconfig", "[kubernetes]\nkubeconfig = \"\"\n", 2, 14,
+       "kubernetes.kubeconfig must not be empty"},
+      {"sync timeout", "[kubernetes]\nsync_timeout = \"soon\"\n", 2, 16,
+       "kubernetes.sync_timeout: invalid duration \"soon\": expected a number at \"soon\""},
+  };
+  for (const ErrorCase& c : cases) ExpectError(c);
+}
+
 TEST(ParseErrorsTest, InvalidTomlNamesThePosition) {
   try {
     ParseConfig("[host]\nparallelism = = 3\n", "bad.toml", "");

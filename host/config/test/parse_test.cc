@@ -71,6 +71,30 @@ TEST(ParseConfigTest, EmptyFileGetsDefaults) {
   }
 }
 
+TEST(ParseConfigTest, ReadsTheKubernetesTable) {
+  EXPECT_FALSE(Parse("").kubernetes.has_value());
+  HostConfig config = Parse(R"(
+[kubernetes]
+kubeconfig = "kube/a.conf:/etc/kube/b.conf"
+context = "prod"
+qps = 0
+burst = 500
+sync_timeout = "30s"
+)");
+  ASSERT_TRUE(config.kubernetes.has_value());
+  EXPECT_EQ(config.kubernetes->kubeconfig, "/etc/sh/kube/a.conf:/etc/kube/b.conf");
+  EXPECT_EQ(config.kubernetes->context, "prod");
+  EXPECT_FALSE(config.kubernetes->in_cluster);
+  EXPECT_EQ(config.kubernetes->qps, 0);
+  EXPECT_EQ(config.kubernetes->burst, 500);
+  EXPECT_EQ(config.kubernetes->sync_timeout, std::chrono::seconds(30));
+  config = Parse("[kubernetes]\nin_cluster = true\nqps = 12.5\n");
+  EXPECT_TRUE(config.kubernetes->in_cluster);
+  EXPECT_EQ(config.kubernetes->kubeconfig, "");
+  EXPECT_EQ(config.kubernetes->qps, 12.5);
+  EXPECT_EQ(config.kubernetes->burst, 100);
+}
+
 TEST(ParseConfigTest, ReadsEveryHostSetting) {
   HostConfig config = Parse(R"(
 [host]
