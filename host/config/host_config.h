@@ -96,7 +96,7 @@ struct ApiTls {
 inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("unix://"); }
 
 // KubernetesConfig is `[kubernetes]`: schedule the pods of a Kubernetes cluster, whose API
-// server is then the source of truth (see docs/kubernetes.md).
+// server is then the source of truth (see docs/operations.md, "Running as a second scheduler").
 struct KubernetesConfig {
   // kubeconfig is a path list as $KUBECONFIG takes it ("a:b"); empty: $KUBECONFIG, else
   // ~/.kube/config. Relative paths resolve against the config file's directory.

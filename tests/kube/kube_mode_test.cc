@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -504,6 +507,43 @@ TEST_F(KubeModeTest, ForbiddenBindingIsReportedAndTheHostNotReady) {
   restore();
   ASSERT_TRUE(WaitFor([&] { return NodeOf("denied") == ns_ + "-a"; }, std::chrono::seconds(30)));
   EXPECT_TRUE(kube_->Healthy(&why)) << why;
+}
+
+// config/kubernetes/: the API server accepts the manifests as shipped, the service account they
+// create may do what scheduling needs, and the ConfigMap's config is one schedhost reads.
+TEST_F(KubeModeTest, ShippedManifestsGiveTheServiceAccountWhatSchedulingNeeds) {
+  const std::filesystem::path dir =
+      std::filesystem::path(std::getenv("SCHEDHOST_SOURCE_DIR")) / "config" / "kubernetes";
+  Kubectl({"apply", "-f", (dir / "rbac.yaml").string()});
+  Kubectl({"apply", "--dry-run=server", "-f", (dir / "deployment.yaml").string()});
+  const std::string as = "--as=system:serviceaccount:kube-system:schedhost";
+  for (const std::vector<std::string>& what :
+       {std::vector<std::string>{"create", "pods", "--subresource=binding"},
+        {"patch", "pods", "--subresource=status"},
+        {"delete", "pods"},
+        {"watch", "nodes"},
+        {"list", "poddisruptionbudgets.policy"},
+        {"create", "events.events.k8s.io"},
+        {"update", "leases.coordination.k8s.io/schedhost", "-n", "kube-system"}}) {
+    std::vector<std::string> args = {"auth", "can-i", as};
+    args.insert(args.end(), what.begin(), what.end());
+    const ControlPlane::Result r = cp_->Kubectl(args);
+    EXPECT_EQ(r.exit_code, 0) << ::testing::PrintToString(what) << ": " << r.out << r.err;
+  }
+  // The config inside the ConfigMap parses and asks for in-cluster credentials.
+  // kubectl prints one JSON object per document.
+  std::istringstream objects(Kubectl(
+      {"create", "--dry-run=client", "-o", "json", "-f", (dir / "deployment.yaml").string()}));
+  std::string toml;
+  for (Json item; objects >> std::ws && !objects.eof() && (objects >> item);) {
+    if (item.value("kind", "") == "ConfigMap") toml = item["data"].value("schedhost.toml", "");
+  }
+  ASSERT_FALSE(toml.empty());
+  const config::HostConfig parsed = config::ParseConfig(toml, "deployment.yaml", "/");
+  ASSERT_TRUE(parsed.kubernetes.has_value());
+  EXPECT_TRUE(parsed.kubernetes->in_cluster);
+  ASSERT_EQ(parsed.profiles.size(), 1u);
+  EXPECT_EQ(parsed.profiles[0].name, "schedhost");
 }
 
 }  // namespace
