@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# kube_bench.sh [BUILD_DIR] [--nodes N] [--pods N] [options]: schedhostd against upstream
+# kube-scheduler v1.37.2, each on a fresh control plane (etcd + kube-apiserver on loopback) of
+# the same settings, one after the other. Per scheduler: start the control plane, register the
+# nodes, start the scheduler and wait until it is ready, create the pods and wait until every
+# one is bound (loadgen pods), record the API server's request counts and the CPU time of the
+# scheduler, kube-apiserver and etcd over that span, stop everything. Then print the table.
+#
+# BUILD_DIR (default build/release) must hold the targets schedhostd, builtin_plugins and
+# upstream_binaries; nothing is built here. Options:
+#   --nodes N          nodes to register (default 1000)
+#   --pods N           pods to create and bind (default 10000)
+#   --only NAME        run one scheduler only: schedhostd or kube-scheduler
+#   --rounds N         repeat both runs N times, one table per round (default 1)
+#   --parallel N       pod creations in flight (default 32)
+#   --timeout DUR      give up on a run when not every pod is bound by then (default 10m)
+#   --keep             keep the work directory (configs, logs, JSON) and print its path
+set -euo pipefail
+
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 2
+}
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+build="$repo/build/release"
+nodes=1000
+pods=10000
+only=""
+rounds=1
+parallel=32
+timeout=10m
+keep=0
+positional=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --nodes) nodes=$2; shift 2 ;;
+    --pods) pods=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --parallel) parallel=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --keep) keep=1; shift ;;
+    -h|--help) usage ;;
+    -*) echo "kube_bench.sh: unknown option $1" >&2; usage ;;
+    *)
+      [[ $positional -eq 0 ]] || { echo "kube_bench.sh: one BUILD_DIR only" >&2; usage; }
+      build=$(cd "$1" && pwd); positional=1; shift ;;
+  esac
+done
+case "$only" in ""|schedhostd|kube-scheduler) ;; *) echo "kube_bench.sh: --only schedhostd|kube-scheduler" >&2; exit 2 ;; esac
+
+bin="$build/upstream/bin"
+missing=()
+for f in "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
+         "$bin/etcd" "$bin/kube-apiserver" "$bin/kube-scheduler" "$bin/loadgen"; do
+  [[ -x "$f" || -f "$f" ]] || missing+=("$f")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "kube_bench.sh: missing ${missing[*]}" >&2
+  echo "  build them: cmake --build $build --target schedhostd builtin_plugins upstream_binaries -j2" >&2
+  exit 2
+fi
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+if [[ "$build_type" != "Release" ]]; then
+  echo "kube_bench.sh: warning: $build is a ${build_type:-unknown} build; figures for schedhostd want the release preset" >&2
+fi
+
+work=$(mktemp -d /tmp/schedhost-kube-bench.XXXXXX)
+cp_pid=""
+sched_pid=""
+
+# stop PID: SIGTERM, then SIGKILL after 10 s; reaps it.
+stop() {
+  local pid=$1
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  stop "$sched_pid"
+  stop "$cp_pid"   # controlplane stops etcd and kube-apiserver and removes its work dir
+  if [[ $keep -eq 1 ]]; then
+    echo "kube_bench.sh: kept $work" >&2
+  else
+    rm -rf "$work"
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log() { echo "kube_bench.sh: $*" >&2; }
+
+# field FILE KEY: a string or number field of the one-line JSON object in FILE.
+field() {
+  sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$1"
+}
+
+# free_port: a loopback port nothing listens on now.
+free_port() {
+  local port
+  for _ in $(seq 50); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# fail_with_log MESSAGE FILE: prints the message and the end of a log, exits 1.
+fail_with_log() {
+  log "$1"
+  [[ -f "$2" ]] && { echo "--- tail of $2" >&2; tail -n 30 "$2" >&2; }
+  exit 1
+}
+
+start_control_plane() {
+  local dir=$1
+  "$bin/controlplane" --bin-dir "$bin" --dir "$dir/cp" --foreground \
+    >"$dir/controlplane.json" 2>"$dir/controlplane.log" &
+  cp_pid=$!
+  for _ in $(seq 1200); do
+    [[ -s "$dir/controlplane.json" ]] && return 0
+    kill -0 "$cp_pid" 2>/dev/null || fail_with_log "controlplane exited" "$dir/controlplane.log"
+    sleep 0.1
+  done
+  fail_with_log "controlplane not ready within 120 s" "$dir/controlplane.log"
+}
+
+start_schedhostd() {
+  local dir=$1 user_kc=$2
+  cat >"$dir/schedhost.toml" <<EOF
+[api]
+listen = "unix://$dir/schedhost.sock"
+[metrics]
+listen = "127.0.0.1:0"
+[host]
+state_dir = "$dir/state"
+[kubernetes]
+kubeconfig = "$user_kc"
+qps = 0
+[[profile]]
+name = "default-scheduler"
+EOF
+  "$build/bin/schedhostd" --config "$dir/schedhost.toml" >"$dir/scheduler.log" 2>&1 &
+  sched_pid=$!
+  # The line comes once every reflector has listed and the scheduling loop runs.
+  for _ in $(seq 1200); do
+    grep -q "schedhost serving on" "$dir/scheduler.log" && return 0
+    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "schedhostd exited" "$dir/scheduler.log"
+    sleep 0.1
+  done
+  fail_with_log "schedhostd not serving within 120 s" "$dir/scheduler.log"
+}
+
+start_kube_scheduler() {
+  local dir=$1 user_kc=$2 port
+  port=$(free_port)
+  cat >"$dir/kube-scheduler.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: $user_kc
+  qps: 5000
+  burst: 5000
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: default-scheduler
+EOF
+  "$bin/kube-scheduler" --config "$dir/kube-scheduler.yaml" --bind-address 127.0.0.1 \
+    --secure-port "$port" >"$dir/scheduler.log" 2>&1 &
+  sched_pid=$!
+  # /readyz answers 200 once the informers have synced and the event handlers are in place.
+  for _ in $(seq 1200); do
+    if curl -ksf --max-time 2 "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
+      return 0
+    fi
+    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "kube-scheduler exited" "$dir/scheduler.log"
+    sleep 0.1
+  done
+  fail_with_log "kube-scheduler not ready within 120 s" "$dir/scheduler.log"
+}
+
+# run_one NAME DIR: one scheduler on a fresh control plane; leaves DIR/pods.json and
+# DIR/metrics.json for the report.
+run_one() {
+  local name=$1 dir=$2
+  mkdir -p "$dir"
+  log "$name: starting etcd and kube-apiserver"
+  start_control_plane "$dir"
+  local ready="$dir/controlplane.json"
+  local admin_kc user_kc api_pid etcd_pid
+  admin_kc=$(field "$ready" admin_kubeconfig)
+  user_kc=$(field "$ready" user_kubeconfig)
+  api_pid=$(field "$ready" apiserver_pid)
+  etcd_pid=$(field "$ready" etcd_pid)
+
+  log "$name: registering $nodes nodes"
+  "$bin/loadgen" nodes --kubeconfig "$admin_kc" --count "$nodes" 2>>"$dir/loadgen.log"
+
+  log "$name: starting the scheduler"
+  local started=$SECONDS
+  case "$name" in
+    schedhostd) start_schedhostd "$dir" "$user_kc" ;;
+    kube-scheduler) start_kube_scheduler "$dir" "$user_kc" ;;
+  esac
+  log "$name: ready after $((SECONDS - started)) s; creating $pods pods"
+
+  local pids=(--pid "scheduler=$sched_pid" --pid "apiserver=$api_pid" --pid "etcd=$etcd_pid")
+  "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
+  local status=0
+  "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
+    --parallel "$parallel" --timeout "$timeout" >"$dir/pods.json" 2>>"$dir/loadgen.log" || status=$?
+  "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" --since "$dir/before.json" \
+    >"$dir/metrics.json"
+  log "$name: $(cat "$dir/pods.json")"
+
+  kill -0 "$sched_pid" 2>/dev/null || log "$name: the scheduler exited during the run"
+  # What the scheduler logged above info level (schedhostd: [warning]/[error]; klog: W/E lines).
+  local complaints
+  complaints=$(grep -cE '\[(warning|error|critical)\]|^[EWF][0-9]{4} ' "$dir/scheduler.log" || true)
+  if [[ "$complaints" -gt 0 ]]; then
+    log "$name: $complaints warning or error lines in its log; the first ones:"
+    grep -E '\[(warning|error|critical)\]|^[EWF][0-9]{4} ' "$dir/scheduler.log" | head -n 5 >&2
+  fi
+  stop "$sched_pid"; sched_pid=""
+  stop "$cp_pid"; cp_pid=""
+  if [[ $status -ne 0 ]]; then
+    tail -n 5 "$dir/loadgen.log" >&2
+    log "$name: not every pod was bound (see above)"
+    failed=1
+  fi
+}
+
+command -v curl >/dev/null || { log "curl is required (kube-scheduler's /readyz)"; exit 2; }
+log "$build ($build_type), $nodes nodes, $pods pods, $(nproc) cores; work dir $work"
+schedulers=(schedhostd kube-scheduler)
+[[ -n "$only" ]] && schedulers=("$only")
+failed=0
+for round in $(seq "$rounds"); do
+  reports=()
+  for s in "${schedulers[@]}"; do
+    dir="$work/round$round/$s"
+    run_one "$s" "$dir"
+    reports+=("$s=$dir")
+  done
+  echo
+  [[ $rounds -gt 1 ]] && echo "round $round of $rounds"
+  [[ ${#reports[@]} -gt 0 ]] && "$bin/loadgen" report "${reports[@]}"
+done
+exit "$failed"

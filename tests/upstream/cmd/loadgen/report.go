@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// benchRun is one scheduler's run as kube_bench.sh leaves it: DIR/pods.json (loadgen pods'
+// line) and DIR/metrics.json (loadgen metrics --since over the same span, with --pid
+// scheduler=, apiserver= and etcd=).
+type benchRun struct {
+	name    string
+	pods    podsResult
+	metrics delta
+}
+
+func runReport(_ context.Context, args []string) error {
+	fs := newFlagSet("report", "[--flow-schema global-default] NAME=DIR NAME=DIR...")
+	flowSchema := fs.String("flow-schema", "global-default", "the API Priority and Fairness flow schema the schedulers' user falls in")
+	top := fs.Int("top", 6, "request kinds listed per run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("want at least one NAME=DIR")
+	}
+	var runs []benchRun
+	for _, arg := range fs.Args() {
+		name, dir, ok := strings.Cut(arg, "=")
+		if !ok || name == "" || dir == "" {
+			return fmt.Errorf("want NAME=DIR, got %q", arg)
+		}
+		r := benchRun{name: name}
+		if err := readJSON(filepath.Join(dir, "pods.json"), &r.pods); err != nil {
+			return err
+		}
+		if err := readJSON(filepath.Join(dir, "metrics.json"), &r.metrics); err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	printReport(os.Stdout, runs, *flowSchema, *top)
+	return nil
+}
+
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// apiserverCPU prefers /proc's figure (the whole span) and falls back to /metrics'.
+func (r *benchRun) apiserverCPU() float64 {
+	if v, ok := r.metrics.CPUSeconds["apiserver"]; ok {
+		return v
+	}
+	return r.metrics.APIServerCPUSeconds
+}
+
+// printReport writes the comparison table, the ratios of the first run to the last, and each
+// run's busiest request kinds with the API server's mean latency for them.
+func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "scheduler\tpods\tbound\tpods/s\tseconds\tcreate s\tp50 ms\tp99 ms\tAPI requests\tper pod\tscheduler CPU-s\tapiserver CPU-s\tapiserver cores\tetcd CPU-s\tloadgen CPU-s\t")
+	for _, r := range runs {
+		requests := r.metrics.RequestsByFlowSchema[flowSchema]
+		cores := 0.0
+		if r.metrics.Seconds > 0 {
+			cores = r.apiserverCPU() / r.metrics.Seconds
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+			r.name, r.pods.Pods, r.pods.Bound, r.pods.PodsPerSecond, r.pods.Seconds, r.pods.CreateSeconds,
+			r.pods.LatencyMs["p50"], r.pods.LatencyMs["p99"], requests, requests/float64(max(1, r.pods.Pods)),
+			r.metrics.CPUSeconds["scheduler"], r.apiserverCPU(), cores, r.metrics.CPUSeconds["etcd"],
+			r.pods.LoadgenCPUSeconds)
+	}
+	w.Flush()
+
+	if len(runs) >= 2 {
+		a, b := runs[0], runs[len(runs)-1]
+		ratio := func(x, y float64) string {
+			if y == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2fx", x/y)
+		}
+		fmt.Fprintf(out, "\n%s / %s: pods/s %s, seconds %s, API requests %s, scheduler CPU %s, apiserver CPU %s\n",
+			a.name, b.name, ratio(a.pods.PodsPerSecond, b.pods.PodsPerSecond), ratio(a.pods.Seconds, b.pods.Seconds),
+			ratio(a.metrics.RequestsByFlowSchema[flowSchema], b.metrics.RequestsByFlowSchema[flowSchema]),
+			ratio(a.metrics.CPUSeconds["scheduler"], b.metrics.CPUSeconds["scheduler"]), ratio(a.apiserverCPU(), b.apiserverCPU()))
+	}
+
+	for _, r := range runs {
+		kinds := make([]string, 0, len(r.metrics.Requests))
+		for k := range r.metrics.Requests {
+			kinds = append(kinds, k)
+		}
+		sort.Slice(kinds, func(i, j int) bool {
+			if r.metrics.Requests[kinds[i]] != r.metrics.Requests[kinds[j]] {
+				return r.metrics.Requests[kinds[i]] > r.metrics.Requests[kinds[j]]
+			}
+			return kinds[i] < kinds[j]
+		})
+		parts := make([]string, 0, top)
+		for _, k := range kinds[:min(top, len(kinds))] {
+			part := fmt.Sprintf("%s %.0f", k, r.metrics.Requests[k])
+			if ms, ok := r.metrics.LatencyMeanMs[k]; ok {
+				part += fmt.Sprintf(" (%.1f ms)", ms)
+			}
+			parts = append(parts, part)
+		}
+		fmt.Fprintf(out, "\n%s, all clients' requests (API server mean latency): %s\n", r.name, strings.Join(parts, ", "))
+		if len(r.metrics.Failures) > 0 {
+			failures := make([]string, 0, len(r.metrics.Failures))
+			for k, v := range r.metrics.Failures {
+				failures = append(failures, fmt.Sprintf("%s: %.0f", k, v))
+			}
+			sort.Strings(failures)
+			fmt.Fprintf(out, "%s, failed requests: %s\n", r.name, strings.Join(failures, ", "))
+		}
+		schemas := make([]string, 0, len(r.metrics.RequestsByFlowSchema))
+		for k, v := range r.metrics.RequestsByFlowSchema {
+			schemas = append(schemas, fmt.Sprintf("%s %.0f", k, v))
+		}
+		sort.Strings(schemas)
+		fmt.Fprintf(out, "%s, requests by flow schema: %s\n", r.name, strings.Join(schemas, ", "))
+	}
+}
