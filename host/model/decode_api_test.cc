@@ -38,6 +38,27 @@ TEST(DecodeApiTest, PodAsTheApiServerSendsIt) {
   ASSERT_EQ(data.spec.tolerations.size(), 1u);
 }
 
+TEST(DecodeApiTest, APreemptionVictimStillTerminating) {
+  nlohmann::json pod = nlohmann::json::parse(R"({
+    "metadata": {"name": "victim", "namespace": "prod", "uid": "u-3"},
+    "spec": {"nodeName": "n1", "containers": [{"name": "c"}]},
+    "status": {"conditions": [{"type": "DisruptionTarget", "status": "True",
+                               "reason": "PreemptionByScheduler"}]}
+  })");
+  // Marked, but not being deleted (yet): not terminating.
+  EXPECT_FALSE(std::get<PodData>(DecodeApiObject(pod, ApiKind::kPod))
+                   .status.terminating_by_preemption);
+  pod["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:00Z";
+  const PodData data = std::get<PodData>(DecodeApiObject(pod, ApiKind::kPod));
+  EXPECT_TRUE(data.status.terminating_by_preemption);
+  // It survives a made Pod (packed with the status).
+  EXPECT_TRUE(Pod::Make(data)->data().status.terminating_by_preemption);
+  // Deleted for another reason: not a preemption victim.
+  pod["status"]["conditions"][0]["reason"] = "EvictionByEvictionAPI";
+  EXPECT_FALSE(std::get<PodData>(DecodeApiObject(pod, ApiKind::kPod))
+                   .status.terminating_by_preemption);
+}
+
 TEST(DecodeApiTest, NodeWithoutKindOrApiVersion) {
   const nlohmann::json node = nlohmann::json::parse(R"({
     "metadata": {"name": "n1", "uid": "u-n1", "resourceVersion": "5"},

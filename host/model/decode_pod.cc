@@ -107,6 +107,21 @@ PodData DecodePod(const MapReader& object) {
   MapReader status(object.Get("status"), object.Path("status"));
   pod.status.nominated_node_name =
       ReadString(status.Get("nominatedNodeName"), status.Path("nominatedNodeName"));
+  // A preemption victim still terminating: being deleted, marked by the scheduler that
+  // preempted it (upstream's podTerminatingByPreemption).
+  const bool deleting = !IsAbsent(MapReader(object.Get("metadata"), object.Path("metadata"))
+                                      .Get("deletionTimestamp"));
+  if (deleting) {
+    ReadList(status.Get("conditions"), status.Path("conditions"),
+             [&](const YamlNode* item, const std::string& p) {
+               MapReader c(item, p);
+               if (ReadString(c.Get("type"), c.Path("type")) == "DisruptionTarget" &&
+                   ReadString(c.Get("status"), c.Path("status")) == "True" &&
+                   ReadString(c.Get("reason"), c.Path("reason")) == "PreemptionByScheduler") {
+                 pod.status.terminating_by_preemption = true;
+               }
+             });
+  }
   return pod;
 }
 

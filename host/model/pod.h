@@ -102,6 +102,11 @@ struct PodSpec {
 // PodStatus mirrors the scheduling-relevant fields of core/v1 PodStatus.
 struct PodStatus {
   std::string nominated_node_name;
+  // terminating_by_preemption: the pod is being deleted (metadata.deletionTimestamp set) and
+  // carries DisruptionTarget=True with reason PreemptionByScheduler, i.e. a preemption victim
+  // still terminating (Kubernetes mode, where deletion takes the grace period). Upstream's
+  // preemption does not preempt again for a pod nominated where such a victim is.
+  bool terminating_by_preemption = false;
 
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };

@@ -17,7 +17,7 @@ namespace {
 // missing there is lost on the way through a made Pod. The size checks below catch a field
 // added to a struct without being added here (on the 64-bit libstdc++ the host is built with).
 static_assert(sizeof(void*) != 8 || sizeof(PodSpec) == 288, "PodSpec changed: update Fields");
-static_assert(sizeof(void*) != 8 || sizeof(PodStatus) == 32, "PodStatus changed: update Fields");
+static_assert(sizeof(void*) != 8 || sizeof(PodStatus) == 40, "PodStatus changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(Container) == 168, "Container changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(ContainerPort) == 80,
               "ContainerPort changed: update Fields");
@@ -35,7 +35,7 @@ concept Is = std::same_as<std::remove_const_t<T>, U>;
 
 template <class A, Is<PodStatus> T>
 void Fields(A& a, T& s) {
-  a(s.nominated_node_name);
+  a(s.nominated_node_name, s.terminating_by_preemption);
 }
 template <class A, Is<ContainerPort> T>
 void Fields(A& a, T& p) {

@@ -53,6 +53,9 @@ class Rules {
 
   /// PodEligible returns "" when `pod` may preempt, else why not (upstream's wording).
   std::string PodEligible(const schedhost_pod_view* pod) const;
+  /// custom_eligibility is true when a plugin decides PodEligible (the host's terminating-victim
+  /// check then stays out of its way).
+  bool custom_eligibility() const { return cb_.pod_eligible != nullptr; }
   /// IsEligibleVictim tells whether `victim` may be evicted for `preemptor` (default: lower
   /// priority).
   bool IsEligibleVictim(const schedhost_pod_view* preemptor,

@@ -32,9 +32,8 @@ std::string Rules::PodEligible(const schedhost_pod_view* pod) const {
   if (pod->preemption_policy == SCHEDHOST_PREEMPT_NEVER) {
     return "not eligible due to preemptionPolicy=Never.";
   }
-  // Upstream also refuses a pod already nominated to a node where a lower-priority pod is
-  // terminating. schedhost deletes victims at once and models no deletionTimestamp, so no pod
-  // is ever terminating: that case cannot arise here.
+  // Upstream also refuses a pod nominated to a node where a lower-priority victim is still
+  // terminating; that needs the snapshot (Toolkit::Preempt, TerminatingVictimOnNominatedNode).
   return "";
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "host/framework/plugin_instance.h"
 #include "host/metrics/scheduler_metrics.h"
 
 namespace schedhost::preemption {
@@ -89,6 +90,28 @@ uint64_t Toolkit::RandomOffset(uint64_t n) {
   return rng_() % n;
 }
 
+std::string Toolkit::TerminatingVictimOnNominatedNode(const framework::Framework& fw,
+                                                      const schedhost_pod_view* pod,
+                                                      const NodeStatuses& statuses,
+                                                      const Rules& rules) {
+  if (rules.custom_eligibility() || pod->nominated_node_name.len == 0) return "";
+  const std::string_view nominated = framework::View(pod->nominated_node_name);
+  // A nominated node the filters call unresolvable is no reason to wait: preempt again.
+  for (const auto& [node, status] : statuses) {
+    if (node == nominated && status.code == Code::kUnschedulableAndUnresolvable) return "";
+  }
+  const cache::Snapshot* snapshot = fw.snapshot();
+  const cache::NodeInfo* info = snapshot != nullptr ? snapshot->Get(nominated) : nullptr;
+  if (info == nullptr) return "";
+  for (const auto& victim : info->pods()) {
+    if (rules.IsEligibleVictim(pod, victim->view()) &&
+        victim->data().status.terminating_by_preemption) {
+      return "not eligible due to a terminating pod on the nominated node.";
+    }
+  }
+  return "";
+}
+
 framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::Framework& fw,
                                            framework::CycleState& state,
                                            const schedhost_pod_view* pod,
@@ -99,6 +122,11 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
   framework::PreemptOutcome out;
   // 1) Is the pod eligible to preempt at all?
   if (std::string why = rules.PodEligible(pod); !why.empty()) {
+    out.status = Status::Make(Code::kUnschedulable, "preemption: " + why);
+    return out;
+  }
+  if (std::string why = TerminatingVictimOnNominatedNode(fw, pod, statuses, rules);
+      !why.empty()) {
     out.status = Status::Make(Code::kUnschedulable, "preemption: " + why);
     return out;
   }

@@ -59,6 +59,13 @@ class Toolkit final : public framework::ClusterAccess {
 
  private:
   uint64_t RandomOffset(uint64_t n);
+  // TerminatingVictimOnNominatedNode is upstream's last eligibility rule: a pod nominated to a
+  // node where a lower-priority victim of preemption is still terminating waits for it instead
+  // of preempting again; returns why not eligible, or "".
+  static std::string TerminatingVictimOnNominatedNode(const framework::Framework& fw,
+                                                      const schedhost_pod_view* pod,
+                                                      const NodeStatuses& statuses,
+                                                      const Rules& rules);
 
   store::Store& store_;
   queue::Nominator& nominator_;

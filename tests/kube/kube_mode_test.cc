@@ -112,12 +112,13 @@ class KubeModeTest : public ::testing::Test {
   // (capacity, allocatable, Ready), then without the not-ready taint the TaintNodesByCondition
   // admission plugin put on it (the node lifecycle controller would remove it).
   void AddNode(const std::string& name, const std::string& cpu, const std::string& memory,
-               Json labels = Json::object()) {
+               Json labels = Json::object(), Json spec = Json::object()) {
     labels["schedhost-test"] = ns_;
     labels["kubernetes.io/hostname"] = name;
     Json node = {{"apiVersion", "v1"},
                  {"kind", "Node"},
-                 {"metadata", {{"name", name}, {"labels", labels}}}};
+                 {"metadata", {{"name", name}, {"labels", labels}}},
+                 {"spec", spec}};
     Kubectl({"create", "-f", "-"}, node.dump());
     Json resources = {{"cpu", cpu}, {"memory", memory}, {"pods", "110"}};
     Json status = {{"status",
@@ -313,8 +314,16 @@ TEST_F(KubeModeTest, PreemptionMarksDeletesAndThenBinds) {
     return h["status"].value("nominatedNodeName", "") == ns_ + "-a";
   })) << Get("pod", "high").dump();
   EXPECT_EQ(NodeOf("high"), "");  // the victim still holds the node
-  // (Retries while the victim terminates may preempt it again: one event per eviction.)
   ASSERT_TRUE(WaitFor([&] { return !Events("low", "Preempted").empty(); }));
+  // While the victim terminates, the preemptor's retries wait for it instead of preempting
+  // again (upstream's terminating-victim rule): one eviction, one event. A node with room but
+  // a taint it does not tolerate makes it try again meanwhile.
+  AddNode(ns_ + "-tainted", "8", "16Gi", Json::object(),
+          {{"taints", Json::array({{{"key", "dedicated"}, {"value", "other"},
+                                    {"effect", "NoSchedule"}}})}});
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_EQ(kube_->kube_writer()->stats().evictions, 1u);
+  EXPECT_EQ(Events("low", "Preempted").size(), 1u);
   EXPECT_EQ(Events("low", "Preempted")[0].value("note", ""),
             "Preempted by pod " + Get("pod", "high")["metadata"].value("uid", "") +
                 " on node " + ns_ + "-a");
