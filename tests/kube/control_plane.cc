@@ -35,6 +35,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::seconds kStopTimeout{30};
+constexpr std::chrono::seconds kTermGrace{10};
 constexpr std::chrono::seconds kRestartTimeout{150};
 constexpr std::chrono::seconds kCompactTimeout{60};
 constexpr std::chrono::seconds kKubectlTimeout{120};
@@ -105,16 +106,24 @@ pid_t Spawn(const std::vector<std::string>& args, ChildFds& fds, int death_signa
   return pid;
 }
 
-// KillAndReap kills pid's process group once pid has exited or `timeout` has passed, then
-// reaps pid and returns its wait status. The group is killed before pid is reaped, so its id
-// cannot have been reused.
+// KillAndReap gives pid `timeout` to exit, then SIGTERM and kTermGrace more, then kills its
+// process group and reaps it, returning its wait status. The group is killed before pid is
+// reaped, so its id cannot have been reused.
 int KillAndReap(pid_t pid, std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  siginfo_t info{};
-  while (Clock::now() < deadline) {
-    info.si_pid = 0;
-    if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == pid) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto exited_within = [pid](std::chrono::milliseconds wait) {
+    const auto deadline = Clock::now() + wait;
+    for (;;) {
+      siginfo_t info{};
+      if (::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == pid) {
+        return true;
+      }
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  if (!exited_within(timeout)) {
+    ::kill(pid, SIGTERM);  // controlplane stops its children and cleans up, even mid-start
+    exited_within(kTermGrace);
   }
   ::kill(-pid, SIGKILL);
   int status = 0;
@@ -201,6 +210,7 @@ struct ControlPlane::Process {
     for (;;) {
       pollfd p{err.get(), POLLIN, 0};
       const int ready = ::poll(&p, 1, 100);
+      if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) {
         if (stopping) return;
         continue;
@@ -312,7 +322,8 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
   const auto started = Clock::now();
   const std::optional<std::string> line = process->ReadLine(started + options.start_timeout);
   auto fail = [&](const std::string& what) {
-    const std::string status = process->Stop(std::chrono::seconds(5));
+    // At once: a controlplane still starting ignores EOF, SIGTERM makes it clean up.
+    const std::string status = process->Stop(std::chrono::milliseconds(0));
     throw std::runtime_error("controlplane " + what + " (" + status + "); its stderr ends:\n" +
                              process->ErrTail());
   };

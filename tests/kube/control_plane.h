@@ -60,8 +60,8 @@ class ControlPlane {
 
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;
-  // Stops the control plane (EOF on its stdin), kills its process group if it has not exited
-  // within 30 s, and removes dir() unless Options::keep_dir; never throws.
+  // Stops the control plane (EOF on its stdin; SIGTERM if it has not exited within 30 s, its
+  // process group killed 10 s later) and removes dir() unless Options::keep_dir; never throws.
   ~ControlPlane();
 
   // The API server's URL, https://127.0.0.1:PORT; it keeps its port across RestartApiServer.

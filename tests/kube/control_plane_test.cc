@@ -3,11 +3,13 @@
 // server restart and an etcd compaction.
 #include "tests/kube/control_plane.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,18 @@ TEST_F(ControlPlaneTest, KeepsObjectsAcrossRestartAndCompaction) {
   Ok(cp, {"label", "node", "node-a", "compacted=yes"});
   EXPECT_GT(cp.Compact(), revision);
   EXPECT_EQ(Ok(cp, {"get", "nodes", "-l", "compacted=yes", "-o", "name"}), "node/node-a\n");
+}
+
+TEST(ControlPlaneStartTest, FailsWithControlplanesStderrWhenNotReadyInTime) {
+  SCHEDHOST_SKIP_WITHOUT_KUBE();
+  ControlPlane::Options options;
+  options.start_timeout = std::chrono::seconds(0);
+  try {
+    ControlPlane::Start(options);
+    FAIL() << "Start returned without a ready control plane";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("controlplane did not become ready within 0 s"));
+  }
 }
 
 }  // namespace

@@ -52,6 +52,12 @@ func main() {
 // run starts the control plane, serves until told to stop and cleans up; it returns the exit
 // status.
 func run(cfg config, foreground bool) int {
+	// Before the work dir exists, so that no signal can leave it behind.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	// A reader that went away must not kill this program before it has cleaned up: writes to
+	// a closed stdout or stderr fail instead.
+	signal.Ignore(syscall.SIGPIPE)
 	if err := resolveDirs(&cfg); err != nil {
 		log.Printf("%v", err)
 		return 1
@@ -66,24 +72,24 @@ func run(cfg config, foreground bool) int {
 		}
 	}()
 
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
-	// A reader that went away must not kill this program before it has cleaned up: writes to
-	// a closed stdout or stderr fail instead.
-	signal.Ignore(syscall.SIGPIPE)
+	// A signal during startup cancels it; the watcher is stopped, and waited for, before the
+	// command loop takes the signals over, so none is lost in between.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stopWatching, watcherDone := make(chan struct{}), make(chan struct{})
 	go func() {
-		// A signal during startup abandons it; afterwards the loop below handles them.
+		defer close(watcherDone)
 		select {
 		case <-signals:
 			cancel()
-		case <-ctx.Done():
+		case <-stopWatching:
 		}
 	}()
 
 	start := time.Now()
 	c, err := startCluster(ctx, cfg)
+	close(stopWatching)
+	<-watcherDone
 	if err != nil {
 		if ctx.Err() != nil {
 			log.Printf("interrupted while starting: stopped")
@@ -100,9 +106,9 @@ func run(cfg config, foreground bool) int {
 	}
 	defer c.stop(grace)
 	if ctx.Err() != nil {
+		log.Printf("interrupted while starting: stopped")
 		return 1
 	}
-	cancel() // the startup signal watcher's job is over
 	ctx = context.Background()
 	log.Printf("ready in %.1fs: %s (etcd %s, work dir %s)", time.Since(start).Seconds(), c.server, c.etcdURL, cfg.dir)
 	if err := writeJSON(c.ready()); err != nil {
