@@ -14,7 +14,10 @@
 #   --rounds N         repeat both runs N times, one table per round (default 1)
 #   --parallel N       pod creations in flight (default 32)
 #   --timeout DUR      give up on a run when not every pod is bound by then (default 10m)
-#   --keep             keep the work directory (configs, logs, JSON) and print its path
+#   --backlog          create the pods before the scheduler starts and time it from its start
+#                      (default: the scheduler runs and is ready, then the pods are created)
+#   --keep             keep the work directory (configs, logs, JSON, the control plane's
+#                      files and logs) and print its path
 set -euo pipefail
 
 usage() {
@@ -31,6 +34,7 @@ rounds=1
 parallel=32
 timeout=10m
 keep=0
+backlog=0
 positional=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -41,6 +45,7 @@ while [[ $# -gt 0 ]]; do
     --parallel) parallel=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --keep) keep=1; shift ;;
+    --backlog) backlog=1; shift ;;
     -h|--help) usage ;;
     -*) echo "kube_bench.sh: unknown option $1" >&2; usage ;;
     *)
@@ -69,6 +74,7 @@ fi
 work=$(mktemp -d /tmp/schedhost-kube-bench.XXXXXX)
 cp_pid=""
 sched_pid=""
+wait_pid=""
 
 # stop PID: SIGTERM, then SIGKILL after 10 s; reaps it.
 stop() {
@@ -86,6 +92,7 @@ stop() {
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
+  stop "$wait_pid"
   stop "$sched_pid"
   stop "$cp_pid"   # controlplane stops etcd and kube-apiserver and removes its work dir
   if [[ $keep -eq 1 ]]; then
@@ -127,8 +134,9 @@ fail_with_log() {
 }
 
 start_control_plane() {
-  local dir=$1
-  "$bin/controlplane" --bin-dir "$bin" --dir "$dir/cp" --foreground \
+  local dir=$1 keep_flag=()
+  [[ $keep -eq 1 ]] && keep_flag=(--keep)
+  "$bin/controlplane" --bin-dir "$bin" --dir "$dir/cp" --foreground "${keep_flag[@]}" \
     >"$dir/controlplane.json" 2>"$dir/controlplane.log" &
   cp_pid=$!
   for _ in $(seq 1200); do
@@ -194,6 +202,17 @@ EOF
   fail_with_log "kube-scheduler not ready within 120 s" "$dir/scheduler.log"
 }
 
+# start_scheduler NAME DIR USER_KUBECONFIG: starts schedhostd or kube-scheduler and returns once
+# it is ready.
+start_scheduler() {
+  case "$1" in
+    schedhostd) start_schedhostd "$2" "$3" ;;
+    kube-scheduler) start_kube_scheduler "$2" "$3" ;;
+  esac
+}
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
 # run_one NAME DIR: one scheduler on a fresh control plane; leaves DIR/pods.json and
 # DIR/metrics.json for the report.
 run_one() {
@@ -211,30 +230,52 @@ run_one() {
   log "$name: registering $nodes nodes"
   "$bin/loadgen" nodes --kubeconfig "$admin_kc" --count "$nodes" 2>>"$dir/loadgen.log"
 
-  log "$name: starting the scheduler"
-  local started=$SECONDS
-  case "$name" in
-    schedhostd) start_schedhostd "$dir" "$user_kc" ;;
-    kube-scheduler) start_kube_scheduler "$dir" "$user_kc" ;;
-  esac
-  log "$name: ready after $((SECONDS - started)) s; creating $pods pods"
-
-  local pids=(--pid "scheduler=$sched_pid" --pid "apiserver=$api_pid" --pid "etcd=$etcd_pid")
-  "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
-  local status=0
-  "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
-    --parallel "$parallel" --timeout "$timeout" >"$dir/pods.json" 2>>"$dir/loadgen.log" || status=$?
+  local pids=(--pid "apiserver=$api_pid" --pid "etcd=$etcd_pid")
+  local status=0 ready_lines=0
+  if [[ $backlog -eq 0 ]]; then
+    log "$name: starting the scheduler"
+    local started=$SECONDS
+    start_scheduler "$name" "$dir" "$user_kc"
+    ready_lines=$(wc -l <"$dir/scheduler.log")
+    log "$name: ready after $((SECONDS - started)) s; creating $pods pods (load average $(load))"
+    pids+=(--pid "scheduler=$sched_pid")
+    "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
+    "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
+      --parallel "$parallel" --timeout "$timeout" >"$dir/pods.json" 2>>"$dir/loadgen.log" || status=$?
+  else
+    log "$name: creating $pods pods before the scheduler starts"
+    "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
+      --parallel "$parallel" --no-wait >"$dir/create.json" 2>>"$dir/loadgen.log"
+    "$bin/loadgen" wait --kubeconfig "$admin_kc" --timeout "$timeout" \
+      >"$dir/pods.json" 2>"$dir/wait.log" &
+    wait_pid=$!
+    until grep -q "loadgen wait: watching" "$dir/wait.log"; do
+      kill -0 "$wait_pid" 2>/dev/null || fail_with_log "loadgen wait exited" "$dir/wait.log"
+      sleep 0.05
+    done
+    "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
+    log "$name: starting the scheduler on $pods pending pods (load average $(load))"
+    start_scheduler "$name" "$dir" "$user_kc"
+    ready_lines=$(wc -l <"$dir/scheduler.log")
+    pids+=(--pid "scheduler=$sched_pid")
+    wait "$wait_pid" || status=$?
+    wait_pid=""
+    cat "$dir/wait.log" >>"$dir/loadgen.log"
+  fi
   "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" --since "$dir/before.json" \
     >"$dir/metrics.json"
   log "$name: $(cat "$dir/pods.json")"
 
   kill -0 "$sched_pid" 2>/dev/null || log "$name: the scheduler exited during the run"
-  # What the scheduler logged above info level (schedhostd: [warning]/[error]; klog: W/E lines).
+  # What the scheduler logged above info level once ready (schedhostd: [warning]/[error];
+  # klog: W/E/F lines; kube-scheduler warns at start about the delegated authentication it
+  # is not given).
+  local pattern='\[(warning|error|critical)\]|^[EWF][0-9]{4} '
   local complaints
-  complaints=$(grep -cE '\[(warning|error|critical)\]|^[EWF][0-9]{4} ' "$dir/scheduler.log" || true)
+  complaints=$(tail -n "+$((ready_lines + 1))" "$dir/scheduler.log" | grep -cE "$pattern" || true)
   if [[ "$complaints" -gt 0 ]]; then
-    log "$name: $complaints warning or error lines in its log; the first ones:"
-    grep -E '\[(warning|error|critical)\]|^[EWF][0-9]{4} ' "$dir/scheduler.log" | head -n 5 >&2
+    log "$name: $complaints warning or error lines in its log during the run; the first ones:"
+    tail -n "+$((ready_lines + 1))" "$dir/scheduler.log" | grep -E "$pattern" | head -n 5 >&2
   fi
   stop "$sched_pid"; sched_pid=""
   stop "$cp_pid"; cp_pid=""
@@ -246,7 +287,9 @@ run_one() {
 }
 
 command -v curl >/dev/null || { log "curl is required (kube-scheduler's /readyz)"; exit 2; }
-log "$build ($build_type), $nodes nodes, $pods pods, $(nproc) cores; work dir $work"
+mode="pods created while the scheduler runs"
+[[ $backlog -eq 1 ]] && mode="pods pending before the scheduler starts"
+log "$build ($build_type), $nodes nodes, $pods pods, $mode, $(nproc) cores; work dir $work"
 schedulers=(schedhostd kube-scheduler)
 [[ -n "$only" ]] && schedulers=("$only")
 failed=0

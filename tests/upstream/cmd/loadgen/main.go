@@ -4,7 +4,8 @@
 //
 //	loadgen nodes   --kubeconfig K --count N [--cpu 32 --memory 128Gi --pods 110 --zones 3]
 //	loadgen apply   --kubeconfig K -f FILE [--scheduler-name NAME]
-//	loadgen pods    --kubeconfig K --count N --scheduler-name NAME [--namespace bench]
+//	loadgen pods    --kubeconfig K --count N --scheduler-name NAME [--namespace bench] [--no-wait]
+//	loadgen wait    --kubeconfig K [--namespace bench]
 //	loadgen metrics --kubeconfig K [--pid NAME=PID]... [-o FILE] [--since FILE]
 //	loadgen report  NAME=DIR NAME=DIR
 //
@@ -33,6 +34,7 @@ var subcommands = []subcommand{
 	{"nodes", "create N ready nodes over zones, as kubelets register them", runNodes},
 	{"apply", "create every object of a multi-document YAML file (nodes the kubelet way)", runApply},
 	{"pods", "create N pods for a scheduler, wait until all are bound, print one JSON line", runPods},
+	{"wait", "wait until every pod of a namespace is bound (a scheduler started afterwards), print one JSON line", runWait},
 	{"metrics", "snapshot the API server's request counts and the CPU time of processes", runMetrics},
 	{"report", "print the table comparing benchmark runs (directories with pods.json, metrics.json)", runReport},
 }

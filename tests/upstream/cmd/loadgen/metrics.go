@@ -22,7 +22,8 @@ const clockTicksPerSecond = 100
 // subtracted from a later snapshot.
 type snapshot struct {
 	Time time.Time `json:"time"`
-	// CPUSeconds is user + system time per process named with --pid, from /proc.
+	// CPUSeconds is user + system time per process named with --pid, from /proc, and under
+	// "machine" the busy time of every CPU (/proc/stat): what other processes took is the rest.
 	CPUSeconds map[string]float64 `json:"cpu_seconds"`
 	// APIServerCPUSeconds is kube-apiserver's process_cpu_seconds_total.
 	APIServerCPUSeconds float64 `json:"apiserver_cpu_seconds"`
@@ -131,6 +132,11 @@ func takeSnapshot(ctx context.Context, cf *clientFlags, pids pidFlags) (*snapsho
 		}
 		s.CPUSeconds[name] = cpu
 	}
+	machine, err := machineBusySeconds()
+	if err != nil {
+		return nil, fmt.Errorf("/proc/stat: %w", err)
+	}
+	s.CPUSeconds["machine"] = machine
 	if err := parseMetrics(body, s.add); err != nil {
 		return nil, fmt.Errorf("the API server's /metrics: %w", err)
 	}
@@ -235,6 +241,33 @@ func processCPUSeconds(pid int) (float64, error) {
 		return 0, errors.New("unexpected /proc stat format")
 	}
 	return float64(utime+stime) / clockTicksPerSecond, nil
+}
+
+// machineBusySeconds is the time all CPUs spent on anything but idling and waiting for I/O
+// since boot.
+func machineBusySeconds() (float64, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0, errors.New("unexpected format")
+	}
+	var busy uint64
+	// user nice system idle iowait irq softirq steal ...; guest time is already in user.
+	for i, f := range fields[1:min(9, len(fields))] {
+		if i == 3 || i == 4 {
+			continue
+		}
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return 0, errors.New("unexpected format")
+		}
+		busy += v
+	}
+	return float64(busy) / clockTicksPerSecond, nil
 }
 
 // parseMetrics calls sample for every sample of a Prometheus text exposition (version 0.0.4).

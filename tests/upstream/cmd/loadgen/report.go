@@ -74,18 +74,30 @@ func (r *benchRun) apiserverCPU() float64 {
 // run's busiest request kinds with the API server's mean latency for them.
 func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scheduler\tpods\tbound\tpods/s\tseconds\tcreate s\tp50 ms\tp99 ms\tAPI requests\tper pod\tscheduler CPU-s\tapiserver CPU-s\tapiserver cores\tetcd CPU-s\tloadgen CPU-s\t")
+	fmt.Fprintln(w, "scheduler\tbound\tpods/s\tseconds\tbind pods/s\tcreate s\tp50 ms\tp99 ms\tAPI requests\tbindings\tevents\tscheduler CPU-s\tapiserver CPU-s\t(cores)\tetcd CPU-s\tloadgen CPU-s\tother CPU-s\t")
 	for _, r := range runs {
-		requests := r.metrics.RequestsByFlowSchema[flowSchema]
+		m := &r.metrics
 		cores := 0.0
-		if r.metrics.Seconds > 0 {
-			cores = r.apiserverCPU() / r.metrics.Seconds
+		if m.Seconds > 0 {
+			cores = r.apiserverCPU() / m.Seconds
 		}
-		fmt.Fprintf(w, "%s\t%d\t%d\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			r.name, r.pods.Pods, r.pods.Bound, r.pods.PodsPerSecond, r.pods.Seconds, r.pods.CreateSeconds,
-			r.pods.LatencyMs["p50"], r.pods.LatencyMs["p99"], requests, requests/float64(max(1, r.pods.Pods)),
-			r.metrics.CPUSeconds["scheduler"], r.apiserverCPU(), cores, r.metrics.CPUSeconds["etcd"],
-			r.pods.LoadgenCPUSeconds)
+		events := m.Requests["POST events.events.k8s.io"] + m.Requests["POST events"] +
+			m.Requests["PATCH events.events.k8s.io"] + m.Requests["PATCH events"]
+		// What neither the control plane, the scheduler nor loadgen used: other work on the
+		// machine, which the figures share it with.
+		other := m.CPUSeconds["machine"] - m.CPUSeconds["scheduler"] - r.apiserverCPU() -
+			m.CPUSeconds["etcd"] - r.pods.LoadgenCPUSeconds
+		create, p50, p99 := "-", "-", "-"
+		if r.pods.Mode != "backlog" {
+			create = fmt.Sprintf("%.2f", r.pods.CreateSeconds)
+			p50 = fmt.Sprintf("%.0f", r.pods.LatencyMs["p50"])
+			p99 = fmt.Sprintf("%.0f", r.pods.LatencyMs["p99"])
+		}
+		fmt.Fprintf(w, "%s\t%d/%d\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+			r.name, r.pods.Bound, r.pods.Pods, r.pods.PodsPerSecond, r.pods.Seconds, r.pods.BindPodsPerSecond,
+			create, p50, p99, m.RequestsByFlowSchema[flowSchema],
+			m.Requests["POST pods/binding"], events, m.CPUSeconds["scheduler"], r.apiserverCPU(), cores,
+			m.CPUSeconds["etcd"], r.pods.LoadgenCPUSeconds, max(0, other))
 	}
 	w.Flush()
 
@@ -97,8 +109,9 @@ func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 			}
 			return fmt.Sprintf("%.2fx", x/y)
 		}
-		fmt.Fprintf(out, "\n%s / %s: pods/s %s, seconds %s, API requests %s, scheduler CPU %s, apiserver CPU %s\n",
+		fmt.Fprintf(out, "\n%s / %s: pods/s %s, seconds %s, bind pods/s %s, API requests %s, scheduler CPU %s, apiserver CPU %s\n",
 			a.name, b.name, ratio(a.pods.PodsPerSecond, b.pods.PodsPerSecond), ratio(a.pods.Seconds, b.pods.Seconds),
+			ratio(a.pods.BindPodsPerSecond, b.pods.BindPodsPerSecond),
 			ratio(a.metrics.RequestsByFlowSchema[flowSchema], b.metrics.RequestsByFlowSchema[flowSchema]),
 			ratio(a.metrics.CPUSeconds["scheduler"], b.metrics.CPUSeconds["scheduler"]), ratio(a.apiserverCPU(), b.apiserverCPU()))
 	}
@@ -137,5 +150,8 @@ func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 		}
 		sort.Strings(schemas)
 		fmt.Fprintf(out, "%s, requests by flow schema: %s\n", r.name, strings.Join(schemas, ", "))
+		if r.pods.Watches > 1 {
+			fmt.Fprintf(out, "%s, loadgen's watch on pods was ended by the API server and resumed: %d watch requests\n", r.name, r.pods.Watches)
+		}
 	}
 }
