@@ -4,6 +4,10 @@
 // exactly kube-scheduler's permissions. No kubelet runs: nodes are Node objects whose status
 // the test patches, and the test deletes terminating pods as a kubelet would.
 #include <grpcpp/grpcpp.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -35,6 +39,21 @@ namespace {
 using ::schedhost::testing::ControlPlane;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
+
+// Readyz returns the HTTP status of GET /readyz on the host's metrics port.
+int Readyz(uint16_t port) {
+  namespace beast = boost::beast;
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::socket socket(ioc);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  beast::http::request<beast::http::empty_body> request{beast::http::verb::get, "/readyz", 11};
+  request.set(beast::http::field::host, "127.0.0.1");
+  beast::http::write(socket, request);
+  beast::flat_buffer buffer;
+  beast::http::response<beast::http::string_body> response;
+  beast::http::read(socket, buffer, response);
+  return static_cast<int>(response.result_int());
+}
 
 // WaitFor polls `done` every 50 ms for up to `timeout`; true once it holds.
 bool WaitFor(const std::function<bool()>& done,
@@ -508,6 +527,7 @@ TEST_F(KubeModeTest, ForbiddenBindingIsReportedAndTheHostNotReady) {
   std::string why;
   EXPECT_FALSE(kube_->Healthy(&why));
   EXPECT_THAT(why, HasSubstr("403"));
+  EXPECT_EQ(Readyz(host_->metrics_port()), 503);
   EXPECT_EQ(NodeOf("denied"), "");
   // Retried with backoff, not in a hot loop: at most a few attempts a second.
   const uint64_t before = kube_->kube_writer()->stats().binding_errors;
@@ -516,6 +536,7 @@ TEST_F(KubeModeTest, ForbiddenBindingIsReportedAndTheHostNotReady) {
   restore();
   ASSERT_TRUE(WaitFor([&] { return NodeOf("denied") == ns_ + "-a"; }, std::chrono::seconds(30)));
   EXPECT_TRUE(kube_->Healthy(&why)) << why;
+  EXPECT_EQ(Readyz(host_->metrics_port()), 200);
 }
 
 // config/kubernetes/: the API server accepts the manifests as shipped, the service account they
