@@ -246,6 +246,7 @@ run_one() {
     log "$name: creating $pods pods before the scheduler starts"
     "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
       --parallel "$parallel" --no-wait >"$dir/create.json" 2>>"$dir/loadgen.log"
+    : >"$dir/wait.log"
     "$bin/loadgen" wait --kubeconfig "$admin_kc" --timeout "$timeout" \
       >"$dir/pods.json" 2>"$dir/wait.log" &
     wait_pid=$!

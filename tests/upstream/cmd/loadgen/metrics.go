@@ -41,6 +41,9 @@ type snapshot struct {
 	// request kind (long-running requests such as watches are not in it).
 	DurationSum   map[string]float64 `json:"duration_sum,omitempty"`
 	DurationCount map[string]float64 `json:"duration_count,omitempty"`
+	// TerminatedWatchers is apiserver_terminated_watchers_total per resource: watches the
+	// API server closed because their client did not take events fast enough.
+	TerminatedWatchers map[string]float64 `json:"terminated_watchers,omitempty"`
 }
 
 // delta is the difference of two snapshots, as `loadgen metrics --since` prints it.
@@ -51,6 +54,7 @@ type delta struct {
 	RequestsByFlowSchema map[string]float64 `json:"requests_by_flow_schema"`
 	Requests             map[string]float64 `json:"requests"`
 	Failures             map[string]float64 `json:"failures,omitempty"`
+	TerminatedWatchers   map[string]float64 `json:"terminated_watchers,omitempty"`
 	// LatencyMeanMs is the mean time the API server took per request kind, over the span.
 	LatencyMeanMs map[string]float64 `json:"latency_mean_ms,omitempty"`
 }
@@ -151,6 +155,7 @@ func newSnapshot() *snapshot {
 		Failures:             map[string]float64{},
 		DurationSum:          map[string]float64{},
 		DurationCount:        map[string]float64{},
+		TerminatedWatchers:   map[string]float64{},
 	}
 }
 
@@ -171,12 +176,19 @@ func (s *snapshot) add(name string, labels map[string]string, value float64) {
 		s.DurationSum[requestKind(labels)] += value
 	case "apiserver_request_duration_seconds_count":
 		s.DurationCount[requestKind(labels)] += value
+	case "apiserver_terminated_watchers_total":
+		s.TerminatedWatchers[resourceName(labels)] += value
 	}
 }
 
-// requestKind names a request by verb and resource as kubectl names resources:
-// "POST pods/binding", "WATCH leases.coordination.k8s.io".
+// requestKind names a request by verb and resource: "POST pods/binding", "WATCH
+// leases.coordination.k8s.io".
 func requestKind(labels map[string]string) string {
+	return labels["verb"] + " " + resourceName(labels)
+}
+
+// resourceName names a resource as kubectl does, group and subresource included.
+func resourceName(labels map[string]string) string {
 	resource := labels["resource"]
 	if g := labels["group"]; g != "" {
 		resource += "." + g
@@ -187,7 +199,7 @@ func requestKind(labels map[string]string) string {
 	if resource == "" {
 		resource = "(non-resource)"
 	}
-	return labels["verb"] + " " + resource
+	return resource
 }
 
 // since is the change from before to s.
@@ -199,6 +211,7 @@ func (s *snapshot) since(before *snapshot) *delta {
 		RequestsByFlowSchema: subtract(s.RequestsByFlowSchema, before.RequestsByFlowSchema),
 		Requests:             subtract(s.Requests, before.Requests),
 		Failures:             subtract(s.Failures, before.Failures),
+		TerminatedWatchers:   subtract(s.TerminatedWatchers, before.TerminatedWatchers),
 		LatencyMeanMs:        map[string]float64{},
 	}
 	sum := subtract(s.DurationSum, before.DurationSum)

@@ -150,6 +150,14 @@ func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 		}
 		sort.Strings(schemas)
 		fmt.Fprintf(out, "%s, requests by flow schema: %s\n", r.name, strings.Join(schemas, ", "))
+		if len(r.metrics.TerminatedWatchers) > 0 {
+			closed := make([]string, 0, len(r.metrics.TerminatedWatchers))
+			for k, v := range r.metrics.TerminatedWatchers {
+				closed = append(closed, fmt.Sprintf("%s %.0f", k, v))
+			}
+			sort.Strings(closed)
+			fmt.Fprintf(out, "%s, watches the API server closed as too slow (apiserver_terminated_watchers_total): %s\n", r.name, strings.Join(closed, ", "))
+		}
 		if r.pods.Watches > 1 {
 			fmt.Fprintf(out, "%s, loadgen's watch on pods was ended by the API server and resumed: %d watch requests\n", r.name, r.pods.Watches)
 		}
