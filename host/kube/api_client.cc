@@ -32,6 +32,8 @@ namespace {
 
 // The largest answer a request reads whole (a page of a list is far below it).
 constexpr uint64_t kMaxBodyBytes = uint64_t{1} << 30;
+// A watch reads its body this much at a time; a failed watch's answer is kept up to this much.
+constexpr size_t kChunkBytes = size_t{64} * 1024;
 
 std::string StatusText(int status) {
   return std::to_string(status) + " " +
@@ -223,7 +225,7 @@ class Connection {
               auto done) { http::async_read_header(stream, buffer_, parser, done); },
           idle_timeout, "reading the watch header");
     const int status = static_cast<int>(parser.get().result_int());
-    std::array<char, 64 * 1024> chunk{};
+    std::array<char, kChunkBytes> chunk{};
     while (!parser.is_done()) {
       parser.get().body().data = chunk.data();
       parser.get().body().size = chunk.size();
@@ -239,7 +241,7 @@ class Connection {
       const size_t n = chunk.size() - parser.get().body().size;
       if (n == 0) continue;
       if (status != 200) {
-        if (error_body != nullptr && error_body->size() < 64 * 1024) {
+        if (error_body != nullptr && error_body->size() < kChunkBytes) {
           error_body->append(chunk.data(), n);
         }
       } else if (!on_data(std::string_view(chunk.data(), n))) {

@@ -128,7 +128,7 @@ bool Reflector::Sleep(std::chrono::milliseconds d) {
 }
 
 std::string Reflector::KeyOf(const nlohmann::json& object) const {
-  const std::string name = StringAt(object, "metadata", "name");
+  std::string name = StringAt(object, "metadata", "name");
   if (!store::Namespaced(spec_.store_kind)) return name;
   return StringAt(object, "metadata", "namespace") + "/" + name;
 }
