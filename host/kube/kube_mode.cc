@@ -46,7 +46,7 @@ void KubeMode::Start(store::Store& store) {
   spdlog::info("kubernetes: mirroring {} ({})", client_->access().server, client_->access().source);
   WriterOptions wo;
   wo.instance = Hostname();
-  writer_ = std::make_shared<Writer>(*client_, store, wo);
+  writer_ = std::make_shared<Writer>(*client_, wo);
   writer_->Start();
   for (Reflector::Spec spec :
        {Reflector::Namespaces(), Reflector::PriorityClasses(), Reflector::Nodes(),

@@ -51,9 +51,8 @@ std::string EventName(std::string_view pod) {
 
 }  // namespace
 
-Writer::Writer(ApiClient& client, store::Store& store, WriterOptions options)
+Writer::Writer(ApiClient& client, WriterOptions options)
     : client_(client),
-      store_(store),
       options_(std::move(options)),
       event_limiter_(options_.events_per_second, options_.event_burst) {}
 

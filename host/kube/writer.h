@@ -8,8 +8,9 @@
 // - Evict: the victim gets DisruptionTarget=True (PreemptionByScheduler), then a DELETE with
 //   its uid as precondition and the default grace period, and a Preempted event.
 // - Events (events.k8s.io/v1 where served, else core/v1): Scheduled, FailedScheduling and
-//   Preempted with upstream's reasons, actions and notes, rate limited and dropped (counted)
-//   when the API server is slow: recording an event never blocks scheduling.
+//   Preempted with upstream's reasons, actions and notes, sent one at a time by a thread of
+//   their own under the client's rate limit; when the API server falls behind and 1,000 wait
+//   (client-go's queue), new ones are dropped and counted: an event never blocks scheduling.
 #pragma once
 
 #include <atomic>
@@ -30,10 +31,11 @@ namespace schedhost::kube {
 struct WriterOptions {
   // instance names this replica in events' reportingInstance ("<scheduler>-<instance>").
   std::string instance;
-  // events_per_second and event_burst bound the events sent; the queue holds max_events.
-  double events_per_second = 20;
+  // events_per_second and event_burst bound the events sent beyond the client's own limit
+  // (0: none); the queue holds max_events, and events beyond them are dropped.
+  double events_per_second = 0;
   int event_burst = 100;
-  size_t max_events = 4096;
+  size_t max_events = 1000;
 };
 
 // WriterStats are the writer's counters.
@@ -51,8 +53,8 @@ struct WriterStats {
 
 class Writer final : public store::ClusterWriter {
  public:
-  // Writer writes through `client` (not owned; must outlive it) and reads pods from `store`.
-  Writer(ApiClient& client, store::Store& store, WriterOptions options);
+  // Writer writes through `client` (not owned; must outlive it).
+  Writer(ApiClient& client, WriterOptions options);
   ~Writer() override;
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -99,7 +101,6 @@ class Writer final : public store::ClusterWriter {
   void SendEvent(const Event& event);
 
   ApiClient& client_;
-  store::Store& store_;
   const WriterOptions options_;
   bool events_v1_ = true;
   RateLimiter event_limiter_;
