@@ -157,20 +157,26 @@ void Scheduler::FailBinding(const std::shared_ptr<BindingContext>& ctx, const St
   const model::Pod& assumed = *ctx->assumed;
   ctx->fw->metrics().EndAttempt(*ctx->state, status);
   ctx->fw->RunReservePluginsUnreserve(*ctx->state, assumed.view(), ctx->node);
-  bool forgot = false;
-  try {
-    cache_.ForgetPod(assumed.uid());
-    forgot = true;
-  } catch (const cache::CacheError& e) {
-    // Already confirmed (a Bind plugin bound it and then failed) or removed with the pod.
-    spdlog::warn("scheduler: forgetting pod {}/{}: {}", assumed.namespace_name(), assumed.name(),
-                 e.what());
-  }
   const std::string uid(assumed.uid());
   bool superseded = false;
   {
     std::lock_guard lock(superseded_mu_);
     superseded = superseded_.erase(uid) != 0;
+  }
+  bool forgot = false;
+  try {
+    cache_.ForgetPod(assumed.uid());
+    forgot = true;
+  } catch (const cache::CacheError& e) {
+    // Already confirmed (a Bind plugin bound it and then failed) or removed with the pod; when
+    // someone else bound it, the watch may well have confirmed it on their node first.
+    if (superseded) {
+      spdlog::debug("scheduler: forgetting pod {}/{}: {}", assumed.namespace_name(),
+                    assumed.name(), e.what());
+    } else {
+      spdlog::warn("scheduler: forgetting pod {}/{}: {}", assumed.namespace_name(),
+                   assumed.name(), e.what());
+    }
   }
   if (superseded) {
     // Bound by someone else, going away or re-created: the watch brings the pod's new state,
