@@ -23,14 +23,17 @@ struct KindSpec {
   std::string_view api_version;
   bool namespaced;
   std::string_view list_kind;
+  ApiKind api_kind;
 };
 
+// In ApiKind's order: kKinds[static_cast<int>(kind)] describes `kind`.
 constexpr KindSpec kKinds[] = {
-    {"Pod", "v1", true, "PodList"},
-    {"Node", "v1", false, "NodeList"},
-    {"PodDisruptionBudget", "policy/v1", true, "PodDisruptionBudgetList"},
-    {"PriorityClass", "scheduling.k8s.io/v1", false, "PriorityClassList"},
-    {"Namespace", "v1", false, "NamespaceList"},
+    {"Pod", "v1", true, "PodList", ApiKind::kPod},
+    {"Node", "v1", false, "NodeList", ApiKind::kNode},
+    {"PodDisruptionBudget", "policy/v1", true, "PodDisruptionBudgetList",
+     ApiKind::kPodDisruptionBudget},
+    {"PriorityClass", "scheduling.k8s.io/v1", false, "PriorityClassList", ApiKind::kPriorityClass},
+    {"Namespace", "v1", false, "NamespaceList", ApiKind::kNamespace},
 };
 
 constexpr std::string_view kSupportedKinds =
@@ -71,6 +74,51 @@ std::string Identity(const YamlNode* object, const KindSpec& spec) {
 void Check(std::optional<FieldError> error, const std::string& prefix) {
   if (error) Fail(prefix.empty() ? error->path : prefix + "." + error->path, error->reason);
 }
+
+// DecodeData reads one object of `kind` from `top` with its defaults and validates it (a
+// failure's path starts with `prefix`, the list item it is in).
+ApiObject DecodeData(const MapReader& top, ApiKind kind, const std::string& prefix) {
+  switch (kind) {
+    case ApiKind::kPod: {
+      PodData data = internal::DecodePod(top);
+      ApplyPodDefaults(data);
+      Check(ValidatePod(data), prefix);
+      return data;
+    }
+    case ApiKind::kNode: {
+      NodeData data = internal::DecodeNode(top);
+      ApplyNodeDefaults(data);
+      Check(ValidateNode(data), prefix);
+      return data;
+    }
+    case ApiKind::kPodDisruptionBudget: {
+      PodDisruptionBudgetData data = internal::DecodePdb(top);
+      ApplyPdbDefaults(data);
+      Check(ValidatePdb(data), prefix);
+      return data;
+    }
+    case ApiKind::kPriorityClass: {
+      PriorityClassData data = internal::DecodePriorityClass(top);
+      data.metadata.namespace_name.clear();
+      Check(ValidatePriorityClass(data), prefix);
+      return data;
+    }
+    case ApiKind::kNamespace: {
+      NamespaceData data = internal::DecodeNamespace(top);
+      ApplyNamespaceDefaults(data);
+      Check(ValidateNamespace(data), prefix);
+      return data;
+    }
+  }
+  Fail(prefix, "unknown kind");
+}
+
+// Made turns decoded data into the object the store and the scheduler share.
+Object Made(PodData data) { return Pod::Make(std::move(data)); }
+Object Made(NodeData data) { return Node::Make(std::move(data)); }
+Object Made(PodDisruptionBudgetData data) { return PodDisruptionBudget::Make(std::move(data)); }
+Object Made(PriorityClassData data) { return PriorityClass::Make(std::move(data)); }
+Object Made(NamespaceData data) { return Namespace::Make(std::move(data)); }
 
 class Decoder {
  public:
@@ -149,36 +197,13 @@ class Decoder {
   }
 
   void MakeObject(const MapReader& top, const KindSpec& spec, const std::string& prefix) {
-    if (spec.kind == "Pod") {
-      PodData data = internal::DecodePod(top);
-      ApplyPodDefaults(data);
-      Check(ValidatePod(data), prefix);
-      out_->push_back(Pod::Make(std::move(data)));
-    } else if (spec.kind == "Node") {
-      NodeData data = internal::DecodeNode(top);
-      ApplyNodeDefaults(data);
-      Check(ValidateNode(data), prefix);
-      out_->push_back(Node::Make(std::move(data)));
-    } else if (spec.kind == "PodDisruptionBudget") {
-      PodDisruptionBudgetData data = internal::DecodePdb(top);
-      ApplyPdbDefaults(data);
-      Check(ValidatePdb(data), prefix);
-      out_->push_back(PodDisruptionBudget::Make(std::move(data)));
-    } else if (spec.kind == "Namespace") {
-      NamespaceData data = internal::DecodeNamespace(top);
-      ApplyNamespaceDefaults(data);
-      Check(ValidateNamespace(data), prefix);
-      out_->push_back(Namespace::Make(std::move(data)));
-    } else {
-      PriorityClassData data = internal::DecodePriorityClass(top);
-      data.metadata.namespace_name.clear();
-      Check(ValidatePriorityClass(data), prefix);
-      out_->push_back(PriorityClass::Make(std::move(data)));
-    }
+    out_->push_back(
+        std::visit([](auto&& data) { return Made(std::forward<decltype(data)>(data)); },
+                   DecodeData(top, spec.api_kind, prefix)));
   }
 
   // Items of a generic List carry their own kind; this marks "inside a list" only.
-  static constexpr KindSpec kGenericItem = {"", "", false, ""};
+  static constexpr KindSpec kGenericItem = {"", "", false, "", ApiKind::kPod};
 
   std::string source_;
   int document_;
@@ -186,6 +211,20 @@ class Decoder {
 };
 
 }  // namespace
+
+namespace internal {
+
+ApiObject DecodeApiTree(const YamlNode* root, ApiKind kind) {
+  const KindSpec& spec = kKinds[static_cast<int>(kind)];
+  try {
+    return DecodeData(MapReader(root, ""), kind, "");
+  } catch (ValidationFailure& failure) {
+    throw DecodeError("api", 0, Identity(root, spec), std::move(failure.error.path),
+                      std::move(failure.error.reason));
+  }
+}
+
+}  // namespace internal
 
 DecodeError::DecodeError(std::string source, int document, std::string object, std::string path,
                          std::string reason, int line)

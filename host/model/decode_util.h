@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/model/affinity.h"
+#include "host/model/decode_api.h"
 #include "host/model/labels.h"
 #include "host/model/meta.h"
 #include "host/model/namespace.h"
@@ -107,5 +108,10 @@ PodDisruptionBudgetData DecodePdb(const MapReader& object);
 PriorityClassData DecodePriorityClass(const MapReader& object);
 // DecodeNamespace reads a v1 Namespace's metadata (spec and status are ignored).
 NamespaceData DecodeNamespace(const MapReader& object);
+
+// DecodeApiTree decodes one object an API server sent, already a tree, as `kind`: its fields,
+// defaults and validation, as manifests get them (decode.cc); throws DecodeError (source
+// "api") naming the object and the field.
+ApiObject DecodeApiTree(const YamlNode* root, ApiKind kind);
 
 }  // namespace schedhost::model::internal
