@@ -216,9 +216,7 @@ void ServiceHost::Start() {
     // from the whole cluster (as kube-scheduler waits for its informers to sync).
     source_->Start(store_);
     std::string why;
-    const auto timeout = config_.kubernetes ? config_.kubernetes->sync_timeout
-                                            : std::chrono::nanoseconds(std::chrono::minutes(2));
-    if (!source_->WaitForSync(timeout, &why)) {
+    if (!source_->WaitForSync(&why)) {
       source_->Stop();
       metrics_server_.reset();
       throw ServiceHostError("cannot mirror " + source_->description() + ": " + why);

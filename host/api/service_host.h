@@ -84,7 +84,7 @@ class ServiceHost {
   }
 
   // SetClusterSource makes the store a mirror of `source` (Kubernetes mode): Start starts it,
-  // waits until it has synced (config.kubernetes->sync_timeout) before scheduling, hands the
+  // waits until it has synced (or gives up with the source's reason) before scheduling, hands the
   // scheduler its writer and refuses the Cluster API's writes; /readyz follows its health. Call
   // before Start.
   void SetClusterSource(std::unique_ptr<store::ClusterSource> source) {

@@ -397,11 +397,11 @@ std::unique_ptr<Connection> ApiClient::Take() {
   return c;
 }
 
-void ApiClient::Give(std::unique_ptr<Connection> c) {
+void ApiClient::Give(std::unique_ptr<Connection> c, bool reuse) {
   std::lock_guard lock(mu_);
   busy_.erase(std::remove(busy_.begin(), busy_.end(), c.get()), busy_.end());
   // A handful of idle connections is plenty; the rest close.
-  if (!cancelled_.load() && idle_.size() < 16) idle_.push_back(std::move(c));
+  if (reuse && !cancelled_.load() && idle_.size() < 16) idle_.push_back(std::move(c));
 }
 
 namespace {
@@ -444,11 +444,10 @@ Response ApiClient::Call(std::string_view method, std::string_view target, std::
   requests_.fetch_add(1);
   try {
     Response r = c->Exchange(request, options_.timeout);
-    Give(std::move(c));
+    Give(std::move(c), /*reuse=*/true);
     return r;
   } catch (...) {
-    std::lock_guard lock(mu_);
-    busy_.erase(std::remove(busy_.begin(), busy_.end(), c.get()), busy_.end());
+    Give(std::move(c), /*reuse=*/false);
     throw;
   }
 }
@@ -460,14 +459,13 @@ int ApiClient::Watch(std::string_view target,
   auto request = MakeRequest(access_, options_, http::verb::get, target, {}, {});
   std::unique_ptr<Connection> c = Take();
   requests_.fetch_add(1);
+  // A watch's connection is not reused: its stream may have ended anywhere.
   try {
     const int status = c->Stream(request, on_data, options_.timeout, idle_timeout, error_body);
-    std::lock_guard lock(mu_);
-    busy_.erase(std::remove(busy_.begin(), busy_.end(), c.get()), busy_.end());
+    Give(std::move(c), /*reuse=*/false);
     return status;
   } catch (...) {
-    std::lock_guard lock(mu_);
-    busy_.erase(std::remove(busy_.begin(), busy_.end(), c.get()), busy_.end());
+    Give(std::move(c), /*reuse=*/false);
     throw;
   }
 }

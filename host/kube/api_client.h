@@ -135,9 +135,10 @@ class ApiClient {
   uint64_t requests() const { return requests_.load(); }
 
  private:
+  // Take hands a request an idle connection or a new one; Give takes it back, keeping it for
+  // the next request when `reuse`, else closing it.
   std::unique_ptr<Connection> Take();
-  void Give(std::unique_ptr<Connection> c);
-  void Track(Connection* c, bool add);
+  void Give(std::unique_ptr<Connection> c, bool reuse);
 
   const ClusterAccess access_;
   const ClientOptions options_;

@@ -56,8 +56,8 @@ void KubeMode::Start(store::Store& store) {
   for (auto& r : reflectors_) r->Start();
 }
 
-bool KubeMode::WaitForSync(std::chrono::nanoseconds timeout, std::string* why) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+bool KubeMode::WaitForSync(std::string* why) {
+  const auto deadline = std::chrono::steady_clock::now() + config_.sync_timeout;
   for (auto& r : reflectors_) {
     for (;;) {
       if (r->WaitForSync(std::chrono::milliseconds(200))) break;

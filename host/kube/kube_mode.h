@@ -29,7 +29,8 @@ class KubeMode final : public store::ClusterSource {
   ~KubeMode() override;
 
   void Start(store::Store& store) override;
-  bool WaitForSync(std::chrono::nanoseconds timeout, std::string* why) override;
+  // WaitForSync waits up to config.sync_timeout.
+  bool WaitForSync(std::string* why) override;
   std::shared_ptr<store::ClusterWriter> writer() override { return writer_; }
   bool Healthy(std::string* why) const override;
   std::string description() const override;

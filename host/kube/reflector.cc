@@ -206,7 +206,7 @@ std::string Reflector::List() {
   for (const auto& [key, entry] : index_) {
     if (!seen.contains(key)) vanished.push_back(key);
   }
-  for (const std::string& key : vanished) Remove(key, nlohmann::json());
+  for (const std::string& key : vanished) Remove(key);
   {
     std::lock_guard lock(mu_);
     ++stats_.lists;
@@ -266,7 +266,7 @@ std::string Reflector::Watch(std::string rv) {
           if (type == "ADDED" || type == "MODIFIED") {
             Apply(object);
           } else if (type == "DELETED") {
-            Remove(KeyOf(object), object);
+            Remove(KeyOf(object));
           } else {
             error = "watch event of unknown type \"" + type + "\"";
             return false;
@@ -293,7 +293,7 @@ std::string Reflector::Watch(std::string rv) {
 void Reflector::Apply(const nlohmann::json& object) {
   const std::string key = KeyOf(object);
   if (spec_.keep && !spec_.keep(object)) {
-    if (index_.contains(key)) Remove(key, object);
+    if (index_.contains(key)) Remove(key);
     return;
   }
   const std::string rv = ResourceVersionOf(object);
@@ -317,7 +317,7 @@ void Reflector::Apply(const nlohmann::json& object) {
   index_[key] = Entry{uid, rv};
 }
 
-void Reflector::Remove(const std::string& key, const nlohmann::json& /*object*/) {
+void Reflector::Remove(const std::string& key) {
   if (index_.erase(key) == 0) return;
   const size_t slash = key.find('/');
   if (store::Namespaced(spec_.store_kind) && slash != std::string::npos) {

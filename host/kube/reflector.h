@@ -94,9 +94,9 @@ class Reflector {
   // Watch watches from `rv` until the stream ends (returns the last resourceVersion seen) or
   // the server says the history is gone (throws Expired).
   std::string Watch(std::string rv);
-  // Apply mirrors one object (ADDED or MODIFIED); `seen`, when given, collects its key.
+  // Apply mirrors one object (ADDED or MODIFIED); Remove deletes the one under `key`.
   void Apply(const nlohmann::json& object);
-  void Remove(const std::string& key, const nlohmann::json& object);
+  void Remove(const std::string& key);
   std::string KeyOf(const nlohmann::json& object) const;
   void Fail(const std::string& error, bool fatal);
   void MarkSynced();

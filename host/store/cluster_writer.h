@@ -7,7 +7,6 @@
 //   writer.Bind(*pod, "n1");   // throws StoreError(kConflict) when someone else bound it
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -71,9 +70,9 @@ class ClusterSource {
   virtual ~ClusterSource() = default;
   // Start begins mirroring into `store` (not owned; outlives the source until Stop returns).
   virtual void Start(Store& store) = 0;
-  // WaitForSync waits until every kind has been listed once; false (with *why) on timeout or
-  // a fatal error such as refused credentials.
-  virtual bool WaitForSync(std::chrono::nanoseconds timeout, std::string* why) = 0;
+  // WaitForSync waits until every kind has been listed once; false (with *why) when the
+  // source's own sync timeout passes or on a fatal error such as refused credentials.
+  virtual bool WaitForSync(std::string* why) = 0;
   // writer returns the writer the scheduler uses against this cluster.
   virtual std::shared_ptr<ClusterWriter> writer() = 0;
   // Healthy is false (with *why) while the mirror cannot follow the cluster.
