@@ -186,8 +186,7 @@ class Connection {
 
   // Exchange sends `request` and reads the whole answer. A reused connection the server closed
   // meanwhile is reopened once.
-  Response Exchange(http::request<http::string_body>& request,
-                    std::chrono::milliseconds timeout) {
+  Response Exchange(http::request<http::string_body>& request, std::chrono::milliseconds timeout) {
     for (int attempt = 0;; ++attempt) {
       const bool reused = open_;
       try {
@@ -221,8 +220,7 @@ class Connection {
     Write(request, connect_timeout);
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(boost::none);
-    Await([&](auto& stream,
-              auto done) { http::async_read_header(stream, buffer_, parser, done); },
+    Await([&](auto& stream, auto done) { http::async_read_header(stream, buffer_, parser, done); },
           idle_timeout, "reading the watch header");
     const int status = static_cast<int>(parser.get().result_int());
     std::array<char, kChunkBytes> chunk{};
@@ -254,9 +252,7 @@ class Connection {
   }
 
  private:
-  beast::tcp_stream& Lowest() {
-    return tls_ ? beast::get_lowest_layer(*tls_) : *plain_;
-  }
+  beast::tcp_stream& Lowest() { return tls_ ? beast::get_lowest_layer(*tls_) : *plain_; }
 
   // Run starts one asynchronous operation on the stream and runs it to its end or the deadline.
   template <class Start>
@@ -411,7 +407,8 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
                                              std::string_view target, std::string_view body,
                                              std::string_view content_type) {
   http::request<http::string_body> request{verb, access.base_path + std::string(target), 11};
-  const bool default_port = (access.tls && access.port == "443") || (!access.tls && access.port == "80");
+  const bool default_port =
+      (access.tls && access.port == "443") || (!access.tls && access.port == "80");
   // An IPv6 literal goes in brackets (RFC 7230 Host, as in a URL).
   const std::string host =
       access.host.find(':') != std::string::npos ? "[" + access.host + "]" : access.host;
@@ -422,7 +419,8 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
     request.set(http::field::authorization, "Bearer " + token);
   }
   if (!body.empty()) {
-    request.set(http::field::content_type, beast::string_view(content_type.data(), content_type.size()));
+    request.set(http::field::content_type,
+                beast::string_view(content_type.data(), content_type.size()));
     request.body() = std::string(body);
   }
   request.keep_alive(true);
@@ -452,8 +450,7 @@ Response ApiClient::Call(std::string_view method, std::string_view target, std::
   }
 }
 
-int ApiClient::Watch(std::string_view target,
-                     const std::function<bool(std::string_view)>& on_data,
+int ApiClient::Watch(std::string_view target, const std::function<bool(std::string_view)>& on_data,
                      std::chrono::milliseconds idle_timeout, std::string* error_body) {
   if (!limiter_.Acquire()) throw ApiError(0, "", "the client is shut down");
   auto request = MakeRequest(access_, options_, http::verb::get, target, {}, {});

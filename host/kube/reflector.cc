@@ -62,19 +62,28 @@ Reflector::Spec Reflector::Nodes() {
 }
 
 Reflector::Spec Reflector::PodDisruptionBudgets() {
-  return Spec{"poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "",
-              model::ApiKind::kPodDisruptionBudget, store::Kind::kPodDisruptionBudget, nullptr};
+  return Spec{"poddisruptionbudgets",
+              "/apis/policy/v1/poddisruptionbudgets",
+              "",
+              model::ApiKind::kPodDisruptionBudget,
+              store::Kind::kPodDisruptionBudget,
+              nullptr};
 }
 
 Reflector::Spec Reflector::PriorityClasses() {
-  return Spec{"priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses", "",
-              model::ApiKind::kPriorityClass, store::Kind::kPriorityClass, nullptr,
+  return Spec{"priorityclasses",
+              "/apis/scheduling.k8s.io/v1/priorityclasses",
+              "",
+              model::ApiKind::kPriorityClass,
+              store::Kind::kPriorityClass,
+              nullptr,
               /*optional=*/true};
 }
 
 Reflector::Spec Reflector::Namespaces() {
-  return Spec{"namespaces", "/api/v1/namespaces", "", model::ApiKind::kNamespace,
-              store::Kind::kNamespace, nullptr};
+  return Spec{
+      "namespaces", "/api/v1/namespaces", "", model::ApiKind::kNamespace, store::Kind::kNamespace,
+      nullptr};
 }
 
 Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
@@ -156,9 +165,10 @@ void Reflector::Run() {
       if (stop_.load() || client_.cancelled()) break;
       if (spec_.optional && e.status() == 403) {
         if (!synced_.load()) {
-          spdlog::info("kubernetes: {}: not readable with these credentials ({}); going on "
-                       "without them, trying again every 5 minutes",
-                       spec_.name, e.what());
+          spdlog::info(
+              "kubernetes: {}: not readable with these credentials ({}); going on "
+              "without them, trying again every 5 minutes",
+              spec_.name, e.what());
           MarkSynced();
         }
         rv.clear();
@@ -187,7 +197,8 @@ std::string Reflector::List() {
   // Apply pages as they come: the first page's objects reach the scheduler's cache at once.
   do {
     std::string target = spec_.path + "?limit=" + std::to_string(kPageSize);
-    if (!spec_.field_selector.empty()) target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
+    if (!spec_.field_selector.empty())
+      target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
     if (!cont.empty()) target += "&continue=" + UrlEscape(cont);
     Response r = client_.Call("GET", target);
     if (r.status == 410) throw Expired{"the list's continue token expired"};
@@ -230,8 +241,9 @@ std::string Reflector::Watch(std::string rv) {
   // The server ends a watch after timeoutSeconds; client-go picks 5 to 10 minutes at random.
   static thread_local std::mt19937 rng(std::random_device{}());
   const int timeout = std::uniform_int_distribution<int>(300, 599)(rng);
-  std::string target = spec_.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
-                       UrlEscape(rv) + "&timeoutSeconds=" + std::to_string(timeout);
+  std::string target = spec_.path +
+                       "?watch=1&allowWatchBookmarks=true&resourceVersion=" + UrlEscape(rv) +
+                       "&timeoutSeconds=" + std::to_string(timeout);
   if (!spec_.field_selector.empty()) target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
   {
     std::lock_guard lock(mu_);

@@ -14,11 +14,10 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "host/kube/api_client.h"
 #include "host/model/decode_api.h"
@@ -28,11 +27,11 @@ namespace schedhost::kube {
 
 // ReflectorStats are a reflector's counters, for logs, metrics and tests.
 struct ReflectorStats {
-  uint64_t lists = 0;           // lists completed (the first one included)
-  uint64_t watches = 0;         // watch requests started
-  uint64_t events = 0;          // watch events applied
-  uint64_t expired = 0;         // watches answered 410 (history compacted): relisted
-  uint64_t errors = 0;          // lists or watches that failed
+  uint64_t lists = 0;            // lists completed (the first one included)
+  uint64_t watches = 0;          // watch requests started
+  uint64_t events = 0;           // watch events applied
+  uint64_t expired = 0;          // watches answered 410 (history compacted): relisted
+  uint64_t errors = 0;           // lists or watches that failed
   uint64_t decode_failures = 0;  // objects skipped because they could not be decoded
   std::string last_error;
 };

@@ -95,8 +95,7 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
   nlohmann::json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},
-      {"metadata",
-       {{"name", pod.name()}, {"namespace", pod.namespace_name()}, {"uid", pod.uid()}}},
+      {"metadata", {{"name", pod.name()}, {"namespace", pod.namespace_name()}, {"uid", pod.uid()}}},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
   const std::string what = "binding pod " + pod.Key() + " to node " + std::string(node);
   Response r;
@@ -231,8 +230,7 @@ void Writer::Evict(const model::Pod& victim, const model::Pod* preemptor) {
   QueueEvent(std::move(event));
 }
 
-void Writer::QueueStatus(const model::Pod& pod,
-                         const std::function<void(StatusUpdate&)>& change) {
+void Writer::QueueStatus(const model::Pod& pod, const std::function<void(StatusUpdate&)>& change) {
   const std::string uid(pod.uid());
   {
     std::lock_guard lock(mu_);
@@ -302,22 +300,24 @@ void Writer::SendStatus(const StatusUpdate& update) {
                                                    {"lastTransitionTime", Now()}}});
   }
   if (update.nomination) {
-    status["nominatedNodeName"] =
-        update.nominated_node.empty() ? nlohmann::json(nullptr) : nlohmann::json(update.nominated_node);
+    status["nominatedNodeName"] = update.nominated_node.empty()
+                                      ? nlohmann::json(nullptr)
+                                      : nlohmann::json(update.nominated_node);
   }
   // The uid guards against patching a pod of the same name created since.
   nlohmann::json patch = {{"metadata", {{"uid", update.uid}}}, {"status", std::move(status)}};
   bool ok = false;
   try {
-    const Response r = client_.Call("PATCH", PodPath(update.namespace_name, update.name) + "/status",
-                                    patch.dump(), "application/strategic-merge-patch+json");
+    const Response r =
+        client_.Call("PATCH", PodPath(update.namespace_name, update.name) + "/status", patch.dump(),
+                     "application/strategic-merge-patch+json");
     ok = r.status == 200;
     // 404 / 409: the pod is gone or was re-created; its watch event says so.
     if (!ok && r.status != 404 && r.status != 409) {
-      spdlog::warn("kubernetes: {}", ApiError::From(r, "updating the status of pod " +
-                                                           update.namespace_name + "/" +
-                                                           update.name)
-                                         .what());
+      spdlog::warn("kubernetes: {}",
+                   ApiError::From(
+                       r, "updating the status of pod " + update.namespace_name + "/" + update.name)
+                       .what());
     }
   } catch (const ApiError& e) {
     if (!client_.cancelled()) {

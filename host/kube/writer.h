@@ -40,7 +40,7 @@ struct WriterOptions {
 
 // WriterStats are the writer's counters.
 struct WriterStats {
-  uint64_t bindings = 0;          // bindings the API server accepted
+  uint64_t bindings = 0;           // bindings the API server accepted
   uint64_t binding_conflicts = 0;  // 409/404: bound by someone else or going away
   uint64_t binding_errors = 0;
   uint64_t status_patches = 0;

@@ -1,7 +1,6 @@
 #include "host/model/decode_api.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "host/model/decode_util.h"
