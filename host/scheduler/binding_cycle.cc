@@ -209,10 +209,10 @@ void Scheduler::FailBinding(const std::shared_ptr<BindingContext>& ctx, const St
 
 void Scheduler::EndBinding(const std::shared_ptr<BindingContext>& ctx) {
   ctx->fw->scratch().Unpin(ctx->scratch_cycle);
-  {
-    std::lock_guard lock(bindings_mu_);
-    bindings_in_flight_.fetch_sub(1);
-  }
+  // Notified under the lock: Stop may go on (and the scheduler go away) as soon as the count
+  // it waits for is seen, so nothing here may touch a member after the lock is released.
+  std::lock_guard lock(bindings_mu_);
+  bindings_in_flight_.fetch_sub(1);
   bindings_cv_.notify_all();
 }
 

@@ -30,14 +30,15 @@ ThreadPoolExecutor::~ThreadPoolExecutor() {
 }
 
 void ThreadPoolExecutor::Post(std::function<void()> task) {
-  bool wake = false;
-  {
-    std::lock_guard lock(mu_);
-    tasks_.push_back(std::move(task));
-    wake = waiting_ > 0 && (polling_ == 0 || tasks_.size() > kMaxQueued);
-    if (wake) ++wakeups_;
+  // The notify happens under the lock: once the task is visible a worker may run it, and the
+  // task may be the last thing the owner waits for before destroying this executor, so Post
+  // must not touch a member after the lock is released.
+  std::lock_guard lock(mu_);
+  tasks_.push_back(std::move(task));
+  if (waiting_ > 0 && (polling_ == 0 || tasks_.size() > kMaxQueued)) {
+    ++wakeups_;
+    cv_.notify_one();
   }
-  if (wake) cv_.notify_one();
 }
 
 uint64_t ThreadPoolExecutor::wakeups() const {

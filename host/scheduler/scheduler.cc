@@ -128,6 +128,11 @@ void Scheduler::Stop() {
 void Scheduler::ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
                             size_t slot) {
   std::lock_guard lock(timers_mu_);
+  ArmPeriodicLocked(every, flush, slot);
+}
+
+void Scheduler::ArmPeriodicLocked(std::chrono::nanoseconds every,
+                                  void (queue::SchedulingQueue::*flush)(), size_t slot) {
   if (timers_stopped_) return;
   timer_ids_[slot] = clock_->AfterFunc(every, [this, every, flush, slot] {
     {
@@ -136,12 +141,12 @@ void Scheduler::ArmPeriodic(std::chrono::nanoseconds every, void (queue::Schedul
       ++timer_callbacks_running_;
     }
     (queue_.get()->*flush)();
-    {
-      std::lock_guard l(timers_mu_);
-      --timer_callbacks_running_;
-    }
+    // Re-armed and notified under the lock: once Stop sees no callback running it may destroy
+    // the scheduler, so nothing here touches a member after the lock is released.
+    std::lock_guard l(timers_mu_);
+    --timer_callbacks_running_;
+    ArmPeriodicLocked(every, flush, slot);
     timers_cv_.notify_all();
-    ArmPeriodic(every, flush, slot);
   });
 }
 

@@ -217,6 +217,8 @@ class Scheduler {
   // Timers and diagnostics (scheduler.cc).
   void ArmPeriodic(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
                    size_t slot);
+  void ArmPeriodicLocked(std::chrono::nanoseconds every, void (queue::SchedulingQueue::*flush)(),
+                         size_t slot);  // timers_mu_ held
   struct PodEntry;
   void Record(const model::Pod& pod, const std::function<void(PodEntry&)>& edit);
   void ForgetDiagnostics(std::string_view uid);
