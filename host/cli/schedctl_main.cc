@@ -91,6 +91,10 @@ int main(int argc, char** argv) {
       ->required();
   simulate->add_option("-o,--output", sim.output, "Output format: table or json")
       ->capture_default_str();
+  simulate->add_flag("--explain", sim.explain,
+                     "Print each pending pod's scheduling cycle (every node's Filter verdict, "
+                     "scores, best nodes, PostFilter) as JSON, one cycle per pod against the "
+                     "cluster plus the earlier pods that fitted; needs -o json");
   simulate->add_option("--seed", sim.seed, "Seed of the random tie-break between equal nodes")
       ->capture_default_str();
   simulate->add_option("--plugin-dir", sim_plugin_dir, "Builtin plugin directory to use");

@@ -3,6 +3,7 @@
 #include "host/cli/simulate.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "host/scheduler/clock.h"
@@ -108,6 +109,10 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     err << kPrefix << "-o must be json or table, not \"" << options.output << "\"\n";
     return 1;
   }
+  if (options.explain && options.output != "json") {
+    err << kPrefix << "--explain prints the explain document, which is JSON: add -o json\n";
+    return 1;
+  }
   if (options.manifest_paths.empty()) {
     err << kPrefix << "no manifests: pass them with -f FILE\n";
     return 1;
@@ -120,6 +125,11 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     for (const std::string& path : options.manifest_paths) {
       std::vector<model::Object> decoded = model::DecodeFile(path);
       objects.insert(objects.end(), decoded.begin(), decoded.end());
+    }
+    if (options.explain) {
+      out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed).dump(2)
+          << "\n";
+      return 0;
     }
     SimulationResult result = Simulate(cfg, objects, options.plugin_dir, options.seed);
     if (!result.run.idle) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,8 +57,18 @@ class SimulationError : public std::runtime_error {
 /// profiles of `config` (plugins from `plugin_dir` when the config leaves plugin_dirs at its
 /// default) on a virtual clock seeded with `seed`, and reports every input pod. Throws
 /// SimulationError (an object the store refused), scheduler::ProfileSetError or ConfigError.
-SimulationResult Simulate(const config::HostConfig& config, const std::vector<model::Object>& objects,
+SimulationResult Simulate(const config::HostConfig& config,
+                          const std::vector<model::Object>& objects,
                           const std::filesystem::path& plugin_dir, uint64_t seed);
+
+/// ExplainEachPod runs one scheduling cycle for each pending pod of `objects`, in input order,
+/// against the input's cluster plus the earlier pending pods that fitted (bound to the first of
+/// their best nodes by name), every node evaluated; a pod that fits nowhere changes nothing
+/// (its preemption is reported, not carried out). Returns the explain document of
+/// docs/conformance.md. Throws as Simulate does.
+nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
+                                      const std::vector<model::Object>& objects,
+                                      const std::filesystem::path& plugin_dir, uint64_t seed);
 
 /// FormatJson renders exactly one JSON object:
 /// {"pods":[{"namespace","name","node","nominatedNode","status","message"}],"evicted":[...]}.
@@ -67,11 +78,12 @@ std::string FormatTable(const SimulationResult& result);
 
 /// SimulateOptions are the command's flags.
 struct SimulateOptions {
-  std::string config_path;                   // "" = built-in defaults
-  std::vector<std::string> manifest_paths;   // -f, in order
-  std::string output = "table";              // "table" or "json"
+  std::string config_path;                  // "" = built-in defaults
+  std::vector<std::string> manifest_paths;  // -f, in order
+  std::string output = "table";             // "table" or "json"
+  bool explain = false;                     // the explain document instead of placements
   uint64_t seed = 0;
-  std::filesystem::path plugin_dir;          // builtin plugins (beside the binary)
+  std::filesystem::path plugin_dir;  // builtin plugins (beside the binary)
 };
 
 /// RunSimulate is the command: prints the result to `out`, problems to `err`; returns the exit

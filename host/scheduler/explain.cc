@@ -132,6 +132,7 @@ std::shared_ptr<const CycleExplanation> RecordedCycle::Expand() const {
   }
   e->skipped_filter_plugins = skipped_filter_plugins;
   e->num_all_nodes = num_all_nodes;
+  e->pre_filter_failure = pre_filter_failure;
   const model::Interner& names = model::Interner::Global();
   const size_t columns = e->score_plugins.size();
   e->nodes.reserve(feasible.size() + num_rejected);

@@ -72,6 +72,9 @@ struct CycleExplanation {
   std::vector<std::string> score_plugins;
   std::vector<int64_t> score_weights;
   size_t num_all_nodes = 0;
+  /// pre_filter_failure is true when PreFilter rejected the pod: every node then carries its
+  /// status.
+  bool pre_filter_failure = false;
   std::vector<NodeVerdict> nodes;
 };
 

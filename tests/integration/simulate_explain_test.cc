@@ -1,0 +1,171 @@
+// `schedctl simulate --explain` (ExplainEachPod): one cycle per pending pod in input order,
+// earlier fitting pods placed at their first best node, a pod that fits nowhere reporting its
+// preemption without carrying it out, the gated pods, and the JSON shape docs/conformance.md
+// describes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "host/cli/simulate.h"
+#include "host/framework/testing/harness.h"
+
+namespace schedhost::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+nlohmann::json Explain(const std::string& manifests) {
+  config::HostConfig cfg = config::ParseConfig("", "(built-in defaults)", {});
+  nlohmann::ordered_json doc = ExplainEachPod(cfg, model::DecodeManifests(manifests, "test.yaml"),
+                                              framework::testing::PluginDir(), /*seed=*/0);
+  return nlohmann::json::parse(doc.dump());
+}
+
+std::string Node(const std::string& name, const std::string& cpu) {
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+         ", labels: {kubernetes.io/hostname: " + name + "}}\nstatus:\n  allocatable: {cpu: \"" +
+         cpu + "\", memory: 8Gi, pods: \"10\"}\n---\n";
+}
+
+std::string Pod(const std::string& name, const std::string& cpu, const std::string& extra = "",
+                const std::string& spec_extra = "") {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", labels: {app: " + name + "}" +
+         extra + "}\nspec:\n" + spec_extra +
+         "  containers:\n  - name: c\n    image: busybox\n    resources: {requests: {cpu: \"" +
+         cpu + "\"}}\n---\n";
+}
+
+const nlohmann::json& Entry(const nlohmann::json& doc, const std::string& name) {
+  for (const auto& p : doc["pods"]) {
+    if (p["name"] == name) return p;
+  }
+  static const nlohmann::json kNone;
+  ADD_FAILURE() << "no entry for pod " << name << " in " << doc.dump();
+  return kNone;
+}
+
+TEST(SimulateExplainTest, ScoresEveryFeasibleNodeAndPlacesOnTheFirstBest) {
+  const nlohmann::json doc = Explain(Node("small", "2") + Node("big", "4") + Pod("a", "1"));
+  const nlohmann::json& a = Entry(doc, "a");
+  ASSERT_EQ(a["nodes"].size(), 2u);
+  EXPECT_EQ(a["nodes"][0]["name"], "big");  // by name
+  EXPECT_EQ(a["nodes"][0]["feasible"], true);
+  EXPECT_FALSE(a["nodes"][0].contains("plugin"));
+  ASSERT_EQ(a["scores"].size(), 2u);
+  for (const auto& node : a["scores"]) {
+    std::vector<std::string> plugins;
+    int64_t total = 0;
+    for (const auto& p : node["plugins"]) {
+      plugins.push_back(p["plugin"]);
+      total += p["weighted"].get<int64_t>();
+      EXPECT_EQ(p["weighted"].get<int64_t>() % std::max<int64_t>(1, p["normalized"].get<int64_t>()),
+                0);
+    }
+    EXPECT_THAT(plugins, ElementsAre("ImageLocality", "InterPodAffinity", "NodeAffinity",
+                                     "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                                     "PodTopologySpread", "TaintToleration"));
+    EXPECT_EQ(node["total"].get<int64_t>(), total);
+  }
+  // LeastAllocated: the emptier node wins.
+  EXPECT_THAT(a["best"], ElementsAre("big"));
+  EXPECT_EQ(a["placed"], "big");
+  EXPECT_FALSE(a.contains("message"));
+  EXPECT_FALSE(a.contains("postFilter"));
+}
+
+TEST(SimulateExplainTest, AnEarlierPodThatFittedIsThereForTheNext) {
+  const std::string anti =
+      "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      - labelSelector: {matchLabels: {app: a}}\n        topologyKey: "
+      "kubernetes.io/hostname\n";
+  const nlohmann::json doc =
+      Explain(Node("small", "2") + Node("big", "4") + Pod("a", "1") + Pod("b", "1", "", anti));
+  const nlohmann::json& b = Entry(doc, "b");
+  ASSERT_EQ(b["nodes"].size(), 2u);
+  EXPECT_EQ(b["nodes"][0]["name"], "big");
+  EXPECT_EQ(b["nodes"][0]["feasible"], false);
+  EXPECT_EQ(b["nodes"][0]["plugin"], "InterPodAffinity");
+  EXPECT_EQ(b["nodes"][0]["code"], "Unschedulable");
+  EXPECT_THAT(b["nodes"][0]["reasons"],
+              ElementsAre("node(s) didn't match pod anti-affinity rules"));
+  // One feasible node: upstream takes it without scoring.
+  EXPECT_FALSE(b.contains("scores"));
+  EXPECT_THAT(b["best"], ElementsAre("small"));
+}
+
+TEST(SimulateExplainTest, AGatedPodGetsNoCycle) {
+  const nlohmann::json doc = Explain(
+      Node("n1", "2") + Pod("held", "1", "", "  schedulingGates: [{name: example.com/wait}]\n"));
+  const nlohmann::json& held = Entry(doc, "held");
+  EXPECT_EQ(held["gated"]["plugin"], "SchedulingGates");
+  EXPECT_EQ(held["gated"]["code"], "UnschedulableAndUnresolvable");
+  EXPECT_THAT(held["gated"]["reasons"], ElementsAre(HasSubstr("example.com/wait")));
+  EXPECT_FALSE(held.contains("nodes"));
+  EXPECT_FALSE(held.contains("best"));
+}
+
+TEST(SimulateExplainTest, PreemptionIsReportedNotCarriedOut) {
+  const std::string classes =
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+      "value: 1000\n---\n"
+      "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\n"
+      "value: 10\n---\n";
+  const nlohmann::json doc =
+      Explain(classes + Node("n1", "1") +
+              Pod("victim", "1", "", "  nodeName: n1\n  priorityClassName: low\n") +
+              Pod("urgent", "1", "", "  priorityClassName: high\n") + Pod("later", "1"));
+  const nlohmann::json& urgent = Entry(doc, "urgent");
+  EXPECT_THAT(urgent["best"], ::testing::IsEmpty());
+  EXPECT_FALSE(urgent.contains("placed"));
+  EXPECT_THAT(urgent["message"].get<std::string>(),
+              StartsWith("0/1 nodes are available: 1 Insufficient cpu."));
+  EXPECT_EQ(urgent["postFilter"]["nominatedNode"], "n1");
+  EXPECT_THAT(urgent["postFilter"]["victims"], ElementsAre("default/victim"));
+  // The victim is still there for the next pod, and the preemptor holds no nomination.
+  const nlohmann::json& later = Entry(doc, "later");
+  EXPECT_EQ(later["nodes"][0]["plugin"], "NodeResourcesFit");
+  EXPECT_EQ(later["postFilter"]["nominatedNode"], "");
+  EXPECT_THAT(later["postFilter"]["victims"], ::testing::IsEmpty());
+  // Only pending pods have entries.
+  EXPECT_EQ(doc["pods"].size(), 2u);
+}
+
+TEST(SimulateExplainTest, PreFilterRejectionIsReportedOnceAndOnEveryNode) {
+  // Two metadata.name requirements of one term that no node can meet together: NodeAffinity's
+  // PreFilter rejects the pod before any Filter runs.
+  const std::string conflict =
+      "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "        nodeSelectorTerms:\n        - matchFields:\n"
+      "          - {key: metadata.name, operator: In, values: [n1]}\n"
+      "          - {key: metadata.name, operator: In, values: [n2]}\n";
+  const nlohmann::json doc =
+      Explain(Node("n1", "2") + Node("n2", "2") + Pod("p", "1", "", conflict));
+  const nlohmann::json& p = Entry(doc, "p");
+  ASSERT_TRUE(p.contains("preFilter")) << p.dump();
+  EXPECT_EQ(p["preFilter"]["plugin"], "NodeAffinity");
+  EXPECT_EQ(p["preFilter"]["code"], "UnschedulableAndUnresolvable");
+  ASSERT_EQ(p["nodes"].size(), 2u);
+  for (const auto& node : p["nodes"]) {
+    EXPECT_EQ(node["plugin"], p["preFilter"]["plugin"]);
+    EXPECT_EQ(node["reasons"], p["preFilter"]["reasons"]);
+  }
+}
+
+TEST(SimulateExplainTest, TheCommandWantsJson) {
+  SimulateOptions o;
+  o.manifest_paths = {"unused.yaml"};
+  o.explain = true;
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(RunSimulate(o, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("add -o json"));
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace schedhost::cli
