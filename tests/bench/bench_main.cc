@@ -4,6 +4,7 @@
 //   schedhost-bench scheduling_basic                   # a table
 //   schedhost-bench --scale 0.1 --repeat 3 --json scheduling_basic topology_spreading
 //   schedhost-bench --reference fused scheduling_basic  # also the hand-fused loop, and the ratio
+//   schedhost-bench --peer upstream scheduling_basic    # and upstream kube-scheduler, side by side
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -18,6 +19,7 @@
 #include "host/config/host_config.h"
 #include "host/scheduler/profile_set.h"
 #include "tests/bench/fused_reference.h"
+#include "tests/bench/peer.h"
 #include "tests/bench/report.h"
 #include "tests/bench/runner.h"
 #include "tests/bench/workload.h"
@@ -80,9 +82,22 @@ int main(int argc, char** argv) {
                  "(the swap-pause benchmark; 0: never)")
       ->check(CLI::Range(0, 3600000));
   app.add_flag("--reference-only", reference_only, "Run only the --reference, not the framework");
+  std::string peer;
+  std::string peer_bin;
+  app.add_option("--peer", peer,
+                 "Run every workload through \"upstream\" kube-scheduler too, each run a process "
+                 "of its own on both sides, and report both with the ratios")
+      ->check(CLI::IsMember({"upstream"}));
+  app.add_option("--peer-bin", peer_bin,
+                 "upstream-bench to run (default: the build tree's upstream/bin/upstream-bench)");
   CLI11_PARSE(app, argc, argv);
   if (reference_only && reference.empty()) {
     std::cerr << "schedhost-bench: --reference-only needs --reference fused\n";
+    return 2;
+  }
+  if (!peer.empty() && (!reference.empty() || swap_every_ms > 0)) {
+    std::cerr << "schedhost-bench: --peer runs the plain workloads; leave out --reference and "
+                 "--swap-every\n";
     return 2;
   }
 
@@ -98,6 +113,36 @@ int main(int argc, char** argv) {
   if (names.empty()) {
     std::cerr << "schedhost-bench: name at least one workload (--list shows them)\n";
     return 2;
+  }
+
+  if (!peer.empty()) {
+    schedhost::bench::PeerOptions po;
+    po.self = Exe(argv[0]);
+    po.peer =
+        peer_bin.empty() ? schedhost::bench::DefaultPeer(po.self) : std::filesystem::path(peer_bin);
+    po.repeat = repeat;
+    po.scale = scale;
+    po.timeout_s = timeout_s;
+    po.quiet = quiet;
+    if (!config_path.empty()) po.self_args.insert(po.self_args.end(), {"--config", config_path});
+    if (!plugin_dir.empty()) po.self_args.insert(po.self_args.end(), {"--plugin-dir", plugin_dir});
+    if (max_explanations >= 0) {
+      po.self_args.insert(po.self_args.end(),
+                          {"--max-explanations", std::to_string(max_explanations)});
+    }
+    std::vector<std::filesystem::path> paths;
+    for (const std::string& n : names) paths.push_back(Resolve(n, workload_dir));
+    try {
+      // Both sides read the same files: refuse a bad one before the first run.
+      for (const auto& path : paths) schedhost::bench::LoadWorkload(path, scale);
+      std::vector<schedhost::bench::PeerResult> r = schedhost::bench::RunPeer(paths, po);
+      std::cout << (json ? schedhost::bench::FormatPeerJson(r)
+                         : schedhost::bench::FormatPeerTable(r));
+    } catch (const std::exception& e) {
+      std::cerr << "schedhost-bench: --peer upstream: " << e.what() << "\n";
+      return 1;
+    }
+    return 0;
   }
 
   // stdout carries the table or the JSON; the host's log lines (a swap logs each generation

@@ -3,7 +3,8 @@
 the JSON well formed with the figures the README documents. No timing assertions.
 
 With `--reference fused` among the flags, also checks the fused reference bound every measured
-pod and the framework/fused ratio is there.
+pod and the framework/fused ratio is there. With `--peer upstream`, checks both sides ran every
+run and reported their figures, and the ratios are there.
 
 usage: check_bench.py BENCH_BINARY WORKLOAD [bench flags...]"""
 import json
@@ -19,6 +20,9 @@ def main():
     if proc.returncode != 0:
         sys.exit(f"schedhost-bench exited {proc.returncode}")
     doc = json.loads(proc.stdout)
+    if "--peer" in flags:
+        check_peer(doc, workload, flags)
+        return
     [w] = doc["workloads"]
     assert w["name"] == workload, w["name"]
     assert w["measured_pods"] > 0, w
@@ -51,6 +55,24 @@ def main():
         assert w["framework_to_fused"] > 0, w.get("framework_to_fused")
     print(f'{workload}: {w["measured_pods"]} measured pods bound, '
           f'{w["pods_per_second"]["median"]:.0f} pods/s')
+
+
+def check_peer(doc, workload, flags):
+    [w] = doc["workloads"]
+    assert w["name"] == workload, w["name"]
+    runs = int(flags[flags.index("--repeat") + 1]) if "--repeat" in flags else 1
+    assert w["runs"] == runs == len(w["schedhost_runs"]) == len(w["upstream_runs"]), w["runs"]
+    up = w["upstream"]
+    assert up["version"].startswith("v1."), up["version"]
+    for side in (w, up):
+        assert side["pods_per_second"]["min"] > 0, side["pods_per_second"]
+        assert side["peak_rss_mib"]["min"] > 0, side["peak_rss_mib"]
+    for run in w["upstream_runs"]:
+        assert run["measured_bound"] == run["measured_pods"] > 0, run
+    ratio = w["ratio"]
+    assert ratio["pods_per_second"] > 0 and ratio["memory"] > 0, ratio
+    print(f'{workload}: schedhost {w["pods_per_second"]["median"]:.0f} pods/s, upstream '
+          f'{up["pods_per_second"]["median"]:.0f} pods/s ({ratio["pods_per_second"]:.1f}x)')
 
 
 if __name__ == "__main__":
