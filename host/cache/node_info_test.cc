@@ -299,19 +299,12 @@ TEST(SnapshotTest, BuildsIndexesAndImageSummaries) {
   EXPECT_EQ(snap->Get("n3")->view()->pods_len, 1u);
   EXPECT_EQ(snap->Get("nope"), nullptr);
   const auto* v1 = snap->Get("n1")->view();
-  ASSERT_EQ(v1->image_states_len, 3u);  // sorted: digest ref, nginx:1.25, redis:latest
+  ASSERT_EQ(v1->image_states_len, 3u);  // sorted: digest ref, nginx:1.25, redis (as reported)
   EXPECT_EQ(std::string(v1->image_states[1].name.data, v1->image_states[1].name.len), "nginx:1.25");
   EXPECT_EQ(v1->image_states[1].num_nodes, 2);
-  EXPECT_EQ(std::string(v1->image_states[2].name.data, v1->image_states[2].name.len), "redis:latest");
+  EXPECT_EQ(std::string(v1->image_states[2].name.data, v1->image_states[2].name.len), "redis");
   EXPECT_EQ(v1->image_states[2].num_nodes, 1);
   EXPECT_EQ(snap->views()[0], v1);
-}
-
-TEST(SnapshotTest, NormalizedImageName) {
-  EXPECT_EQ(NormalizedImageName("nginx"), "nginx:latest");
-  EXPECT_EQ(NormalizedImageName("nginx:1.2"), "nginx:1.2");
-  EXPECT_EQ(NormalizedImageName("registry:5000/nginx"), "registry:5000/nginx:latest");
-  EXPECT_EQ(NormalizedImageName("nginx@sha256:abc"), "nginx@sha256:abc");
 }
 
 }  // namespace

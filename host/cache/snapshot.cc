@@ -5,16 +5,6 @@
 
 namespace schedhost::cache {
 
-std::string NormalizedImageName(std::string_view name) {
-  // A tag follows the last ':' after the last '/', a digest follows '@'.
-  std::string out(name);
-  if (out.find('@') != std::string::npos) return out;
-  size_t slash = out.rfind('/');
-  size_t colon = out.rfind(':');
-  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) out += ":latest";
-  return out;
-}
-
 const NodeInfo* Snapshot::Get(std::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : infos_[it->second].get();
@@ -80,7 +70,9 @@ void Snapshot::RebuildImageStates() {
     for (size_t k = 0; k < nv->images_len; ++k) {
       const auto& img = nv->images[k];
       for (size_t j = 0; j < img.names_len; ++j) {
-        std::string n = NormalizedImageName(std::string_view(img.names[j].data, img.names[j].len));
+        // The names as the node reports them: upstream's cache keys image states by them
+        // unchanged (only the pod's image gets ":latest" when untagged, in ImageLocality).
+        std::string n(img.names[j].data, img.names[j].len);
         if (std::find(per_node[i].begin(), per_node[i].end(), n) != per_node[i].end()) continue;
         auto& s = images[n];
         s.size = img.size_bytes;

@@ -22,8 +22,6 @@
 
 namespace schedhost::cache {
 
-/// NormalizedImageName returns an image name with ":latest" added when it has no tag or digest.
-std::string NormalizedImageName(std::string_view name);
 
 class Cache;
 

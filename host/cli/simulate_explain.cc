@@ -134,8 +134,8 @@ class Cycle {
     }
     out["nodes"] = std::move(nodes);
     if (feasible >= 2) out["scores"] = std::move(scores);
-    out["best"] = best;
     if (!best.empty()) {
+      out["best"] = best;
       out["placed"] = best.front();
       return best.front();
     }

@@ -67,6 +67,9 @@ class CycleState {
   /// plugin up in the skip set for every node.
   std::vector<const PluginRef*> active_filters;
   bool filters_resolved = false;
+  /// pre_filter_node_plugins names, sorted, the PreFilter plugins that narrowed the nodes this
+  /// cycle (returned a node set): a node left out "didn't satisfy" them.
+  std::vector<std::string> pre_filter_node_plugins;
   /// Plugins whose PreScore returned Skip: their Score does not run this cycle.
   PluginNameSet skip_score_plugins;
   /// Whether reasons from every Filter plugin are collected (diagnostics, explain).

@@ -83,6 +83,7 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
   state.skip_filter_plugins.clear();
   state.active_filters.clear();
   state.filters_resolved = false;
+  state.pre_filter_node_plugins.clear();
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     StatusSink sink;
     PreFilterResultSink r;
@@ -99,6 +100,11 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name_text)};
     if (!r.set) continue;
     plugins_with_nodes.push_back(ref.plugin->name);
+    // Upstream keeps them in a set and prints it sorted.
+    state.pre_filter_node_plugins.insert(
+        std::lower_bound(state.pre_filter_node_plugins.begin(),
+                         state.pre_filter_node_plugins.end(), ref.plugin->name),
+        ref.plugin->name);
     std::unordered_set<std::string> nodes(r.nodes.begin(), r.nodes.end());
     if (!result) {
       result = std::move(nodes);
@@ -110,8 +116,8 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     if (result->empty()) {
       std::string msg = plugins_with_nodes.size() == 1
                             ? "node(s) didn't satisfy plugin " + plugins_with_nodes[0]
-                            : "node(s) didn't satisfy plugin(s) " + GoList(plugins_with_nodes) +
-                                  " simultaneously";
+                            : "node(s) didn't satisfy plugin(s) " +
+                                  GoList(state.pre_filter_node_plugins) + " simultaneously";
       return {std::nullopt, Status::Make(Code::kUnschedulableAndUnresolvable, msg)};
     }
   }

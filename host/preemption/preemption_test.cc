@@ -301,10 +301,11 @@ TEST_F(DryRunTest, NodesThatCannotHelp) {
   EXPECT_FALSE(c1);
   EXPECT_EQ(s1.code, Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s1.Message(), "No preemption victims found for incoming pod");
-  // Still no fit with every victim gone: the Filter status says why.
+  // Still no fit with every victim gone: the Filter status says why (the pod asks for more cpu
+  // than n2 has at all, which NodeResourcesFit reports as unresolvable).
   auto [c2, s2] = Victims(*pod, "n2");
   EXPECT_FALSE(c2);
-  EXPECT_EQ(s2.code, Code::kUnschedulable);
+  EXPECT_EQ(s2.code, Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s2.Message(), "Insufficient cpu");
 }
 

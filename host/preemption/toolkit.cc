@@ -175,6 +175,10 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
     }
   }
   out.nominated_node = best->node;
+  // Upstream's words, which end up in the preemptor's FitError message.
+  out.status = Status::Make(Code::kSuccess,
+                            "preemption: found a potential placement for pod on node " + best->node +
+                                ", preempting " + std::to_string(best->victims.size()) + " victims");
   return out;
 }
 

@@ -138,11 +138,14 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
                   post.Message());
   }
   // Upstream leaves the per-node reasons out when PreFilter rejected the pod (they would all
-  // repeat its message) and appends PostFilter's message.
+  // repeat its message) and appends PostFilter's message as it is, whatever its code (a
+  // successful preemption says where it found room).
   std::string message = framework::FitErrorMessage(
       a.num_all_nodes, a.pre_filter_failure ? framework::NodeStatuses{} : a.node_statuses,
       a.pre_filter_failure ? &*a.pre_filter_failure : nullptr);
-  if (!post.ok() && !post.Message().empty()) message += " " + post.Message() + ".";
+  if (const std::string post_message = post.Message(); !post_message.empty()) {
+    message += " " + post_message;
+  }
   RecordExplanation(pod, *fw, *state, a);
   fw->metrics().EndAttempt(*state, Status::Make(Code::kUnschedulable, message));
   HandleFailure(info, Status::Make(Code::kUnschedulable, message), message, std::move(a.rejectors),
@@ -201,14 +204,20 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
   const std::vector<const schedhost_node_info_view*>* nodes = &snap.views();
   if (pre_result) {
     nodes = &subset;
+    // Upstream's words for a node PreFilter's node set left out, naming the plugins that set it.
+    std::string left_out = "node(s) didn't satisfy plugin(s) [";
+    for (size_t i = 0; i < state.pre_filter_node_plugins.size(); ++i) {
+      left_out += (i > 0 ? " " : "") + state.pre_filter_node_plugins[i];
+    }
+    left_out += "]";
+    const Status excluded = Status::Make(Code::kUnschedulableAndUnresolvable, left_out);
     for (size_t i = 0; i < snap.size(); ++i) {
       const std::string& name = snap.at(i).node()->name();
       if (pre_result->count(name)) {
         subset.push_back(snap.views()[i]);
       } else {
         // Left out by PreFilter: recorded so that preemption does not consider it either.
-        a.Reject(snap.views()[i], Status::Make(Code::kUnschedulableAndUnresolvable,
-                                               "node is filtered out by the prefilter result"));
+        a.Reject(snap.views()[i], excluded);
       }
     }
   }

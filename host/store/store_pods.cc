@@ -1,5 +1,6 @@
 // Pod and PriorityClass admission as the API server applies it (priority resolved from the
-// pod's PriorityClass or the globalDefault one, immutable fields, one default class), the
+// pod's PriorityClass or the globalDefault one, match/mismatchLabelKeys folded into pod
+// affinity selectors, immutable fields, one default class), the
 // built-in system classes, and the pod subresources: binding and nominatedNodeName.
 #include <utility>
 
@@ -21,6 +22,39 @@ void CheckNodeName(const std::string& what, std::string_view node_name) {
   }
 }
 
+// AppendLabelKeys adds, for each of `keys` the pod has a label for, a requirement `key op
+// [value]` to `selector`.
+void AppendLabelKeys(model::LabelSelector& selector, const std::vector<std::string>& keys,
+                     model::SelectorOp op, const model::Labels& labels) {
+  for (const std::string& key : keys) {
+    for (const auto& [k, v] : labels) {
+      if (k == key) selector.match_expressions.push_back({key, op, {v}});
+    }
+  }
+}
+
+// MergeLabelKeys folds a pod (anti-)affinity term's matchLabelKeys (key In [the pod's value])
+// and mismatchLabelKeys (NotIn) into its label selector, as the API server does when it
+// creates a pod (MatchLabelKeysInPodAffinity, on by default since v1.33); the scheduler then
+// reads the selector alone. A term without a selector matches nothing and stays so.
+void MergeLabelKeys(model::PodData& d) {
+  if (!d.spec.affinity) return;
+  auto merge = [&](model::PodAffinityTerm& term) {
+    if (!term.label_selector) return;
+    AppendLabelKeys(*term.label_selector, term.match_label_keys, model::SelectorOp::kIn,
+                    d.metadata.labels);
+    AppendLabelKeys(*term.label_selector, term.mismatch_label_keys, model::SelectorOp::kNotIn,
+                    d.metadata.labels);
+  };
+  for (auto* affinity : {&d.spec.affinity->pod_affinity, &d.spec.affinity->pod_anti_affinity}) {
+    if (!*affinity) continue;
+    for (model::PodAffinityTerm& term : (*affinity)->required) merge(term);
+    for (model::WeightedPodAffinityTerm& term : (*affinity)->preferred) {
+      merge(term.pod_affinity_term);
+    }
+  }
+}
+
 }  // namespace
 
 const model::PriorityClass* Store::DefaultPriorityClass(std::string_view except_name) const {
@@ -31,6 +65,7 @@ const model::PriorityClass* Store::DefaultPriorityClass(std::string_view except_
 }
 
 void Ops<model::Pod>::AdmitCreate(const Store& store, const std::string& what, Data& d) {
+  MergeLabelKeys(d);
   // As upstream's Priority admission plugin: the class decides the value; a pod without a
   // class takes the globalDefault class, or priority 0 when there is none.
   const model::PriorityClass* pc = nullptr;

@@ -173,7 +173,9 @@ TEST_F(AdminApiTest, ExplainShowsTheFailingFilterPluginPerNode) {
     EXPECT_EQ(node.reason(), "");
     std::map<std::string, std::pair<std::string, std::string>> filter;
     for (const auto& v : node.plugins()) filter[v.plugin()] = {v.filter_code(), v.filter_reason()};
-    EXPECT_THAT(filter["NodeResourcesFit"], Pair("Unschedulable", "Insufficient cpu"));
+    // More cpu than the node has at all: no preemption could help (upstream's Unresolvable).
+    EXPECT_THAT(filter["NodeResourcesFit"],
+                Pair("UnschedulableAndUnresolvable", "Insufficient cpu"));
     EXPECT_THAT(filter["NodeUnschedulable"], Pair("Success", ""));
     EXPECT_THAT(filter["TaintToleration"], Pair("Success", ""));
     // Filter stops at the first rejection: the plugins after NodeResourcesFit did not run.

@@ -113,7 +113,7 @@ TEST(ConcurrentSchedulerTest, OverflowStaysPendingWithUpstreamsMessage) {
     ASSERT_TRUE(d.has_value());
     EXPECT_EQ(d->message,
               "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
-              "2 No preemption victims found for incoming pod..")
+              "2 No preemption victims found for incoming pod.")
         << p->name();
   }
 }

@@ -284,7 +284,7 @@ TEST_F(SchedulerExplainTest, RecordsTheRejectingPluginAndNodesPreFilterLeftOut) 
   const NodeVerdict* n2 = Find(*e, "n2");
   ASSERT_NE(n2, nullptr);
   EXPECT_EQ(n2->outcome, NodeOutcome::kExcluded);
-  EXPECT_EQ(n2->status.Message(), "node is filtered out by the prefilter result");
+  EXPECT_EQ(n2->status.Message(), "node(s) didn't satisfy plugin(s) [NodeAffinity]");
 
   // Deleting the pod drops what was recorded about it.
   const std::string uid(Pod("pinned")->uid());

@@ -150,7 +150,7 @@ TEST(NodeSummaryCoverageTest, TheClusterRejectsForEveryReasonTheSummaryDecides) 
   EXPECT_EQ(plain.at("preferred-off").code, Code::kSuccess);
   EXPECT_THAT(plain.at("cordoned").reasons, ::testing::ElementsAre("node(s) were unschedulable"));
   EXPECT_THAT(plain.at("tainted").reasons,
-              ::testing::ElementsAre("node(s) had untolerated taint {dedicated: infra}"));
+              ::testing::ElementsAre("node(s) had untolerated taint(s)"));
   EXPECT_THAT(plain.at("two-pods").reasons, ::testing::ElementsAre("Too many pods"));
   EXPECT_THAT(plain.at("no-memory").reasons, ::testing::ElementsAre("Insufficient memory"));
   const auto big_cpu = Filter(h, *h.MakePod(IncomingPods()[2]));

@@ -78,7 +78,7 @@ TEST_F(PermitTest, DeletedWaitingPodIsRejectedAndFreesItsNode) {
   ASSERT_TRUE(Step());  // other does not fit beside the assumed g1
   EXPECT_EQ(MessageOf("other"),
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
-            "No preemption victims found for incoming pod..");
+            "No preemption victims found for incoming pod.");
   const std::string g1_uid(Pod("g1")->uid());
   store_.Delete<model::Pod>("default", "g1");
   sched_->DrainBindings();  // g1's binding cycle sees the rejection

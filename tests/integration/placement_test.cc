@@ -27,14 +27,16 @@ TEST_F(PlacementTest, FitsByResourcesAndReportsInsufficientCpu) {
   // and the other finds nothing.
   EXPECT_EQ(NodeOf("b"), "n1");
   EXPECT_EQ(NodeOf("c"), "");
-  // DefaultPreemption's message follows, as upstream (its trailing period doubles the last one).
+  // DefaultPreemption's message follows, as upstream.
   EXPECT_EQ(MessageOf("c"),
             "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
-            "No preemption victims found for incoming pod..");
+            "No preemption victims found for incoming pod.");
   EXPECT_EQ(NodeOf("huge"), "");
+  // 8 cpu is more than either node has at all: NodeResourcesFit says so (unresolvable), and
+  // preemption does not even look for victims.
   EXPECT_EQ(MessageOf("huge"),
             "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 "
-            "No preemption victims found for incoming pod..");
+            "Preemption is not helpful for scheduling.");
   EXPECT_EQ(MessageOf("a"), "");
   EXPECT_EQ(Where("huge"), queue::PodLocation::kUnschedulable);
   EXPECT_EQ(r.virtual_time, std::chrono::nanoseconds(0)) << "nothing needed a timer";
@@ -84,9 +86,8 @@ TEST_F(PlacementTest, TaintsAndTolerations) {
   EXPECT_EQ(NodeOf("tolerant"), "gpu");
   EXPECT_EQ(NodeOf("plain"), "");
   EXPECT_EQ(MessageOf("plain"),
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
-            "{dedicated: gpu}. preemption: 0/2 nodes are available: 1 No preemption victims "
-            "found for incoming pod, 1 Preemption is not helpful for scheduling..");
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 TEST_F(PlacementTest, NodeAffinityAndSelector) {
@@ -104,7 +105,7 @@ TEST_F(PlacementTest, NodeAffinityAndSelector) {
   EXPECT_EQ(NodeOf("nowhere"), "");
   EXPECT_EQ(MessageOf("nowhere"),
             "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. "
-            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..");
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 // Pods that fail alike share one stored message; each still reads its own words, whatever the
@@ -117,12 +118,12 @@ TEST_F(PlacementTest, PendingPodsKeepTheirOwnMessagesAndBoundPodsTheirNode) {
   Run();
   const std::string cpu =
       "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
-      "No preemption victims found for incoming pod..";
+      "Preemption is not helpful for scheduling.";
   EXPECT_EQ(MessageOf("big1"), cpu);
   EXPECT_EQ(MessageOf("big2"), cpu);
   EXPECT_EQ(MessageOf("lost"),
             "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. "
-            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..");
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   EXPECT_EQ(MessageOf("fits"), "");
   EXPECT_EQ(sched_->Diagnostics(Pod("fits")->uid())->node, "n1");
   EXPECT_EQ(sched_->Diagnostics(Pod("big1")->uid())->node, "");
@@ -145,7 +146,7 @@ TEST_F(PlacementTest, HostPortsConflict) {
   EXPECT_EQ(MessageOf("web-3"),
             "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod "
             "ports. preemption: 0/2 nodes are available: 2 No preemption victims found for "
-            "incoming pod..");
+            "incoming pod.");
 }
 
 TEST_F(PlacementTest, CordonedNodesAreSkippedAndUncordoningHelps) {
@@ -155,7 +156,7 @@ TEST_F(PlacementTest, CordonedNodesAreSkippedAndUncordoningHelps) {
   EXPECT_EQ(NodeOf("p"), "");
   EXPECT_EQ(MessageOf("p"),
             "0/1 nodes are available: 1 node(s) were unschedulable. preemption: 0/1 nodes are "
-            "available: 1 Preemption is not helpful for scheduling..");
+            "available: 1 Preemption is not helpful for scheduling.");
   // Uncordoning is a node update that NodeUnschedulable's hint lets through.
   model::NodeData node = store_.Get<model::Node>("", "cordoned")->data();
   node.spec.unschedulable = false;
@@ -300,7 +301,7 @@ value: 1000
   Run();
   EXPECT_EQ(NodeOf("lo"), "");
   EXPECT_EQ(MessageOf("lo"),
-            "0/2 nodes are available: 2 Insufficient cpu. preemption: not this time.")
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: not this time")
       << "PostFilter's message is appended, as upstream";
 
   // A big node that neither tolerates brings both back. The nominated pod is tried on its node
@@ -311,8 +312,8 @@ value: 1000
   Run();
   EXPECT_EQ(NodeOf("hi"), "");
   EXPECT_EQ(MessageOf("hi"),
-            "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 "
-            "Insufficient cpu. preemption: not this time.");
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 "
+            "Insufficient cpu. preemption: not this time");
   EXPECT_EQ(NodeOf("lo"), "") << "still kept off the nominated pod's cpu";
 
   // The resident leaves: the nominated pod is tried on its node first and lands there.

@@ -81,7 +81,7 @@ TEST_F(PreemptionTest, HigherPriorityPreemptorTakesOverTheNomination) {
   EXPECT_EQ(NodeOf("p1"), "");
   EXPECT_EQ(Nominated(Pod("p1")), "");
   EXPECT_THAT(MessageOf("p1"), HasSubstr("preemption: 0/1 nodes are available: 1 No preemption "
-                                         "victims found for incoming pod.."));
+                                         "victims found for incoming pod."));
 }
 
 }  // namespace

@@ -280,7 +280,7 @@ TEST_F(SchedctlTest, AdminCommandsReadTheRunningHost) {
   ASSERT_EQ(huge.exit_code, 0) << huge.err;
   EXPECT_THAT(huge.out, HasSubstr("Node:             <none>\n"));
   EXPECT_THAT(huge.out, HasSubstr("x Insufficient cpu"));
-  EXPECT_THAT(huge.out, HasSubstr("x node(s) had untolerated taint {dedicated: gpu}"));
+  EXPECT_THAT(huge.out, HasSubstr("x node(s) had untolerated taint(s)"));
   EXPECT_THAT(huge.out, ContainsRegex("\nzone-b-2 +.*x node\\(s\\) were unschedulable"));
   EXPECT_THAT(huge.out, HasSubstr("No feasible node.\n"));
 

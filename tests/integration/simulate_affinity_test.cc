@@ -50,14 +50,14 @@ TEST(SimulateAffinityTest, PlacesPodsByAffinityAcrossNamespaces) {
       {"team-a", "web-2", std::nullopt,
        "0/4 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 3 node(s) "
        "didn't match pod affinity rules. preemption: 0/4 nodes are available: 1 No preemption "
-       "victims found for incoming pod, 3 Preemption is not helpful for scheduling.."},
+       "victims found for incoming pod, 3 Preemption is not helpful for scheduling."},
       // The guard's anti-affinity rules out zone a; the preferred cache zone wins.
       {"team-b", "db-1", "zone-b-1", ""},
       // First of its group: any zoned node; away from the guard's zone by preference.
       {"default", "solo", "zone-b-1", ""},
       {"default", "lonely", std::nullopt,
        "0/4 nodes are available: 4 node(s) didn't match pod affinity rules. preemption: 0/4 "
-       "nodes are available: 4 Preemption is not helpful for scheduling.."},
+       "nodes are available: 4 Preemption is not helpful for scheduling."},
   };
   const nlohmann::json& pods = j["pods"];
   ASSERT_EQ(pods.size(), want.size()) << out.str();
@@ -101,7 +101,7 @@ TEST(SimulateAffinityTest, WithoutNamespaceObjectsTheSelectorSelectsNothing) {
   EXPECT_TRUE(j["pods"][2]["node"].is_null());
   EXPECT_EQ(j["pods"][2]["message"],
             "0/4 nodes are available: 4 node(s) didn't match pod affinity rules. preemption: 0/4 "
-            "nodes are available: 4 Preemption is not helpful for scheduling..");
+            "nodes are available: 4 Preemption is not helpful for scheduling.");
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST(SimulatePreemptionTest, PreemptionNotHelpfulWhenTheSelectorMatchesNoNode) {
   // upstream: unresolvable nodes are "not helpful", and FitError's separator doubles the period.
   EXPECT_THAT(pods["preemptor"].message,
               HasSubstr(". preemption: 0/1 nodes are available: 1 Preemption is not helpful for "
-                        "scheduling.."));
+                        "scheduling."));
 }
 
 TEST(SimulatePreemptionTest, NoPreemptionByLowerPriorityOrPolicyNever) {
@@ -126,16 +126,16 @@ TEST(SimulatePreemptionTest, NoPreemptionByLowerPriorityOrPolicyNever) {
   EXPECT_EQ(pods["lesser"].status, "Pending");
   EXPECT_EQ(pods["lesser"].message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
-            "No preemption victims found for incoming pod..");
+            "No preemption victims found for incoming pod.");
   // upstream: only pods of strictly lower priority are victims; an equal one is not.
   EXPECT_EQ(pods["peer"].status, "Pending");
   EXPECT_EQ(pods["peer"].message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
-            "No preemption victims found for incoming pod..");
+            "No preemption victims found for incoming pod.");
   EXPECT_EQ(pods["polite"].status, "Pending");
   EXPECT_EQ(pods["polite"].message,
             "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
-            "preemptionPolicy=Never..");
+            "preemptionPolicy=Never.");
 }
 
 TEST(SimulatePreemptionTest, ReprieveKeepsTheMostImportantVictims) {

@@ -90,8 +90,9 @@ INSTANTIATE_TEST_SUITE_P(
         // node-b holds the 900Mi image (1 node of 3: counts 300Mi, ImageLocality 28) but runs a
         // sidecar, so LeastAllocated alone prefers node-a or node-c (81 vs 73).
         ScenarioCase{"ImageLocality", "image-locality.yaml", "model-server", "node-b", "!node-b"},
-        // LeastAllocated alone: uneven 70, even 67; with BalancedAllocation 70+85 vs 67+97.
-        ScenarioCase{"BalancedAllocation", "balanced-allocation.yaml", "web", "even", "uneven"}),
+        // LeastAllocated alone: uneven 57, even 60; with BalancedAllocation 57+80 vs 60+70
+        // (upstream v1.37's figures for this file, from tests/upstream's oracle).
+        ScenarioCase{"BalancedAllocation", "balanced-allocation.yaml", "web", "uneven", "even"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(SimulateScoring, BoundPodsStayWhereTheyAre) {

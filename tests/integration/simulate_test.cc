@@ -79,10 +79,10 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
       {"data", "redis-0", "zone-b-1", "Bound", ""},
       // Created first but low priority: api-critical took zone-a-2 before it was tried.
       {"default", "batch-report", std::nullopt, "Pending",
-       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
+       "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) "
        "were unschedulable, 2 Insufficient cpu, 2 node(s) didn't match Pod's node "
        "affinity/selector. preemption: 0/6 nodes are available: 2 No preemption victims found "
-       "for incoming pod, 4 Preemption is not helpful for scheduling.."},
+       "for incoming pod, 4 Preemption is not helpful for scheduling."},
       {"default", "web-1", "zone-c-ssd", "Bound", ""},
       {"default", "web-2", "zone-b-1", "Bound", ""},
       // The web pods' zone spread: one per zone.
@@ -92,19 +92,18 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
       {"default", "ssd-cache", "zone-c-ssd", "Bound", ""},
       {"default", "zone-b-worker", "zone-b-1", "Bound", ""},
       {"data", "postgres-1", "zone-b-1", "Bound", ""},
-      {"edge", "ingress-1", "zone-a-1", "Bound", ""},
-      {"edge", "ingress-2", "zone-a-2", "Bound", ""},
+      {"edge", "ingress-1", "zone-a-2", "Bound", ""},
+      {"edge", "ingress-2", "zone-a-1", "Bound", ""},
       {"edge", "ingress-3", std::nullopt, "Pending",
-       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
+       "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) "
        "were unschedulable, 2 node(s) didn't have free ports for the requested pod ports, 2 "
        "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: "
        "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for "
-       "scheduling.."},
+       "scheduling."},
       {"ml", "huge", std::nullopt, "Pending",
-       "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) "
-       "were unschedulable, 4 Insufficient cpu, 4 Insufficient memory. preemption: 0/6 nodes "
-       "are available: 2 Preemption is not helpful for scheduling, 4 No preemption victims "
-       "found for incoming pod.."},
+       "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
+       "unschedulable, 4 Insufficient cpu, 4 Insufficient memory. preemption: 0/6 nodes are "
+       "available: 6 Preemption is not helpful for scheduling."},
       {"default", "gated-job", std::nullopt, "Pending",
        "waiting for scheduling gates: [example.com/approval]"},
   };

@@ -269,7 +269,7 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
   EXPECT_EQ(c.value("reason", ""), "Unschedulable");
   EXPECT_EQ(c.value("message", ""),
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
-            "1 No preemption victims found for incoming pod..");
+            "1 No preemption victims found for incoming pod.");
   ASSERT_TRUE(WaitFor([&] { return !Events("big", "FailedScheduling").empty(); }));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("note", ""), c.value("message", ""));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("type", ""), "Warning");

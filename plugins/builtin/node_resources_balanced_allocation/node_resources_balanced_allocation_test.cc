@@ -104,78 +104,83 @@ constexpr char kGpuArgs[] =
 INSTANTIATE_TEST_SUITE_P(
     Cases, BalancedAllocationScoreTest,
     ::testing::Values(
-        // Half the cpu and half the memory: no deviation at all.
-        ScoreCase{"EqualFractionsScore100", "", NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 100}}},
-        // n1: cpu (1+1)/4 = 0.5, memory (1+2)/10 = 0.3 -> std 0.1 -> 90.
-        // n2: cpu 1/6, memory 2/10 -> std 1/60 -> 98.
+        // The score is 50 + (50 + balance with the pod - balance without it) / 2, a balance
+        // being (1 - std of the fractions) x 100, truncated.
+        // Half the cpu and half the memory of an empty node: balanced before and after -> 75.
+        ScoreCase{"EqualFractionsScore75", "", NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
+                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 75}}},
+        // n1: with the pod cpu (1+1)/4 = 0.5, memory (1+2)/10 = 0.3 -> 90; without 0.25, 0.1
+        // -> 92 -> 74. n2: cpu 1/6, memory 2/10 -> 98; empty -> 100 -> 74.
         ScoreCase{"TwoResourcesHalfTheDifference", "",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       NodeYaml("n2", R"({cpu: "6", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 90}, {"n2", 98}}},
-        // cpu 3/1 is capped at 1; memory 0.5 -> std 0.25 -> 75.
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}, {"n2", 74}}},
+        // cpu 3/1 is capped at 1; memory 0.5 -> 75; without the pod 1 and 0 -> 50 -> 87.
         ScoreCase{"FractionAboveOneIsCapped", "",
                   NodeYaml("n1", R"({cpu: "1", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "2"})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 5Gi})"), {{"n1", 75}}},
-        // upstream (useRequested): a pod without requests adds nothing; non-zero defaults
-        // (100m, 200Mi) would give 95 here.
-        ScoreCase{"PodWithoutRequestsAddsNothing", "",
+                  PodYaml("p", "", R"({cpu: "1", memory: 5Gi})"), {{"n1", 87}}},
+        // upstream (useRequested, no non-zero defaults): a pod without requests is best effort,
+        // and PreScore skips the plugin for it, so it scores 0 everywhere.
+        ScoreCase{"BestEffortPodIsSkipped", "",
                   NodeYaml("n1", R"({cpu: "1", memory: 1Gi})"), PodYaml("p", "", ""),
-                  {{"n1", 100}}},
-        // The node's pods count with their plain requests too: 0.5 and 0.5 (non-zero: 95).
+                  {{"n1", 0}}},
+        // The node's pods count with their plain requests too: 0 and 0 before, 0.5 and 0.5
+        // after -> 75 (non-zero defaults would make the node unbalanced before).
         ScoreCase{"ExistingPodsWithoutRequestsCountAsZero", "",
                   NodeYaml("n1", R"({cpu: "1", memory: 1Gi})") + PodYaml("existing", "n1", ""),
-                  PodYaml("p", "", R"({cpu: 500m, memory: 512Mi})"), {{"n1", 100}}},
-        // Three fractions: n1 0.5, 0.25, 0.25 -> std sqrt(1/72) -> 88; n2 has no gpu, so
-        // only cpu and memory count: 0.5, 0.25 -> 87.
+                  PodYaml("p", "", R"({cpu: 500m, memory: 512Mi})"), {{"n1", 75}}},
+        // Three fractions: n1 0.5, 0.25, 0.25 -> std sqrt(1/72) -> 88, empty 100 -> 69; n2 has
+        // no gpu, so only cpu and memory count: 0.5, 0.25 -> 87 -> 68.
         ScoreCase{"ResourceMissingOnNodeIsLeftOut", kGpuArgs,
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi, example.com/gpu: "4"})") +
                       NodeYaml("n2", R"({cpu: "4", memory: 4Gi})"),
                   PodYaml("p", "", R"({cpu: "2", memory: 1Gi, example.com/gpu: "1"})"),
-                  {{"n1", 88}, {"n2", 87}}},
-        // The pod asks for no gpu: the gpu half used by another pod does not count (88 if it
-        // did).
+                  {{"n1", 69}, {"n2", 68}}},
+        // The pod asks for no gpu: the gpu half used by another pod does not count (0.5, 0.25
+        // -> 87 against 100 -> 68).
         ScoreCase{"ScalarResourceNotRequestedIsLeftOut", kGpuArgs,
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi, example.com/gpu: "4"})") +
                       PodYaml("existing", "n1", R"({example.com/gpu: "2"})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 1Gi})"), {{"n1", 87}}},
-        // ephemeral-storage counts even when the pod does not request it: 0.5, 0.5, 1 -> 76.
+                  PodYaml("p", "", R"({cpu: "2", memory: 1Gi})"), {{"n1", 68}}},
+        // ephemeral-storage counts even when the pod does not request it: 0.5, 0.5, 1 -> 76;
+        // before 0, 0, 1 -> 52; the pod evens the node out -> 87.
         ScoreCase{"EphemeralStorageCountsWithoutPodRequest",
                   R"(resources = [{ name = "cpu" }, { name = "memory" }, )"
                   R"({ name = "ephemeral-storage" }])",
                   NodeYaml("n1", R"({cpu: "2", memory: 2Gi, ephemeral-storage: 10Gi})") +
                       PodYaml("existing", "n1", R"({ephemeral-storage: 10Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 76}}},
-        // "pods" is not a scored resource (0/10 would give 76).
+                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 87}}},
+        // "pods" is not a scored resource (0/10 would make the node less balanced with the pod).
         ScoreCase{"NativeResourceOtherThanCpuMemoryStorageIsLeftOut",
                   R"(resources = [{ name = "cpu" }, { name = "memory" }, { name = "pods" }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 8Gi, pods: "10"})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 100}}},
-        // One fraction has no deviation.
-        ScoreCase{"SingleResourceAlways100", R"(resources = [{ name = "cpu" }])",
+                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 75}}},
+        // One fraction has no deviation, before or after.
+        ScoreCase{"SingleResourceAlways75", R"(resources = [{ name = "cpu" }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
-                  PodYaml("p", "", R"({cpu: "3", memory: 1Gi})"), {{"n1", 100}}},
+                  PodYaml("p", "", R"({cpu: "3", memory: 1Gi})"), {{"n1", 75}}},
         // No configured resource on the node: no fraction, no deviation.
         ScoreCase{"NodeWithoutTheResources", "", NodeYaml("n1", R"({pods: "10"})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 100}}},
-        // Effective requests: max(init 3 cpu, containers 1 cpu) -> 0.75 vs 0.25 -> 75.
+                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 75}}},
+        // Effective requests: max(init 3 cpu, containers 1 cpu) -> 0.75 vs 0.25 -> 75 against
+        // an empty node's 100 -> 62.
         ScoreCase{"InitContainersCountAsUpstreamEffectiveRequests", "",
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi})"),
                   PodYaml("p", "", R"({cpu: "1", memory: 1Gi})", R"({cpu: "3", memory: 1Gi})"),
-                  {{"n1", 75}}},
+                  {{"n1", 62}}},
         // Order and explicit weights of 1 change nothing: same as TwoResourcesHalfTheDifference.
         ScoreCase{"ExplicitResourcesInAnyOrder",
                   R"(resources = [{ name = "memory", weight = 1 }, { name = "cpu", weight = 1 }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 90}}},
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}}},
         // An empty list takes upstream's default (cpu and memory).
         ScoreCase{"EmptyResourceListMeansCpuAndMemory", "resources = []",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 90}}}),
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(BalancedAllocationScore, ScoreWithoutPreScoreComputesTheSame) {
@@ -186,29 +191,31 @@ TEST(BalancedAllocationScore, ScoreWithoutPreScoreComputesTheSame) {
                NodeYaml("n2", R"({cpu: "6", memory: 10Gi})") +
                PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"));
   EXPECT_EQ(Scores(h, PodYaml("p", "", R"({cpu: "1", memory: 2Gi})")),
-            (std::map<std::string, int64_t>{{"n1", 90}, {"n2", 98}}));
+            (std::map<std::string, int64_t>{{"n1", 74}, {"n2", 74}}));
 }
 
-// With NodeResourcesFit (LeastAllocated) alone, `uneven` (cpu 45%, memory 15% after placing the
-// pod: 55+85 -> 70) beats `even` (30%, 35%: 70+65 -> 67); balanced allocation (85 vs 97) turns
+// A memory-heavy pod (1 cpu, 3Gi). With NodeResourcesFit (LeastAllocated) alone, `even` (cpu
+// 30%, memory 50% after placing it: 70+50 -> 60) beats `uneven` (50%, 35%: 50+65 -> 57).
+// Balanced allocation scores what the pod does to each node's balance: on `uneven` (cpu-heavy)
+// it evens things out (82 -> 92: 80), on `even` it unbalances it (100 -> 90: 70), which turns
 // the choice around.
-TEST(BalancedAllocationScore, ScheduleTurnsTowardsTheBalancedNode) {
+TEST(BalancedAllocationScore, ScheduleTurnsTowardsTheNodeThePodBalances) {
   const std::string cluster = NodeYaml("uneven", R"({cpu: "10", memory: 10Gi, pods: "10"})") +
                               NodeYaml("even", R"({cpu: "10", memory: 10Gi, pods: "10"})") +
-                              PodYaml("a", "uneven", R"({cpu: 3500m, memory: 512Mi})") +
-                              PodYaml("b", "even", R"({cpu: "2", memory: 2560Mi})");
-  const std::string pod = PodYaml("p", "", R"({cpu: "1", memory: 1Gi})");
+                              PodYaml("a", "uneven", R"({cpu: "4", memory: 512Mi})") +
+                              PodYaml("b", "even", R"({cpu: "2", memory: 2Gi})");
+  const std::string pod = PodYaml("p", "", R"({cpu: "1", memory: 3Gi})");
   {
     Harness h;
     h.OnlyPlugins({"NodeResourcesFit"});
     h.AddObjects(cluster);
-    EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "uneven");
+    EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "even");
   }
   Harness h;
   h.OnlyPlugins({"NodeResourcesFit", kName});
   h.AddObjects(cluster);
-  EXPECT_EQ(Scores(h, pod), (std::map<std::string, int64_t>{{"uneven", 70 + 85}, {"even", 67 + 97}}));
-  EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "even");
+  EXPECT_EQ(Scores(h, pod), (std::map<std::string, int64_t>{{"uneven", 57 + 80}, {"even", 60 + 70}}));
+  EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "uneven");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -273,9 +280,9 @@ TEST(BalancedAllocationArgs, ReadmeExampleWorks) {
   Harness h;
   h.OnlyPlugins({kName}, ReadmeToml());
   h.AddObjects(NodeYaml("n1", R"({cpu: "4", memory: 4Gi, nvidia.com/gpu: "4"})"));
-  // cpu 0.5, memory 0.25, gpu 0.25 -> std sqrt(1/72) -> 88.
+  // cpu 0.5, memory 0.25, gpu 0.25 -> std sqrt(1/72) -> 88, against the empty node's 100 -> 69.
   EXPECT_EQ(Scores(h, PodYaml("p", "", R"({cpu: "2", memory: 1Gi, nvidia.com/gpu: "1"})")),
-            (std::map<std::string, int64_t>{{"n1", 88}}));
+            (std::map<std::string, int64_t>{{"n1", 69}}));
 }
 
 TEST(BalancedAllocationArgs, ImplementsPreScoreAndScoreOnly) {

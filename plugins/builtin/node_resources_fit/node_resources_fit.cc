@@ -22,9 +22,16 @@ struct PreScoreState {
 };
 
 // `reason` outlives `out`: a constant, or a Request kept in the cycle state or by the caller.
-void AddReason(Status& out, std::string_view reason) {
+// `unresolvable`: the pod asks for more than the node has at all, so no preemption can help
+// (upstream's InsufficientResource.Unresolvable); one such resource makes the whole status so.
+void AddReason(Status& out, std::string_view reason, bool unresolvable) {
+  const Code code = unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
   if (out.ok()) {
-    out = Status::Unschedulable(Status::Static{reason});
+    out = Status(code, Status::Static{reason});
+  } else if (unresolvable && out.code() != code) {
+    std::vector<std::string> reasons = out.reasons();
+    reasons.emplace_back(reason);
+    out = Status(code, std::move(reasons));
   } else {
     out.AddReason(std::string(reason));
   }
@@ -111,21 +118,18 @@ NodeResourcesFit::Request NodeResourcesFit::ComputeRequest(const Pod& pod) const
 template <class Allocatable, class Requested>
 void NodeResourcesFit::Insufficient(const Request& req, Allocatable allocatable,
                                     Requested requested, int64_t pods, Status& out) const {
-  if (pods + 1 > allocatable(SCHEDHOST_ID_PODS)) AddReason(out, kTooManyPods);
+  if (pods + 1 > allocatable(SCHEDHOST_ID_PODS)) AddReason(out, kTooManyPods, false);
   if (req.milli_cpu == 0 && req.memory == 0 && req.ephemeral_storage == 0 && req.scalars.empty()) {
     return;
   }
-  auto short_of = [&](Id id, int64_t want) {
-    return want > 0 && want > allocatable(id) - requested(id);
+  auto check = [&](Id id, int64_t want, std::string_view reason) {
+    const int64_t has = allocatable(id);
+    if (want > 0 && want > has - requested(id)) AddReason(out, reason, want > has);
   };
-  if (short_of(SCHEDHOST_ID_CPU, req.milli_cpu)) AddReason(out, kInsufficientCpu);
-  if (short_of(SCHEDHOST_ID_MEMORY, req.memory)) AddReason(out, kInsufficientMemory);
-  if (short_of(SCHEDHOST_ID_EPHEMERAL_STORAGE, req.ephemeral_storage)) {
-    AddReason(out, kInsufficientEphemeral);
-  }
-  for (const auto& s : req.scalars) {
-    if (short_of(s.id, s.value)) AddReason(out, s.reason);
-  }
+  check(SCHEDHOST_ID_CPU, req.milli_cpu, kInsufficientCpu);
+  check(SCHEDHOST_ID_MEMORY, req.memory, kInsufficientMemory);
+  check(SCHEDHOST_ID_EPHEMERAL_STORAGE, req.ephemeral_storage, kInsufficientEphemeral);
+  for (const auto& s : req.scalars) check(s.id, s.value, s.reason);
 }
 
 Status NodeResourcesFit::PreFilter(CycleState& state, const Pod& pod, PreFilterResult& /*result*/) {

@@ -85,6 +85,9 @@ struct FilterCase {
   std::string args;                  // plugin_config body
   std::vector<std::string> reasons;  // empty: fits
   std::string node = kFilterNode;
+  // The pod asks for more of some resource than the node has at all: no preemption can help,
+  // so the status is UnschedulableAndUnresolvable (upstream's InsufficientResource.Unresolvable).
+  bool unresolvable = false;
 
   friend void PrintTo(const FilterCase& c, std::ostream* os) { *os << c.name; }
 };
@@ -103,7 +106,8 @@ TEST_P(NodeResourcesFitFilterTest, ReportsEveryInsufficientResource) {
   if (c.reasons.empty()) {
     EXPECT_EQ(s.code, Code::kSuccess) << s.Message();
   } else {
-    EXPECT_EQ(s.code, Code::kUnschedulable) << s.Message();
+    EXPECT_EQ(s.code, c.unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable)
+        << s.Message();
     EXPECT_EQ(std::vector<std::string>(s.reasons.begin(), s.reasons.end()), c.reasons);
     EXPECT_EQ(s.plugin, kName);
   }
@@ -162,7 +166,9 @@ INSTANTIATE_TEST_SUITE_P(
                    R"({example.com/bbb: "1"})",
                    "",
                    "",
-                   {"Insufficient example.com/bbb"}},
+                   {"Insufficient example.com/bbb"},
+                   kFilterNode,
+                   true},
         FilterCase{
             "ZeroRequestOfAbsentExtendedResource", "-", R"({example.com/bbb: "0"})", "", "", {}},
         FilterCase{"IgnoredResource",
@@ -176,7 +182,9 @@ INSTANTIATE_TEST_SUITE_P(
                    R"({example.com/bbb: "1", example.com/ccc: "1"})",
                    "",
                    R"(ignored_resources = ["example.com/bbb"])",
-                   {"Insufficient example.com/ccc"}},
+                   {"Insufficient example.com/ccc"},
+                   kFilterNode,
+                   true},
         FilterCase{"IgnoredResourceGroup",
                    "-",
                    R"({example.com/bbb: "1", example.com/aaa: "10"})",
@@ -188,13 +196,17 @@ INSTANTIATE_TEST_SUITE_P(
                    R"({other.io/x: "1"})",
                    "",
                    R"(ignored_resource_groups = ["example.com"])",
-                   {"Insufficient other.io/x"}},
+                   {"Insufficient other.io/x"},
+                   kFilterNode,
+                   true},
         FilterCase{"HugepagesAreNotExtendedAndCannotBeIgnored",
                    "-",
                    R"({memory: "2", hugepages-2Mi: "5"})",
                    "",
                    R"(ignored_resources = ["hugepages-2Mi"])",
-                   {"Insufficient hugepages-2Mi"}},
+                   {"Insufficient hugepages-2Mi"},
+                   kFilterNode,
+                   true},
         FilterCase{"EveryReasonInOrder",
                    "{}",
                    R"({cpu: "11", memory: "21", ephemeral-storage: "21", example.com/aaa: "6"})",
@@ -203,7 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
                    {"Too many pods", "Insufficient cpu", "Insufficient memory",
                     "Insufficient ephemeral-storage", "Insufficient example.com/aaa"},
                    R"({cpu: "10", memory: "20", pods: "1", ephemeral-storage: "20", )"
-                   R"(example.com/aaa: "5"})"},
+                   R"(example.com/aaa: "5"})",
+                   true},
         FilterCase{"TooManyPodsForAPodRequestingNothing",
                    "{}",
                    "",

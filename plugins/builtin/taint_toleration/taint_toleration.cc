@@ -38,12 +38,8 @@ Status TaintToleration::Filter(const CycleState& /*state*/, const Pod& pod, cons
       continue;
     }
     if (AnyTolerates(tolerations, taint)) continue;
-    std::string reason = "node(s) had untolerated taint {";
-    reason += host().IdString(taint.key);
-    reason += ": ";
-    reason += host().IdString(taint.value);
-    reason += '}';
-    return Status::UnschedulableAndUnresolvable(std::move(reason));
+    // Upstream (since v1.33) names no taint: a pod's status must not reveal the node's.
+    return Status::UnschedulableAndUnresolvable("node(s) had untolerated taint(s)");
   }
   return {};
 }
