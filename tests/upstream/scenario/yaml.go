@@ -1,0 +1,190 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// WriteYAML writes objs as a multi-document YAML stream, each with its apiVersion and kind,
+// without the empty fields Go's encoding of API types leaves behind (creationTimestamp: null,
+// status: {}, a node's zero daemonEndpoints and nodeInfo).
+func WriteYAML(w io.Writer, objs []runtime.Object) error {
+	bw := bufio.NewWriter(w)
+	for i, o := range objs {
+		o = o.DeepCopyObject()
+		SetTypeMeta(o)
+		raw, err := json.Marshal(o)
+		if err != nil {
+			return fmt.Errorf("object %d: %w", i, err)
+		}
+		var tree map[string]any
+		if err := json.Unmarshal(raw, &tree); err != nil {
+			return fmt.Errorf("object %d: %w", i, err)
+		}
+		prune(tree)
+		if status, ok := tree["status"].(map[string]any); ok {
+			// Zero-valued structs that have no omitempty effect in encoding/json.
+			if de, ok := status["daemonEndpoints"].(map[string]any); ok && isZeroTree(de) {
+				delete(status, "daemonEndpoints")
+			}
+			if ni, ok := status["nodeInfo"].(map[string]any); ok && isZeroTree(ni) {
+				delete(status, "nodeInfo")
+			}
+			if len(status) == 0 {
+				delete(tree, "status")
+			}
+		}
+		if i > 0 {
+			bw.WriteString("---\n")
+		}
+		// One top-level field at a time, so that a document reads apiVersion, kind, metadata,
+		// spec and status in that order (yaml.Marshal sorts keys).
+		for _, k := range topLevelOrder(tree) {
+			out, err := yaml.Marshal(map[string]any{k: tree[k]})
+			if err != nil {
+				return fmt.Errorf("object %d: %w", i, err)
+			}
+			bw.Write(out)
+		}
+	}
+	return bw.Flush()
+}
+
+// topLevelOrder is apiVersion, kind, metadata first, status last, the rest sorted between.
+func topLevelOrder(tree map[string]any) []string {
+	rank := func(k string) int {
+		switch k {
+		case "apiVersion":
+			return 0
+		case "kind":
+			return 1
+		case "metadata":
+			return 2
+		case "status":
+			return 4
+		}
+		return 3
+	}
+	keys := make([]string, 0, len(tree))
+	for k := range tree {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}
+
+// keepEmpty are the fields whose empty object means something: an empty label selector
+// selects everything, an absent one nothing (or the pod's own namespace).
+var keepEmpty = map[string]bool{"labelSelector": true, "namespaceSelector": true, "selector": true}
+
+// prune removes null fields and empty objects and lists, except the meaningful empty ones.
+func prune(m map[string]any) {
+	for k, v := range m {
+		switch t := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			prune(t)
+			if len(t) == 0 && !keepEmpty[k] {
+				delete(m, k)
+			}
+		case []any:
+			for _, item := range t {
+				if im, ok := item.(map[string]any); ok {
+					prune(im)
+				}
+			}
+			if len(t) == 0 {
+				delete(m, k)
+			}
+		}
+	}
+}
+
+// isZeroTree reports whether a decoded JSON tree holds only zeros, empty strings and false.
+func isZeroTree(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, x := range t {
+			if !isZeroTree(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	case float64:
+		return t == 0
+	case bool:
+		return !t
+	}
+	return false
+}
+
+// scheme knows the kinds a scenario holds.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme} {
+		if err := add(s); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}()
+
+// ReadYAML decodes a multi-document YAML stream of the kinds a scenario holds (the inverse of
+// WriteYAML; no defaulting). Empty documents are skipped.
+func ReadYAML(r io.Reader) ([]runtime.Object, error) {
+	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	var out []runtime.Object
+	for doc := 1; ; doc++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", doc, err)
+		}
+		var probe any
+		if err := yaml.Unmarshal(raw, &probe); err == nil && probe == nil {
+			continue // empty, or only comments
+		}
+		obj, _, err := decoder.Decode(raw, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", doc, err)
+		}
+		out = append(out, obj)
+	}
+}
+
+// Marshal is WriteYAML into a byte slice.
+func Marshal(objs []runtime.Object) ([]byte, error) {
+	var buf bytes.Buffer
+	err := WriteYAML(&buf, objs)
+	return buf.Bytes(), err
+}
