@@ -116,7 +116,8 @@ class Cycle {
       ordered_json node{{"name", v->node}, {"feasible", fits}};
       if (!fits) {
         ordered_json s = StatusJson(v->status);
-        node["plugin"] = std::move(s["plugin"]);
+        // A node PreFilter's node set left out has no rejecting plugin: the field is left out.
+        if (!v->status.plugin.empty()) node["plugin"] = std::move(s["plugin"]);
         node["code"] = std::move(s["code"]);
         node["reasons"] = std::move(s["reasons"]);
       }

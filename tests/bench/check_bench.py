@@ -15,7 +15,8 @@ import sys
 def main():
     bench, workload, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
     proc = subprocess.run([bench, "--json", "--quiet", *flags, workload],
-                          capture_output=True, text=True, timeout=110)
+                          capture_output=True, text=True,
+                          timeout=540 if "--peer" in flags else 110)
     sys.stderr.write(proc.stderr)
     if proc.returncode != 0:
         sys.exit(f"schedhost-bench exited {proc.returncode}")

@@ -638,6 +638,39 @@ func (g *gen) fits(node string, r corev1.ResourceList) bool {
 	return true
 }
 
+// hostPorts lists the host ports a pod holds, as "protocol/ip/port".
+func hostPorts(spec *corev1.PodSpec) []string {
+	var out []string
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range cs {
+			for _, p := range c.Ports {
+				if p.HostPort == 0 {
+					continue
+				}
+				proto := p.Protocol
+				if proto == "" {
+					proto = corev1.ProtocolTCP
+				}
+				out = append(out, fmt.Sprintf("%s/%s/%d", proto, p.HostIP, p.HostPort))
+			}
+		}
+	}
+	return out
+}
+
+// portsFree reports whether none of ports is held on node already. Two running pods never
+// share a host port (the kubelet refuses the second), and upstream's node info keeps host
+// ports as a set, so a state where they did would make removing one pod free the port for
+// both: not a state worth comparing.
+func (g *gen) portsFree(node string, ports []string) bool {
+	for _, p := range ports {
+		if g.ports[node][p] {
+			return false
+		}
+	}
+	return true
+}
+
 func (g *gen) take(node string, r corev1.ResourceList) {
 	g.podsLeft[node]--
 	free := g.free[node]
@@ -671,22 +704,31 @@ func (g *gen) boundPods() {
 		// The API server refuses a pod created bound and gated; a bound pod is past its gates.
 		pod.Spec.SchedulingGates = nil
 		r := requests(&pod.Spec)
+		ports := hostPorts(&pod.Spec)
 		placed := ""
 		for range 12 {
 			node := pick(g, g.nodeObjs).Name
-			if g.fits(node, r) {
+			if g.fits(node, r) && g.portsFree(node, ports) {
 				placed = node
 				break
 			}
 		}
 		if placed == "" && g.chance(0.03) {
 			// Overcommitted: a node whose pods ask for more than it has (e.g. after a resize).
-			placed = pick(g, g.nodeObjs).Name
+			if node := pick(g, g.nodeObjs).Name; g.portsFree(node, ports) {
+				placed = node
+			}
 		}
 		if placed == "" {
 			continue
 		}
 		g.take(placed, r)
+		if g.ports[placed] == nil {
+			g.ports[placed] = map[string]bool{}
+		}
+		for _, p := range ports {
+			g.ports[placed][p] = true
+		}
 		pod.Spec.NodeName = placed
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &pod.CreationTimestamp}
 		g.bound = append(g.bound, pod)

@@ -510,3 +510,28 @@ func TestNamesAreUnique(t *testing.T) {
 		}
 	}
 }
+
+// Two running pods never hold one host port on a node (the kubelet refuses the second).
+func TestBoundPodsNeverShareAHostPort(t *testing.T) {
+	withPorts := 0
+	for seed := int64(1); seed <= 300; seed++ {
+		held := map[string]string{}
+		for _, obj := range Generate(seed, Params{}) {
+			pod, ok := obj.(*corev1.Pod)
+			if !ok || pod.Spec.NodeName == "" {
+				continue
+			}
+			for _, p := range hostPorts(&pod.Spec) {
+				key := pod.Spec.NodeName + " " + p
+				if other, taken := held[key]; taken {
+					t.Fatalf("seed %d: %s and %s both hold %s", seed, other, pod.Name, key)
+				}
+				held[key] = pod.Name
+				withPorts++
+			}
+		}
+	}
+	if withPorts == 0 {
+		t.Fatal("no bound pod held a host port in 300 seeds: the check checked nothing")
+	}
+}
