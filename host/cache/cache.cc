@@ -156,7 +156,8 @@ void Cache::UnplacePod(const model::Pod& pod) {
 void Cache::AssumePod(std::shared_ptr<const model::Pod> pod) {
   if (pod == nullptr) throw CacheError("cache: AssumePod got a null pod");
   if (pod->node_name().empty()) {
-    throw CacheError(DescribePod(*pod) + " has no spec.nodeName; set the chosen node before assuming");
+    throw CacheError(DescribePod(*pod) +
+                     " has no spec.nodeName; set the chosen node before assuming");
   }
   std::lock_guard lock(mu_);
   auto found = pods_.find(pod->uid());
@@ -219,7 +220,8 @@ void Cache::AddPod(std::shared_ptr<const model::Pod> pod) {
 void Cache::UpdatePod(std::shared_ptr<const model::Pod> pod) {
   if (pod == nullptr) throw CacheError("cache: UpdatePod got a null pod");
   if (pod->node_name().empty()) {
-    throw CacheError(DescribePod(*pod) + " has no spec.nodeName; a cached pod cannot become unbound");
+    throw CacheError(DescribePod(*pod) +
+                     " has no spec.nodeName; a cached pod cannot become unbound");
   }
   std::lock_guard lock(mu_);
   auto found = pods_.find(pod->uid());

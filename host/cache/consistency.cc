@@ -57,13 +57,15 @@ std::vector<std::string> CompareWithStore(const Cache& cache, const store::Store
     if (cp.assumed) continue;  // binding in flight or confirmation pending
     auto found = store_pods.find(cp.pod->uid());
     if (found == store_pods.end()) {
-      out.push_back(DescribePod(*cp.pod) + ": in the cache on " + cp.node_name + ", not in the store");
+      out.push_back(DescribePod(*cp.pod) + ": in the cache on " + cp.node_name +
+                    ", not in the store");
     } else if (found->second->node_name().empty()) {
       out.push_back(DescribePod(*cp.pod) + ": in the cache on " + cp.node_name +
                     ", unbound in the store");
     } else if (Version(*found->second) != Version(*cp.pod)) {
-      out.push_back(DescribePod(*cp.pod) + ": resource version " + std::to_string(Version(*cp.pod)) +
-                    " in the cache, " + std::to_string(Version(*found->second)) + " in the store");
+      out.push_back(DescribePod(*cp.pod) + ": resource version " +
+                    std::to_string(Version(*cp.pod)) + " in the cache, " +
+                    std::to_string(Version(*found->second)) + " in the store");
     }
   }
   std::sort(out.begin(), out.end());

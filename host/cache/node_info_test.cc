@@ -19,17 +19,21 @@ std::shared_ptr<const T> One(std::string_view yaml) {
   throw std::runtime_error("no object");
 }
 
-std::shared_ptr<const model::Node> NodeNamed(const std::string& name, const std::string& images = "") {
+std::shared_ptr<const model::Node> NodeNamed(const std::string& name,
+                                             const std::string& images = "") {
   return One<model::Node>("apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-                          "}\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}\n" + images);
+                          "}\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}\n" +
+                          images);
 }
 
 std::shared_ptr<const model::Pod> PodOn(const std::string& name, const std::string& node,
                                         const std::string& extra = "") {
-  return One<model::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", uid: uid-" + name +
-                         "}\nspec:\n  nodeName: " + node +
-                         "\n  containers:\n  - name: c\n    image: nginx\n    resources: {requests: {cpu: 500m, memory: 1Gi}}\n"
-                         "    ports: [{containerPort: 80, hostPort: 8080}]\n" + extra);
+  return One<model::Pod>("apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", uid: uid-" +
+                         name + "}\nspec:\n  nodeName: " + node +
+                         "\n  containers:\n  - name: c\n    image: nginx\n    resources: "
+                         "{requests: {cpu: 500m, memory: 1Gi}}\n"
+                         "    ports: [{containerPort: 80, hostPort: 8080}]\n" +
+                         extra);
 }
 
 int64_t AllocatableOf(const schedhost_node_view* v, schedhost_id id) {
@@ -43,8 +47,11 @@ TEST(NodeInfoTest, AddAndRemovePodsKeepAggregatesAndView) {
   NodeInfo ni(NodeNamed("n1"));
   uint64_t g0 = ni.generation();
   ni.AddPod(PodOn("a", "n1"));
-  ni.AddPod(PodOn("b", "n1", "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                             "      - labelSelector: {matchLabels: {app: x}}\n        topologyKey: kubernetes.io/hostname\n"));
+  ni.AddPod(PodOn(
+      "b", "n1",
+      "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "      - labelSelector: {matchLabels: {app: x}}\n        topologyKey: "
+      "kubernetes.io/hostname\n"));
   EXPECT_GT(ni.generation(), g0);
   EXPECT_EQ(ni.Requested(SCHEDHOST_ID_CPU), 1000);
   EXPECT_EQ(ni.Requested(SCHEDHOST_ID_MEMORY), 2LL << 30);
@@ -129,7 +136,8 @@ TEST(NodeInfoTest, CopyHasItsOwnView) {
   NodeInfo other(*copy);
   copy.reset();  // the copy's view must not point into the original
   EXPECT_EQ(other.view()->pods_len, 1u);
-  EXPECT_EQ(other.view()->requested.items[0].value, other.Requested(other.view()->requested.items[0].name));
+  EXPECT_EQ(other.view()->requested.items[0].value,
+            other.Requested(other.view()->requested.items[0].name));
   EXPECT_EQ(NodeInfo::FromView(other.view()), &other);
 }
 
@@ -288,11 +296,15 @@ TEST(NodeInfoTest, TheSummaryFollowsTheViewThroughEveryChange) {
 }
 
 TEST(SnapshotTest, BuildsIndexesAndImageSummaries) {
-  std::string img = "  images:\n  - names: [\"nginx:1.25\", \"docker.io/library/nginx@sha256:abc\"]\n    sizeBytes: 100000000\n"
-                    "  - names: [redis]\n    sizeBytes: 50000000\n";
-  auto snap = Snapshot::Build({NodeNamed("n1", img), NodeNamed("n2", "  images:\n  - names: [\"nginx:1.25\"]\n    sizeBytes: 100000000\n"),
-                               NodeNamed("n3")},
-                              {PodOn("a", "n1"), PodOn("b", "n3"), PodOn("orphan", "gone")});
+  std::string img =
+      "  images:\n  - names: [\"nginx:1.25\", \"docker.io/library/nginx@sha256:abc\"]\n    "
+      "sizeBytes: 100000000\n"
+      "  - names: [redis]\n    sizeBytes: 50000000\n";
+  auto snap = Snapshot::Build(
+      {NodeNamed("n1", img),
+       NodeNamed("n2", "  images:\n  - names: [\"nginx:1.25\"]\n    sizeBytes: 100000000\n"),
+       NodeNamed("n3")},
+      {PodOn("a", "n1"), PodOn("b", "n3"), PodOn("orphan", "gone")});
   ASSERT_EQ(snap->size(), 3u);
   EXPECT_EQ(snap->ignored_pods(), 1u);
   ASSERT_NE(snap->Get("n3"), nullptr);

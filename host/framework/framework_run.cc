@@ -102,8 +102,8 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     plugins_with_nodes.push_back(ref.plugin->name);
     // Upstream keeps them in a set and prints it sorted.
     state.pre_filter_node_plugins.insert(
-        std::lower_bound(state.pre_filter_node_plugins.begin(),
-                         state.pre_filter_node_plugins.end(), ref.plugin->name),
+        std::lower_bound(state.pre_filter_node_plugins.begin(), state.pre_filter_node_plugins.end(),
+                         ref.plugin->name),
         ref.plugin->name);
     std::unordered_set<std::string> nodes(r.nodes.begin(), r.nodes.end());
     if (!result) {
@@ -519,77 +519,76 @@ Status Framework::UntimedScore(const CycleState& state, const schedhost_pod_view
     // A run is finished column by column, each plugin's scores as they come back, instead of
     // node by node afterwards (finish): the same stores, in tight loops over the run.
     constexpr size_t kRun = 64;
-    const std::function<void(size_t, size_t)> score_runs =
-        [&](size_t begin, size_t end) {
-          std::array<int64_t, kRun> scores;
-          std::array<int64_t, kRun> totals;
-          boost::container::small_vector<int64_t, 8> cells;  // a timed run's, node by node
-          for (size_t b = begin; b < end; b += kRun) {
-            if (stop.load(std::memory_order_relaxed)) return;
-            const size_t len = std::min(kRun, end - b);
-            if (FrameworkMetrics::TimesPluginCalls(state)) {
-              cells.resize(np);
-              for (size_t j = 0; j < len; ++j) {
-                if (!score_one(b + j, cells.data())) return;
-                finish(b + j, cells.data());
-              }
-              continue;
-            }
+    const std::function<void(size_t, size_t)> score_runs = [&](size_t begin, size_t end) {
+      std::array<int64_t, kRun> scores;
+      std::array<int64_t, kRun> totals;
+      boost::container::small_vector<int64_t, 8> cells;  // a timed run's, node by node
+      for (size_t b = begin; b < end; b += kRun) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        const size_t len = std::min(kRun, end - b);
+        if (FrameworkMetrics::TimesPluginCalls(state)) {
+          cells.resize(np);
+          for (size_t j = 0; j < len; ++j) {
+            if (!score_one(b + j, cells.data())) return;
+            finish(b + j, cells.data());
+          }
+          continue;
+        }
+        for (size_t j = 0; j < len; ++j) {
+          PrefetchView(nodes[b + j]);
+        }
+        std::fill_n(totals.begin(), len, 0);
+        uint8_t* normalized = out.normalized.data() + b * np;
+        for (const Column& c : active_columns) {
+          const PluginInstance& p = *c.ref->plugin;
+          if (p.score_batch != nullptr) {
+            StatusSink sink;
+            const int32_t rc = p.score_batch(p.instance, state.abi(), pod, nodes.data() + b, len,
+                                             scores.data(), sink.abi());
+            if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
+          } else {
             for (size_t j = 0; j < len; ++j) {
-              PrefetchView(nodes[b + j]);
-            }
-            std::fill_n(totals.begin(), len, 0);
-            uint8_t* normalized = out.normalized.data() + b * np;
-            for (const Column& c : active_columns) {
-              const PluginInstance& p = *c.ref->plugin;
-              if (p.score_batch != nullptr) {
-                StatusSink sink;
-                const int32_t rc = p.score_batch(p.instance, state.abi(), pod, nodes.data() + b,
-                                                 len, scores.data(), sink.abi());
-                if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
-              } else {
-                for (size_t j = 0; j < len; ++j) {
-                  StatusSink sink;
-                  scores[j] = 0;
-                  const int32_t rc = p.desc->score(p.instance, state.abi(), pod, nodes[b + j],
-                                                   &scores[j], sink.abi());
-                  if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
-                }
-              }
-              if (c.slice == kDirect) {
-                const int64_t weight = c.ref->weight;
-                for (size_t j = 0; j < len; ++j) {
-                  const int64_t s = scores[j];
-                  if (!in_range(s)) {
-                    note_out_of_range(c.col, b + j, s);
-                    continue;
-                  }
-                  normalized[j * np + c.col] = static_cast<uint8_t>(s);
-                  totals[j] += s * weight;
-                }
-              } else {
-                schedhost_node_score* work = out.work.data() + c.slice * n + b;
-                int64_t* kept_raw = out.kept_raw.data() + b * kept + c.slice;
-                for (size_t j = 0; j < len; ++j) {
-                  work[j] = {nodes[b + j], scores[j]};
-                  kept_raw[j * kept] = scores[j];
-                }
-              }
-            }
-            for (const size_t col : skipped) {
-              for (size_t j = 0; j < len; ++j) normalized[j * np + col] = 0;
-            }
-            for (size_t j = 0; j < len; ++j) {
-              const schedhost_node_info_view* v = nodes[b + j];
-              out.nodes[b + j] = NodeScore{v, totals[j]};
-              // From the summary, the line the plugins just read (every snapshot view has one).
-              out.names[b + j] = (v->summary.flags & SCHEDHOST_NODE_SUMMARY_VALID) != 0
-                                     ? v->summary.name_id
-                                 : v->node != nullptr ? v->node->name_id
-                                                      : SCHEDHOST_ID_EMPTY;
+              StatusSink sink;
+              scores[j] = 0;
+              const int32_t rc =
+                  p.desc->score(p.instance, state.abi(), pod, nodes[b + j], &scores[j], sink.abi());
+              if (rc != SCHEDHOST_SUCCESS) return fail(p, rc, sink);
             }
           }
-        };
+          if (c.slice == kDirect) {
+            const int64_t weight = c.ref->weight;
+            for (size_t j = 0; j < len; ++j) {
+              const int64_t s = scores[j];
+              if (!in_range(s)) {
+                note_out_of_range(c.col, b + j, s);
+                continue;
+              }
+              normalized[j * np + c.col] = static_cast<uint8_t>(s);
+              totals[j] += s * weight;
+            }
+          } else {
+            schedhost_node_score* work = out.work.data() + c.slice * n + b;
+            int64_t* kept_raw = out.kept_raw.data() + b * kept + c.slice;
+            for (size_t j = 0; j < len; ++j) {
+              work[j] = {nodes[b + j], scores[j]};
+              kept_raw[j * kept] = scores[j];
+            }
+          }
+        }
+        for (const size_t col : skipped) {
+          for (size_t j = 0; j < len; ++j) normalized[j * np + col] = 0;
+        }
+        for (size_t j = 0; j < len; ++j) {
+          const schedhost_node_info_view* v = nodes[b + j];
+          out.nodes[b + j] = NodeScore{v, totals[j]};
+          // From the summary, the line the plugins just read (every snapshot view has one).
+          out.names[b + j] = (v->summary.flags & SCHEDHOST_NODE_SUMMARY_VALID) != 0
+                                 ? v->summary.name_id
+                             : v->node != nullptr ? v->node->name_id
+                                                  : SCHEDHOST_ID_EMPTY;
+        }
+      }
+    };
     run_loop(score_runs);
   } else {
     run_loop([&](size_t begin, size_t end) {

@@ -75,7 +75,8 @@ Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view
       nominator_.Delete(*p);
     } else {
       if (stored == nullptr) stored = store_.Get<model::Pod>(p->namespace_name(), p->name());
-      if (stored == nullptr) return Status::Error("nominating pod " + p->Key() + ": the pod is gone");
+      if (stored == nullptr)
+        return Status::Error("nominating pod " + p->Key() + ": the pod is gone");
       nominator_.Add(stored, node);
     }
   } catch (const store::StoreError& e) {
@@ -125,8 +126,7 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
     out.status = Status::Make(Code::kUnschedulable, "preemption: " + why);
     return out;
   }
-  if (std::string why = TerminatingVictimOnNominatedNode(fw, pod, statuses, rules);
-      !why.empty()) {
+  if (std::string why = TerminatingVictimOnNominatedNode(fw, pod, statuses, rules); !why.empty()) {
     out.status = Status::Make(Code::kUnschedulable, "preemption: " + why);
     return out;
   }
@@ -176,9 +176,9 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
   }
   out.nominated_node = best->node;
   // Upstream's words, which end up in the preemptor's FitError message.
-  out.status = Status::Make(Code::kSuccess,
-                            "preemption: found a potential placement for pod on node " + best->node +
-                                ", preempting " + std::to_string(best->victims.size()) + " victims");
+  out.status = Status::Make(
+      Code::kSuccess, "preemption: found a potential placement for pod on node " + best->node +
+                          ", preempting " + std::to_string(best->victims.size()) + " victims");
   return out;
 }
 

@@ -27,8 +27,8 @@ struct Scheduler::Attempt {
   // the interner; rejected_ids holds each one's interned name id (aligned), for Explain.
   framework::NodeStatuses node_statuses;
   std::vector<schedhost_id> rejected_ids;
-  queue::PluginSet rejectors;  // plugins whose rejection made the pod unschedulable
-  queue::PluginSet pending;    // plugins that answered Pending
+  queue::PluginSet rejectors;   // plugins whose rejection made the pod unschedulable
+  queue::PluginSet pending;     // plugins that answered Pending
   framework::Text last_plugin;  // the plugin and code AddPluginStatus last recorded
   Code last_code = Code::kSuccess;
   size_t num_all_nodes = 0;

@@ -106,6 +106,9 @@ void Ops<model::Pod>::AdmitCreate(const Store& store, const std::string& what, D
 void Ops<model::Pod>::AdmitUpdate(const Store&, const std::string& what, const model::Pod& current,
                                   Data& d) {
   const model::PodSpec& cur = current.data().spec;
+  // Re-applying the manifest a pod was created from gives the selectors that create merged:
+  // the update keeps them, as a kubectl apply of an unchanged file changes nothing upstream.
+  if (d.spec.affinity != cur.affinity) MergeLabelKeys(d);
   auto immutable = [&](const char* field, const std::string& now, const std::string& wanted) {
     throw StoreError(ErrorCode::kInvalid, what + ": " + field + ": field is immutable (stored " +
                                               Quote(now) + ", update asks for " + Quote(wanted) +

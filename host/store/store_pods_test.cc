@@ -153,6 +153,39 @@ TEST(StoreAdmissionTest, PodUpdateKeepsBindingAndPriority) {
               HasSubstr("spec.nodeName: field is immutable"));
 }
 
+// As kube-apiserver's pod create: a pod (anti-)affinity term's matchLabelKeys become `key in
+// (the pod's value)` and mismatchLabelKeys `key notin (value)` in its selector; keys the pod
+// has no label for add nothing.
+TEST(StoreAdmissionTest, LabelKeysAreMergedIntoAffinitySelectorsOnCreate) {
+  Store store;
+  model::PodData d = PodData("web");
+  d.metadata.labels = {{"app", "web"}, {"track", "canary"}};
+  model::PodAffinityTerm required;
+  required.label_selector = model::LabelSelector{};
+  required.label_selector->match_labels = {{"app", "web"}};
+  required.topology_key = "kubernetes.io/hostname";
+  required.match_label_keys = {"track", "missing"};
+  model::WeightedPodAffinityTerm preferred{10, required};
+  preferred.pod_affinity_term.match_label_keys.clear();
+  preferred.pod_affinity_term.mismatch_label_keys = {"track"};
+  d.spec.affinity = model::Affinity{};
+  d.spec.affinity->pod_affinity = model::PodAffinity{{required}, {}};
+  d.spec.affinity->pod_anti_affinity = model::PodAffinity{{}, {preferred}};
+  const model::PodData original = d;
+
+  auto created = store.Create(d);
+  const model::Affinity& a = *created->data().spec.affinity;
+  using Req = model::SelectorRequirement;
+  EXPECT_THAT(a.pod_affinity->required[0].label_selector->match_expressions,
+              ::testing::ElementsAre(Req{"track", model::SelectorOp::kIn, {"canary"}}));
+  EXPECT_THAT(a.pod_anti_affinity->preferred[0].pod_affinity_term.label_selector->match_expressions,
+              ::testing::ElementsAre(Req{"track", model::SelectorOp::kNotIn, {"canary"}}));
+
+  // Re-applying the same manifest keeps what the create merged, once.
+  auto again = store.Update(original);
+  EXPECT_EQ(again->data().spec.affinity, created->data().spec.affinity);
+}
+
 TEST(StoreBindTest, BindsOnceAndClearsTheNomination) {
   Store store(Bare());
   auto pod = store.Create(PodData("web"));

@@ -45,10 +45,10 @@ TEST_P(ConformanceTest, MatchesUpstream) {
                                ? config::LoadConfigFile(config_path.string())
                                : config::ParseConfig("", "(built-in defaults)", {});
   const nlohmann::json expected = nlohmann::json::parse(Read(dir / "expected.json"));
-  const nlohmann::json got = nlohmann::json::parse(
-      ExplainEachPod(cfg, model::DecodeFile((dir / "cluster.yaml").string()),
-                     framework::testing::PluginDir(), /*seed=*/0)
-          .dump());
+  const nlohmann::json got =
+      nlohmann::json::parse(ExplainEachPod(cfg, model::DecodeFile((dir / "cluster.yaml").string()),
+                                           framework::testing::PluginDir(), /*seed=*/0)
+                                .dump());
   EXPECT_EQ(got, expected) << "patch from upstream's document to schedhost's:\n"
                            << nlohmann::json::diff(expected, got).dump(2);
 }

@@ -267,9 +267,7 @@ TEST_F(ApiTest, WatchResumesFromTheLastVersionWithoutLossOrRepeats) {
 
 // --- schedhostd, the binary ---
 
-std::filesystem::path Schedhostd() {
-  return framework::testing::BinDir() / "schedhostd";
-}
+std::filesystem::path Schedhostd() { return framework::testing::BinDir() / "schedhostd"; }
 
 // Stop while pods are still arriving and being scheduled: every pod whose Apply succeeded is in
 // the store, bound at most once to a node that exists or pending in the queue; nothing is left in

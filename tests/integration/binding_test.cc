@@ -10,10 +10,10 @@
 namespace schedhost::integration {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using framework::testing::FakePlugin;
 using framework::testing::Reasons;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 std::string Profile(const std::string& points) {
   return "[[profile]]\nname = \"default-scheduler\"\n" + points;

@@ -81,7 +81,8 @@ TEST(ConcurrentSchedulerTest, WritersAndTheLoopRaceWithoutLosingOrOvercommitting
         host.Apply(PodYaml("w" + std::to_string(w) + "-" + std::to_string(i), "250m"));
         if (i % 10 == 9) {
           // Delete one of our own pods, bound or not, while the scheduler works on the others.
-          host.store.Delete<model::Pod>("default", "w" + std::to_string(w) + "-" + std::to_string(i - 5));
+          host.store.Delete<model::Pod>("default",
+                                        "w" + std::to_string(w) + "-" + std::to_string(i - 5));
         }
       }
     });

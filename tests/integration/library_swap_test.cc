@@ -431,9 +431,8 @@ TEST(LibrarySwapTest, APodWaitingAtPermitKeepsTheOldBuildLoadedUntilItBinds) {
       << "the pod finished on the old build's placement";
   apply(PodYaml("after", "100m"));  // lets the Explain record go of the old set
   ASSERT_TRUE(eventually([&] { return node_of("after") == "n2"; }));
-  EXPECT_TRUE(eventually([&] {
-    return sched->DrainingSets() == 0 && VersionsOf(*store, lib_path).size() == 1;
-  }));
+  EXPECT_TRUE(eventually(
+      [&] { return sched->DrainingSets() == 0 && VersionsOf(*store, lib_path).size() == 1; }));
   sched->Stop();
   EXPECT_FALSE(PluginRegistry::IsLoaded(old_copy)) << "the old build was not unloaded";
   EXPECT_FALSE(fs::exists(old_copy));

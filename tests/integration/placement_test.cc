@@ -92,13 +92,15 @@ TEST_F(PlacementTest, TaintsAndTolerations) {
 
 TEST_F(PlacementTest, NodeAffinityAndSelector) {
   Build();
-  Apply(NodeYaml("a1", "4", "8Gi", "zone-a") + NodeYaml("b1", "4", "8Gi", "zone-b") +
-        PodYaml("sel", "1", "  nodeSelector: {topology.kubernetes.io/zone: zone-b}\n") +
-        PodYaml("aff", "1",
-                "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
-                "        nodeSelectorTerms:\n        - matchExpressions:\n"
-                "          - {key: topology.kubernetes.io/zone, operator: In, values: [zone-a]}\n") +
-        PodYaml("nowhere", "1", "  nodeSelector: {disk: ssd}\n"));
+  Apply(
+      NodeYaml("a1", "4", "8Gi", "zone-a") + NodeYaml("b1", "4", "8Gi", "zone-b") +
+      PodYaml("sel", "1", "  nodeSelector: {topology.kubernetes.io/zone: zone-b}\n") +
+      PodYaml(
+          "aff", "1",
+          "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+          "        nodeSelectorTerms:\n        - matchExpressions:\n"
+          "          - {key: topology.kubernetes.io/zone, operator: In, values: [zone-a]}\n") +
+      PodYaml("nowhere", "1", "  nodeSelector: {disk: ssd}\n"));
   Run();
   EXPECT_EQ(NodeOf("sel"), "b1");
   EXPECT_EQ(NodeOf("aff"), "a1");
@@ -133,7 +135,8 @@ TEST_F(PlacementTest, PendingPodsKeepTheirOwnMessagesAndBoundPodsTheirNode) {
 TEST_F(PlacementTest, HostPortsConflict) {
   Build();
   const std::string port =
-      "  containers:\n  - name: c\n    image: nginx\n    ports: [{containerPort: 80, hostPort: 8080}]\n";
+      "  containers:\n  - name: c\n    image: nginx\n    ports: [{containerPort: 80, hostPort: "
+      "8080}]\n";
   auto pod = [&](const std::string& name) {
     return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n" + port;
   };
@@ -188,8 +191,8 @@ apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: high}
 value: 1000
-)" + NodeYaml("only", "2") + PodYaml("early-low", "2") +
-        PodYaml("late-high", "2", "  priorityClassName: high\n"));
+)" + NodeYaml("only", "2") +
+        PodYaml("early-low", "2") + PodYaml("late-high", "2", "  priorityClassName: high\n"));
   Run();
   EXPECT_EQ(NodeOf("late-high"), "only") << "popped first despite arriving later";
   EXPECT_EQ(NodeOf("early-low"), "");
@@ -278,16 +281,17 @@ TEST_F(PlacementTest, NominatedPodKeepsItsNodeFromLowerPriorityPods) {
     *node = "n1";
     return SCHEDHOST_SUCCESS;
   };
-  Build("[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.post_filter]\n"
-        "enabled = [{ name = \"NominateN1\" }]\ndisabled = [{ name = \"DefaultPreemption\" }]\n",
-        {nominate.descriptor()});
+  Build(
+      "[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.post_filter]\n"
+      "enabled = [{ name = \"NominateN1\" }]\ndisabled = [{ name = \"DefaultPreemption\" }]\n",
+      {nominate.descriptor()});
   Apply(R"(
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: high}
 value: 1000
-)" + NodeYaml("n1", "4") + NodeYaml("n2", "1") +
-        PodYaml("resident", "2", "  nodeName: n1\n") +
+)" + NodeYaml("n1", "4") +
+        NodeYaml("n2", "1") + PodYaml("resident", "2", "  nodeName: n1\n") +
         PodYaml("hi", "3", "  priorityClassName: high\n"));
   Run();
   EXPECT_EQ(NodeOf("hi"), "");
@@ -351,7 +355,8 @@ TEST(TieBreakTest, SameSeedSamePlacementsAndSeedsDiffer) {
   EXPECT_EQ(PlaceWithSeed(7), PlaceWithSeed(7));
   std::set<std::string> first_choice;
   for (uint64_t seed = 1; seed <= 8; ++seed) first_choice.insert(PlaceWithSeed(seed).front());
-  EXPECT_GT(first_choice.size(), 1u) << "eight equal nodes: the first pod's node is drawn at random";
+  EXPECT_GT(first_choice.size(), 1u)
+      << "eight equal nodes: the first pod's node is drawn at random";
 }
 
 }  // namespace

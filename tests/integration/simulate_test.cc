@@ -1,17 +1,17 @@
 // `schedctl simulate` end to end: the demo cluster's JSON (every pod's node, status and
 // message), determinism per seed, the table, and malformed or refused manifests (exit code 1,
 // the document index and field path, nothing printed on stdout). One test runs the real binary.
+#include "host/cli/simulate.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
-#include "host/cli/simulate.h"
 #include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
 
@@ -35,7 +35,7 @@ struct Outcome {
 };
 
 Outcome Simulate(const std::vector<std::string>& files, const std::string& output = "json",
-             uint64_t seed = 0) {
+                 uint64_t seed = 0) {
   SimulateOptions o;
   o.manifest_paths = files;
   o.output = output;
@@ -114,8 +114,8 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
     const nlohmann::json& p = pods[i];
     std::vector<std::string> keys;
     for (auto it = p.begin(); it != p.end(); ++it) keys.push_back(it.key());
-    EXPECT_THAT(keys, ::testing::UnorderedElementsAre("namespace", "name", "node",
-                                                      "nominatedNode", "status", "message"));
+    EXPECT_THAT(keys, ::testing::UnorderedElementsAre("namespace", "name", "node", "nominatedNode",
+                                                      "status", "message"));
     EXPECT_EQ(p["namespace"], want[i].ns);
     EXPECT_EQ(p["name"], want[i].name);
     if (want[i].node) {
@@ -153,8 +153,9 @@ TEST(SimulateTest, TableLooksLikeKubectl) {
   while (std::getline(lines, line)) {
     ++rows;
     if (line.find("gated-job") != std::string::npos) {
-      EXPECT_EQ(line, "default     gated-job       Pending   <none>       <none>      waiting for "
-                      "scheduling gates: [example.com/approval]");
+      EXPECT_EQ(line,
+                "default     gated-job       Pending   <none>       <none>      waiting for "
+                "scheduling gates: [example.com/approval]");
       saw_gate = true;
     }
   }
@@ -199,11 +200,18 @@ spec:
   containers: [{name: c, image: busybox}]
 )");
   const std::string not_yaml = TempFile("syntax.yaml", "apiVersion: v1\nkind: [Pod\n");
-  const std::string unknown_kind = TempFile("kind.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n");
+  const std::string unknown_kind =
+      TempFile("kind.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n");
   const std::vector<Case> cases = {
-      {"missing file", {"/nonexistent/cluster.yaml"}, "json", "/nonexistent/cluster.yaml: cannot read file"},
+      {"missing file",
+       {"/nonexistent/cluster.yaml"},
+       "json",
+       "/nonexistent/cluster.yaml: cannot read file"},
       {"bad output", {DemoCluster()}, "yaml", "-o must be json or table, not \"yaml\""},
-      {"unknown priority class", {unknown_class}, "json", "object 1 of the input (Pod default/p) was refused"},
+      {"unknown priority class",
+       {unknown_class},
+       "json",
+       "object 1 of the input (Pod default/p) was refused"},
       {"yaml syntax", {not_yaml}, "json", "syntax.yaml"},
       {"unknown kind", {unknown_kind}, "json", "Service"},
       {"no files", {}, "json", "no manifests"},
@@ -250,8 +258,9 @@ spec:
 TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
   const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
   if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
-  const std::string bad = TempFile("bin_bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
-                                                   "spec: {priority: high}\n");
+  const std::string bad = TempFile("bin_bad.yaml",
+                                   "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                   "spec: {priority: high}\n");
   const auto refused =
       framework::testing::RunCommand(schedctl.string() + " simulate -f " + bad + " 2>&1");
   EXPECT_EQ(refused.exit_code, 1);

@@ -6,9 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -34,9 +33,10 @@ struct PodOutcome {
   std::string message;
 };
 
-// SimulateScenario simulates `manifest` with `profile` (seed 0) and returns each pod's outcome by name.
+// SimulateScenario simulates `manifest` with `profile` (seed 0) and returns each pod's outcome by
+// name.
 std::map<std::string, PodOutcome> SimulateScenario(const std::string& manifest,
-                                      const std::string& profile = "profile.toml") {
+                                                   const std::string& profile = "profile.toml") {
   SimulateOptions o;
   o.config_path = Scenario(profile);
   o.manifest_paths = {Scenario(manifest)};

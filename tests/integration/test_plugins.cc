@@ -26,15 +26,16 @@ int64_t IntArg(const schedhost_host_api* api, const schedhost_config* args, std:
 
 int32_t Create(const schedhost_host_api* api, schedhost_host* host, const schedhost_config* args,
                void** out, schedhost_status*) noexcept {
-  auto* g = new Gang{api, host, IntArg(api, args, "quorum", 2), IntArg(api, args, "timeout_ms", 5000)};
+  auto* g =
+      new Gang{api, host, IntArg(api, args, "quorum", 2), IntArg(api, args, "timeout_ms", 5000)};
   *out = g;
   return SCHEDHOST_SUCCESS;
 }
 
 void Destroy(void* instance) noexcept { delete static_cast<Gang*>(instance); }
 
-int32_t Permit(void* instance, schedhost_cycle_state*, const schedhost_pod_view* pod,
-               schedhost_str, int64_t* timeout_ns, schedhost_status* status) noexcept {
+int32_t Permit(void* instance, schedhost_cycle_state*, const schedhost_pod_view* pod, schedhost_str,
+               int64_t* timeout_ns, schedhost_status* status) noexcept {
   auto* g = static_cast<Gang*>(instance);
   const std::string_view name(pod->name.data, pod->name.len);
   if (name.substr(0, 5) == "abort") {
