@@ -638,9 +638,15 @@ func (g *gen) fits(node string, r corev1.ResourceList) bool {
 	return true
 }
 
-// hostPorts lists the host ports a pod holds, as "protocol/ip/port".
-func hostPorts(spec *corev1.PodSpec) []string {
-	var out []string
+// hostPort is one host port a pod holds.
+type hostPort struct {
+	key string // "protocol/port"
+	ip  string // "0.0.0.0" for every address
+}
+
+// hostPorts lists the host ports a pod holds.
+func hostPorts(spec *corev1.PodSpec) []hostPort {
+	var out []hostPort
 	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
 		for _, c := range cs {
 			for _, p := range c.Ports {
@@ -651,21 +657,28 @@ func hostPorts(spec *corev1.PodSpec) []string {
 				if proto == "" {
 					proto = corev1.ProtocolTCP
 				}
-				out = append(out, fmt.Sprintf("%s/%s/%d", proto, p.HostIP, p.HostPort))
+				ip := p.HostIP
+				if ip == "" {
+					ip = "0.0.0.0"
+				}
+				out = append(out, hostPort{fmt.Sprintf("%s/%d", proto, p.HostPort), ip})
 			}
 		}
 	}
 	return out
 }
 
-// portsFree reports whether none of ports is held on node already. Two running pods never
-// share a host port (the kubelet refuses the second), and upstream's node info keeps host
-// ports as a set, so a state where they did would make removing one pod free the port for
-// both: not a state worth comparing.
-func (g *gen) portsFree(node string, ports []string) bool {
+// portsFree reports whether none of ports conflicts with one held on node already: the same
+// protocol and port on the same address, or on every address (0.0.0.0) on either side. Two
+// running pods never conflict so (the kubelet refuses the second), and upstream's node info
+// keeps host ports as a set, so a state where they did would make removing one pod free the
+// port for both: not a state worth comparing.
+func (g *gen) portsFree(node string, ports []hostPort) bool {
 	for _, p := range ports {
-		if g.ports[node][p] {
-			return false
+		for _, ip := range g.ports[node][p.key] {
+			if ip == p.ip || ip == "0.0.0.0" || p.ip == "0.0.0.0" {
+				return false
+			}
 		}
 	}
 	return true
@@ -724,10 +737,10 @@ func (g *gen) boundPods() {
 		}
 		g.take(placed, r)
 		if g.ports[placed] == nil {
-			g.ports[placed] = map[string]bool{}
+			g.ports[placed] = map[string][]string{}
 		}
 		for _, p := range ports {
-			g.ports[placed][p] = true
+			g.ports[placed][p.key] = append(g.ports[placed][p.key], p.ip)
 		}
 		pod.Spec.NodeName = placed
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &pod.CreationTimestamp}

@@ -137,7 +137,7 @@ type gen struct {
 	free     map[string]corev1.ResourceList // what is left of each node's allocatable
 	podsLeft map[string]int64               // pods each node still admits
 	keepFree map[string]corev1.ResourceList // what bound pods leave free of each node
-	ports    map[string]map[string]bool     // host ports bound pods hold on each node
+	ports    map[string]map[string][]string // host port -> addresses bound pods hold, per node
 	fill     float64                        // how full bound pods make nodes, on average
 	works    []*workload
 	bound    []*corev1.Pod
@@ -153,7 +153,7 @@ func newGen(seed int64, p Params) *gen {
 		p:        p,
 		free:     map[string]corev1.ResourceList{},
 		podsLeft: map[string]int64{},
-		ports:    map[string]map[string]bool{},
+		ports:    map[string]map[string][]string{},
 		keepFree: map[string]corev1.ResourceList{},
 	}
 	g.theme = map[string]float64{}

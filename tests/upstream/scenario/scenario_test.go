@@ -511,22 +511,24 @@ func TestNamesAreUnique(t *testing.T) {
 	}
 }
 
-// Two running pods never hold one host port on a node (the kubelet refuses the second).
+// Two running pods never hold conflicting host ports on a node (the kubelet refuses the second).
 func TestBoundPodsNeverShareAHostPort(t *testing.T) {
 	withPorts := 0
 	for seed := int64(1); seed <= 300; seed++ {
-		held := map[string]string{}
+		held := map[string][]string{} // node + port -> the addresses held
 		for _, obj := range Generate(seed, Params{}) {
 			pod, ok := obj.(*corev1.Pod)
 			if !ok || pod.Spec.NodeName == "" {
 				continue
 			}
 			for _, p := range hostPorts(&pod.Spec) {
-				key := pod.Spec.NodeName + " " + p
-				if other, taken := held[key]; taken {
-					t.Fatalf("seed %d: %s and %s both hold %s", seed, other, pod.Name, key)
+				key := pod.Spec.NodeName + " " + p.key
+				for _, ip := range held[key] {
+					if ip == p.ip || ip == "0.0.0.0" || p.ip == "0.0.0.0" {
+						t.Fatalf("seed %d: %s holds %s on %s, already held on %s", seed, pod.Name, key, p.ip, ip)
+					}
 				}
-				held[key] = pod.Name
+				held[key] = append(held[key], p.ip)
 				withPorts++
 			}
 		}
