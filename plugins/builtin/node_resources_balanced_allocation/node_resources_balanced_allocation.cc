@@ -23,8 +23,7 @@ int64_t PodRequest(const Pod& pod, Id id) { return pod.requests().Get(id); }
 
 }  // namespace
 
-NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(const Host& host,
-                                                                 const Args& args)
+NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(const Host& host, const Args& args)
     : Plugin(host), prescore_key_(host.Intern(kPreScoreStateKey)) {
   const BalancedArgs parsed = ParseBalancedArgs(args);
   resources_.reserve(parsed.resources.size());

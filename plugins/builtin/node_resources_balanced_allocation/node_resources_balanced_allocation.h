@@ -61,8 +61,7 @@ class NodeResourcesBalancedAllocation final : public Plugin,
 
   // Fraction returns (requested + add) / allocatable of resource `r` on `ni`, capped at 1, or a
   // negative value when the resource does not take part (which the pod's `pod_req` decides).
-  static double Fraction(const ScoredResource& r, int64_t pod_req, int64_t add,
-                         const NodeInfo& ni);
+  static double Fraction(const ScoredResource& r, int64_t pod_req, int64_t add, const NodeInfo& ni);
   // Balance is (1 - the standard deviation of the fractions) x 100, truncated: the node's
   // balance with the pod's `requests` added, or without them.
   int64_t Balance(const std::vector<int64_t>& requests, bool with_pod, const NodeInfo& ni) const;

@@ -65,7 +65,8 @@ std::string PodYaml(const std::string& name, const std::string& node, const std:
 }
 
 std::string PluginConfig(const std::string& body) {
-  return body.empty() ? "" : "[profile.plugin_config.NodeResourcesBalancedAllocation]\n" + body + "\n";
+  return body.empty() ? ""
+                      : "[profile.plugin_config.NodeResourcesBalancedAllocation]\n" + body + "\n";
 }
 
 std::map<std::string, int64_t> Scores(Harness& h, const std::string& pod) {
@@ -107,43 +108,57 @@ INSTANTIATE_TEST_SUITE_P(
         // The score is 50 + (50 + balance with the pod - balance without it) / 2, a balance
         // being (1 - std of the fractions) x 100, truncated.
         // Half the cpu and half the memory of an empty node: balanced before and after -> 75.
-        ScoreCase{"EqualFractionsScore75", "", NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 75}}},
+        ScoreCase{"EqualFractionsScore75",
+                  "",
+                  NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
+                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"),
+                  {{"n1", 75}}},
         // n1: with the pod cpu (1+1)/4 = 0.5, memory (1+2)/10 = 0.3 -> 90; without 0.25, 0.1
         // -> 92 -> 74. n2: cpu 1/6, memory 2/10 -> 98; empty -> 100 -> 74.
-        ScoreCase{"TwoResourcesHalfTheDifference", "",
+        ScoreCase{"TwoResourcesHalfTheDifference",
+                  "",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       NodeYaml("n2", R"({cpu: "6", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}, {"n2", 74}}},
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"),
+                  {{"n1", 74}, {"n2", 74}}},
         // cpu 3/1 is capped at 1; memory 0.5 -> 75; without the pod 1 and 0 -> 50 -> 87.
-        ScoreCase{"FractionAboveOneIsCapped", "",
+        ScoreCase{"FractionAboveOneIsCapped",
+                  "",
                   NodeYaml("n1", R"({cpu: "1", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "2"})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 5Gi})"), {{"n1", 87}}},
+                  PodYaml("p", "", R"({cpu: "1", memory: 5Gi})"),
+                  {{"n1", 87}}},
         // upstream (useRequested, no non-zero defaults): a pod without requests is best effort,
         // and PreScore skips the plugin for it, so it scores 0 everywhere.
-        ScoreCase{"BestEffortPodIsSkipped", "",
-                  NodeYaml("n1", R"({cpu: "1", memory: 1Gi})"), PodYaml("p", "", ""),
+        ScoreCase{"BestEffortPodIsSkipped",
+                  "",
+                  NodeYaml("n1", R"({cpu: "1", memory: 1Gi})"),
+                  PodYaml("p", "", ""),
                   {{"n1", 0}}},
         // The node's pods count with their plain requests too: 0 and 0 before, 0.5 and 0.5
         // after -> 75 (non-zero defaults would make the node unbalanced before).
-        ScoreCase{"ExistingPodsWithoutRequestsCountAsZero", "",
+        ScoreCase{"ExistingPodsWithoutRequestsCountAsZero",
+                  "",
                   NodeYaml("n1", R"({cpu: "1", memory: 1Gi})") + PodYaml("existing", "n1", ""),
-                  PodYaml("p", "", R"({cpu: 500m, memory: 512Mi})"), {{"n1", 75}}},
+                  PodYaml("p", "", R"({cpu: 500m, memory: 512Mi})"),
+                  {{"n1", 75}}},
         // Three fractions: n1 0.5, 0.25, 0.25 -> std sqrt(1/72) -> 88, empty 100 -> 69; n2 has
         // no gpu, so only cpu and memory count: 0.5, 0.25 -> 87 -> 68.
-        ScoreCase{"ResourceMissingOnNodeIsLeftOut", kGpuArgs,
+        ScoreCase{"ResourceMissingOnNodeIsLeftOut",
+                  kGpuArgs,
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi, example.com/gpu: "4"})") +
                       NodeYaml("n2", R"({cpu: "4", memory: 4Gi})"),
                   PodYaml("p", "", R"({cpu: "2", memory: 1Gi, example.com/gpu: "1"})"),
                   {{"n1", 69}, {"n2", 68}}},
         // The pod asks for no gpu: the gpu half used by another pod does not count (0.5, 0.25
         // -> 87 against 100 -> 68).
-        ScoreCase{"ScalarResourceNotRequestedIsLeftOut", kGpuArgs,
+        ScoreCase{"ScalarResourceNotRequestedIsLeftOut",
+                  kGpuArgs,
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi, example.com/gpu: "4"})") +
                       PodYaml("existing", "n1", R"({example.com/gpu: "2"})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 1Gi})"), {{"n1", 68}}},
+                  PodYaml("p", "", R"({cpu: "2", memory: 1Gi})"),
+                  {{"n1", 68}}},
         // ephemeral-storage counts even when the pod does not request it: 0.5, 0.5, 1 -> 76;
         // before 0, 0, 1 -> 52; the pod evens the node out -> 87.
         ScoreCase{"EphemeralStorageCountsWithoutPodRequest",
@@ -151,22 +166,30 @@ INSTANTIATE_TEST_SUITE_P(
                   R"({ name = "ephemeral-storage" }])",
                   NodeYaml("n1", R"({cpu: "2", memory: 2Gi, ephemeral-storage: 10Gi})") +
                       PodYaml("existing", "n1", R"({ephemeral-storage: 10Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 87}}},
+                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"),
+                  {{"n1", 87}}},
         // "pods" is not a scored resource (0/10 would make the node less balanced with the pod).
         ScoreCase{"NativeResourceOtherThanCpuMemoryStorageIsLeftOut",
                   R"(resources = [{ name = "cpu" }, { name = "memory" }, { name = "pods" }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 8Gi, pods: "10"})"),
-                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"), {{"n1", 75}}},
+                  PodYaml("p", "", R"({cpu: "2", memory: 4Gi})"),
+                  {{"n1", 75}}},
         // One fraction has no deviation, before or after.
-        ScoreCase{"SingleResourceAlways75", R"(resources = [{ name = "cpu" }])",
+        ScoreCase{"SingleResourceAlways75",
+                  R"(resources = [{ name = "cpu" }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 8Gi})"),
-                  PodYaml("p", "", R"({cpu: "3", memory: 1Gi})"), {{"n1", 75}}},
+                  PodYaml("p", "", R"({cpu: "3", memory: 1Gi})"),
+                  {{"n1", 75}}},
         // No configured resource on the node: no fraction, no deviation.
-        ScoreCase{"NodeWithoutTheResources", "", NodeYaml("n1", R"({pods: "10"})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"), {{"n1", 75}}},
+        ScoreCase{"NodeWithoutTheResources",
+                  "",
+                  NodeYaml("n1", R"({pods: "10"})"),
+                  PodYaml("p", "", R"({cpu: "1", memory: 1Gi})"),
+                  {{"n1", 75}}},
         // Effective requests: max(init 3 cpu, containers 1 cpu) -> 0.75 vs 0.25 -> 75 against
         // an empty node's 100 -> 62.
-        ScoreCase{"InitContainersCountAsUpstreamEffectiveRequests", "",
+        ScoreCase{"InitContainersCountAsUpstreamEffectiveRequests",
+                  "",
                   NodeYaml("n1", R"({cpu: "4", memory: 4Gi})"),
                   PodYaml("p", "", R"({cpu: "1", memory: 1Gi})", R"({cpu: "3", memory: 1Gi})"),
                   {{"n1", 62}}},
@@ -175,12 +198,15 @@ INSTANTIATE_TEST_SUITE_P(
                   R"(resources = [{ name = "memory", weight = 1 }, { name = "cpu", weight = 1 }])",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}}},
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"),
+                  {{"n1", 74}}},
         // An empty list takes upstream's default (cpu and memory).
-        ScoreCase{"EmptyResourceListMeansCpuAndMemory", "resources = []",
+        ScoreCase{"EmptyResourceListMeansCpuAndMemory",
+                  "resources = []",
                   NodeYaml("n1", R"({cpu: "4", memory: 10Gi})") +
                       PodYaml("existing", "n1", R"({cpu: "1", memory: 1Gi})"),
-                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"), {{"n1", 74}}}),
+                  PodYaml("p", "", R"({cpu: "1", memory: 2Gi})"),
+                  {{"n1", 74}}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(BalancedAllocationScore, ScoreWithoutPreScoreComputesTheSame) {
@@ -214,7 +240,8 @@ TEST(BalancedAllocationScore, ScheduleTurnsTowardsTheNodeThePodBalances) {
   Harness h;
   h.OnlyPlugins({"NodeResourcesFit", kName});
   h.AddObjects(cluster);
-  EXPECT_EQ(Scores(h, pod), (std::map<std::string, int64_t>{{"uneven", 57 + 80}, {"even", 60 + 70}}));
+  EXPECT_EQ(Scores(h, pod),
+            (std::map<std::string, int64_t>{{"uneven", 57 + 80}, {"even", 60 + 70}}));
   EXPECT_EQ(h.Schedule(*h.MakePod(pod)), "uneven");
 }
 

@@ -51,5 +51,4 @@ class TaintToleration final : public Plugin,
   Id state_key_;
 };
 
-
 }  // namespace schedhost::plugins

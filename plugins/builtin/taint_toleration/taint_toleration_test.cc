@@ -219,8 +219,7 @@ TEST(TaintTolerationTest, ScheduleReportsUntoleratedTaints) {
                NodeYaml("c", "[{key: maintenance, effect: NoExecute}]"));
   std::string failure;
   EXPECT_EQ(h.Schedule(*h.MakePod(PodYaml("")), &failure), "");
-  EXPECT_EQ(failure,
-            "0/3 nodes are available: 3 node(s) had untolerated taint(s).");
+  EXPECT_EQ(failure, "0/3 nodes are available: 3 node(s) had untolerated taint(s).");
 }
 
 TEST(TaintTolerationTest, SchedulePrefersFewerUntoleratedPreferredTaints) {
