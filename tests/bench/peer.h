@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct PeerResult {
   std::map<std::string, std::vector<double>> schedhost;
   std::map<std::string, std::vector<double>> upstream;
   std::string upstream_version;
+  /// upstream_unbound holds, for each upstream run that ended with measured pods unbound (its
+  /// asynchronous preemption can park a preemptor until a flush the run does not wait for),
+  /// how many; schedhost runs must bind every measured pod.
+  std::vector<int64_t> upstream_unbound;
   nlohmann::json schedhost_runs = nlohmann::json::array();  // each run's own JSON
   nlohmann::json upstream_runs = nlohmann::json::array();
 };

@@ -103,6 +103,10 @@ func run(args []string) int {
 	if r.MeasuredBound < r.MeasuredPods {
 		fmt.Fprintf(os.Stderr, "upstream-bench: %s: %d of %d measured pods left unbound\n",
 			w.name, r.MeasuredPods-r.MeasuredBound, r.MeasuredPods)
+		if r.gatedByPreemption > 0 {
+			fmt.Fprintf(os.Stderr, "upstream-bench: %s: %d of them parked gated by DefaultPreemption after their preemption ended (upstream's async preemption race; see tests/upstream/README.md)\n",
+				w.name, r.gatedByPreemption)
+		}
 		return 3
 	}
 	return 0
