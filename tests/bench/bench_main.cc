@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
                           {"--max-explanations", std::to_string(max_explanations)});
     }
     std::vector<std::filesystem::path> paths;
+    paths.reserve(names.size());
     for (const std::string& n : names) paths.push_back(Resolve(n, workload_dir));
     try {
       // Both sides read the same files: refuse a bad one before the first run.
