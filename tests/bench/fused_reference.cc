@@ -142,8 +142,8 @@ class FusedScheduler {
       int64_t best_score = -1;
       for (size_t k = 0; k < found; ++k) {
         const size_t f = feasible_[k];
-        const int64_t total = FusedScore(alloc_cpu_[f], alloc_mem_[f], req_cpu_[f] + pod.milli_cpu,
-                                         req_mem_[f] + pod.memory);
+        const int64_t total = FusedScore(alloc_cpu_[f], alloc_mem_[f], req_cpu_[f], req_mem_[f],
+                                         pod.milli_cpu, pod.memory);
         if (total > best_score) {
           best_score = total;
           best = f;
@@ -173,20 +173,30 @@ class FusedScheduler {
 
 }  // namespace
 
-int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t used_cpu, int64_t used_mem) {
+int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t node_cpu, int64_t node_mem,
+                   int64_t pod_cpu, int64_t pod_mem) {
   constexpr int64_t kMax = SCHEDHOST_MAX_NODE_SCORE;
+  const int64_t used_cpu = node_cpu + pod_cpu;
+  const int64_t used_mem = node_mem + pod_mem;
   // NodeResourcesFit LeastAllocated: the mean of free / allocatable * 100 over cpu and memory,
-  // in integers as the plugin computes it.
+  // with the pod, in integers as the plugin computes it.
   const int64_t least =
       ((alloc_cpu - used_cpu) * kMax / alloc_cpu + (alloc_mem - used_mem) * kMax / alloc_mem) / 2;
-  // BalancedAllocation: (1 - std dev of the fractions) * 100, truncated; for two resources the
-  // std dev is |cpu - mem| / 2.
-  const double cpu_fraction =
-      std::min(1.0, static_cast<double>(used_cpu) / static_cast<double>(alloc_cpu));
-  const double mem_fraction =
-      std::min(1.0, static_cast<double>(used_mem) / static_cast<double>(alloc_mem));
-  const double std_dev = std::abs((cpu_fraction - mem_fraction) / 2);
-  return least + static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMax));
+  // BalancedAllocation: a balance is (1 - std dev of the fractions) * 100, truncated, and for two
+  // resources the std dev is |cpu - mem| / 2; the score is 50 + (50 + the balance with the pod -
+  // the balance without it) / 2.
+  auto balance = [&](int64_t cpu, int64_t mem) {
+    const double cpu_fraction =
+        std::min(1.0, static_cast<double>(cpu) / static_cast<double>(alloc_cpu));
+    const double mem_fraction =
+        std::min(1.0, static_cast<double>(mem) / static_cast<double>(alloc_mem));
+    const double std_dev = std::abs((cpu_fraction - mem_fraction) / 2);
+    return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMax));
+  };
+  constexpr int64_t kHalf = kMax / 2;
+  const int64_t balanced =
+      kHalf + (kHalf + balance(used_cpu, used_mem) - balance(node_cpu, node_mem)) / 2;
+  return least + balanced;
 }
 
 namespace {

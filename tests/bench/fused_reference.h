@@ -43,10 +43,11 @@ struct FusedResult {
 };
 
 /// FusedScore is the fused loop's score of a node: NodeResourcesFit LeastAllocated plus
-/// NodeResourcesBalancedAllocation, weight 1 each, where `used_*` are the node's requested cpu
-/// (millicores) and memory (bytes) plus the pod's; requires 0 < used <= allocatable (the pod
-/// passed Filter).
-int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t used_cpu, int64_t used_mem);
+/// NodeResourcesBalancedAllocation, weight 1 each, where `node_*` are the node's requested cpu
+/// (millicores) and memory (bytes) and `pod_*` the pod's; requires 0 < node + pod <=
+/// allocatable (the pod passed Filter).
+int64_t FusedScore(int64_t alloc_cpu, int64_t alloc_mem, int64_t node_cpu, int64_t node_mem,
+                   int64_t pod_cpu, int64_t pod_mem);
 
 /// CheckFusedShape throws FusedShapeError unless every operation of `workload` is createNodes,
 /// createPods or barrier, nodes carry no taints, and pods ask only for cpu and memory (both > 0,

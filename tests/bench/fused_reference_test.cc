@@ -66,7 +66,7 @@ TEST(FusedReferenceTest, ScoreEqualsTheRealPluginsThroughTheFramework) {
     for (const auto& [node, total] : scores) {
       if (node == c.node) want = total;
     }
-    EXPECT_EQ(FusedScore(c.cpu_m, c.mem_b, c.used_cpu_m + 100, c.used_mem_b + 500 * mi), want)
+    EXPECT_EQ(FusedScore(c.cpu_m, c.mem_b, c.used_cpu_m, c.used_mem_b, 100, 500 * mi), want)
         << c.node;
   }
 }
