@@ -267,9 +267,10 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
   const Json c = Condition("big", "PodScheduled");
   EXPECT_EQ(c.value("status", ""), "False");
   EXPECT_EQ(c.value("reason", ""), "Unschedulable");
+  // 3 cpu on a 1-cpu node: more than it has at all, which no preemption can fix.
   EXPECT_EQ(c.value("message", ""),
             "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
-            "1 No preemption victims found for incoming pod.");
+            "1 Preemption is not helpful for scheduling.");
   ASSERT_TRUE(WaitFor([&] { return !Events("big", "FailedScheduling").empty(); }));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("note", ""), c.value("message", ""));
   EXPECT_EQ(Events("big", "FailedScheduling")[0].value("type", ""), "Warning");
