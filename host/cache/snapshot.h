@@ -22,7 +22,6 @@
 
 namespace schedhost::cache {
 
-
 class Cache;
 
 /// NamespaceIndex maps interned namespace names to their Namespace objects. Immutable once

@@ -18,12 +18,13 @@ using PodPtr = std::shared_ptr<const model::Pod>;
 // Rank is the apply order of an object: Namespaces first (as kubectl applies them, so pods
 // never see their namespace appear late), PriorityClasses (pods resolve their priority from
 // them on admission), then nodes, PDBs, bound pods and finally the pending pods.
+constexpr int kPendingPodRank = 4;
 int Rank(const model::Object& obj) {
   if (std::holds_alternative<std::shared_ptr<const model::Namespace>>(obj)) return -1;
   if (std::holds_alternative<std::shared_ptr<const model::PriorityClass>>(obj)) return 0;
   if (std::holds_alternative<std::shared_ptr<const model::Node>>(obj)) return 1;
   if (std::holds_alternative<std::shared_ptr<const model::PodDisruptionBudget>>(obj)) return 2;
-  return std::get<PodPtr>(obj)->node_name().empty() ? 4 : 3;
+  return std::get<PodPtr>(obj)->node_name().empty() ? kPendingPodRank : 3;
 }
 
 SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
@@ -63,17 +64,20 @@ SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
 
 }  // namespace
 
-SimulationResult Simulate(const config::HostConfig& config,
-                          const std::vector<model::Object>& objects,
-                          const std::filesystem::path& plugin_dir, uint64_t seed) {
-  std::shared_ptr<const scheduler::ProfileSet> profiles =
-      scheduler::ProfileSet::Build(config, plugin_dir);
-  store::Store store;
+namespace internal {
+
+std::vector<size_t> ApplyOrder(const std::vector<model::Object>& objects) {
   std::vector<size_t> order(objects.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return Rank(objects[a]) < Rank(objects[b]); });
-  for (size_t i : order) {
+  return order;
+}
+
+bool IsPending(const model::Object& obj) { return Rank(obj) == kPendingPodRank; }
+
+void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
+  for (size_t i : ApplyOrder(objects)) {
     try {
       store.CreateObject(objects[i]);
     } catch (const store::StoreError& e) {
@@ -81,6 +85,17 @@ SimulationResult Simulate(const config::HostConfig& config,
                             store::Describe(objects[i]) + ") was refused: " + e.what());
     }
   }
+}
+
+}  // namespace internal
+
+SimulationResult Simulate(const config::HostConfig& config,
+                          const std::vector<model::Object>& objects,
+                          const std::filesystem::path& plugin_dir, uint64_t seed) {
+  std::shared_ptr<const scheduler::ProfileSet> profiles =
+      scheduler::ProfileSet::Build(config, plugin_dir);
+  store::Store store;
+  internal::ApplyAll(store, objects);
 
   scheduler::SchedulerOptions options;
   options.clock = std::make_shared<scheduler::VirtualClock>();

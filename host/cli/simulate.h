@@ -70,6 +70,17 @@ nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
                                       const std::vector<model::Object>& objects,
                                       const std::filesystem::path& plugin_dir, uint64_t seed);
 
+namespace internal {
+/// ApplyOrder returns the indexes of `objects` in the order Simulate applies them: Namespaces,
+/// PriorityClasses, Nodes, PDBs, bound pods, then pending pods, each kind in input order.
+std::vector<size_t> ApplyOrder(const std::vector<model::Object>& objects);
+/// IsPending is true for a pod without spec.nodeName.
+bool IsPending(const model::Object& obj);
+/// ApplyAll creates `objects` in `store` in ApplyOrder; throws SimulationError naming the
+/// first refused object by its place in the input.
+void ApplyAll(store::Store& store, const std::vector<model::Object>& objects);
+}  // namespace internal
+
 /// FormatJson renders exactly one JSON object:
 /// {"pods":[{"namespace","name","node","nominatedNode","status","message"}],"evicted":[...]}.
 std::string FormatJson(const SimulationResult& result);

@@ -15,6 +15,7 @@ namespace {
 
 using nlohmann::ordered_json;
 using PodPtr = std::shared_ptr<const model::Pod>;
+using internal::IsPending;
 
 ordered_json StatusJson(const framework::Status& s) {
   ordered_json reasons = ordered_json::array();
@@ -22,20 +23,6 @@ ordered_json StatusJson(const framework::Status& s) {
   return ordered_json{{"plugin", s.plugin.str()},
                       {"code", std::string(framework::CodeName(s.code))},
                       {"reasons", std::move(reasons)}};
-}
-
-bool IsPending(const model::Object& obj) {
-  const auto* pod = std::get_if<PodPtr>(&obj);
-  return pod != nullptr && (*pod)->node_name().empty();
-}
-
-// Rank orders the cluster's objects as Simulate applies them (pending pods are not among them).
-int Rank(const model::Object& obj) {
-  if (std::holds_alternative<std::shared_ptr<const model::Namespace>>(obj)) return 0;
-  if (std::holds_alternative<std::shared_ptr<const model::PriorityClass>>(obj)) return 1;
-  if (std::holds_alternative<std::shared_ptr<const model::Node>>(obj)) return 2;
-  if (std::holds_alternative<std::shared_ptr<const model::PodDisruptionBudget>>(obj)) return 3;
-  return 4;
 }
 
 // Placement is an earlier pending pod that fitted and the node the document placed it on.
@@ -183,30 +170,15 @@ nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
   for (config::Profile& profile : config.profiles) profile.percentage_of_nodes_to_score = 100;
   Cycle cycle(scheduler::ProfileSet::Build(config, plugin_dir), seed);
 
-  std::vector<model::Object> cluster;
-  for (const model::Object& obj : objects) {
-    if (!IsPending(obj)) cluster.push_back(obj);
-  }
-  std::stable_sort(cluster.begin(), cluster.end(),
-                   [](const auto& a, const auto& b) { return Rank(a) < Rank(b); });
-  // The whole input is applied once first, in Simulate's order: a refused object is reported
-  // by its place in the input before any cycle runs.
+  // The whole input is applied once first: a refused object is reported by its place in the
+  // input before any cycle runs. Each cycle then applies the cluster in the same order.
   {
-    std::vector<size_t> order(objects.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return std::pair(IsPending(objects[a]), Rank(objects[a])) <
-             std::pair(IsPending(objects[b]), Rank(objects[b]));
-    });
     store::Store check;
-    for (size_t i : order) {
-      try {
-        check.CreateObject(objects[i]);
-      } catch (const store::StoreError& e) {
-        throw SimulationError("object " + std::to_string(i + 1) + " of the input (" +
-                              store::Describe(objects[i]) + ") was refused: " + e.what());
-      }
-    }
+    internal::ApplyAll(check, objects);
+  }
+  std::vector<model::Object> cluster;
+  for (size_t i : internal::ApplyOrder(objects)) {
+    if (!IsPending(objects[i])) cluster.push_back(objects[i]);
   }
 
   std::vector<Placement> placed;

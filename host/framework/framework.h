@@ -74,6 +74,10 @@ struct PluginRef {
 /// PreFilterResult is the node subset PreFilter plugins agreed on; nullopt means all nodes.
 using NodeNameSet = std::optional<std::unordered_set<std::string>>;
 
+/// PreFilterExcludedMessage is upstream's reason for a node the node set of `plugins` (sorted,
+/// as CycleState::pre_filter_node_plugins) left out: "node(s) didn't satisfy plugin(s) [A B]".
+std::string PreFilterExcludedMessage(const std::vector<std::string>& plugins);
+
 /// NodeScore is a node's weighted total and the per-plugin scores behind it (for explain).
 struct NodeScore {
   const schedhost_node_info_view* node_info = nullptr;

@@ -38,6 +38,10 @@ std::string GoList(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string PreFilterExcludedMessage(const std::vector<std::string>& plugins) {
+  return "node(s) didn't satisfy plugin(s) " + GoList(plugins);
+}
+
 Status Framework::RunPreEnqueuePlugins(const schedhost_pod_view* pod) {
   for (const auto& ref : At(points_, config::Point::kPreEnqueue)) {
     StatusSink sink;
@@ -79,7 +83,6 @@ Framework::EventsToRegister() {
 std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
                                                            const schedhost_pod_view* pod) {
   NodeNameSet result;
-  std::vector<std::string> plugins_with_nodes;
   state.skip_filter_plugins.clear();
   state.active_filters.clear();
   state.filters_resolved = false;
@@ -99,7 +102,6 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     }
     if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name_text)};
     if (!r.set) continue;
-    plugins_with_nodes.push_back(ref.plugin->name);
     // Upstream keeps them in a set and prints it sorted.
     state.pre_filter_node_plugins.insert(
         std::lower_bound(state.pre_filter_node_plugins.begin(), state.pre_filter_node_plugins.end(),
@@ -114,10 +116,10 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
       }
     }
     if (result->empty()) {
-      std::string msg = plugins_with_nodes.size() == 1
-                            ? "node(s) didn't satisfy plugin " + plugins_with_nodes[0]
-                            : "node(s) didn't satisfy plugin(s) " +
-                                  GoList(state.pre_filter_node_plugins) + " simultaneously";
+      const std::vector<std::string>& plugins = state.pre_filter_node_plugins;
+      std::string msg = plugins.size() == 1 ? "node(s) didn't satisfy plugin " + plugins[0]
+                                            : "node(s) didn't satisfy plugin(s) " +
+                                                  GoList(plugins) + " simultaneously";
       return {std::nullopt, Status::Make(Code::kUnschedulableAndUnresolvable, msg)};
     }
   }

@@ -204,13 +204,9 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
   const std::vector<const schedhost_node_info_view*>* nodes = &snap.views();
   if (pre_result) {
     nodes = &subset;
-    // Upstream's words for a node PreFilter's node set left out, naming the plugins that set it.
-    std::string left_out = "node(s) didn't satisfy plugin(s) [";
-    for (size_t i = 0; i < state.pre_filter_node_plugins.size(); ++i) {
-      left_out += (i > 0 ? " " : "") + state.pre_filter_node_plugins[i];
-    }
-    left_out += "]";
-    const Status excluded = Status::Make(Code::kUnschedulableAndUnresolvable, left_out);
+    const Status excluded =
+        Status::Make(Code::kUnschedulableAndUnresolvable,
+                     framework::PreFilterExcludedMessage(state.pre_filter_node_plugins));
     for (size_t i = 0; i < snap.size(); ++i) {
       const std::string& name = snap.at(i).node()->name();
       if (pre_result->count(name)) {

@@ -45,17 +45,23 @@ NodeResourcesBalancedAllocation::NodeResourcesBalancedAllocation(const Host& hos
 Status NodeResourcesBalancedAllocation::PreScore(CycleState& state, const Pod& pod,
                                                  const NodeInfoList& /*nodes*/) {
   auto s = std::make_unique<PreScoreState>();
-  s->requests.reserve(resources_.size());
-  bool best_effort = true;
-  for (const auto& r : resources_) {
-    s->requests.push_back(PodRequest(pod, r.id));
-    if (s->requests.back() != 0) best_effort = false;
-  }
-  // A pod that requests nothing would land wherever balance is best already, pod after pod on
-  // one node: upstream leaves it to the other scores (kubernetes#129138).
-  if (best_effort) return Status::Skip();
+  s->requests = Requests(pod);
+  if (BestEffort(s->requests)) return Status::Skip();
   state.Write(prescore_key_, std::move(s));
   return {};
+}
+
+std::vector<int64_t> NodeResourcesBalancedAllocation::Requests(const Pod& pod) const {
+  std::vector<int64_t> requests;
+  requests.reserve(resources_.size());
+  for (const auto& r : resources_) requests.push_back(PodRequest(pod, r.id));
+  return requests;
+}
+
+bool NodeResourcesBalancedAllocation::BestEffort(const std::vector<int64_t>& requests) {
+  // A pod that requests nothing would land wherever balance is best already, pod after pod on
+  // one node: upstream leaves it to the other scores (kubernetes#129138).
+  return std::all_of(requests.begin(), requests.end(), [](int64_t v) { return v == 0; });
 }
 
 double NodeResourcesBalancedAllocation::Fraction(const ScoredResource& r, int64_t pod_req,
@@ -112,9 +118,8 @@ Status NodeResourcesBalancedAllocation::Score(const CycleState& state, const Pod
   std::vector<int64_t> own;
   if (pre == nullptr) {
     // Without PreScore (Score called alone): the same requests, and the same best-effort rule.
-    own.reserve(resources_.size());
-    for (const auto& r : resources_) own.push_back(PodRequest(pod, r.id));
-    if (std::all_of(own.begin(), own.end(), [](int64_t v) { return v == 0; })) {
+    own = Requests(pod);
+    if (BestEffort(own)) {
       score = 0;
       return {};
     }

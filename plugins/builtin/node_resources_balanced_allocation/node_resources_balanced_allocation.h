@@ -59,6 +59,10 @@ class NodeResourcesBalancedAllocation final : public Plugin,
     Kind kind;
   };
 
+  // Requests is the pod's request of each configured resource, index-aligned with resources_;
+  // BestEffort is true when it requests none of them.
+  std::vector<int64_t> Requests(const Pod& pod) const;
+  static bool BestEffort(const std::vector<int64_t>& requests);
   // Fraction returns (requested + add) / allocatable of resource `r` on `ni`, capped at 1, or a
   // negative value when the resource does not take part (which the pod's `pod_req` decides).
   static double Fraction(const ScoredResource& r, int64_t pod_req, int64_t add, const NodeInfo& ni);
