@@ -4,8 +4,10 @@
 #include "node_resources_balanced_allocation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <utility>
 
 namespace schedhost::plugins {
@@ -64,52 +66,56 @@ bool NodeResourcesBalancedAllocation::BestEffort(const std::vector<int64_t>& req
   return std::all_of(requests.begin(), requests.end(), [](int64_t v) { return v == 0; });
 }
 
-double NodeResourcesBalancedAllocation::Fraction(const ScoredResource& r, int64_t pod_req,
-                                                 int64_t add, const NodeInfo& ni) {
-  // A scalar resource the pod does not ask for, and any resource the node has none of, are
-  // left out (upstream returns allocatable 0 for both).
-  if (r.kind == Kind::kUnscored || (r.kind == Kind::kScalar && pod_req == 0)) return -1;
-  const int64_t allocatable = ni.Allocatable(r.id);
-  if (allocatable == 0) return -1;
-  const int64_t requested = ni.Requested(r.id) + add;
-  const double f = static_cast<double>(requested) / static_cast<double>(allocatable);
-  return f > 1 ? 1.0 : f;
-}
+namespace {
 
-int64_t NodeResourcesBalancedAllocation::Balance(const std::vector<int64_t>& requests,
-                                                 bool with_pod, const NodeInfo& ni) const {
-  // Two passes over the resources instead of a per-node array of fractions: the first gives
-  // the count and the mean, the second the squared deviations. The arithmetic is upstream's,
-  // so scores truncate exactly as kube-scheduler's do.
-  auto fraction = [&](size_t i) {
-    return Fraction(resources_[i], requests[i], with_pod ? requests[i] : 0, ni);
-  };
-  size_t count = 0;
-  double total = 0;
-  double first = 0;
-  double second = 0;
-  for (size_t i = 0; i < resources_.size(); ++i) {
-    const double f = fraction(i);
-    if (f < 0) continue;
-    if (count == 0) first = f;
-    if (count == 1) second = f;
-    total += f;
-    ++count;
-  }
+// BalanceOf is (1 - the standard deviation of `fractions`) x 100, truncated as upstream's
+// arithmetic truncates.
+int64_t BalanceOf(std::span<const double> fractions) {
   double std_dev = 0;
-  if (count == 2) {
-    std_dev = std::abs((first - second) / 2);
-  } else if (count > 2) {
-    const double mean = total / static_cast<double>(count);
+  if (fractions.size() == 2) {
+    std_dev = std::abs((fractions[0] - fractions[1]) / 2);
+  } else if (fractions.size() > 2) {
+    double total = 0;
+    for (double f : fractions) total += f;
+    const double mean = total / static_cast<double>(fractions.size());
     double sum = 0;
-    for (size_t i = 0; i < resources_.size(); ++i) {
-      const double f = fraction(i);
-      if (f < 0) continue;
-      sum += (f - mean) * (f - mean);
-    }
-    std_dev = std::sqrt(sum / static_cast<double>(count));
+    for (double f : fractions) sum += (f - mean) * (f - mean);
+    std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(SCHEDHOST_MAX_NODE_SCORE));
+}
+
+// kInline is how many resources Balance keeps on the stack (upstream's default lists two).
+constexpr size_t kInline = 8;
+
+}  // namespace
+
+NodeResourcesBalancedAllocation::Balances NodeResourcesBalancedAllocation::Balance(
+    const std::vector<int64_t>& requests, const NodeInfo& ni) const {
+  std::array<double, 2 * kInline> inline_fractions{};
+  std::vector<double> heap_fractions;
+  std::span<double> fractions(inline_fractions);
+  if (resources_.size() > kInline) {
+    heap_fractions.resize(2 * resources_.size());
+    fractions = heap_fractions;
+  }
+  const std::span<double> with = fractions.first(fractions.size() / 2);
+  const std::span<double> without = fractions.last(fractions.size() / 2);
+  size_t count = 0;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    const ScoredResource& r = resources_[i];
+    // A scalar resource the pod does not ask for, and any resource the node has none of, are
+    // left out (upstream returns allocatable 0 for both).
+    if (r.kind == Kind::kUnscored || (r.kind == Kind::kScalar && requests[i] == 0)) continue;
+    const int64_t allocatable = ni.Allocatable(r.id);
+    if (allocatable == 0) continue;
+    const int64_t requested = ni.Requested(r.id);
+    const auto alloc = static_cast<double>(allocatable);
+    with[count] = std::min(static_cast<double>(requested + requests[i]) / alloc, 1.0);
+    without[count] = std::min(static_cast<double>(requested) / alloc, 1.0);
+    ++count;
+  }
+  return {BalanceOf(with.first(count)), BalanceOf(without.first(count))};
 }
 
 Status NodeResourcesBalancedAllocation::Score(const CycleState& state, const Pod& pod,
@@ -128,9 +134,8 @@ Status NodeResourcesBalancedAllocation::Score(const CycleState& state, const Pod
   // Upstream (v1.37) scores how much the pod improves the node's balance: both balances lie in
   // [50, 100], so 50 + (50 + with - without) / 2 stays in [50, 100], 75 meaning no change.
   constexpr int64_t kHalf = SCHEDHOST_MAX_NODE_SCORE / 2;
-  const int64_t with_pod = Balance(requests, true, ni);
-  const int64_t without_pod = Balance(requests, false, ni);
-  score = kHalf + (kHalf + with_pod - without_pod) / 2;
+  const Balances b = Balance(requests, ni);
+  score = kHalf + (kHalf + b.with_pod - b.without_pod) / 2;
   return {};
 }
 

@@ -63,12 +63,14 @@ class NodeResourcesBalancedAllocation final : public Plugin,
   // BestEffort is true when it requests none of them.
   std::vector<int64_t> Requests(const Pod& pod) const;
   static bool BestEffort(const std::vector<int64_t>& requests);
-  // Fraction returns (requested + add) / allocatable of resource `r` on `ni`, capped at 1, or a
-  // negative value when the resource does not take part (which the pod's `pod_req` decides).
-  static double Fraction(const ScoredResource& r, int64_t pod_req, int64_t add, const NodeInfo& ni);
-  // Balance is (1 - the standard deviation of the fractions) x 100, truncated: the node's
-  // balance with the pod's `requests` added, or without them.
-  int64_t Balance(const std::vector<int64_t>& requests, bool with_pod, const NodeInfo& ni) const;
+  // Balances is the node's balance with the pod's `requests` added and without them: (1 - the
+  // standard deviation of the resource fractions) x 100, truncated, each. One pass reads each
+  // resource's figures once for both.
+  struct Balances {
+    int64_t with_pod;
+    int64_t without_pod;
+  };
+  Balances Balance(const std::vector<int64_t>& requests, const NodeInfo& ni) const;
 
   std::vector<ScoredResource> resources_;
   Id prescore_key_;
