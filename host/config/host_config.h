@@ -127,6 +127,9 @@ struct HostConfig {
   std::chrono::nanoseconds pod_max_backoff = std::chrono::seconds(10);
   // plugin_dirs are the directories every *.so of which is loaded, resolved.
   std::vector<std::filesystem::path> plugin_dirs{"/usr/lib/schedhost/plugins"};
+  // plugin_dir_locations are where each of plugin_dirs is written, index-aligned (empty for
+  // the built-in default and for directories set by code, not a file).
+  std::vector<SourceLocation> plugin_dir_locations;
   // libraries are plugin libraries loaded by path, in file order.
   std::vector<LibrarySpec> libraries;
   // state_dir is where the host keeps its state (shadow copies of plugin libraries, ...).

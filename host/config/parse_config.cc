@@ -131,6 +131,7 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
   if (const toml::node* dirs = host.get("plugin_dirs")) {
     const toml::array& array = internal::ExpectArray(ctx, *dirs, "host.plugin_dirs");
     config.plugin_dirs.clear();
+    config.plugin_dir_locations.clear();
     for (size_t i = 0; i < array.size(); ++i) {
       std::filesystem::path dir =
           ResolvePath(ctx, *array.get(i), "host.plugin_dirs[" + std::to_string(i) + "]");
@@ -139,6 +140,7 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
         Fail(ctx, array.get(i)->source(), "plugin directory " + dir.string() + " is listed twice");
       }
       config.plugin_dirs.push_back(std::move(dir));
+      config.plugin_dir_locations.push_back(internal::At(ctx, array.get(i)->source()));
     }
   }
   if (const toml::node* libraries = host.get("libraries")) ParseLibraries(ctx, *libraries, config);
@@ -155,7 +157,8 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
            "host.unload must be \"unload\" or \"pin\", not \"" + *unload + "\"");
     }
   }
-  if (std::optional<bool> watch = internal::GetBool(ctx, host, "watch_config", "host.watch_config")) {
+  if (std::optional<bool> watch =
+          internal::GetBool(ctx, host, "watch_config", "host.watch_config")) {
     config.watch_config = *watch;
   }
   if (std::optional<bool> batch =

@@ -54,7 +54,8 @@ void Serialize(const config::ConfigNode* node, std::string& out) {
       out += v ? "true" : "false";
       break;
     }
-    default: out += "null";
+    default:
+      out += "null";
   }
 }
 
@@ -130,14 +131,33 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
     set->plugin_dirs_ = {builtin_dir};
   }
   const schedhost_host_api* api = framework::HostApi();
+  // A directory or library that cannot be loaded is reported where the config names it.
+  const auto at = [](const config::SourceLocation& where, const loader::LoadError& e) {
+    return ProfileSetError(where.file.empty() ? std::string(e.what())
+                                              : where.ToString() + ": " + e.what());
+  };
   try {
-    for (const auto& dir : set->plugin_dirs_) set->registry_->LoadDirectory(dir, api);
+    for (size_t i = 0; i < set->plugin_dirs_.size(); ++i) {
+      const bool from_config =
+          set->plugin_dirs_ == cfg.plugin_dirs && i < cfg.plugin_dir_locations.size();
+      try {
+        set->registry_->LoadDirectory(set->plugin_dirs_[i], api);
+      } catch (const loader::LoadError& e) {
+        if (!from_config) throw;
+        throw at(cfg.plugin_dir_locations[i], e);
+      }
+    }
     for (const auto& lib : cfg.libraries) {
-      auto loaded = set->registry_->LoadLibrary(lib.path, api);
+      std::shared_ptr<const loader::Library> loaded;
+      try {
+        loaded = set->registry_->LoadLibrary(lib.path, api);
+      } catch (const loader::LoadError& e) {
+        throw at(lib.location, e);
+      }
       if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
         throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
-                              " has sha256 " + loaded->sha256() + " but the config pins " + *lib.sha256 +
-                              "; update the pin or restore the expected file");
+                              " has sha256 " + loaded->sha256() + " but the config pins " +
+                              *lib.sha256 + "; update the pin or restore the expected file");
       }
     }
     for (const schedhost_plugin_descriptor* d : in_process) set->registry_->RegisterInProcess(d);

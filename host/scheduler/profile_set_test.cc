@@ -1,16 +1,17 @@
 #include "host/scheduler/profile_set.h"
 
-#include "host/framework/plugin_instance.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
+#include "host/framework/plugin_instance.h"
+
 namespace schedhost::scheduler {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 std::filesystem::path PluginDir() { return std::getenv("SCHEDHOST_PLUGIN_DIR"); }
 std::filesystem::path SourceDir() { return std::getenv("SCHEDHOST_SOURCE_DIR"); }
@@ -26,11 +27,10 @@ TEST(ProfileSetTest, DefaultConfigBuildsTheDefaultProfileFromLoadedLibraries) {
   for (const auto& r : fw->plugins(config::Point::kScore)) {
     scores.push_back(r.plugin->name + "=" + std::to_string(r.weight));
   }
-  EXPECT_THAT(scores, ::testing::ElementsAre("TaintToleration=3", "NodeAffinity=2",
-                                             "NodeResourcesFit=1", "PodTopologySpread=2",
-                                             "InterPodAffinity=2",
-                                             "NodeResourcesBalancedAllocation=1",
-                                             "ImageLocality=1"));
+  EXPECT_THAT(scores,
+              ::testing::ElementsAre("TaintToleration=3", "NodeAffinity=2", "NodeResourcesFit=1",
+                                     "PodTopologySpread=2", "InterPodAffinity=2",
+                                     "NodeResourcesBalancedAllocation=1", "ImageLocality=1"));
   std::string text = set->Describe();
   EXPECT_THAT(text, HasSubstr("node_resources_fit.so"));
   EXPECT_THAT(text, HasSubstr("NodeResourcesFit 1.0.0"));
@@ -45,16 +45,25 @@ TEST(ProfileSetTest, ProfilesMustAgreeOnQueueSort) {
     if (!args.empty()) p.plugin_config[sort] = config::ParsePluginArgs(args, "test.toml");
     return p;
   };
-  EXPECT_NO_THROW(CheckQueueSortAgreement({profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 1")}));
-  EXPECT_THAT([&] { CheckQueueSortAgreement({profile("a", "PrioritySort", ""), profile("b", "FifoSort", "")}); },
-              ::testing::ThrowsMessage<ProfileSetError>(
-                  HasSubstr("profile \"b\" uses a different queue_sort plugin or arguments than profile \"a\"")));
-  EXPECT_THAT([&] { CheckQueueSortAgreement({profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 2")}); },
-              ::testing::ThrowsMessage<ProfileSetError>(HasSubstr("must agree on QueueSort")));
+  EXPECT_NO_THROW(CheckQueueSortAgreement(
+      {profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 1")}));
+  EXPECT_THAT(
+      [&] {
+        CheckQueueSortAgreement({profile("a", "PrioritySort", ""), profile("b", "FifoSort", "")});
+      },
+      ::testing::ThrowsMessage<ProfileSetError>(HasSubstr(
+          "profile \"b\" uses a different queue_sort plugin or arguments than profile \"a\"")));
+  EXPECT_THAT(
+      [&] {
+        CheckQueueSortAgreement(
+            {profile("a", "PrioritySort", "x = 1"), profile("b", "PrioritySort", "x = 2")});
+      },
+      ::testing::ThrowsMessage<ProfileSetError>(HasSubstr("must agree on QueueSort")));
 }
 
 TEST(ProfileSetTest, TwoProfilesBuildFromOneConfig) {
-  auto cfg = config::ParseConfig("[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n", "two.toml", {});
+  auto cfg =
+      config::ParseConfig("[[profile]]\nname = \"a\"\n[[profile]]\nname = \"b\"\n", "two.toml", {});
   auto set = ProfileSet::Build(cfg, PluginDir());
   ASSERT_NE(set->Find("a"), nullptr);
   ASSERT_NE(set->Find("b"), nullptr);
@@ -62,19 +71,35 @@ TEST(ProfileSetTest, TwoProfilesBuildFromOneConfig) {
 }
 
 TEST(ProfileSetTest, UnknownPluginNamesTheLocation) {
-  auto cfg = config::ParseConfig("[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"Nope\" }]\n",
-                                 "bad.toml", {});
+  auto cfg = config::ParseConfig(
+      "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"Nope\" }]\n", "bad.toml", {});
   EXPECT_THAT([&] { ProfileSet::Build(cfg, PluginDir()); },
-              ::testing::ThrowsMessage<ProfileSetError>(AllOf(HasSubstr("bad.toml:3"), HasSubstr("\"Nope\""))));
+              ::testing::ThrowsMessage<ProfileSetError>(
+                  AllOf(HasSubstr("bad.toml:3"), HasSubstr("\"Nope\""))));
 }
 
 TEST(ProfileSetTest, PinnedLibraryWithWrongHashIsRefused) {
-  auto cfg = config::ParseConfig(
-      "[host]\nlibraries = [{ path = \"" + (PluginDir() / "node_name.so").string() + "\", sha256 = \"" +
-          std::string(64, '0') + "\" }]\nplugin_dirs = []\n",
-      "pin.toml", {});
+  auto cfg = config::ParseConfig("[host]\nlibraries = [{ path = \"" +
+                                     (PluginDir() / "node_name.so").string() + "\", sha256 = \"" +
+                                     std::string(64, '0') + "\" }]\nplugin_dirs = []\n",
+                                 "pin.toml", {});
   EXPECT_THAT([&] { ProfileSet::Build(cfg, PluginDir()); },
               ::testing::ThrowsMessage<ProfileSetError>(HasSubstr("but the config pins")));
+}
+
+// A directory or library that is not there is reported at the config line that names it.
+TEST(ProfileSetTest, MissingDirectoryAndLibraryNameTheirConfigLocation) {
+  auto dirs = config::ParseConfig("[host]\nplugin_dirs = [\n  \"/nonexistent/plugins\",\n]\n",
+                                  "dirs.toml", {});
+  EXPECT_THAT([&] { ProfileSet::Build(dirs, PluginDir()); },
+              ::testing::ThrowsMessage<ProfileSetError>(
+                  StartsWith("dirs.toml:3:3: /nonexistent/plugins: not a directory")));
+  auto libs = config::ParseConfig(
+      "[host]\nplugin_dirs = []\nlibraries = [{ path = \"/nonexistent/libx.so\" }]\n", "libs.toml",
+      {});
+  EXPECT_THAT([&] { ProfileSet::Build(libs, PluginDir()); },
+              ::testing::ThrowsMessage<ProfileSetError>(
+                  StartsWith("libs.toml:3:14: /nonexistent/libx.so: cannot read")));
 }
 
 }  // namespace
