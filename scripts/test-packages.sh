@@ -94,14 +94,18 @@ host_files=(/usr/bin/schedhostd /usr/bin/schedctl /etc/schedhost/schedhost.toml
   /usr/lib/systemd/system/schedhost.service /usr/share/man/man8/schedhostd.8.gz
   /usr/share/man/man1/schedctl.1.gz /usr/share/doc/schedhost/copyright)
 for p in "${plugins[@]}"; do host_files+=("/usr/lib/schedhost/plugins/$p"); done
-sdk_files=(/usr/include/schedhost/plugin.h /usr/include/schedhost/plugin.hpp
-  /usr/include/schedhost/names.hpp /usr/share/cmake/schedhost-sdk/schedhost-sdk-config.cmake
+sdk_files=(/usr/share/cmake/schedhost-sdk/schedhost-sdk-config.cmake
   /usr/share/cmake/schedhost-sdk/schedhost-sdk-config-version.cmake
   /usr/share/cmake/schedhost-sdk/schedhost-sdk-targets.cmake
   /usr/share/cmake/schedhost-sdk/SchedhostPlugin.cmake /usr/share/pkgconfig/schedhost-sdk.pc
   /usr/share/schedhost-sdk/plugin.map /usr/share/schedhost-sdk/template/CMakeLists.txt
   /usr/share/schedhost-sdk/template/src/node_pool.cc
   /usr/share/schedhost-sdk/template/test/fake_host.h)
+# Every header of sdk/include, whatever its name (the sdk component installs the directory).
+mapfile -t headers < <(cd "$root/sdk/include" && find . -type f \( -name '*.h' -o -name '*.hpp' \) |
+  sed 's|^\./|/usr/include/|' | sort)
+((${#headers[@]} > 0)) || fail "no headers in $root/sdk/include"
+sdk_files+=("${headers[@]}")
 
 # expect_files LISTING NAME FILE...: every FILE is in LISTING (one path per line).
 expect_files() {
@@ -180,6 +184,12 @@ DESTDIR="$work/destdir" cmake --install "$build" --prefix /opt/schedhost --compo
 "$work/destdir/opt/schedhost/bin/schedctl" simulate -f "$root/config/examples/demo-cluster.yaml" \
   >"$work/sim-prefix.txt" 2>&1 || { cat "$work/sim-prefix.txt" >&2; fail "schedctl under /opt/schedhost found no plugins"; }
 ok "an install under /opt/schedhost finds its plugins in /opt/schedhost/lib/schedhost/plugins"
+# No install rule ignores the prefix: the config follows it too.
+outside=$(cd "$work/destdir" && find . ! -type d ! -path './opt/schedhost/*')
+[ -z "$outside" ] || fail "cmake --install --prefix /opt/schedhost wrote outside the prefix: $outside"
+[ -f "$work/destdir/opt/schedhost/etc/schedhost/schedhost.toml" ] ||
+  fail "cmake --install --prefix /opt/schedhost did not write /opt/schedhost/etc/schedhost/schedhost.toml"
+ok "everything, the config included, is under /opt/schedhost"
 
 # --- 2. lintian -----------------------------------------------------------------------------
 step "lintian"

@@ -100,7 +100,8 @@ set(CPACK_RPM_HOST_PACKAGE_REQUIRES_PRE "shadow-utils")
 set(CPACK_RPM_HOST_POST_INSTALL_SCRIPT_FILE "${_pkg}/rpm/post.sh")
 set(CPACK_RPM_HOST_PRE_UNINSTALL_SCRIPT_FILE "${_pkg}/rpm/preun.sh")
 set(CPACK_RPM_HOST_POST_UNINSTALL_SCRIPT_FILE "${_pkg}/rpm/postun.sh")
-# rpm keeps an edited config and writes the new default beside it as .rpmnew.
+# rpm keeps an edited config and writes the new default beside it as .rpmnew. The config is in
+# /etc because cpack installs with the prefix /usr (cmake/install-config.cmake.in).
 set(CPACK_RPM_HOST_USER_FILELIST "%config(noreplace) /etc/schedhost/schedhost.toml")
 set(CPACK_RPM_SDK_PACKAGE_NAME schedhost-sdk-dev)
 set(CPACK_RPM_SDK_PACKAGE_SUMMARY "${_sdk_summary}")
