@@ -1,4 +1,4 @@
-// ControlThread: the one thread a host runs plugin lifecycle calls on (ABI.md rule 9).
+// ControlThread: the one thread a host runs plugin lifecycle calls on (docs/abi.md rule 9).
 //
 // Creating plugin instances (building a ProfileSet: negotiate, create) and destroying them
 // (a replaced set's destroy callbacks, then dlclose) happen here, in the order they were asked

@@ -125,7 +125,7 @@ class ServiceHost {
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
   std::vector<const schedhost_plugin_descriptor*> in_process_;
-  // Plugin lifecycle (building sets, destroying replaced ones) runs here (ABI.md rule 9).
+  // Plugin lifecycle (building sets, destroying replaced ones) runs here (docs/abi.md rule 9).
   // Declared before everything that holds a set, so it ends after they have let go of them.
   std::shared_ptr<ControlThread> control_;
   std::shared_ptr<loader::LibraryStore> library_store_;  // null: libraries load in place

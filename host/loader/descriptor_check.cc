@@ -12,7 +12,7 @@ constexpr size_t kMaxNameLength = 128;
 }  // namespace
 
 uint32_t ImplementedPoints(const schedhost_plugin_descriptor& d) noexcept {
-  // Read a slot only after struct_size proves the plugin's descriptor has it (ABI.md rule 4).
+  // Read a slot only after struct_size proves the plugin's descriptor has it (docs/abi.md rule 4).
 #define SCHEDHOST_POINT_(field, bit)                                                   \
   ((d.struct_size >= offsetof(schedhost_plugin_descriptor, field) + sizeof(d.field) && \
     d.field != nullptr)                                                                \

@@ -24,7 +24,7 @@ constexpr size_t kMaxPluginsPerLibrary = 4096;
 // How much of a library's refusal message is quoted.
 constexpr size_t kMaxQuotedError = 512;
 
-// dlopen and dlclose are serialized (ABI.md rule 9): a Library may die on any thread.
+// dlopen and dlclose are serialized (docs/abi.md rule 9): a Library may die on any thread.
 std::mutex& DlMutex() {
   static std::mutex mu;
   return mu;
@@ -96,7 +96,7 @@ ElfFile ReadElf(const fs::path& load_path, const fs::path& path) {
   }
 }
 
-// CheckBeforeLoading refuses, from the file alone, what must never reach dlopen (ABI.md rules 2
+// CheckBeforeLoading refuses, from the file alone, what must never reach dlopen (docs/abi.md rules 2
 // and 12): no manifest, another ABI major, a newer required host minor, GNU_UNIQUE symbols, no
 // entry symbol. Returns the manifest.
 Manifest CheckBeforeLoading(const ElfFile& elf, const std::string& file) {
@@ -173,7 +173,7 @@ std::shared_ptr<Library> PluginRegistry::Open(const fs::path& path, const fs::pa
   {
     std::lock_guard<std::mutex> lock(DlMutex());
     try {
-      // Explicit RTLD_NOW | RTLD_LOCAL: Boost.DLL's default is lazy binding (ABI.md rule 10).
+      // Explicit RTLD_NOW | RTLD_LOCAL: Boost.DLL's default is lazy binding (docs/abi.md rule 10).
       lib->handle_->so.load(load_path,
                             boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {

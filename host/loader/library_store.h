@@ -1,6 +1,6 @@
 #pragma once
 // LibraryStore: the versions of plugin libraries a running host has loaded, each from a
-// content-addressed shadow copy (ABI.md rules 11 and 12). The dynamic linker matches a loaded
+// content-addressed shadow copy (docs/abi.md rules 11 and 12). The dynamic linker matches a loaded
 // library by path and inode, so a new build renamed over the old path would be answered with the
 // old, already-mapped copy; loading `<shadow dir>/<stem>-<sha256>.so` instead gives every content
 // its own name, so a new version loads beside the old one. A version whose content is unchanged

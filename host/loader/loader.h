@@ -6,9 +6,9 @@
 // schedhost_manifest's ABI version, GNU_UNIQUE symbols, the entry symbol), then dlopens it
 // RTLD_NOW | RTLD_LOCAL through Boost.DLL, negotiates the ABI through schedhost_plugin_library_v1
 // and validates the descriptors it returns. Every refusal throws LoadError naming the file, the
-// versions involved and the fix, and leaves the registry unchanged (ABI.md rules 1, 2, 10, 12).
+// versions involved and the fix, and leaves the registry unchanged (docs/abi.md rules 1, 2, 10, 12).
 // A Library is reference counted: everything made from it holds a shared_ptr, and the library is
-// dlclosed when the last one goes (ABI.md rule 11).
+// dlclosed when the last one goes (docs/abi.md rule 11).
 //
 //   PluginRegistry registry;
 //   registry.LoadDirectory(plugin_dir, &host_api);

@@ -2,7 +2,7 @@
 #
 # Builds a schedhost plugin library as a MODULE: hidden visibility, a version script exporting
 # only the entry symbol schedhost_plugin_library_v1, -Wl,--no-undefined, linked only to the SDK.
-# The boundary of ABI.md rule 10 is enforced by the build: a plugin cannot reach host code.
+# The boundary of docs/abi.md rule 10 is enforced by the build: a plugin cannot reach host code.
 
 set(_SCHEDHOST_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Compares the freshly built abi-probe library with the committed baseline (ABI.md rule 13).
+# Compares the freshly built abi-probe library with the committed baseline (docs/abi.md rule 13).
 #
 #   check_abi_probe.sh ABIDW ABIDIFF PROBE_SO BASELINE_ABI
 #
@@ -36,7 +36,7 @@ cat <<MSG
 FAIL: the plugin ABI (sdk/include/schedhost/plugin.h) no longer matches the committed baseline
 $baseline (abidiff exit code $rc; bit 8 = incompatible change).
 
-The rule (ABI.md rules 3 and 4):
+The rule (docs/abi.md rules 3 and 4):
   - An incompatible change (a field or entry removed, reordered, retyped or resized; an enum
     value changed) needs a new ABI major: SCHEDHOST_ABI_MAJOR + 1, a new entry symbol
     schedhost_plugin_library_v<N>, and a new layout list.

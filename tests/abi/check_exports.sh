@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks plugin libraries export only the entry symbol, carry no UNIQUE-bound symbol (ABI.md
+# Checks plugin libraries export only the entry symbol, carry no UNIQUE-bound symbol (docs/abi.md
 # rules 10 and 12) and have no thread-local storage of their own (no PT_TLS segment): a
 # dlopen'ed library's TLS gets a block in every thread that touches it, which glibc frees only
 # lazily after dlclose, and the host loads and unloads libraries for its whole life (hot swap).

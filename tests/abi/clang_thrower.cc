@@ -1,7 +1,7 @@
 // ClangThrower: a C++ plugin built by clang++-14 against libc++, linked statically with
 // -Wl,--exclude-libs,ALL, then loaded into the g++/libstdc++ host. Its Filter throws a libc++
 // std::runtime_error for pods named "throw": the SDK must catch it inside the library and hand
-// the host an Error status with the message (ABI.md rules 8 and 10).
+// the host an Error status with the message (docs/abi.md rules 8 and 10).
 #include <schedhost/plugin.hpp>
 #include <stdexcept>
 

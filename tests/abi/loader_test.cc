@@ -1,6 +1,6 @@
 // Loads every test plugin of tests/abi into this g++-built host through PluginRegistry and calls
 // it through its descriptor with hand-made views, then checks every bad library is refused with
-// a message that names the file, the versions and the fix (ABI.md rule 13).
+// a message that names the file, the versions and the fix (docs/abi.md rule 13).
 #include "host/loader/loader.h"
 
 #include <dlfcn.h>
@@ -615,7 +615,7 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
   EXPECT_EQ(ImplementedPoints(*lib->descriptors()[0]), 0u);
 }
 
-// Filter runs concurrently across nodes (ABI.md rule 9); under the tsan preset this checks the
+// Filter runs concurrently across nodes (docs/abi.md rule 9); under the tsan preset this checks the
 // SDK's exception path and the plugins' read-only instance state.
 TEST(AbiLoaderTest, ParallelFilterCalls) {
   PluginRegistry registry;

@@ -1,4 +1,4 @@
-// Plugin library versions (ABI.md rules 11 and 12): a library whose file is replaced at the same
+// Plugin library versions (docs/abi.md rules 11 and 12): a library whose file is replaced at the same
 // path is loaded again from a content-addressed shadow copy beside the old version, the old one
 // drains and is unloaded (RTLD_NOLOAD says it is gone), `pin` never unloads, a failed load
 // changes nothing, and 1,000 load/unload cycles leave nothing mapped. The two builds of
