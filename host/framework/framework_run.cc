@@ -87,6 +87,10 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
   state.active_filters.clear();
   state.filters_resolved = false;
   state.pre_filter_node_plugins.clear();
+  // A plugin's Unschedulable does not end PreFilter (upstream, kubernetes#119770): the plugins
+  // after it still write their state, which preemption's what-if Filter runs need. The last such
+  // status is the result unless a later plugin rules the pod out for good or fails.
+  Status unschedulable = Status::Success();
   for (const auto& ref : At(points_, config::Point::kPreFilter)) {
     StatusSink sink;
     PreFilterResultSink r;
@@ -98,6 +102,10 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     Status s = ToStatus(rc, sink, ref.plugin->name_text);
     if (s.code == Code::kSkip) {
       state.skip_filter_plugins.insert(ref.plugin->name);
+      continue;
+    }
+    if (s.code == Code::kUnschedulable) {
+      unschedulable = Wrap(std::move(s), "PreFilter", ref.plugin->name_text);
       continue;
     }
     if (!s.ok()) return {std::nullopt, Wrap(std::move(s), "PreFilter", ref.plugin->name_text)};
@@ -127,7 +135,7 @@ std::pair<NodeNameSet, Status> Framework::UntimedPreFilter(CycleState& state,
     if (!state.skip_filter_plugins.count(ref.plugin->name)) state.active_filters.push_back(&ref);
   }
   state.filters_resolved = true;
-  return {std::move(result), Status::Success()};
+  return {std::move(result), std::move(unschedulable)};
 }
 
 bool Framework::PreFilterExtensionsActive(const CycleState& state) const {

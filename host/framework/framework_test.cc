@@ -261,18 +261,25 @@ TEST_F(FrameworkTest, PreFilterSkipSkipsThatPluginsFilter) {
   EXPECT_EQ(filtered.load(), 0);
 }
 
+// Unresolvable, an error or an unknown code end PreFilter at once; Unschedulable lets the plugins
+// after it run (upstream, kubernetes#119770: their state is what preemption's Filter runs need)
+// and is still the result.
 TEST_F(FrameworkTest, PreFilterFailureStopsAndNamesPlugin) {
   struct Case {
     int32_t code;
     Code want;
     std::string want_message;
+    bool second_runs;
   };
   for (const Case& c :
-       {Case{SCHEDHOST_UNSCHEDULABLE, Code::kUnschedulable, "no way"},
-        Case{SCHEDHOST_ERROR, Code::kError, "running PreFilter plugin \"First\": no way"},
+       {Case{SCHEDHOST_UNSCHEDULABLE, Code::kUnschedulable, "no way", true},
+        Case{SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE, Code::kUnschedulableAndUnresolvable,
+             "no way", false},
+        Case{SCHEDHOST_ERROR, Code::kError, "running PreFilter plugin \"First\": no way", false},
         Case{42, Code::kError,
              "running PreFilter plugin \"First\": plugin returned unknown status code 42, no "
-             "way"}}) {
+             "way",
+             false}}) {
     FakePlugins local;
     FakePlugin& first = local.Add("First");
     first.pre_filter = [&](auto, auto, auto, auto, Reasons& r) {
@@ -293,8 +300,35 @@ TEST_F(FrameworkTest, PreFilterFailureStopsAndNamesPlugin) {
     EXPECT_EQ(status.code, c.want);
     EXPECT_EQ(status.Message(), c.want_message);
     EXPECT_EQ(status.plugin, "First");
-    EXPECT_FALSE(second_ran);
+    EXPECT_EQ(second_ran, c.second_runs) << c.want_message;
+    EXPECT_EQ(state.filters_resolved, c.second_runs) << c.want_message;
     Fresh();  // release the instances before `local` goes
+  }
+}
+
+// After an Unschedulable, a later plugin's Unresolvable or its failure is the result.
+TEST_F(FrameworkTest, PreFilterUnschedulableGivesWayToALaterUnresolvable) {
+  for (const int32_t later : {SCHEDHOST_UNSCHEDULABLE_AND_UNRESOLVABLE, SCHEDHOST_ERROR}) {
+    FakePlugins local;
+    FakePlugin& first = local.Add("First");
+    first.pre_filter = [](auto, auto, auto, auto, Reasons& r) {
+      r.push_back("not yet");
+      return SCHEDHOST_UNSCHEDULABLE;
+    };
+    FakePlugin& second = local.Add("Second");
+    second.pre_filter = [&](auto, auto, auto, auto, Reasons& r) {
+      r.push_back("never");
+      return later;
+    };
+    Fresh();
+    Use({&first, &second});
+    CycleState state;
+    auto pod = H().MakePod(kPod);
+    auto [subset, status] = H().framework().RunPreFilterPlugins(state, pod->view());
+    EXPECT_EQ(status.plugin, "Second");
+    EXPECT_EQ(status.code,
+              later == SCHEDHOST_ERROR ? Code::kError : Code::kUnschedulableAndUnresolvable);
+    Fresh();
   }
 }
 
