@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The packages test (issue 8), on a machine where installing packages is fine (CI, a throwaway
 # VM or container; needs root):
-#   1. builds the .deb and .rpm of `schedhost` and `schedhost-sdk-dev` from an already built tree
-#      (cpack only, no compile) and checks that they list the expected files;
+#   1. builds the .deb and .rpm of `schedhost`, `schedhost-sdk-dev` and `schedhost-sdk-testing`
+#      from an already built tree (cpack only, no compile) and checks that they list the
+#      expected files;
 #   2. lintian on the .debs: no error and no warning (accepted ones are overridden, with the
 #      reason, in packaging/lintian/);
 #   3. installs the .debs, builds sdk/examples/node-pool against the installed SDK only and runs
-#      its test; builds the plugin once more with only pkg-config's flags;
+#      its tests (through the installed libschedhost-testing.so); builds the plugin once more
+#      with only pkg-config's flags;
 #   4. shows that the plugin takes part in decisions: `schedctl simulate` with and without it,
 #      then the installed schedhostd on a temporary socket, `schedctl apply`, `get pods`,
 #      `explain`, `reload` and SIGHUP (each a hot swap: a new generation);
@@ -40,7 +42,7 @@ done
 # A machine where an earlier run was cut off mid-test still has the packages installed. CI
 # machines are throwaway, so .ci/run sets SCHEDHOST_TEST_PURGE_INSTALLED=1 and the leftovers are
 # purged first; anywhere else the test refuses rather than purge somebody's installation.
-for p in schedhost-contrib schedhost-sdk-dev schedhost; do
+for p in schedhost-contrib schedhost-sdk-testing schedhost-sdk-dev schedhost; do
   if [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *" installed" ]]; then
     [ "${SCHEDHOST_TEST_PURGE_INSTALLED:-0}" = 1 ] ||
       fail "$p is already installed; this test purges it at the end, so remove it first (dpkg --purge $p), or set SCHEDHOST_TEST_PURGE_INSTALLED=1"
@@ -59,7 +61,7 @@ cleanup() {
     wait "$daemon_pid" 2>/dev/null || true
   fi
   if [ "$installed" -eq 1 ]; then
-    dpkg --purge schedhost schedhost-sdk-dev >/dev/null 2>&1 || true
+    dpkg --purge schedhost-sdk-testing schedhost schedhost-sdk-dev >/dev/null 2>&1 || true
     rm -rf /run/schedhost
   fi
   if [ "$rc" -ne 0 ] && [ -f "$work/daemon.log" ]; then
@@ -80,7 +82,11 @@ deb_host=$(ls "$work"/v1/schedhost_*.deb)
 deb_sdk=$(ls "$work"/v1/schedhost-sdk-dev_*_all.deb)
 rpm_host=$(ls "$work"/v1/schedhost-[0-9]*.x86_64.rpm)
 rpm_sdk=$(ls "$work"/v1/schedhost-sdk-dev-[0-9]*.noarch.rpm)
-for f in "$deb_host" "$deb_sdk" "$rpm_host" "$rpm_sdk"; do ok "built $(basename "$f")"; done
+deb_testing=$(ls "$work"/v1/schedhost-sdk-testing_*_amd64.deb)
+rpm_testing=$(ls "$work"/v1/schedhost-sdk-testing-[0-9]*.x86_64.rpm)
+for f in "$deb_host" "$deb_sdk" "$deb_testing" "$rpm_host" "$rpm_sdk" "$rpm_testing"; do
+  ok "built $(basename "$f")"
+done
 
 # The builtin plugins are one per folder of plugins/builtin (<name>.so in <build>/plugins); the
 # contrib ones (plugins/contrib) land in the same build directory but ship in schedhost-contrib.
@@ -100,12 +106,16 @@ sdk_files=(/usr/share/cmake/schedhost-sdk/schedhost-sdk-config.cmake
   /usr/share/cmake/schedhost-sdk/SchedhostPlugin.cmake /usr/share/pkgconfig/schedhost-sdk.pc
   /usr/share/schedhost-sdk/plugin.map /usr/share/schedhost-sdk/template/CMakeLists.txt
   /usr/share/schedhost-sdk/template/src/node_pool.cc
-  /usr/share/schedhost-sdk/template/test/fake_host.h)
-# Every header of sdk/include, whatever its name (the sdk component installs the directory).
-mapfile -t headers < <(cd "$root/sdk/include" && find . -type f \( -name '*.h' -o -name '*.hpp' \) |
-  sed 's|^\./|/usr/include/|' | sort)
+  /usr/share/schedhost-sdk/template/test/node_pool_test.cc)
+# Every header of sdk/include, whatever its name (the sdk component installs the directory), but
+# testing.hpp, which ships with its library in schedhost-sdk-testing.
+mapfile -t headers < <(cd "$root/sdk/include" && find . -type f \( -name '*.h' -o -name '*.hpp' \) \
+  ! -name testing.hpp | sed 's|^\./|/usr/include/|' | sort)
 ((${#headers[@]} > 0)) || fail "no headers in $root/sdk/include"
 sdk_files+=("${headers[@]}")
+testing_files=(/usr/lib/schedhost/testing/libschedhost-testing.so /usr/include/schedhost/testing.hpp
+  /usr/share/cmake/schedhost-sdk/schedhost-sdk-testing-targets.cmake
+  /usr/share/doc/schedhost-sdk-testing/copyright)
 
 # expect_files LISTING NAME FILE...: every FILE is in LISTING (one path per line).
 expect_files() {
@@ -120,10 +130,22 @@ dpkg-deb -c "$deb_host" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' >"$work/deb
 dpkg-deb -c "$deb_sdk" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' >"$work/deb-sdk.txt"
 rpm -qlp "$rpm_host" >"$work/rpm-host.txt" 2>/dev/null
 rpm -qlp "$rpm_sdk" >"$work/rpm-sdk.txt" 2>/dev/null
+dpkg-deb -c "$deb_testing" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' >"$work/deb-testing.txt"
+rpm -qlp "$rpm_testing" >"$work/rpm-testing.txt" 2>/dev/null
 expect_files "$work/deb-host.txt" "$(basename "$deb_host")" "${host_files[@]}"
 expect_files "$work/deb-sdk.txt" "$(basename "$deb_sdk")" "${sdk_files[@]}"
 expect_files "$work/rpm-host.txt" "$(basename "$rpm_host")" "${host_files[@]}"
 expect_files "$work/rpm-sdk.txt" "$(basename "$rpm_sdk")" "${sdk_files[@]}"
+expect_files "$work/deb-testing.txt" "$(basename "$deb_testing")" "${testing_files[@]}"
+expect_files "$work/rpm-testing.txt" "$(basename "$rpm_testing")" "${testing_files[@]}"
+if grep -E '^/usr/(bin|lib/schedhost/plugins)' "$work/deb-testing.txt"; then
+  fail "schedhost-sdk-testing ships host files (above)"
+fi
+testing_depends=$(dpkg-deb -f "$deb_testing" Depends)
+for d in "schedhost (= $version)" "schedhost-sdk-dev (= $version)" libspdlog libyaml-cpp; do
+  [[ "$testing_depends" == *"$d"* ]] || fail "schedhost-sdk-testing Depends lacks $d: $testing_depends"
+done
+ok "schedhost-sdk-testing Depends: $testing_depends"
 if grep -E '^/usr/(bin|lib/schedhost)' "$work/deb-sdk.txt"; then
   fail "schedhost-sdk-dev ships host files (above)"
 fi
@@ -195,7 +217,7 @@ ok "everything, the config included, is under /opt/schedhost"
 step "lintian"
 # --fail-on error,warning: a new warning fails too; accept one only with an override and its
 # reason in packaging/lintian/<package>.
-if ! lintian --fail-on error,warning "$deb_host" "$deb_sdk" >"$work/lintian.txt" 2>&1; then
+if ! lintian --fail-on error,warning "$deb_host" "$deb_sdk" "$deb_testing" >"$work/lintian.txt" 2>&1; then
   cat "$work/lintian.txt" >&2
   fail "lintian reports errors or warnings (above)"
 fi
@@ -203,14 +225,14 @@ grep -v 'running with root privileges' "$work/lintian.txt" || true
 ok "lintian: no errors, no warnings"
 
 # --- 3. install; build the example against the installed SDK only ---------------------------
-step "install $(basename "$deb_host") $(basename "$deb_sdk")"
+step "install $(basename "$deb_host") $(basename "$deb_sdk") $(basename "$deb_testing")"
 # The machine's state directory belongs to the package from here on. A test suite run as root
 # before this must not have made one: a root-owned /var/lib/schedhost/plugins
 # would keep the service user from writing its shadow copies.
 [ ! -e /var/lib/schedhost ] ||
   fail "/var/lib/schedhost exists before the package is installed (a test run as root used the default state_dir): $(ls -la /var/lib/schedhost)"
 installed=1
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb_host" "$deb_sdk" \
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb_host" "$deb_sdk" "$deb_testing" \
   >"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "installing the debs failed"; }
 getent passwd schedhost >/dev/null || fail "postinst did not create the schedhost user"
 [ "$(stat -c '%U:%G %a' /etc/schedhost/schedhost.toml)" = "root:schedhost 640" ] ||
@@ -393,6 +415,7 @@ cp /etc/schedhost/schedhost.toml "$work/edited.toml"
 grep -qx 'parallelism = 7' "$work/edited.toml" || fail "could not edit the config (no 'parallelism = 16' line)"
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
   "$work/v2/schedhost_${v2}_amd64.deb" "$work/v2/schedhost-sdk-dev_${v2}_all.deb" \
+  "$work/v2/schedhost-sdk-testing_${v2}_amd64.deb" \
   >"$work/apt-v2.log" 2>&1 || { tail -n 20 "$work/apt-v2.log" >&2; fail "upgrading to $v2 failed"; }
 [ "$(dpkg-query -W -f='${Version}' schedhost)" = "$v2" ] || fail "schedhost is not at $v2 after the upgrade"
 cmp -s "$work/edited.toml" /etc/schedhost/schedhost.toml || {
@@ -428,7 +451,7 @@ cmp -s "$work/rpm-edited.toml" "$rr/etc/schedhost/schedhost.toml" ||
 ok "rpm -U $(basename "$rpm_host") -> $(basename "$rpm_v2") keeps the edited config"
 
 step "purge"
-dpkg --purge schedhost schedhost-sdk-dev >"$work/purge.log" 2>&1 ||
+dpkg --purge schedhost-sdk-testing schedhost schedhost-sdk-dev >"$work/purge.log" 2>&1 ||
   { cat "$work/purge.log" >&2; fail "dpkg --purge failed"; }
 installed=0
 [ ! -e /usr/bin/schedhostd ] || fail "/usr/bin/schedhostd is left after purge"

@@ -89,4 +89,10 @@ schedhost_str ConfigLocation(const schedhost_config* node) noexcept {
   return n == nullptr ? schedhost_str{"", 0} : Str(n->location);
 }
 
+schedhost_str ConfigKeyLocation(const schedhost_config* node) noexcept {
+  const ConfigNode* n = FromAbi(node);
+  if (n == nullptr) return schedhost_str{"", 0};
+  return Str(n->key_location.empty() ? n->location : n->key_location);
+}
+
 }  // namespace schedhost::config

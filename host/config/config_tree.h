@@ -38,6 +38,8 @@ struct ConfigNode {
   bool bool_value = false;
   // location is "file:line:col" of the value in its config file ("" when unknown).
   std::string location;
+  // key_location is "file:line:col" of the node's key ("" for array elements and when unknown).
+  std::string key_location;
 
   // Find returns the child of a table with key `child_key`, or nullptr.
   const ConfigNode* Find(std::string_view child_key) const;
@@ -86,5 +88,9 @@ int32_t ConfigBool(const schedhost_config* node, int32_t* out) noexcept;
 
 // ConfigLocation returns "file:line:col" of `node` (valid while the tree lives); "" for NULL.
 schedhost_str ConfigLocation(const schedhost_config* node) noexcept;
+
+// ConfigKeyLocation returns "file:line:col" of `node`'s key, or of the node itself when it has
+// no known key (array elements); "" for NULL.
+schedhost_str ConfigKeyLocation(const schedhost_config* node) noexcept;
 
 }  // namespace schedhost::config

@@ -1,5 +1,6 @@
 // Reading [[profile]] tables: names, plugin lists per point, plugin_config trees.
 #include <string>
+#include <utility>
 
 #include "host/config/defaults.h"
 #include "host/config/suggest.h"
@@ -129,7 +130,9 @@ void ParsePluginConfig(const Context& ctx, const toml::node& node, const std::st
            path + "." + name + " must be a table of the plugin's arguments, not " +
                TypeName(*value));
     }
-    profile.plugin_config[name] = std::make_shared<const ConfigNode>(ToConfigNode(ctx, *value, ""));
+    ConfigNode tree = ToConfigNode(ctx, *value, "");
+    tree.key_location = At(ctx, key->source()).ToString();  // the plugin's name
+    profile.plugin_config[name] = std::make_shared<const ConfigNode>(std::move(tree));
   }
 }
 

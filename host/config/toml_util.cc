@@ -120,6 +120,7 @@ ConfigNode ToConfigNode(const Context& ctx, const toml::node& node, std::string 
       out.kind = SCHEDHOST_CONFIG_TABLE;
       for (const auto& [child_key, child] : InFileOrder(*node.as_table())) {
         out.children.push_back(ToConfigNode(ctx, *child, std::string(child_key->str())));
+        out.children.back().key_location = At(ctx, child_key->source()).ToString();
       }
       break;
     case toml::node_type::array:

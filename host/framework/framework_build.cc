@@ -71,8 +71,10 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
                                     sink.abi());
     if (rc != SCHEDHOST_SUCCESS) {
       Status s = ToStatus(rc, sink, inst->name_text);
-      throw FrameworkError(prefix + ": plugin \"" + e.name + "\" could not be created: " +
-                           s.Message());
+      // Errors about arguments carry their own location; without a plugin_config table (e.g. a
+      // required argument not given) the place the plugin is enabled is the one to show.
+      throw FrameworkError((inst->args ? std::string() : Where(e)) + prefix + ": plugin \"" +
+                           e.name + "\" could not be created: " + s.Message());
     }
     inst->instance = out;
     if (options.batch_plugin_calls) {

@@ -580,6 +580,7 @@ schedhost_host_api MakeApi() {
   a.preempt = &Preempt;
   a.find_candidates = &FindCandidates;
   a.namespace_labels = &NamespaceLabels;
+  a.config_key_location = &config::ConfigKeyLocation;
   return a;
 }
 

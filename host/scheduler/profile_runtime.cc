@@ -68,14 +68,19 @@ bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
   if (profile == events_.end()) return true;
   auto it = profile->second.find(plugin);
   if (it == profile->second.end() || it->second.plugin == nullptr) return true;
+  return AskQueueingHint(*it->second.plugin, it->second.registrations, pod, ev);
+}
+
+bool AskQueueingHint(const framework::PluginInstance& plugin,
+                     std::span<const schedhost_event_registration> registrations,
+                     const model::Pod& pod, const queue::ClusterEvent& ev) {
   const schedhost_cluster_event cev{ev.resource, ev.actions};
   const schedhost_event_object old_obj = Object(ev.old_obj);
   const schedhost_event_object new_obj = Object(ev.new_obj);
-  for (const schedhost_event_registration& reg : it->second.registrations) {
+  for (const schedhost_event_registration& reg : registrations) {
     if (!queue::EventMatches(reg.event, ev)) continue;
     if (reg.hint == nullptr) return true;
-    if (reg.hint(it->second.plugin->instance, pod.view(), &cev, &old_obj, &new_obj) !=
-        SCHEDHOST_QUEUE_SKIP) {
+    if (reg.hint(plugin.instance, pod.view(), &cev, &old_obj, &new_obj) != SCHEDHOST_QUEUE_SKIP) {
       return true;
     }
   }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,13 @@ class ProfileRuntime {
   framework::Framework* sort_framework_ = nullptr;
   std::map<std::string, PluginMap, std::less<>> events_;  // by profile name
 };
+
+/// AskQueueingHint answers for `plugin`, whose EventsToRegister gave `registrations`, whether
+/// `ev` may make `pod` schedulable: true when a registration matches and its hint (if any) says
+/// Queue. ProfileRuntime::Hint and the SDK's test harness both ask through it.
+bool AskQueueingHint(const framework::PluginInstance& plugin,
+                     std::span<const schedhost_event_registration> registrations,
+                     const model::Pod& pod, const queue::ClusterEvent& ev);
 
 /// MakeQueueCallbacks builds the queue's callbacks: `less` from `initial` (QueueSort is shared by
 /// every profile; a reload re-sorts through SchedulingQueue::Reorder), PreEnqueue and hints from

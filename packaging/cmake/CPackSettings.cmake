@@ -1,4 +1,5 @@
-# CPack settings for the `schedhost` and `schedhost-sdk-dev` packages (DEB and RPM), included
+# CPack settings for the `schedhost`, `schedhost-contrib`, `schedhost-sdk-dev` and
+# `schedhost-sdk-testing` packages (DEB and RPM), included
 # by packaging/CMakeLists.txt after the install rules.
 #
 # SCHEDHOST_PACKAGE_VERSION and SCHEDHOST_PACKAGE_CONTACT are set in packaging/CMakeLists.txt.
@@ -16,7 +17,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Strip what ships (the RelWithDebInfo `ci` tree carries debug info); the plugins' manifest
 # section is allocated, so strip keeps it.
 set(CPACK_STRIP_FILES ON)
-set(CPACK_COMPONENTS_ALL host contrib sdk)
+set(CPACK_COMPONENTS_ALL host contrib sdk testing)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_RPM_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_GROUPING IGNORE)
@@ -36,6 +37,14 @@ set(CPACK_COMPONENT_HOST_DESCRIPTION "${_host_summary}
 ${_host_long}")
 set(CPACK_COMPONENT_SDK_DESCRIPTION "${_sdk_summary}
 ${_sdk_long}")
+set(_testing_summary "plugin test harness for schedhost (the host in-process)")
+set(_testing_long "libschedhost-testing.so and the header schedhost/testing.hpp (CMake:
+the component testing of schedhost-sdk, target schedhost::testing): the host's
+own loader, framework and simulation in-process, so the tests of a plugin load
+the built plugin and run each extension point, its queueing hints and whole
+simulations from GoogleTest.")
+set(CPACK_COMPONENT_TESTING_DESCRIPTION "${_testing_summary}
+${_testing_long}")
 set(_contrib_summary "contrib plugins for schedhost (gang scheduling, elastic quotas)")
 set(_contrib_long "Plugins beyond kube-scheduler's default profile, built against the
 schedhost SDK only: Coscheduling (gang scheduling of pods labelled
@@ -69,6 +78,14 @@ set(CPACK_DEBIAN_SDK_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_SDK_PACKAGE_ARCHITECTURE all)
 set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "g++ (>= 4:12), cmake (>= 3.25), pkg-config")
 set(CPACK_DEBIAN_SDK_PACKAGE_SUGGESTS "schedhost, libgtest-dev")
+# The library links the host's runtime libraries (dpkg-shlibdeps) and finds the builtin
+# plugins of the schedhost package beside itself.
+set(CPACK_DEBIAN_TESTING_PACKAGE_NAME schedhost-sdk-testing)
+set(CPACK_DEBIAN_TESTING_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_TESTING_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_TESTING_PACKAGE_DEPENDS
+    "schedhost (= ${SCHEDHOST_PACKAGE_VERSION}), schedhost-sdk-dev (= ${SCHEDHOST_PACKAGE_VERSION})")
+set(CPACK_DEBIAN_TESTING_PACKAGE_SUGGESTS "libgtest-dev, libgmock-dev")
 
 # --- RPM ---------------------------------------------------------------------------------
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
@@ -109,6 +126,13 @@ set(CPACK_RPM_SDK_PACKAGE_DESCRIPTION "${_sdk_long}")
 set(CPACK_RPM_SDK_PACKAGE_ARCHITECTURE noarch)
 set(CPACK_RPM_SDK_PACKAGE_AUTOREQPROV OFF)
 set(CPACK_RPM_SDK_PACKAGE_REQUIRES "gcc-c++ >= 12")
+set(CPACK_RPM_TESTING_PACKAGE_NAME schedhost-sdk-testing)
+set(CPACK_RPM_TESTING_PACKAGE_SUMMARY "${_testing_summary}")
+set(CPACK_RPM_TESTING_PACKAGE_DESCRIPTION "${_testing_long}")
+set(CPACK_RPM_TESTING_PACKAGE_AUTOREQ OFF)
+set(CPACK_RPM_TESTING_PACKAGE_AUTOPROV OFF)
+set(CPACK_RPM_TESTING_PACKAGE_REQUIRES
+    "schedhost = ${SCHEDHOST_PACKAGE_VERSION}, schedhost-sdk-dev = ${SCHEDHOST_PACKAGE_VERSION}, spdlog, fmt, yaml-cpp, tomlplusplus, libstdc++, glibc")
 # Directories other packages own: listed in no schedhost RPM.
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     /usr/lib/systemd /usr/lib/systemd/system /usr/share/cmake /usr/share/pkgconfig
@@ -122,3 +146,5 @@ cpack_add_component(host DISPLAY_NAME "schedhost" DESCRIPTION "${_host_summary}
 ${_host_long}")
 cpack_add_component(sdk DISPLAY_NAME "schedhost-sdk-dev" DESCRIPTION "${_sdk_summary}
 ${_sdk_long}")
+cpack_add_component(testing DISPLAY_NAME "schedhost-sdk-testing" DESCRIPTION "${_testing_summary}
+${_testing_long}")

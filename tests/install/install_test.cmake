@@ -5,11 +5,16 @@
 #
 # MODE (the variables each one reads are set by tests/install/CMakeLists.txt):
 #   sdk-install   `cmake --install BUILD --component sdk --prefix PREFIX` (a fresh PREFIX): every
-#                 header of sdk/include, the CMake package, the .pc and the template are there
+#                 header of sdk/include, the CMake package, the .pc and the template are there;
+#                 then `--component testing`: libschedhost-testing.so, testing.hpp and the
+#                 component's targets; BUILD's plugins are copied to PREFIX/lib/schedhost/plugins,
+#                 standing in for the schedhost package the testing package depends on
 #   find-install  the template installed in PREFIX, configured with CMAKE_PREFIX_PATH=PREFIX:
-#                 find_package(schedhost-sdk 1.1) finds PREFIX's package, nothing comes from the
-#                 source tree's sdk/
-#   find-build    sdk/examples/node-pool with CMAKE_PREFIX_PATH=BUILD: the build tree's package
+#                 find_package(schedhost-sdk 1.4 COMPONENTS testing) finds PREFIX's package,
+#                 nothing comes from the source tree's sdk/; its tests build against PREFIX's
+#                 libschedhost-testing.so and run (the builtin plugins found beside it)
+#   find-build    sdk/examples/node-pool with CMAKE_PREFIX_PATH=BUILD: the build tree's package;
+#                 its tests build against BUILD's libschedhost-testing.so and run
 #   subdirectory  a project doing add_subdirectory(<repo>/sdk) and then schedhost_add_plugin(),
 #                 with no module path or package of its own
 #   pkg-config    node_pool.cc compiled and linked by CXX with only pkg-config's flags, from
@@ -70,6 +75,18 @@ function(expect_plugin lib)
   message(STATUS "ok: ${lib} exports only schedhost_plugin_library_v1")
 endfunction()
 
+# run_example_tests(): runs the tests of the plugin project built in WORK/build, with no
+# SCHEDHOST_PLUGIN_DIR: the harness library must find the host's plugins beside itself.
+function(run_example_tests)
+  run(test ${CMAKE_COMMAND} -E env --unset=SCHEDHOST_PLUGIN_DIR
+      ${CTEST} --test-dir ${WORK}/build --output-on-failure)
+  file(STRINGS ${WORK}/test.log passed REGEX "tests passed")
+  if(NOT passed MATCHES "100% tests passed")
+    fail("the example's tests did not all pass: ${passed}")
+  endif()
+  message(STATUS "ok: the example's tests ran against the harness library: ${passed}")
+endfunction()
+
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 
@@ -78,6 +95,7 @@ if(MODE STREQUAL "sdk-install")
   run(install ${CMAKE_COMMAND} --install ${BUILD_DIR} --component sdk --prefix ${PREFIX})
   file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR}/sdk/include ${SOURCE_DIR}/sdk/include/*.h
        ${SOURCE_DIR}/sdk/include/*.hpp)
+  list(REMOVE_ITEM headers schedhost/testing.hpp)  # the testing component's, checked below
   if(NOT headers)
     fail("no headers in ${SOURCE_DIR}/sdk/include")
   endif()
@@ -85,7 +103,7 @@ if(MODE STREQUAL "sdk-install")
                ${PACKAGE_DIR}/schedhost-sdk-config-version.cmake
                ${PACKAGE_DIR}/schedhost-sdk-targets.cmake ${PACKAGE_DIR}/SchedhostPlugin.cmake
                ${PKG_CONFIG_DIR}/schedhost-sdk.pc ${TEMPLATE}/CMakeLists.txt
-               ${TEMPLATE}/src/node_pool.cc)
+               ${TEMPLATE}/src/node_pool.cc ${TEMPLATE}/test/node_pool_test.cc)
   foreach(h IN LISTS headers)
     list(APPEND expected ${PREFIX}/include/${h})
   endforeach()
@@ -118,10 +136,52 @@ if(MODE STREQUAL "sdk-install")
   list(LENGTH headers n)
   message(STATUS "ok: ${PREFIX} has the ${n} headers of sdk/include, the CMake package, "
                  "the .pc and the template")
+  # testing.hpp ships with the library (component testing), not with the sdk component.
+  if(EXISTS ${PREFIX}/include/schedhost/testing.hpp)
+    fail("the sdk component installed testing.hpp, which belongs to the testing component")
+  endif()
+  # Without the testing component, asking for it fails find_package and says what to install.
+  file(WRITE ${WORK}/no-testing/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)
+project(no_testing LANGUAGES CXX)
+find_package(schedhost-sdk REQUIRED COMPONENTS testing)
+")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/no-testing -B ${WORK}/no-testing/build
+                          -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${PREFIX}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0 OR NOT out MATCHES "schedhost-sdk-testing")
+    fail("find_package(schedhost-sdk COMPONENTS testing) without the component (${rc}):\n${out}")
+  endif()
+  run(install-testing ${CMAKE_COMMAND} --install ${BUILD_DIR} --component testing
+      --prefix ${PREFIX})
+  foreach(f ${PREFIX}/lib/schedhost/testing/libschedhost-testing.so ${PREFIX}/include/schedhost/testing.hpp
+            ${PACKAGE_DIR}/schedhost-sdk-testing-targets.cmake)
+    if(NOT EXISTS ${f})
+      fail("the testing component did not install ${f}")
+    endif()
+  endforeach()
+  file(STRINGS ${WORK}/install-testing.log written REGEX "^-- (Installing|Up-to-date): ")
+  foreach(line IN LISTS written)
+    string(REGEX REPLACE "^-- [A-Za-z-]+: " "" path "${line}")
+    string(FIND "${path}" "${PREFIX}/" at)
+    if(NOT at EQUAL 0)
+      fail("the testing component wrote outside the prefix: ${path}")
+    endif()
+  endforeach()
+  # The library exports its facade and nothing of the host it carries.
+  execute_process(COMMAND sh -c "${NM} -D -C --defined-only \"$1\" | grep -v -e 'schedhost::testing::' -e ' _init$' -e ' _fini$' -e ' _edata$' -e ' _end$' -e ' __bss_start$'"
+                          sh ${PREFIX}/lib/schedhost/testing/libschedhost-testing.so
+                  OUTPUT_VARIABLE leaked RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 1)
+    fail("libschedhost-testing.so exports more than schedhost::testing (grep ${rc}):\n${leaked}")
+  endif()
+  file(GLOB plugins ${BUILD_DIR}/plugins/*.so)
+  file(COPY ${plugins} DESTINATION ${PREFIX}/lib/schedhost/plugins)
+  message(STATUS "ok: the testing component: the library (only schedhost::testing exported), "
+                 "its header and targets")
 
 elseif(MODE STREQUAL "find-install")
   # The template as an author copies it from the installed SDK.
-  configure_and_build(${TEMPLATE} -DCMAKE_PREFIX_PATH=${PREFIX} -DNODE_POOL_BUILD_TESTS=OFF)
+  configure_and_build(${TEMPLATE} -DCMAKE_PREFIX_PATH=${PREFIX})
   expect_package_dir(${PACKAGE_DIR})
   file(READ ${WORK}/build/compile_commands.json commands)
   string(FIND "${commands}" "${SOURCE_DIR}/sdk/" at)
@@ -132,13 +192,19 @@ elseif(MODE STREQUAL "find-install")
   if(at EQUAL -1)
     fail("the build does not use ${PREFIX}/include:\n${commands}")
   endif()
+  file(READ ${WORK}/build/build.ninja ninja)
+  string(FIND "${ninja}" "${PREFIX}/lib/schedhost/testing/libschedhost-testing.so" at)
+  if(at EQUAL -1)
+    fail("the example's test does not link ${PREFIX}/lib/schedhost/testing/libschedhost-testing.so")
+  endif()
   expect_plugin(${WORK}/build/node_pool.so)
+  run_example_tests()
 
 elseif(MODE STREQUAL "find-build")
-  configure_and_build(${SOURCE_DIR}/sdk/examples/node-pool -DCMAKE_PREFIX_PATH=${BUILD_DIR}
-                      -DNODE_POOL_BUILD_TESTS=OFF)
+  configure_and_build(${SOURCE_DIR}/sdk/examples/node-pool -DCMAKE_PREFIX_PATH=${BUILD_DIR})
   expect_package_dir(${PACKAGE_DIR})
   expect_plugin(${WORK}/build/node_pool.so)
+  run_example_tests()
 
 elseif(MODE STREQUAL "subdirectory")
   file(WRITE ${WORK}/src/CMakeLists.txt "cmake_minimum_required(VERSION 3.25)

@@ -206,12 +206,16 @@ TEST_F(CoschedulingTest, PodsWithoutAGroupScheduleAsUsual) {
 
 TEST_F(CoschedulingTest, BadArgumentsAreRefusedNamingTheField) {
   for (const auto& [args, want] : std::vector<std::pair<std::string, std::string>>{
-           {"permit_waiting_time = 5", "plugin_config.Coscheduling.permit_waiting_time: unknown"},
+           {"permit_waiting_time = 5",
+            "plugin_config.Coscheduling.permit_waiting_time: unknown key; did you mean "
+            "\"permit_waiting_time_seconds\"?"},
            {"permit_waiting_time_seconds = 0",
-            "plugin_config.Coscheduling.permit_waiting_time_seconds: must be between"},
-           {"permit_waiting_time_seconds = 901", "must be between"},
+            "plugin_config.Coscheduling.permit_waiting_time_seconds: must be in the range [0.001, "
+            "900], got 0"},
+           {"permit_waiting_time_seconds = 901", "must be in the range [0.001, 900], got 901"},
            {"assembly_grace_seconds = -1",
-            "plugin_config.Coscheduling.assembly_grace_seconds: must be between"},
+            "plugin_config.Coscheduling.assembly_grace_seconds: must be in the range [0, 3600], "
+            "got -1"},
            {"denied_group_retry_seconds = \"5s\"",
             "plugin_config.Coscheduling.denied_group_retry_seconds: expected a number"},
        }) {

@@ -52,7 +52,11 @@ void Harness::OnlyPlugins(const std::vector<std::string>& plugins, std::string_v
 }
 
 void Harness::AddObjects(std::string_view yaml) {
-  for (auto& obj : model::DecodeManifests(yaml, "test")) {
+  AddObjects(model::DecodeManifests(yaml, "test"));
+}
+
+void Harness::AddObjects(const std::vector<model::Object>& objects) {
+  for (const auto& obj : objects) {
     if (auto* node = std::get_if<std::shared_ptr<const model::Node>>(&obj)) {
       nodes_.push_back(*node);
     } else if (auto* pod = std::get_if<std::shared_ptr<const model::Pod>>(&obj)) {

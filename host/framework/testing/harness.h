@@ -21,6 +21,7 @@
 #include "host/cache/snapshot.h"
 #include "host/framework/framework.h"
 #include "host/loader/loader.h"
+#include "host/model/decode.h"
 #include "host/model/node.h"
 #include "host/model/pod.h"
 
@@ -58,6 +59,8 @@ class Harness {
   /// AddObjects decodes manifests and adds their nodes, bound pods and Namespaces to the
   /// cluster.
   void AddObjects(std::string_view yaml);
+  /// AddObjects adds decoded objects the same way.
+  void AddObjects(const std::vector<model::Object>& objects);
   /// MakePod decodes one pod manifest.
   std::shared_ptr<const model::Pod> MakePod(std::string_view yaml) const;
 

@@ -61,15 +61,17 @@ INSTANTIATE_TEST_SUITE_P(
         ArgsCase{"PercentageAbove100", "min_candidate_nodes_percentage = 101",
                  std::string(kPct) + "must be in the range [0, 100], got 101"},
         ArgsCase{"AbsoluteNegative", "min_candidate_nodes_absolute = -5",
-                 std::string(kAbs) + "must be non-negative"},
+                 std::string(kAbs) + "must be at least 0, got -5"},
         // upstream: both zero would look for no candidate at all.
         ArgsCase{"BothZero", "min_candidate_nodes_percentage = 0\nmin_candidate_nodes_absolute = 0",
                  std::string(kAbs) +
                      "cannot be zero at the same time as min_candidate_nodes_percentage"},
         ArgsCase{"WrongType", "min_candidate_nodes_percentage = \"10%\"",
                  std::string(kPct) + "expected an integer"},
-        ArgsCase{"UnknownKey", "minCandidateNodesPercentage = 10",
-                 "plugin_config.DefaultPreemption.minCandidateNodesPercentage: unknown key"}));
+        ArgsCase{
+            "UnknownKey", "minCandidateNodesPercentage = 10",
+            "plugin_config.DefaultPreemption.minCandidateNodesPercentage: unknown key; did you "
+            "mean \"min_candidate_nodes_percentage\"?"}));
 
 TEST(DefaultPreemption, WithoutClusterStateItIsAnErrorNotACrash) {
   // The harness has no store behind it: the toolkit is not installed, and PostFilter says so.

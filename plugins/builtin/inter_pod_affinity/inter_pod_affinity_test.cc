@@ -666,16 +666,19 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ArgsCase{"HardWeightTooHigh", "hard_pod_affinity_weight = 101",
                  "plugin_config.InterPodAffinity.hard_pod_affinity_weight: must be in the range "
-                 "0..100 (got 101)"},
+                 "[0, 100], got 101"},
         ArgsCase{"HardWeightNegative", "hard_pod_affinity_weight = -1",
-                 "hard_pod_affinity_weight: must be in the range 0..100 (got -1)"},
-        ArgsCase{"HardWeightNotAnInteger", "hard_pod_affinity_weight = \"1\"",
-                 "plugin_config.InterPodAffinity.hard_pod_affinity_weight: expected an integer"},
+                 "hard_pod_affinity_weight: must be in the range [0, 100], got -1"},
+        ArgsCase{
+            "HardWeightNotAnInteger", "hard_pod_affinity_weight = \"1\"",
+            "plugin_config.InterPodAffinity.hard_pod_affinity_weight: expected an integer, not "
+            "a string"},
         ArgsCase{"IgnoreNotABoolean", "ignore_preferred_terms_of_existing_pods = 1",
                  "plugin_config.InterPodAffinity.ignore_preferred_terms_of_existing_pods: "
                  "expected a boolean"},
         ArgsCase{"UnknownKey", "hardPodAffinityWeight = 1",
-                 "plugin_config.InterPodAffinity.hardPodAffinityWeight: unknown key"}),
+                 "plugin_config.InterPodAffinity.hardPodAffinityWeight: unknown key; did you mean "
+                 "\"hard_pod_affinity_weight\"?"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(InterPodAffinityArgs, ReadmeExampleWorks) {

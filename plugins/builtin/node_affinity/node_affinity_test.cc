@@ -436,8 +436,8 @@ INSTANTIATE_TEST_SUITE_P(
             R"(added_affinity = { )"
             R"(preferred_during_scheduling_ignored_during_execution = [{ weight = 0, )"
             R"(preference = {} }] })",
-            "preferred_during_scheduling_ignored_during_execution[0].weight: 0 not in valid range "
-            "[1, 100]"},
+            "preferred_during_scheduling_ignored_during_execution[0].weight: must be in the range "
+            "[1, 100], got 0"},
         ArgsCase{"PreferredWithoutPreference",
                  R"(added_affinity = { )"
                  R"(preferred_during_scheduling_ignored_during_execution = [{ weight = )"
@@ -447,7 +447,7 @@ INSTANTIATE_TEST_SUITE_P(
                  R"(added_affinity = { )"
                  R"(required_during_scheduling_ignored_during_execution = { )"
                  R"(node_selector_terms = ["zone"] } })",
-                 "node_selector_terms[0]: expected a { match_expressions, match_fields } table"}),
+                 "node_selector_terms[0]: expected a table, not a string"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(NodeAffinityArgs, ReadmeExampleWorks) {

@@ -276,15 +276,15 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, BalancedAllocationArgsTest,
     ::testing::Values(
         ArgsCase{"UnknownKey", R"(resource = [])",
-                 "plugin_config.NodeResourcesBalancedAllocation.resource: unknown key (known "
-                 "keys: resources)"},
+                 "plugin_config.NodeResourcesBalancedAllocation.resource: unknown key; did you "
+                 "mean \"resources\"?"},
         ArgsCase{"ResourcesNotAnArray", R"(resources = "cpu")",
                  "plugin_config.NodeResourcesBalancedAllocation.resources: expected an array of "
-                 "{ name, weight } tables"},
+                 "tables, not a string"},
         ArgsCase{"ResourceNotATable", R"(resources = ["cpu"])",
-                 "resources[0]: expected a { name, weight } table"},
+                 "resources[0]: expected a table, not a string"},
         ArgsCase{"UnknownResourceKey", R"(resources = [{ name = "cpu", wieght = 1 }])",
-                 "resources[0].wieght: unknown key (known keys: name, weight)"},
+                 "resources[0].wieght: unknown key; did you mean \"weight\"?"},
         ArgsCase{"NameMissing", R"(resources = [{ weight = 1 }])",
                  "resources[0].name: is required"},
         ArgsCase{"NameEmpty", R"(resources = [{ name = "cpu" }, { name = "" }])",

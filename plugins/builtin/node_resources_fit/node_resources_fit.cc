@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -254,55 +255,49 @@ Status NodeResourcesFit::Score(const CycleState& state, const Pod& pod, const No
   return {};
 }
 
-int32_t NodeResourcesFit::NodeChangeHint(void* instance, const schedhost_pod_view* pod,
-                                         const schedhost_cluster_event* /*event*/,
-                                         const schedhost_event_object* old_obj,
-                                         const schedhost_event_object* new_obj) noexcept {
-  try {
-    const auto* self = static_cast<const NodeResourcesFit*>(instance);
-    const schedhost_node_view* now = new_obj != nullptr ? new_obj->node : nullptr;
-    if (self == nullptr || pod == nullptr || now == nullptr) return SCHEDHOST_QUEUE;
-    const Request req = self->ComputeRequest(Pod(pod));
-    const Resources alloc = Node(now).allocatable();
-    Status fit;
-    self->Insufficient(
-        req, [&alloc](Id id) { return alloc.Get(id); }, [](Id) { return int64_t{0}; }, 0, fit);
-    if (!fit.ok()) return SCHEDHOST_QUEUE_SKIP;  // would not fit even on the empty node
-    const schedhost_node_view* before = old_obj != nullptr ? old_obj->node : nullptr;
-    if (before == nullptr) return SCHEDHOST_QUEUE;  // a new node the pod fits on
-    // An update helps only when something the pod needs grew.
-    const Resources was = Node(before).allocatable();
-    auto grew = [&](Id id) { return alloc.Get(id) > was.Get(id); };
-    if (grew(SCHEDHOST_ID_PODS)) return SCHEDHOST_QUEUE;
-    if ((req.milli_cpu > 0 && grew(SCHEDHOST_ID_CPU)) ||
-        (req.memory > 0 && grew(SCHEDHOST_ID_MEMORY)) ||
-        (req.ephemeral_storage > 0 && grew(SCHEDHOST_ID_EPHEMERAL_STORAGE))) {
-      return SCHEDHOST_QUEUE;
-    }
-    for (const auto& s : req.scalars) {
-      if (grew(s.id)) return SCHEDHOST_QUEUE;
-    }
-    return SCHEDHOST_QUEUE_SKIP;
-  } catch (...) {
-    return SCHEDHOST_QUEUE;  // when in doubt, retry the pod
+QueueingHint NodeResourcesFit::OnNodeChange(const Pod& pod, const schedhost_cluster_event& /*event*/,
+                                           const EventObject& old_obj,
+                                           const EventObject& new_obj) const {
+  const std::optional<Node> now = new_obj.node();
+  if (!now) return QueueingHint::kQueue;
+  const Request req = ComputeRequest(pod);
+  const Resources alloc = now->allocatable();
+  Status fit;
+  Insufficient(
+      req, [&alloc](Id id) { return alloc.Get(id); }, [](Id) { return int64_t{0}; }, 0, fit);
+  if (!fit.ok()) return QueueingHint::kSkip;  // would not fit even on the empty node
+  const std::optional<Node> before = old_obj.node();
+  if (!before) return QueueingHint::kQueue;  // a new node the pod fits on
+  // An update helps only when something the pod needs grew.
+  const Resources was = before->allocatable();
+  auto grew = [&](Id id) { return alloc.Get(id) > was.Get(id); };
+  if (grew(SCHEDHOST_ID_PODS)) return QueueingHint::kQueue;
+  if ((req.milli_cpu > 0 && grew(SCHEDHOST_ID_CPU)) ||
+      (req.memory > 0 && grew(SCHEDHOST_ID_MEMORY)) ||
+      (req.ephemeral_storage > 0 && grew(SCHEDHOST_ID_EPHEMERAL_STORAGE))) {
+    return QueueingHint::kQueue;
   }
+  for (const auto& s : req.scalars) {
+    if (grew(s.id)) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kSkip;
 }
 
-int32_t NodeResourcesFit::PodChangeHint(void* /*instance*/, const schedhost_pod_view* /*pod*/,
-                                        const schedhost_cluster_event* /*event*/,
-                                        const schedhost_event_object* old_obj,
-                                        const schedhost_event_object* /*new_obj*/) noexcept {
+QueueingHint NodeResourcesFit::OnPodDelete(const Pod& /*pod*/,
+                                          const schedhost_cluster_event& /*event*/,
+                                          const EventObject& old_obj,
+                                          const EventObject& /*new_obj*/) const {
   // Deleting a pod frees resources only if it was bound to a node.
-  const schedhost_pod_view* gone = old_obj != nullptr ? old_obj->pod : nullptr;
-  if (gone != nullptr && gone->node_name.len == 0) return SCHEDHOST_QUEUE_SKIP;
-  return SCHEDHOST_QUEUE;
+  const std::optional<Pod> gone = old_obj.pod();
+  return gone && gone->node_name().empty() ? QueueingHint::kSkip : QueueingHint::kQueue;
 }
 
 std::span<const schedhost_event_registration> NodeResourcesFit::EventsToRegister() {
   static constexpr schedhost_event_registration kEvents[] = {
-      {{SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_DELETE}, &NodeResourcesFit::PodChangeHint},
-      {{SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_ALLOCATABLE},
-       &NodeResourcesFit::NodeChangeHint},
+      OnEvent<&NodeResourcesFit::OnPodDelete>(SCHEDHOST_RESOURCE_POD, SCHEDHOST_ACTION_DELETE),
+      OnEvent<&NodeResourcesFit::OnNodeChange>(
+          SCHEDHOST_RESOURCE_NODE,
+          SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_ALLOCATABLE),
   };
   return kEvents;
 }

@@ -111,14 +111,12 @@ class NodeResourcesFit final : public Plugin,
   int64_t ShapeScore(int64_t utilization) const;
   int64_t ResourceScore(int64_t requested, int64_t allocatable) const;
 
-  static int32_t NodeChangeHint(void* instance, const schedhost_pod_view* pod,
-                                const schedhost_cluster_event* event,
-                                const schedhost_event_object* old_obj,
-                                const schedhost_event_object* new_obj) noexcept;
-  static int32_t PodChangeHint(void* instance, const schedhost_pod_view* pod,
-                               const schedhost_cluster_event* event,
-                               const schedhost_event_object* old_obj,
-                               const schedhost_event_object* new_obj) noexcept;
+  // The queueing hints (EventsToRegister): a node added or grown that the pod fits on, a bound
+  // pod deleted.
+  QueueingHint OnNodeChange(const Pod& pod, const schedhost_cluster_event& event,
+                            const EventObject& old_obj, const EventObject& new_obj) const;
+  QueueingHint OnPodDelete(const Pod& pod, const schedhost_cluster_event& event,
+                           const EventObject& old_obj, const EventObject& new_obj) const;
 
   FitScoringType type_;
   std::vector<ScoredResource> resources_;

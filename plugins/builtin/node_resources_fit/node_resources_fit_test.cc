@@ -454,24 +454,19 @@ INSTANTIATE_TEST_SUITE_P(
                  "resource "
                  "group name can't contain '/'"},
         ArgsCase{"UnsupportedType", R"(scoring_strategy = { type = "Balanced" })",
-                 "plugin_config.NodeResourcesFit.scoring_strategy.type: Unsupported value: "
-                 "\"Balanced\": "
-                 "supported values: \"LeastAllocated\", \"MostAllocated\", "
+                 "plugin_config.NodeResourcesFit.scoring_strategy.type: unsupported value "
+                 "\"Balanced\"; supported values: \"LeastAllocated\", \"MostAllocated\", "
                  "\"RequestedToCapacityRatio\""},
         ArgsCase{"MissingType", R"(scoring_strategy = { resources = [{ name = "cpu" }] })",
                  "plugin_config.NodeResourcesFit.scoring_strategy.type: is required"},
-        ArgsCase{
-            "ZeroWeight",
-            R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
-            R"(weight = 0 }] })",
-            "scoring_strategy.resources[0].weight: resource weight of cpu not in valid range [1, "
-            "100]"},
-        ArgsCase{
-            "WeightTooHigh",
-            R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "memory", )"
-            R"(weight = 101 }] })",
-            "scoring_strategy.resources[0].weight: resource weight of memory not in valid range "
-            "[1, 100]"},
+        ArgsCase{"ZeroWeight",
+                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
+                 R"(weight = 0 }] })",
+                 "scoring_strategy.resources[0].weight: must be in the range [1, 100], got 0"},
+        ArgsCase{"WeightTooHigh",
+                 R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "memory", )"
+                 R"(weight = 101 }] })",
+                 "scoring_strategy.resources[0].weight: must be in the range [1, 100], got 101"},
         ArgsCase{"WeightNotAnInteger",
                  R"(scoring_strategy = { type = "MostAllocated", resources = [{ name = "cpu", )"
                  R"(weight = "1" }] })",
@@ -502,12 +497,13 @@ INSTANTIATE_TEST_SUITE_P(
             "UtilizationOutOfRange",
             R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
             R"(requested_to_capacity_ratio = { shape = [{ utilization = 101, score = 1 }] } })",
-            "requested_to_capacity_ratio.shape[0].utilization: 101 not in valid range [0, 100]"},
+            "requested_to_capacity_ratio.shape[0].utilization: must be in the range [0, 100], "
+            "got 101"},
         ArgsCase{
             "ShapeScoreOutOfRange",
             R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
             R"(requested_to_capacity_ratio = { shape = [{ utilization = 10, score = 11 }] } })",
-            "requested_to_capacity_ratio.shape[0].score: 11 not in valid range [0, 10]"},
+            "requested_to_capacity_ratio.shape[0].score: must be in the range [0, 10], got 11"},
         ArgsCase{"ShapePointWithoutScore",
                  R"(scoring_strategy = { type = "RequestedToCapacityRatio", )"
                  R"(requested_to_capacity_ratio = { shape = [{ utilization = 10 }] } })",

@@ -1,80 +1,34 @@
 // PodTopologySpread's arguments: default_constraints and defaulting_type from
 // plugin_config.PodTopologySpread, validated as upstream's ValidatePodTopologySpreadArgs.
-#include <algorithm>
-#include <initializer_list>
-#include <string>
-
 #include <schedhost/names.hpp>
+#include <string>
+#include <utility>
 
 #include "pod_topology_spread.h"
 
 namespace schedhost::plugins {
 namespace {
 
-constexpr std::string_view kPrefix = "plugin_config.PodTopologySpread.";
-
-[[noreturn]] void Fail(const Args& at, const std::string& path, std::string_view msg) {
-  std::string loc = at.location();
-  throw ArgsError((loc.empty() ? std::string() : loc + ": ") + std::string(kPrefix) + path + ": " +
-                  std::string(msg));
-}
-
-void CheckKeys(const Args& table, const std::string& path,
-               std::initializer_list<std::string_view> known) {
-  for (size_t i = 0; i < table.size(); ++i) {
-    std::string_view key;
-    Args child = table.At(i, &key);
-    if (std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string list;
-      for (auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      std::string p = path.empty() ? std::string(key) : path + "." + std::string(key);
-      Fail(child, p, "unknown key (known keys: " + list + ")");
-    }
-  }
-}
-
-std::string ReadString(const Args& at, const std::string& path) {
-  if (at.kind() != SCHEDHOST_CONFIG_STRING) Fail(at, path, "expected a string");
-  return at.String("");
-}
-
-DefaultConstraint ReadConstraint(const Host& host, const Args& at, const std::string& path) {
-  if (at.kind() != SCHEDHOST_CONFIG_TABLE) {
-    Fail(at, path, "expected a { max_skew, topology_key, when_unsatisfiable } table");
-  }
-  CheckKeys(at, path, {"max_skew", "topology_key", "when_unsatisfiable"});
+DefaultConstraint ReadConstraint(const Host& host, ArgsReader& item) {
   DefaultConstraint c;
-  for (std::string_view key : {"max_skew", "topology_key", "when_unsatisfiable"}) {
-    if (!at[key].present()) Fail(at, path + "." + std::string(key), "is required");
-  }
-  const Args skew = at["max_skew"];
-  if (skew.kind() != SCHEDHOST_CONFIG_INT) Fail(skew, path + ".max_skew", "expected an integer");
-  const int64_t max_skew = skew.Int(0);
-  if (max_skew <= 0 || max_skew > INT32_MAX) {
-    Fail(skew, path + ".max_skew", std::to_string(max_skew) + ": must be greater than zero");
+  const int64_t max_skew = item.RequiredInt("max_skew", {.min = 1});
+  if (max_skew > INT32_MAX) {
+    item.Fail("max_skew", "must fit in 32 bits, got " + std::to_string(max_skew));
   }
   c.max_skew = static_cast<int32_t>(max_skew);
-
-  const std::string key = ReadString(at["topology_key"], path + ".topology_key");
-  if (key.empty()) Fail(at["topology_key"], path + ".topology_key", "can not be empty");
+  const std::string key = item.RequiredString("topology_key");
+  if (key.empty()) item.Fail("topology_key", "can not be empty");
   if (!names::IsQualifiedName(key)) {
-    Fail(at["topology_key"], path + ".topology_key",
-         "\"" + key + "\" is not a valid label key (optional DNS subdomain prefix and '/', then "
-                      "at most 63 alphanumerics, '-', '_' or '.', starting and ending "
-                      "alphanumeric)");
+    item.Fail(
+        "topology_key",
+        "\"" + key +
+            "\" is not a valid label key (optional DNS subdomain prefix and '/', then at most "
+            "63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric)");
   }
   c.topology_key = host.Intern(key);
-
-  const std::string action = ReadString(at["when_unsatisfiable"], path + ".when_unsatisfiable");
-  if (action == "DoNotSchedule") {
-    c.when_unsatisfiable = SCHEDHOST_DO_NOT_SCHEDULE;
-  } else if (action == "ScheduleAnyway") {
-    c.when_unsatisfiable = SCHEDHOST_SCHEDULE_ANYWAY;
-  } else {
-    Fail(at["when_unsatisfiable"], path + ".when_unsatisfiable",
-         "unsupported value \"" + action + "\": supported values: \"DoNotSchedule\", "
-                                           "\"ScheduleAnyway\"");
-  }
+  c.when_unsatisfiable = item.RequiredOneOf<int32_t>(
+      "when_unsatisfiable", {{"DoNotSchedule", SCHEDHOST_DO_NOT_SCHEDULE},
+                             {"ScheduleAnyway", SCHEDHOST_SCHEDULE_ANYWAY}});
   return c;
 }
 
@@ -90,45 +44,25 @@ std::vector<DefaultConstraint> SystemDefaults() {
 PodTopologySpreadArgs ParsePodTopologySpreadArgs(const Host& host, const Args& args) {
   PodTopologySpreadArgs out;
   out.default_constraints = SystemDefaults();
-  if (!args.present()) return out;
-  if (args.kind() != SCHEDHOST_CONFIG_TABLE) Fail(args, "", "expected a table");
-  CheckKeys(args, "", {"default_constraints", "defaulting_type"});
-
-  const Args type = args["defaulting_type"];
-  std::string defaulting = "System";  // upstream's default
-  if (type.present()) {
-    defaulting = ReadString(type, "defaulting_type");
-    if (defaulting != "System" && defaulting != "List") {
-      Fail(type, "defaulting_type",
-           "unsupported value \"" + defaulting + "\": supported values: \"System\", \"List\"");
-    }
-  }
-
+  ArgsReader r(args, "PodTopologySpread");
+  const bool system =  // upstream's default
+      r.OneOf<bool>("defaulting_type", {{"System", true}, {"List", false}}, true);
   std::vector<DefaultConstraint> list;
-  const Args constraints = args["default_constraints"];
-  if (constraints.present()) {
-    if (constraints.kind() != SCHEDHOST_CONFIG_ARRAY) {
-      Fail(constraints, "default_constraints", "expected an array of constraint tables");
-    }
-    for (size_t i = 0; i < constraints.size(); ++i) {
-      const std::string path = "default_constraints[" + std::to_string(i) + "]";
-      DefaultConstraint c = ReadConstraint(host, constraints.At(i), path);
-      for (const DefaultConstraint& prev : list) {
-        if (prev.topology_key == c.topology_key &&
-            prev.when_unsatisfiable == c.when_unsatisfiable) {
-          Fail(constraints.At(i), path,
-               "duplicate constraint for topology_key \"" +
-                   std::string(host.IdString(c.topology_key)) + "\" and when_unsatisfiable");
-        }
+  r.Tables("default_constraints", [&](ArgsReader& item) {
+    const DefaultConstraint c = ReadConstraint(host, item);
+    for (const DefaultConstraint& prev : list) {
+      if (prev.topology_key == c.topology_key && prev.when_unsatisfiable == c.when_unsatisfiable) {
+        item.Fail("", "duplicate constraint for topology_key \"" +
+                          std::string(host.IdString(c.topology_key)) + "\" and when_unsatisfiable");
       }
-      list.push_back(c);
     }
-  }
-
-  if (defaulting == "System") {
+    list.push_back(c);
+  });
+  r.Done();
+  if (system) {
     if (!list.empty()) {
-      Fail(constraints, "default_constraints",
-           "must be empty when defaulting_type is \"System\" (use defaulting_type = \"List\")");
+      r.Fail("default_constraints",
+             "must be empty when defaulting_type is \"System\" (use defaulting_type = \"List\")");
     }
     return out;
   }

@@ -642,7 +642,7 @@ INSTANTIATE_TEST_SUITE_P(
         ArgsCase{"ZeroMaxSkew",
                  List("{ max_skew = 0, topology_key = \"zone\", when_unsatisfiable = "
                       "\"DoNotSchedule\" }"),
-                 "default_constraints[0].max_skew: 0: must be greater than zero"},
+                 "default_constraints[0].max_skew: must be at least 1, got 0"},
         ArgsCase{"MaxSkewNotInteger",
                  List("{ max_skew = \"1\", topology_key = \"zone\", when_unsatisfiable = "
                       "\"DoNotSchedule\" }"),

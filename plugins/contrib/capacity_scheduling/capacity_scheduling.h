@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <schedhost/args_tree.hpp>
 #include <schedhost/plugin.hpp>
 #include <string>
 #include <string_view>
@@ -59,6 +60,11 @@ struct CapacitySchedulingArgs {
 /// the field (unknown keys, bad quantities, min above max, a namespace given twice, both
 /// `quotas` and `quota_file`, a quota file that is missing or invalid).
 CapacitySchedulingArgs ParseCapacitySchedulingArgs(const Args& args);
+
+/// ReadTomlFile reads and parses the TOML file `path` into an argument tree located
+/// "path:line:col"; throws ArgsError ("path: cannot open: ...", "path:line:col: invalid TOML:
+/// ...") when it cannot. Files over 1 MiB are refused.
+ArgsTree ReadTomlFile(const std::string& path);
 
 /// LoadQuotaFile reads the quotas of a quota file (top-level `quotas`, validated as inline
 /// ones); throws ArgsError with the file's path:line:col and the field.

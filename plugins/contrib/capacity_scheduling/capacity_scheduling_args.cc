@@ -1,119 +1,70 @@
+// CapacityScheduling's arguments: quotas inline in plugin_config or in a quota file (TOML, read
+// here with toml++ into an ArgsTree), both validated by the same ArgsReader code.
 #include <sys/stat.h>
+#include <toml++/toml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <schedhost/args_tree.hpp>
 #include <schedhost/names.hpp>
 #include <set>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "capacity_scheduling.h"
-#include "toml_args.h"
 
 namespace schedhost::contrib {
 namespace {
 
-constexpr std::string_view kPrefix = "plugin_config.CapacityScheduling";
 constexpr int64_t kMaxPollMs = 3'600'000;
+// A quota file is a handful of lines; the limit keeps a wrong path (a log, a disk image) from
+// being read into memory whole.
+constexpr std::uintmax_t kMaxFileBytes = 1u << 20;
 
-// Fail throws ArgsError "<location>: <prefix>.<field>: <msg>". The prefix is kPrefix for
-// plugin_config and empty inside a quota file, whose location already names the file.
-[[noreturn]] void Fail(const Args& at, std::string_view prefix, const std::string& field,
-                       const std::string& msg) {
-  std::string loc = at.location();
-  std::string path(prefix);
-  if (!field.empty()) path += (path.empty() ? "" : ".") + field;
-  throw ArgsError((loc.empty() ? std::string() : loc + ": ") + path + (path.empty() ? "" : ": ") +
-                  msg);
-}
+using ResourceAmounts = std::map<std::string, int64_t, std::less<>>;
 
-// Amounts reads a table of resource name -> quantity (string, or an integer).
-std::map<std::string, int64_t, std::less<>> Amounts(const Args& at, std::string_view prefix,
-                                                    const std::string& field) {
-  std::map<std::string, int64_t, std::less<>> out;
-  if (!at.present()) return out;
-  if (at.kind() != SCHEDHOST_CONFIG_TABLE) {
-    Fail(at, prefix, field,
-         "expected a table of resource = quantity (e.g. { cpu = \"2\", memory = "
-         "\"4Gi\" })");
-  }
-  for (size_t i = 0; i < at.size(); ++i) {
-    std::string_view name;
-    Args v = at.At(i, &name);
-    const std::string where = field + "." + std::string(name);
-    if (!names::IsQualifiedName(name)) Fail(v, prefix, where, "not a valid resource name");
-    std::string text;
-    if (v.kind() == SCHEDHOST_CONFIG_STRING) {
-      text = v.String("");
-    } else if (v.kind() == SCHEDHOST_CONFIG_INT) {
-      text = std::to_string(v.Int(0));
-    } else {
-      Fail(v, prefix, where, "expected a quantity such as \"2\", \"500m\" or \"4Gi\"");
+// Amounts reads a table of resource name -> quantity (cpu in millicores, others in units); a
+// `min` table is checked against the quota's `max`, read before it.
+ResourceAmounts Amounts(ArgsReader& t, const ResourceAmounts* max) {
+  ResourceAmounts out;
+  for (const std::string& name : t.Keys()) {
+    if (!names::IsQualifiedName(name)) t.Fail(name, "not a valid resource name");
+    const QuantityUnit unit = name == "cpu" ? QuantityUnit::kMilli : QuantityUnit::kUnits;
+    const int64_t amount = t.Quantity(name, {.unit = unit, .min = 0});
+    if (max != nullptr) {
+      auto it = max->find(name);
+      if (it != max->end() && amount > it->second) {
+        t.Fail(name, capacity::FormatQuantity(name, amount) + " is more than max." + name + " " +
+                         capacity::FormatQuantity(name, it->second));
+      }
     }
-    std::string error;
-    std::optional<int64_t> q = capacity::ParseQuantity(name, text, &error);
-    if (!q) Fail(v, prefix, where, error);
-    out.emplace(std::string(name), *q);
+    out.emplace(name, amount);
   }
   return out;
 }
 
-capacity::QuotaSpec Quota(const Args& at, std::string_view prefix, const std::string& field) {
-  if (at.kind() != SCHEDHOST_CONFIG_TABLE) {
-    Fail(at, prefix, field, "expected a table { namespace = \"...\", min = {...}, max = {...} }");
-  }
-  for (size_t i = 0; i < at.size(); ++i) {
-    std::string_view key;
-    Args child = at.At(i, &key);
-    if (key != "namespace" && key != "min" && key != "max") {
-      Fail(child, prefix, field + "." + std::string(key),
-           "unknown key (known keys: namespace, min, max)");
-    }
-  }
-  capacity::QuotaSpec q;
-  const Args ns = at["namespace"];
-  if (!ns.present())
-    Fail(at, prefix, field + ".namespace", "missing (the namespace the quota is for)");
-  if (ns.kind() != SCHEDHOST_CONFIG_STRING)
-    Fail(ns, prefix, field + ".namespace", "expected a string");
-  q.namespace_name = ns.String("");
-  if (!names::IsDnsSubdomain(q.namespace_name)) {
-    Fail(ns, prefix, field + ".namespace",
-         "\"" + q.namespace_name + "\" is not a valid namespace name");
-  }
-  q.min = Amounts(at["min"], prefix, field + ".min");
-  q.max = Amounts(at["max"], prefix, field + ".max");
-  for (const auto& [name, min] : q.min) {
-    auto it = q.max.find(name);
-    if (it != q.max.end() && min > it->second) {
-      Fail(at["min"][name], prefix, field + ".min." + name,
-           capacity::FormatQuantity(name, min) + " is more than max." + name + " " +
-               capacity::FormatQuantity(name, it->second));
-    }
-  }
-  return q;
-}
-
 // Quotas reads `quotas` (an array of quota tables, possibly absent) of plugin_config or of a
 // quota file: the one validation both go through.
-std::vector<capacity::QuotaSpec> Quotas(const Args& quotas, std::string_view prefix) {
+std::vector<capacity::QuotaSpec> Quotas(ArgsReader& r) {
   std::vector<capacity::QuotaSpec> out;
-  if (!quotas.present()) return out;
-  if (quotas.kind() != SCHEDHOST_CONFIG_ARRAY) {
-    Fail(quotas, prefix, "quotas",
-         "expected an array of tables (quotas = [ { namespace = ... } ])");
-  }
   std::set<std::string, std::less<>> namespaces;
-  for (size_t i = 0; i < quotas.size(); ++i) {
-    const std::string field = "quotas[" + std::to_string(i) + "]";
-    capacity::QuotaSpec q = Quota(quotas.At(i), prefix, field);
+  r.Tables("quotas", [&](ArgsReader& item) {
+    capacity::QuotaSpec q;
+    q.namespace_name = item.RequiredString(
+        "namespace", {.valid = names::IsDnsSubdomain, .what = "a valid namespace name"});
     if (!namespaces.insert(q.namespace_name).second) {
-      Fail(quotas.At(i)["namespace"], prefix, field + ".namespace",
-           "namespace \"" + q.namespace_name + "\" already has a quota");
+      item.Fail("namespace", "namespace \"" + q.namespace_name + "\" already has a quota");
     }
+    item.Table("max", [&](ArgsReader& t) { q.max = Amounts(t, nullptr); });
+    item.Table("min", [&](ArgsReader& t) { q.min = Amounts(t, &q.max); });
     out.push_back(std::move(q));
-  }
+  });
   return out;
 }
 
@@ -135,67 +86,128 @@ std::optional<std::filesystem::path> ConfigDir(const Args& at) {
 
 // QuotaFilePath resolves `quota_file` to an absolute path (relative: against the directory of
 // the config file naming it), so later checks do not depend on the working directory.
-std::string QuotaFilePath(const Args& at) {
-  if (at.kind() != SCHEDHOST_CONFIG_STRING) {
-    Fail(at, kPrefix, "quota_file", "expected a string (the path of a TOML file of quotas)");
-  }
-  const std::string text = at.String("");
+std::string QuotaFilePath(ArgsReader& r) {
+  const std::string text = r.RequiredString("quota_file");
   if (text.empty() || text.find('\0') != std::string::npos) {
-    Fail(at, kPrefix, "quota_file", "expected a non-empty path");
+    r.Fail("quota_file", "expected a non-empty path");
   }
   std::filesystem::path p(text);
   if (p.is_relative()) {
-    std::optional<std::filesystem::path> dir = ConfigDir(at);
+    std::optional<std::filesystem::path> dir = ConfigDir(r.Get("quota_file"));
     if (!dir) {
-      Fail(at, kPrefix, "quota_file",
-           "relative path \"" + text +
-               "\" but the config was not read from a file whose directory it could be relative "
-               "to; give an absolute path");
+      r.Fail("quota_file",
+             "relative path \"" + text +
+                 "\" but the config was not read from a file whose directory it could be relative "
+                 "to; give an absolute path");
     }
     p = *dir / p;
   }
   return p.lexically_normal().string();
 }
 
+std::string Location(const std::string& path, const toml::source_position& at) {
+  return path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
+}
+
+// ToArgsNode converts a TOML value, tables keeping their entries in file order (toml++ keeps
+// them sorted by key) so that messages and the quota order follow the file.
+ArgsNode ToArgsNode(const std::string& path, const toml::node& node) {
+  ArgsNode out;
+  out.location = Location(path, node.source().begin);
+  switch (node.type()) {
+    case toml::node_type::table: {
+      out.kind = SCHEDHOST_CONFIG_TABLE;
+      std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+      for (auto&& [k, v] : *node.as_table()) entries.emplace_back(&k, &v);
+      std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+        const toml::source_position& pa = a.first->source().begin;
+        const toml::source_position& pb = b.first->source().begin;
+        return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+      });
+      for (const auto& [k, v] : entries) {
+        out.children.push_back(ToArgsNode(path, *v));
+        out.children.back().key = std::string(k->str());
+        out.children.back().key_location = Location(path, k->source().begin);
+      }
+      break;
+    }
+    case toml::node_type::array:
+      out.kind = SCHEDHOST_CONFIG_ARRAY;
+      for (const toml::node& child : *node.as_array())
+        out.children.push_back(ToArgsNode(path, child));
+      break;
+    case toml::node_type::string:
+      out.kind = SCHEDHOST_CONFIG_STRING;
+      out.string_value = node.as_string()->get();
+      break;
+    case toml::node_type::integer:
+      out.kind = SCHEDHOST_CONFIG_INT;
+      out.int_value = node.as_integer()->get();
+      break;
+    case toml::node_type::floating_point:
+      out.kind = SCHEDHOST_CONFIG_FLOAT;
+      out.float_value = node.as_floating_point()->get();
+      break;
+    case toml::node_type::boolean:
+      out.kind = SCHEDHOST_CONFIG_BOOL;
+      out.bool_value = node.as_boolean()->get();
+      break;
+    default:
+      throw ArgsError(out.location +
+                      ": dates and times have no meaning here; write the value as a string");
+  }
+  return out;
+}
+
 }  // namespace
+
+ArgsTree ReadTomlFile(const std::string& path) {
+  const auto fail = [&](const std::string& message) { return ArgsError(path + ": " + message); };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw fail("cannot open: " + std::error_code(errno, std::generic_category()).message());
+  // One byte past the limit tells a file at the limit from a larger one.
+  std::vector<char> buf(kMaxFileBytes + 1);
+  in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+  if (in.bad()) throw fail("cannot read");
+  const auto n = static_cast<size_t>(in.gcount());
+  if (n > kMaxFileBytes) {
+    throw fail("larger than " + std::to_string(kMaxFileBytes) + " bytes; not a quota file?");
+  }
+  try {
+    const toml::table root = toml::parse(std::string_view(buf.data(), n), std::string_view(path));
+    return ArgsTree(ToArgsNode(path, root));
+  } catch (const toml::parse_error& e) {
+    throw ArgsError(Location(path, e.source().begin) +
+                    ": invalid TOML: " + std::string(e.description()));
+  }
+}
 
 CapacitySchedulingArgs ParseCapacitySchedulingArgs(const Args& args) {
   CapacitySchedulingArgs out;
-  if (!args.present()) return out;
-  if (args.kind() != SCHEDHOST_CONFIG_TABLE) Fail(args, kPrefix, "", "expected a table");
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view key;
-    Args child = args.At(i, &key);
-    if (key != "quotas" && key != "quota_file" && key != "quota_file_poll_ms") {
-      Fail(child, kPrefix, std::string(key),
-           "unknown key (known keys: quotas, quota_file, quota_file_poll_ms)");
-    }
+  ArgsReader r(args, "CapacityScheduling");
+  const bool inline_quotas = r.Has("quotas");
+  const bool file = r.Has("quota_file");
+  const bool poll = r.Has("quota_file_poll_ms");
+  r.Done();
+  if (file && inline_quotas) {
+    r.Fail("quota_file",
+           "give the quotas either inline under `quotas` or in `quota_file`, not both");
   }
-  const Args file = args["quota_file"];
-  const Args poll = args["quota_file_poll_ms"];
-  if (file.present() && args["quotas"].present()) {
-    Fail(file, kPrefix, "quota_file",
-         "give the quotas either inline under `quotas` or in `quota_file`, not both");
-  }
-  if (poll.present()) {
-    if (!file.present()) Fail(poll, kPrefix, "quota_file_poll_ms", "only applies with quota_file");
-    if (poll.kind() != SCHEDHOST_CONFIG_INT || poll.Int(0) < 0 || poll.Int(0) > kMaxPollMs) {
-      Fail(poll, kPrefix, "quota_file_poll_ms",
-           "expected an integer number of milliseconds from 0 to " + std::to_string(kMaxPollMs));
-    }
-    out.quota_file_poll = std::chrono::milliseconds(poll.Int(0));
-  }
-  if (!file.present()) {
-    out.quotas = Quotas(args["quotas"], kPrefix);
+  if (poll && !file) r.Fail("quota_file_poll_ms", "only applies with quota_file");
+  out.quota_file_poll = std::chrono::milliseconds(
+      r.Int("quota_file_poll_ms",
+            {.min = 0, .max = kMaxPollMs, .fallback = out.quota_file_poll.count()}));
+  if (!file) {
+    out.quotas = Quotas(r);
     return out;
   }
-  out.quota_file = QuotaFilePath(file);
+  out.quota_file = QuotaFilePath(r);
   // Stamped before reading: a change made while it is read shows as a new stamp later.
   out.quota_file_stamp = StatQuotaFile(out.quota_file);
   try {
     out.quotas = LoadQuotaFile(out.quota_file);
   } catch (const ArgsError& e) {
-    Fail(file, kPrefix, "quota_file", e.what());
+    r.Fail("quota_file", e.what());
   }
   return out;
 }
@@ -216,18 +228,13 @@ QuotaFileStamp StatQuotaFile(const std::string& path) {
 }
 
 std::vector<capacity::QuotaSpec> LoadQuotaFile(const std::string& path) {
-  const TomlArgs file = TomlArgs::Load(path);
-  const Args root = file.root();
-  for (size_t i = 0; i < root.size(); ++i) {
-    std::string_view key;
-    Args child = root.At(i, &key);
-    if (key != "quotas") Fail(child, "", std::string(key), "unknown key (known keys: quotas)");
-  }
+  const ArgsTree file = ReadTomlFile(path);
+  ArgsReader r = ArgsReader::Document(file.root());
+  const bool given = r.Has("quotas");
+  r.Done();
   // An empty file is more likely a write caught half-way than a wish to drop every quota.
-  if (!root["quotas"].present()) {
-    throw ArgsError(path + ": quotas: missing (write `quotas = []` for no quotas)");
-  }
-  return Quotas(root["quotas"], "");
+  if (!given) throw ArgsError(path + ": quotas: missing (write `quotas = []` for no quotas)");
+  return Quotas(r);
 }
 
 }  // namespace schedhost::contrib

@@ -1,5 +1,5 @@
-// CapacityScheduling alone: quantities, the quota checks (max, min, the cluster's total min),
-// the reserved-pod ledger, quota files read directly, and argument validation through a
+// CapacityScheduling alone: quantities in messages, the quota checks (max, min, the cluster's total
+// min), the reserved-pod ledger, quota files read directly, and argument validation through a
 // profile built by the host.
 // Scheduling end to end is in tests/integration/capacity_scheduling_test.cc.
 #include "capacity_scheduling.h"
@@ -15,39 +15,11 @@
 #include "host/framework/testing/harness.h"
 #include "host/framework/testing/temp_dir.h"
 #include "quota.h"
-#include "toml_args.h"
 
 namespace schedhost::contrib::capacity {
 namespace {
 
 using ::testing::HasSubstr;
-
-TEST(QuantityTest, ParsesKubernetesQuantities) {
-  std::string err;
-  EXPECT_EQ(ParseQuantity("cpu", "2", &err), 2000);
-  EXPECT_EQ(ParseQuantity("cpu", "500m", &err), 500);
-  EXPECT_EQ(ParseQuantity("cpu", "1.5", &err), 1500);
-  EXPECT_EQ(ParseQuantity("cpu", "0.0001", &err), 1) << "rounded up to a millicore";
-  EXPECT_EQ(ParseQuantity("memory", "4Gi", &err), int64_t{4} << 30);
-  EXPECT_EQ(ParseQuantity("memory", "1k", &err), 1000);
-  EXPECT_EQ(ParseQuantity("memory", "1e3", &err), 1000);
-  EXPECT_EQ(ParseQuantity("memory", "1.5Mi", &err), 1536 * 1024);
-  EXPECT_EQ(ParseQuantity("nvidia.com/gpu", "3", &err), 3);
-}
-
-TEST(QuantityTest, RefusesMalformedQuantitiesSayingWhy) {
-  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
-           {"", "not a quantity"},
-           {"two", "not a quantity"},
-           {"-1", "negative"},
-           {"4GB", "unknown suffix \"GB\""},
-           {"99999999999Ei", "too large"},
-       }) {
-    std::string err;
-    EXPECT_EQ(ParseQuantity("memory", text, &err), std::nullopt) << text;
-    EXPECT_THAT(err, HasSubstr(want)) << text;
-  }
-}
 
 TEST(QuantityTest, FormatsForMessages) {
   EXPECT_EQ(FormatQuantity("cpu", 6000), "6");
@@ -225,8 +197,8 @@ TEST_F(CapacitySchedulingQuotaFileTest, AFileGivesTheSameQuotasAsInline) {
       "},\n"
       "  { namespace = \"team-a\", min = { cpu = \"2\", memory = \"4Gi\" }, max = { cpu = \"6\" } "
       "},\n";
-  const TomlArgs inline_args =
-      TomlArgs::Load(Write("config.toml", std::string("quotas = [\n") + kQuotas + "]\n"));
+  const ArgsTree inline_args =
+      contrib::ReadTomlFile(Write("config.toml", std::string("quotas = [\n") + kQuotas + "]\n"));
   const std::vector<QuotaSpec> inline_quotas =
       contrib::ParseCapacitySchedulingArgs(inline_args.root()).quotas;
   ASSERT_EQ(inline_quotas.size(), 2u);
@@ -250,7 +222,7 @@ TEST(CapacitySchedulingQuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheEx
   const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
   const std::string dir =
       std::string(src != nullptr ? src : ".") + "/plugins/contrib/capacity_scheduling/examples/";
-  const TomlArgs config = TomlArgs::Load(dir + "capacity.toml");
+  const ArgsTree config = contrib::ReadTomlFile(dir + "capacity.toml");
   const Args plugin_config = config.root()["profile"].At(0)["plugin_config"]["CapacityScheduling"];
   ASSERT_TRUE(plugin_config.present());
   ExpectSameQuotas(contrib::LoadQuotaFile(dir + "quotas.toml"),
@@ -260,7 +232,7 @@ TEST(CapacitySchedulingQuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheEx
 TEST_F(CapacitySchedulingQuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
   std::filesystem::create_directories(dir_.path() / "etc");
   Write("etc/quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
-  const TomlArgs config = TomlArgs::Load(
+  const ArgsTree config = contrib::ReadTomlFile(
       Write("etc/schedhost.toml", "quota_file = \"quotas.toml\"\nquota_file_poll_ms = 0\n"));
   const contrib::CapacitySchedulingArgs args = contrib::ParseCapacitySchedulingArgs(config.root());
   EXPECT_EQ(args.quota_file, (dir_.path() / "etc" / "quotas.toml").string());
@@ -274,15 +246,15 @@ TEST_F(CapacitySchedulingQuotaFileTest, ARelativePathIsResolvedAgainstTheConfigF
 TEST_F(CapacitySchedulingQuotaFileTest, BadFilesAreRefusedWithFileLineColumnAndField) {
   for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
            {"quotas = [\n  { namespace = \"a\", max = { memory = \"4GB\" } },\n]\n",
-            ":2:39: quotas[0].max.memory: \"4GB\" is not a quantity"},
+            ":2:30: quotas[0].max.memory: \"4GB\" is not a quantity"},
            {"[[quotas]]\nnamespace = \"a\"\nmin = { cpu = 8 }\nmax = { cpu = 6 }\n",
-            ":3:15: quotas[0].min.cpu: 8 is more than max.cpu 6"},
+            ":3:9: quotas[0].min.cpu: 8 is more than max.cpu 6"},
            {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]\n",
-            ":1:47: quotas[1].namespace: namespace \"a\" already has a quota"},
-           {"quota = []\n", ":1:9: quota: unknown key (known keys: quotas)"},
-           {"quotas = [ { namespace = \"a\", mni = {} } ]\n", ":1:37: quotas[0].mni: unknown key"},
+            ":1:35: quotas[1].namespace: namespace \"a\" already has a quota"},
+           {"quota = []\n", ":1:1: quota: unknown key; did you mean \"quotas\"?"},
+           {"quotas = [ { namespace = \"a\", mni = {} } ]\n", ":1:31: quotas[0].mni: unknown key"},
            {"quotas = [ { namespace = \"a\", max = { cpu = 1.5 } } ]\n",
-            ":1:45: quotas[0].max.cpu: expected a quantity"},
+            ":1:39: quotas[0].max.cpu: expected a quantity"},
            {"quotas = [ { namespace = \"a\" \n", ":1:"},  // not TOML
            {"", ": quotas: missing (write `quotas = []` for no quotas)"},
        }) {
@@ -314,13 +286,14 @@ TEST(CapacitySchedulingArgsTest, AcceptsQuotasInline) {
 TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
   constexpr char kP[] = "plugin_config.CapacityScheduling.";
   for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
-           {"quota = []",
-            std::string(kP) +
-                "quota: unknown key (known keys: quotas, quota_file, quota_file_poll_ms)"},
+           {"quota = []", std::string(kP) + "quota: unknown key; did you mean \"quotas\"?"},
            {"quotas = { namespace = \"a\" }", std::string(kP) + "quotas: expected an array"},
            {"quotas = [ { namespace = \"a\", mni = {} } ]",
             std::string(kP) + "quotas[0].mni: unknown key"},
-           {"quotas = [ { min = { cpu = 1 } } ]", std::string(kP) + "quotas[0].namespace: missing"},
+           {"quotas = [ { min = { cpu = 1 } } ]",
+            std::string(kP) + "quotas[0].namespace: is required"},
+           {"quotas = [ { namespace = \"a\", max = { cpu = \"-1\" } } ]",
+            std::string(kP) + "quotas[0].max.cpu: must be at least 0, got -1"},
            {"quotas = [ { namespace = \"Team_A\" } ]", "is not a valid namespace name"},
            {"quotas = [ { namespace = \"a\", min = { cpu = \"8\" }, max = { cpu = \"6\" } } ]",
             std::string(kP) + "quotas[0].min.cpu: 8 is more than max.cpu 6"},
@@ -372,9 +345,10 @@ TEST_F(CapacitySchedulingQuotaFileTest, AProfileWithABadQuotaFileIsRefusedSaying
            {"quota_file = \"" + missing + "\"",
             std::string(kP) + missing + ": cannot open: No such file or directory"},
            {"quota_file = \"" + bad + "\"",
-            std::string(kP) + bad + ":2:36: quotas[0].max.cpu: \"lots\" is not a quantity"},
+            std::string(kP) + bad + ":2:30: quotas[0].max.cpu: \"lots\" is not a quantity"},
            {"quota_file = \"" + good + "\"\nquota_file_poll_ms = -1",
-            "plugin_config.CapacityScheduling.quota_file_poll_ms: expected an integer"},
+            "plugin_config.CapacityScheduling.quota_file_poll_ms: must be in the range [0, "
+            "3600000], got -1"},
        }) {
     framework::testing::Harness h;
     h.OnlyPlugins({"CapacityScheduling"}, Args(body));

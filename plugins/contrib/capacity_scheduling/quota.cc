@@ -1,116 +1,16 @@
 #include "quota.h"
 
-#include <limits>
 #include <set>
 #include <utility>
 
 namespace schedhost::contrib::capacity {
 namespace {
 
-__extension__ typedef __int128 Wide;  // __extension__: no -Wpedantic warning for __int128
-
 constexpr int64_t kKi = 1024;
 constexpr int64_t kMi = kKi * 1024;
 constexpr int64_t kGi = kMi * 1024;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// MultiplyChecked multiplies `v` by `factor`, false when the product would pass `limit`.
-bool MultiplyChecked(Wide& v, Wide factor, Wide limit) {
-  if (v > limit / factor) return false;
-  v *= factor;
-  return true;
-}
-
 }  // namespace
-
-std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view text,
-                                     std::string* error) {
-  auto fail = [&](std::string_view why) -> std::optional<int64_t> {
-    if (error != nullptr) {
-      // Appended in place: GCC 12 at -O3 misreads `"..." + std::string(...)` (-Wrestrict).
-      error->assign(1, '"');
-      error->append(text).append("\" is ").append(why);
-    }
-    return std::nullopt;
-  };
-  std::string_view s = text;
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (!s.empty() && s.front() == '-') return fail("negative");
-  // Mantissa: digits with an optional fraction.
-  Wide mantissa = 0;
-  Wide den = 1;
-  size_t digits = 0;
-  size_t frac = 0;
-  bool dot = false;
-  size_t i = 0;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.' && !dot) {
-      dot = true;
-      continue;
-    }
-    if (!IsDigit(c)) break;
-    ++digits;
-    if (dot) ++frac;
-    if (digits > 18 || frac > 9) return fail("too precise or too large");
-    mantissa = mantissa * 10 + (c - '0');
-    if (dot) den *= 10;
-  }
-  if (digits == 0) return fail("not a quantity (want e.g. 2, 500m, 1.5, 4Gi)");
-  // Suffix: binary (Ki..Ei), decimal (m, k, M..E) or a decimal exponent (e3, E-2).
-  const std::string_view suffix = s.substr(i);
-  int binary = 0;   // power of 1024
-  int decimal = 0;  // power of 10
-  static const std::pair<std::string_view, int> kBinary[] = {{"Ki", 1}, {"Mi", 2}, {"Gi", 3},
-                                                             {"Ti", 4}, {"Pi", 5}, {"Ei", 6}};
-  static const std::pair<std::string_view, int> kDecimal[] = {
-      {"", 0}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12}, {"P", 15}, {"E", 18}};
-  bool known = false;
-  for (const auto& [name, power] : kBinary) {
-    if (suffix == name) {
-      binary = power;
-      known = true;
-    }
-  }
-  for (const auto& [name, power] : kDecimal) {
-    if (suffix == name) {
-      decimal = power;
-      known = true;
-    }
-  }
-  if (!known && suffix.size() >= 2 && (suffix[0] == 'e' || suffix[0] == 'E')) {
-    std::string_view exp = suffix.substr(1);
-    bool negative = false;
-    if (exp.front() == '-' || exp.front() == '+') {
-      negative = exp.front() == '-';
-      exp.remove_prefix(1);
-    }
-    if (!exp.empty() && exp.size() <= 2) {
-      known = true;
-      for (char c : exp) {
-        if (!IsDigit(c)) {
-          known = false;
-        } else {
-          decimal = decimal * 10 + (c - '0');
-        }
-      }
-      if (negative) decimal = -decimal;
-    }
-  }
-  if (!known || decimal > 18 || decimal < -9) {
-    return fail("not a quantity: unknown suffix \"" + std::string(suffix) +
-                "\" (want m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent)");
-  }
-  if (resource == "cpu") decimal += 3;  // millicores
-  for (; decimal < 0; ++decimal) den *= 10;
-  const Wide limit = static_cast<Wide>(std::numeric_limits<int64_t>::max()) * den;
-  bool ok = true;
-  for (; ok && decimal > 0; --decimal) ok = MultiplyChecked(mantissa, 10, limit);
-  for (; ok && binary > 0; --binary) ok = MultiplyChecked(mantissa, 1024, limit);
-  if (!ok) return fail("too large");
-  return static_cast<int64_t>((mantissa + den - 1) / den);  // rounded up
-}
 
 std::string FormatQuantity(std::string_view resource, int64_t value) {
   if (resource == "cpu") {

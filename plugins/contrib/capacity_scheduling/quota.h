@@ -1,6 +1,7 @@
 // Quota arithmetic for CapacityScheduling, free of host calls so it can be tested alone:
-// Kubernetes quantities, the configured quotas resolved over the resources they name, and the
-// checks PreFilter and Filter make (max, and the cluster's total min once a namespace borrows).
+// quantities written for messages, the configured quotas resolved over the resources they name,
+// and the checks PreFilter and Filter make (max, and the cluster's total min once a namespace
+// borrows).
 //
 //   QuotaTable table(specs, intern);
 //   Usage used = table.EmptyUsage();
@@ -21,12 +22,6 @@
 #include <vector>
 
 namespace schedhost::contrib::capacity {
-
-/// ParseQuantity reads a Kubernetes quantity ("2", "500m", "1.5", "4Gi", "1e3") for
-/// `resource`: cpu in millicores, any other resource in whole units (bytes for memory), rounded
-/// up as the API server does. Returns nullopt and sets `error` when malformed or negative.
-std::optional<int64_t> ParseQuantity(std::string_view resource, std::string_view text,
-                                     std::string* error);
 
 /// FormatQuantity renders `value` of `resource` for messages ("500m", "2", "4Gi", "1500000").
 std::string FormatQuantity(std::string_view resource, int64_t value);

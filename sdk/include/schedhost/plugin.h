@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 3
+#define SCHEDHOST_ABI_MINOR 4
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.3.0"
+#define SCHEDHOST_SDK_VERSION "1.4.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -493,7 +493,28 @@ typedef struct schedhost_node_info_view {
 /* Cluster events (EnqueueExtensions)                                                          */
 /* ------------------------------------------------------------------------------------------ */
 
-/** Kinds of objects a cluster event is about. since: abi 1.0 */
+/**
+ * Kinds of objects a cluster event is about. since: abi 1.0
+ *
+ * - SCHEDHOST_RESOURCE_POD: a registration for POD covers both ASSIGNED_POD and
+ *   UNSCHEDULED_POD events (as upstream's Pod). The host never sends an event with POD itself.
+ * - SCHEDHOST_RESOURCE_ASSIGNED_POD: a pod bound to a node was added (a binding or a pod
+ *   created bound), updated or deleted. The event object is the bound pod; an update carries
+ *   the old pod too. Register for it when another pod leaving or changing can make room
+ *   (resources, ports, anti-affinity, spread).
+ * - SCHEDHOST_RESOURCE_UNSCHEDULED_POD: a pending pod other than the rejected one changed
+ *   (upstream uses it for gangs). The host sends none today; a registration for it never
+ *   fires except through WILDCARD events.
+ * - SCHEDHOST_RESOURCE_NODE: a node was added, deleted or updated. The update's action bits
+ *   say what changed (allocatable, labels, taints, conditions, annotations), and the hint gets
+ *   the old and the new node.
+ * - SCHEDHOST_RESOURCE_PDB, SCHEDHOST_RESOURCE_PRIORITY_CLASS: accepted in registrations. The
+ *   host sends no such events: neither kind changes whether a pod fits.
+ * - SCHEDHOST_RESOURCE_WILDCARD: in a registration, any resource. The host sends a WILDCARD
+ *   event when every parked pod must be retried whatever its plugins said (after a profile
+ *   swap, or when a pod has stayed unschedulable for the maximum time). Such an event matches
+ *   every registration and is never passed to a hint.
+ */
 enum schedhost_event_resource {
   SCHEDHOST_RESOURCE_POD = 0,
   SCHEDHOST_RESOURCE_ASSIGNED_POD = 1,
@@ -895,6 +916,21 @@ typedef struct schedhost_host_api {
    */
   int32_t (*namespace_labels)(schedhost_host* host, schedhost_id namespace_id,
                               schedhost_labels* out) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.4: where a configuration key is written. --- */
+
+  /**
+   * Where the key of a config node is written, so that an error about a plugin argument points
+   * at its key rather than at its value (`label = 3` is reported at `label`). Older hosts lack
+   * it: fall back to config_location (the C++ SDK's Args::key_location does).
+   * @param node a table entry, an array element, or the plugin_config.<Name> table itself.
+   * @return "file:line:col" of the node's key in its parent table (for the plugin_config.<Name>
+   *         table: of <Name> in the profile); an array element has no key and returns its own
+   *         location; "" when unknown or `node` is NULL. OWNERSHIP: host-owned, valid while the
+   *         config lives (until the plugin instance is destroyed).
+   * since: abi 1.4
+   */
+  schedhost_str (*config_key_location)(const schedhost_config* node) SCHEDHOST_NOEXCEPT;
 } schedhost_host_api;
 
 /* ------------------------------------------------------------------------------------------ */

@@ -19,6 +19,7 @@
 //   SCHEDHOST_PLUGIN_LIBRARY(Hello)
 #pragma once
 
+#include <schedhost/args.hpp>
 #include <schedhost/plugin.h>
 
 #include <algorithm>
@@ -125,12 +126,6 @@ class Status {
   // AddReason gave. static_reason_ is empty once copied in.
   mutable std::vector<std::string> reasons_;
   mutable std::string_view static_reason_;
-};
-
-/// ArgsError is thrown by Args accessors on a wrong type; create() reports it with its location.
-class ArgsError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -545,73 +540,7 @@ class CycleState {
   mutable void* memo_value_ = nullptr;
 };
 
-/// Args reads a plugin's configuration tree (plugin_config.<Name>) with typed accessors.
-class Args {
- public:
-  Args(const schedhost_host_api* api, const schedhost_config* node) noexcept : api_(api), node_(node) {}
-
-  bool present() const noexcept { return node_ != nullptr && api_->config_kind(node_) != SCHEDHOST_CONFIG_NONE; }
-  int32_t kind() const noexcept { return api_->config_kind(node_); }
-  /// operator[] returns the child under `key` (absent if this is not a table or lacks it).
-  Args operator[](std::string_view key) const noexcept {
-    return Args(api_, node_ ? api_->config_get(node_, ToStr(key)) : nullptr);
-  }
-  size_t size() const noexcept { return node_ ? api_->config_len(node_) : 0; }
-  /// At returns array element or table entry `i`; `key` receives the table key.
-  Args At(size_t i, std::string_view* key = nullptr) const noexcept {
-    schedhost_str k{};
-    auto* c = node_ ? api_->config_at(node_, i, &k) : nullptr;
-    if (key) *key = ToView(k);
-    return Args(api_, c);
-  }
-  std::string location() const { return node_ ? std::string(ToView(api_->config_location(node_))) : ""; }
-
-  int64_t Int(int64_t fallback) const {
-    if (!present()) return fallback;
-    int64_t v = 0;
-    if (api_->config_int(node_, &v) != SCHEDHOST_OK) Fail("an integer");
-    return v;
-  }
-  double Float(double fallback) const {
-    if (!present()) return fallback;
-    double v = 0;
-    if (api_->config_float(node_, &v) != SCHEDHOST_OK) Fail("a number");
-    return v;
-  }
-  bool Bool(bool fallback) const {
-    if (!present()) return fallback;
-    int32_t v = 0;
-    if (api_->config_bool(node_, &v) != SCHEDHOST_OK) Fail("a boolean");
-    return v != 0;
-  }
-  std::string String(std::string_view fallback) const {
-    if (!present()) return std::string(fallback);
-    schedhost_str v{};
-    if (api_->config_string(node_, &v) != SCHEDHOST_OK) Fail("a string");
-    return std::string(ToView(v));
-  }
-  /// ExpectNone refuses any argument for a plugin that takes none (an empty table is fine), so a
-  /// misspelt or misplaced key is reported instead of silently ignored.
-  void ExpectNone(std::string_view plugin) const {
-    if (!present()) return;
-    if (kind() != SCHEDHOST_CONFIG_TABLE) Fail("a table (it takes no arguments)");
-    if (size() == 0) return;
-    std::string_view key;
-    std::string loc = At(0, &key).location();
-    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." + std::string(plugin) +
-                    "." + std::string(key) + ": " + std::string(plugin) + " takes no arguments");
-  }
-  /// Fail throws ArgsError naming this node's location and what was expected.
-  [[noreturn]] void Fail(std::string_view expected) const {
-    std::string loc = location();
-    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "expected " + std::string(expected));
-  }
-  const schedhost_config* raw() const noexcept { return node_; }
-
- private:
-  const schedhost_host_api* api_;
-  const schedhost_config* node_;
-};
+// Args (the plugin_config tree) and ArgsReader (typed, declarative arguments): <schedhost/args.hpp>.
 
 /// NodeStatusMap is PostFilter's view of the per-node Filter statuses.
 class NodeStatusMap {
@@ -728,6 +657,80 @@ class EnqueueExtensions {
   /// The span must stay valid while the instance lives.
   virtual std::span<const schedhost_event_registration> EventsToRegister() = 0;
 };
+
+/// QueueingHint is a queueing hint's answer: may the event make the rejected pod schedulable?
+enum class QueueingHint : int32_t { kSkip = SCHEDHOST_QUEUE_SKIP, kQueue = SCHEDHOST_QUEUE };
+
+/// EventObject is one side of a cluster event: the pod or the node it is about (neither for an
+/// add's old side or a delete's new side). Valid during the hint call only.
+class EventObject {
+ public:
+  explicit EventObject(const schedhost_event_object* o) noexcept : o_(o) {}
+  std::optional<Pod> pod() const noexcept {
+    return o_ != nullptr && o_->pod != nullptr ? std::optional<Pod>(Pod(o_->pod)) : std::nullopt;
+  }
+  std::optional<Node> node() const noexcept {
+    return o_ != nullptr && o_->node != nullptr ? std::optional<Node>(Node(o_->node))
+                                                : std::nullopt;
+  }
+
+ private:
+  const schedhost_event_object* o_;
+};
+
+namespace detail {
+
+template <class M>
+struct HintMethod;
+template <class T>
+struct HintMethod<QueueingHint (T::*)(const Pod&, const schedhost_cluster_event&,
+                                      const EventObject&, const EventObject&) const> {
+  using Class = T;
+};
+
+}  // namespace detail
+
+/// Hint turns a const member function of the plugin,
+///
+///   QueueingHint MyPlugin::OnNodeChange(const Pod& pod, const schedhost_cluster_event& event,
+///                                       const EventObject& old_obj,
+///                                       const EventObject& new_obj) const;
+///
+/// into the C callback a registration carries: the host's instance pointer becomes the plugin
+/// object, and an exception becomes kQueue (a hint that fails must not strand a pod), as does a
+/// missing pod. Hints run on the queue's thread while Filter and Score may run: read instance
+/// state only.
+template <auto Method>
+constexpr schedhost_queueing_hint_fn Hint() noexcept {
+  using T = typename detail::HintMethod<decltype(Method)>::Class;
+  return [](void* instance, const schedhost_pod_view* pod, const schedhost_cluster_event* event,
+            const schedhost_event_object* old_obj,
+            const schedhost_event_object* new_obj) noexcept -> int32_t {
+    if (instance == nullptr || pod == nullptr || event == nullptr) return SCHEDHOST_QUEUE;
+    try {
+      const T* self = static_cast<const T*>(instance);
+      return static_cast<int32_t>((self->*Method)(Pod(pod), *event, EventObject(old_obj),
+                                                  EventObject(new_obj)));
+    } catch (...) {
+      return SCHEDHOST_QUEUE;
+    }
+  };
+}
+
+/// OnEvent is a registration for `resource` / `actions` (schedhost_event_resource and
+/// schedhost_event_action bits) answered by Method through Hint; without a Method, every such
+/// event requeues the pod. Usable in a constexpr table:
+///
+///   static constexpr schedhost_event_registration kEvents[] = {
+///       OnEvent<&MyPlugin::OnNodeChange>(SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD),
+///       OnEvent(SCHEDHOST_RESOURCE_ASSIGNED_POD, SCHEDHOST_ACTION_DELETE)};
+template <auto Method>
+constexpr schedhost_event_registration OnEvent(int32_t resource, int32_t actions) noexcept {
+  return {{resource, actions}, Hint<Method>()};
+}
+constexpr schedhost_event_registration OnEvent(int32_t resource, int32_t actions) noexcept {
+  return {{resource, actions}, nullptr};
+}
 
 /// PreFilterPlugin runs once per cycle before Filter.
 class PreFilterPlugin {

@@ -5,10 +5,16 @@
 // none. A pod without the label is steered away from pool nodes by Score, so pools stay free for
 // the pods that need them.
 //
+// With `max_pods` set, a pool holds at most that many pods that asked for it: a cross-node rule.
+// PreFilter walks the snapshot once and counts them into CycleState, Filter reads the count, and
+// AddPod/RemovePod keep it right when the host asks "what if this pod were there / were gone"
+// (nominated pods of higher priority, preemption's victims).
+//
 //   [profile.plugins.multi_point]
 //   enabled = [{ name = "NodePool", weight = 5 }]
 //   [profile.plugin_config.NodePool]
 //   label = "example.com/pool"
+//   max_pods = 10          # optional; 0 or absent: no limit
 #pragma once
 
 #include <cstdint>
@@ -21,6 +27,8 @@ namespace example {
 
 /// NodePool filters pods into their node pool and scores pool-less pods away from pools.
 class NodePool final : public schedhost::Plugin,
+                       public schedhost::PreFilterPlugin,
+                       public schedhost::PreFilterExtensions,
                        public schedhost::FilterPlugin,
                        public schedhost::ScorePlugin,
                        public schedhost::EnqueueExtensions {
@@ -31,12 +39,32 @@ class NodePool final : public schedhost::Plugin,
   static constexpr std::string_view kDefaultLabel = "example.com/pool";
   /// kReasonPrefix starts the reason for a node outside the pod's pool ("... gpu").
   static constexpr std::string_view kReasonPrefix = "node(s) not in pool ";
+  /// kFullPrefix starts the reason for a pool that holds max_pods pods already ("... gpu").
+  static constexpr std::string_view kFullPrefix = "node pool is full: ";
+  /// kStateKey names the CycleState entry PreFilter writes.
+  static constexpr std::string_view kStateKey = "example.com/NodePool";
 
-  /// NodePool reads `label` (a qualified label name); any other key throws ArgsError.
+  /// NodePool reads `label` (a qualified label name) and `max_pods` (>= 0); any other key
+  /// throws ArgsError.
   NodePool(const schedhost::Host& host, const schedhost::Args& args);
 
+  /// PreFilter counts, for a pod that asks for a pool while max_pods is set, the pods on that
+  /// pool's nodes that asked for it too, and stores the count. A pod without the label gets Skip
+  /// (the host then skips this plugin's Filter, AddPod and RemovePod for it).
+  schedhost::Status PreFilter(schedhost::CycleState& state, const schedhost::Pod& pod,
+                              schedhost::PreFilterResult& result) override;
+  /// AddPod and RemovePod adjust the count in the cycle's copy of the state when `to_add` /
+  /// `to_remove` asked for the pod's pool and `ni` is one of its nodes.
+  schedhost::Status AddPod(schedhost::CycleState& state, const schedhost::Pod& pod,
+                           const schedhost::Pod& to_add, const schedhost::NodeInfo& ni) override;
+  schedhost::Status RemovePod(schedhost::CycleState& state, const schedhost::Pod& pod,
+                              const schedhost::Pod& to_remove,
+                              const schedhost::NodeInfo& ni) override;
+
   /// Filter passes every node for a pod without the label, else only nodes whose label value
-  /// equals the pod's (UnschedulableAndUnresolvable otherwise: preemption cannot help).
+  /// equals the pod's (UnschedulableAndUnresolvable otherwise: preemption cannot help), and
+  /// none while PreFilter's count says the pool is full (Unschedulable: evicting a pod of the
+  /// pool can make room).
   schedhost::Status Filter(const schedhost::CycleState& state, const schedhost::Pod& pod,
                            const schedhost::NodeInfo& ni) override;
 
@@ -45,15 +73,35 @@ class NodePool final : public schedhost::Plugin,
   schedhost::Status Score(const schedhost::CycleState& state, const schedhost::Pod& pod,
                           const schedhost::NodeInfo& ni, int64_t& score) override;
 
-  /// EventsToRegister: a pod rejected here may fit after a node is added or relabelled.
+  /// EventsToRegister: a pod rejected here may fit after a node of its pool is added or
+  /// relabelled into it, or, with max_pods, after a pod of its pool is deleted; the queueing
+  /// hints (OnNodeChange, OnPodDelete) tell those events from the others.
   std::span<const schedhost_event_registration> EventsToRegister() override;
 
   /// label is the configured pool label key.
   const std::string& label() const { return label_; }
 
  private:
+  // PoolState is what PreFilter counted: copyable, so the host can clone it for AddPod/RemovePod.
+  struct PoolState {
+    schedhost::Id pool = SCHEDHOST_ID_EMPTY;  // the pod's pool label value
+    int64_t pods = 0;                         // pods on the pool's nodes that asked for it
+  };
+  schedhost::QueueingHint OnNodeChange(const schedhost::Pod& pod,
+                                       const schedhost_cluster_event& event,
+                                       const schedhost::EventObject& old_obj,
+                                       const schedhost::EventObject& new_obj) const;
+  schedhost::QueueingHint OnPodDelete(const schedhost::Pod& pod,
+                                      const schedhost_cluster_event& event,
+                                      const schedhost::EventObject& old_obj,
+                                      const schedhost::EventObject& new_obj) const;
+  // InPool tells whether `pod` asked for `pool` and `ni` belongs to it.
+  bool InPool(const schedhost::Pod& pod, const schedhost::NodeInfo& ni, schedhost::Id pool) const;
+
   std::string label_;
+  int64_t max_pods_ = 0;  // 0: no limit
   schedhost::Id label_id_ = SCHEDHOST_ID_EMPTY;  // interned once; Filter and Score only read it
+  schedhost::Id state_key_ = SCHEDHOST_ID_EMPTY;
 };
 
 }  // namespace example
