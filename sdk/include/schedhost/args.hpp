@@ -125,16 +125,14 @@ class Args {
     if (kind() != SCHEDHOST_CONFIG_TABLE) Fail("a table (it takes no arguments)");
     if (size() == 0) return;
     std::string_view key;
-    std::string loc = At(0, &key).key_location();
-    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "plugin_config." +
-                    std::string(plugin) + "." + std::string(key) + ": " + std::string(plugin) +
-                    " takes no arguments");
+    const std::string loc = At(0, &key).key_location();
+    throw ArgsError(units_detail::Cat({loc, loc.empty() ? "" : ": ", "plugin_config.", plugin, ".",
+                                       key, ": ", plugin, " takes no arguments"}));
   }
   /// Fail throws ArgsError naming this node's location and what was expected.
   [[noreturn]] void Fail(std::string_view expected) const {
-    std::string loc = location();
-    throw ArgsError((loc.empty() ? std::string() : loc + ": ") + "expected " +
-                    std::string(expected));
+    const std::string loc = location();
+    throw ArgsError(units_detail::Cat({loc, loc.empty() ? "" : ": ", "expected ", expected}));
   }
   const schedhost_config* raw() const noexcept { return node_; }
   const schedhost_host_api* api() const noexcept { return api_; }
@@ -246,7 +244,7 @@ class ArgsReader {
  public:
   /// ArgsReader reads plugin_config.<plugin> (`args` as the plugin's constructor got it).
   ArgsReader(const Args& args, std::string_view plugin)
-      : ArgsReader(args, "plugin_config." + std::string(plugin), std::string(plugin)) {
+      : ArgsReader(args, units_detail::Cat({"plugin_config.", plugin}), std::string(plugin)) {
     root_ = true;
   }
 
@@ -382,7 +380,7 @@ class ArgsReader {
   /// ("" gives this table's own path).
   std::string Path(std::string_view key = {}) const {
     if (key.empty()) return path_;
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    return path_.empty() ? std::string(key) : units_detail::Cat({path_, ".", key});
   }
   /// Fail throws ArgsError about `key` ("": this table), at the key when it is given and at
   /// this table otherwise: "<location>: <Path(key)>: <message>".
@@ -391,7 +389,7 @@ class ArgsReader {
   }
   /// Fail throws ArgsError about element `index` of the array under `key`, at the element.
   [[noreturn]] void Fail(std::string_view key, size_t index, const std::string& message) const {
-    FailAt(table_[key].At(index), Path(key) + "[" + std::to_string(index) + "]", message);
+    FailAt(table_[key].At(index), Index(Path(key), index), message);
   }
   /// Done refuses the first key of this table that no accessor was asked about:
   /// "unknown key; did you mean \"label\"?" or "unknown key; known keys are: a, b".
@@ -402,11 +400,13 @@ class ArgsReader {
       if (Known(key)) continue;
       std::string message = "unknown key";
       if (known_.empty()) {
-        message += root_ ? "; " + plugin_ + " takes no arguments" : "; this table takes none";
+        message += root_ ? units_detail::Cat({"; ", plugin_, " takes no arguments"})
+                         : "; this table takes none";
       } else if (std::optional<std::string> match = ClosestMatch(key, known_)) {
-        message += "; did you mean \"" + *match + "\"?";
+        message += units_detail::Cat({"; did you mean \"", *match, "\"?"});
       } else {
-        message += "; known keys are: " + Join(known_, false);
+        message += "; known keys are: ";
+        message += Join(known_, false);
       }
       FailAt(child, Path(key), message);
     }
@@ -418,7 +418,7 @@ class ArgsReader {
   ArgsReader(const Args& table, std::string path, std::string plugin)
       : table_(table), path_(std::move(path)), plugin_(std::move(plugin)) {
     if (table_.present() && table_.kind() != SCHEDHOST_CONFIG_TABLE) {
-      FailAt(table_, path_, "expected a table, not " + KindName(table_.kind()));
+      FailAt(table_, path_, units_detail::Cat({"expected a table, not ", KindName(table_.kind())}));
     }
   }
 
@@ -444,7 +444,9 @@ class ArgsReader {
     std::string out;
     for (const std::string& n : names) {
       if (!out.empty()) out += ", ";
-      out += quoted ? "\"" + n + "\"" : n;
+      if (quoted) out += '"';
+      out += n;
+      if (quoted) out += '"';
     }
     return out;
   }
@@ -460,11 +462,14 @@ class ArgsReader {
     }
     return buf;
   }
+  static std::string Index(const std::string& path, size_t i) {
+    return units_detail::Cat({path, "[", std::to_string(i), "]"});
+  }
   static std::string QuantityText(int64_t v, QuantityUnit unit) {
     if (unit == QuantityUnit::kUnits || v % 1000 == 0) {
       return std::to_string(unit == QuantityUnit::kUnits ? v : v / 1000);
     }
-    return std::to_string(v) + "m";
+    return std::to_string(v).append("m");
   }
 
   bool Known(std::string_view key) const {
@@ -486,8 +491,8 @@ class ArgsReader {
       const Args child = table_.At(i, &other);
       if (!Known(other) && ClosestMatch(other, wanted)) {
         FailAt(child, Path(key),
-               "is required; did you mean \"" + std::string(key) + "\" instead of \"" +
-                   std::string(other) + "\"?");
+               units_detail::Cat(
+                   {"is required; did you mean \"", key, "\" instead of \"", other, "\"?"}));
       }
     }
     FailAt(Args(table_.api(), nullptr), Path(key), "is required");
@@ -495,12 +500,12 @@ class ArgsReader {
   [[noreturn]] void FailAt(const Args& at, const std::string& path,
                            const std::string& message) const {
     const std::string loc = at.present() ? at.key_location() : table_.key_location();
-    throw ArgsError((loc.empty() ? std::string() : loc + ": ") +
-                    (path.empty() ? std::string() : path + ": ") + message);
+    throw ArgsError(
+        units_detail::Cat({loc, loc.empty() ? "" : ": ", path, path.empty() ? "" : ": ", message}));
   }
   void Expect(const Args& v, const std::string& path, int32_t kind, std::string_view what) const {
     if (v.kind() != kind)
-      FailAt(v, path, "expected " + std::string(what) + ", not " + KindName(v.kind()));
+      FailAt(v, path, units_detail::Cat({"expected ", what, ", not ", KindName(v.kind())}));
   }
   template <class T, class Format>
   void CheckRange(const Args& v, const std::string& path, T x, const std::optional<T>& min,
@@ -508,11 +513,12 @@ class ArgsReader {
     if ((!min || x >= *min) && (!max || x <= *max)) return;
     std::string range;
     if (min && max) {
-      range = "in the range [" + format(*min) + ", " + format(*max) + "]";
+      range = units_detail::Cat({"in the range [", format(*min), ", ", format(*max), "]"});
     } else {
-      range = min ? "at least " + format(*min) : "at most " + format(*max);
+      range = min ? units_detail::Cat({"at least ", format(*min)})
+                  : units_detail::Cat({"at most ", format(*max)});
     }
-    FailAt(v, path, "must be " + range + ", got " + format(x));
+    FailAt(v, path, units_detail::Cat({"must be ", range, ", got ", format(x)}));
   }
 
   int64_t ReadInt(std::string_view key, const IntOptions& opts, bool required) {
@@ -540,11 +546,12 @@ class ArgsReader {
   }
   std::string Unsupported(const std::string& value,
                           const std::vector<std::string>& supported) const {
-    std::string message = "unsupported value \"" + value + "\"";
     if (std::optional<std::string> match = ClosestMatch(value, supported)) {
-      return message + "; did you mean \"" + *match + "\"?";
+      return units_detail::Cat(
+          {"unsupported value \"", value, "\"; did you mean \"", *match, "\"?"});
     }
-    return message + "; supported values: " + Join(supported, true);
+    return units_detail::Cat(
+        {"unsupported value \"", value, "\"; supported values: ", Join(supported, true)});
   }
   std::string CheckString(const Args& v, const std::string& path, const StringOptions& opts) const {
     Expect(v, path, SCHEDHOST_CONFIG_STRING, "a string");
@@ -556,7 +563,7 @@ class ArgsReader {
     }
     if (opts.valid != nullptr && !opts.valid(s)) {
       FailAt(v, path,
-             "\"" + s + "\" is not " + (opts.what.empty() ? "valid" : std::string(opts.what)));
+             units_detail::Cat({"\"", s, "\" is not ", opts.what.empty() ? "valid" : opts.what}));
     }
     return s;
   }
@@ -578,7 +585,7 @@ class ArgsReader {
       x = v.Int(0);
       const int64_t limit = std::numeric_limits<int64_t>::max() / 1000;
       if (opts.unit == QuantityUnit::kMilli) {
-        if (x > limit || x < -limit) FailAt(v, path, std::to_string(x) + " is too large");
+        if (x > limit || x < -limit) FailAt(v, path, std::to_string(x).append(" is too large"));
         x *= 1000;
       }
     } else if (v.kind() == SCHEDHOST_CONFIG_STRING) {
@@ -588,7 +595,8 @@ class ArgsReader {
       x = *q;
     } else {
       FailAt(v, path,
-             "expected a quantity such as \"2\", \"500m\" or \"4Gi\", not " + KindName(v.kind()));
+             units_detail::Cat({"expected a quantity such as \"2\", \"500m\" or \"4Gi\", not ",
+                                KindName(v.kind())}));
     }
     CheckRange(v, path, x, opts.min, opts.max,
                [&](int64_t n) { return QuantityText(n, opts.unit); });
@@ -598,7 +606,8 @@ class ArgsReader {
                                          const DurationOptions& opts) const {
     if (v.kind() != SCHEDHOST_CONFIG_STRING) {
       FailAt(v, path,
-             "expected a duration such as \"30s\" or \"1m30s\", not " + KindName(v.kind()));
+             units_detail::Cat(
+                 {"expected a duration such as \"30s\" or \"1m30s\", not ", KindName(v.kind())}));
     }
     std::string why;
     std::optional<std::chrono::nanoseconds> d = ParseDuration(v.String(""), &why);
@@ -613,7 +622,7 @@ class ArgsReader {
     if (!v.present()) return out;
     Expect(v, Path(key), SCHEDHOST_CONFIG_ARRAY, "an array of strings");
     for (size_t i = 0; i < v.size(); ++i) {
-      out.push_back(CheckString(v.At(i), Path(key) + "[" + std::to_string(i) + "]", each));
+      out.push_back(CheckString(v.At(i), Index(Path(key), i), each));
     }
     return out;
   }
@@ -629,7 +638,7 @@ class ArgsReader {
     if (!v.present()) return 0;
     Expect(v, path, SCHEDHOST_CONFIG_ARRAY, "an array of tables");
     for (size_t i = 0; i < v.size(); ++i) {
-      const std::string item_path = path + "[" + std::to_string(i) + "]";
+      const std::string item_path = Index(path, i);
       const Args item = v.At(i);
       Expect(item, item_path, SCHEDHOST_CONFIG_TABLE, "a table");
       ArgsReader nested(item, item_path, plugin_);

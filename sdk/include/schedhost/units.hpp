@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -23,6 +24,17 @@ namespace schedhost {
 enum class QuantityUnit { kUnits, kMilli };
 
 namespace units_detail {
+
+// Cat joins `parts`. Messages are built with it rather than with `"literal" + std::string(...)`,
+// which GCC 12 at -O3 misreads as overlapping copies (-Wrestrict) in code that includes this.
+inline std::string Cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
 
 constexpr bool IsDigit(char c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -62,9 +74,10 @@ inline std::nullopt_t Fail(std::string* error, std::string message) {
 inline std::optional<int64_t> ParseQuantity(std::string_view text,
                                             QuantityUnit unit = QuantityUnit::kUnits,
                                             std::string* error = nullptr) {
+  using units_detail::Cat;
   using units_detail::Fail;
   using units_detail::IsDigit;
-  const std::string quoted = "\"" + std::string(text) + "\"";
+  const std::string quoted = Cat({"\"", text, "\""});
   std::string_view s = text;
   bool negative = false;
   if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
@@ -86,7 +99,7 @@ inline std::optional<int64_t> ParseQuantity(std::string_view text,
     }
   }
   if (digits.empty())
-    return Fail(error, quoted + " is not a quantity (want e.g. 2, 500m, 1.5, 4Gi)");
+    return Fail(error, Cat({quoted, " is not a quantity (want e.g. 2, 500m, 1.5, 4Gi)"}));
   const std::string_view suffix = s.substr(i);
   // Suffixes as literals in the code rather than a table: a static array in an inline function
   // would be a GNU_UNIQUE symbol in a host built with default visibility.
@@ -119,16 +132,16 @@ inline std::optional<int64_t> ParseQuantity(std::string_view text,
     known = false;
   }
   if (!known) {
-    return Fail(error, quoted + " is not a quantity: unknown suffix \"" + std::string(suffix) +
-                           "\" (want m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent "
-                           "such as e3)");
+    return Fail(error, Cat({quoted, " is not a quantity: unknown suffix \"", suffix,
+                            "\" (want m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei or an exponent "
+                            "such as e3)"}));
   }
   if (unit == QuantityUnit::kMilli) exp10 += 3;
   digits.erase(0, digits.find_first_not_of('0'));
   if (digits.empty()) return 0;
   for (; binary > 0; --binary) units_detail::MultiplyDecimal(digits, 1024);
   std::optional<int64_t> v;
-  const std::string too_large = quoted + " is too large";
+  const std::string too_large = Cat({quoted, " is too large"});
   if (exp10 >= 0) {
     if (static_cast<int64_t>(digits.size()) + exp10 > 19) return Fail(error, too_large);
     digits.append(static_cast<size_t>(exp10), '0');
@@ -154,9 +167,10 @@ inline std::optional<int64_t> ParseQuantity(std::string_view text,
 /// *error when the text is not a duration or does not fit in int64 nanoseconds.
 inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view text,
                                                              std::string* error = nullptr) {
+  using units_detail::Cat;
   using units_detail::Fail;
   using units_detail::IsDigit;
-  const std::string quoted = "\"" + std::string(text) + "\"";
+  const std::string quoted = Cat({"\"", text, "\""});
   std::string_view s = text;
   bool negative = false;
   if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
@@ -165,7 +179,8 @@ inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view te
   }
   if (s == "0") return std::chrono::nanoseconds(0);
   if (s.empty()) {
-    return Fail(error, "invalid duration " + quoted + ": expected a number and a unit like \"1s\"");
+    return Fail(error,
+                Cat({"invalid duration ", quoted, ": expected a number and a unit like \"1s\""}));
   }
   // The magnitude limit: 2^63 - 1 for positive values, 2^63 for negative ones.
   const uint64_t limit =
@@ -173,8 +188,7 @@ inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view te
   uint64_t total = 0;
   while (!s.empty()) {
     if (!IsDigit(s.front()) && s.front() != '.') {
-      return Fail(error, "invalid duration " + quoted + ": expected a number at \"" +
-                             std::string(s) + "\"");
+      return Fail(error, Cat({"invalid duration ", quoted, ": expected a number at \"", s, "\""}));
     }
     uint64_t whole = 0;
     bool whole_overflow = false;
@@ -201,15 +215,15 @@ inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view te
       }
     }
     if (digits == 0) {
-      return Fail(error, "invalid duration " + quoted + ": a \".\" needs digits beside it");
+      return Fail(error, Cat({"invalid duration ", quoted, ": a \".\" needs digits beside it"}));
     }
     size_t unit_len = 0;
     while (unit_len < s.size() && !IsDigit(s[unit_len]) && s[unit_len] != '.') ++unit_len;
     const std::string_view unit = s.substr(0, unit_len);
     s.remove_prefix(unit_len);
     if (unit.empty()) {
-      return Fail(error, "invalid duration " + quoted +
-                             ": missing unit (use ns, us, ms, s, m or h, e.g. \"1s\")");
+      return Fail(error, Cat({"invalid duration ", quoted,
+                              ": missing unit (use ns, us, ms, s, m or h, e.g. \"1s\")"}));
     }
     uint64_t nanos = 0;
     if (unit == "ns") {
@@ -225,10 +239,10 @@ inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view te
     } else if (unit == "h") {
       nanos = 3'600'000'000'000;
     } else {
-      return Fail(error, "invalid duration " + quoted + ": unknown unit \"" + std::string(unit) +
-                             "\" (use ns, us, ms, s, m or h)");
+      return Fail(error, Cat({"invalid duration ", quoted, ": unknown unit \"", unit,
+                              "\" (use ns, us, ms, s, m or h)"}));
     }
-    const std::string too_large = "invalid duration " + quoted + ": too large";
+    const std::string too_large = Cat({"invalid duration ", quoted, ": too large"});
     if (whole_overflow || whole > limit / nanos) return Fail(error, too_large);
     uint64_t value = whole * nanos;
     if (fraction > 0) {
@@ -266,13 +280,13 @@ inline std::string FormatDuration(std::chrono::nanoseconds d) {
       const size_t width = std::to_string(unit).size() - 1;
       frac.insert(0, width - frac.size(), '0');
       while (!frac.empty() && frac.back() == '0') frac.pop_back();
-      out += "." + frac;
+      out.append(".").append(frac);
     }
-    return out + std::string(suffix);
+    return out.append(suffix);
   };
-  if (n < 1'000) return sign + std::to_string(n) + "ns";
-  if (n < 1'000'000) return sign + with_fraction(n, 1'000, "\xC2\xB5s");
-  if (n < 1'000'000'000) return sign + with_fraction(n, 1'000'000, "ms");
+  if (n < 1'000) return units_detail::Cat({sign, std::to_string(n), "ns"});
+  if (n < 1'000'000) return units_detail::Cat({sign, with_fraction(n, 1'000, "\xC2\xB5s")});
+  if (n < 1'000'000'000) return units_detail::Cat({sign, with_fraction(n, 1'000'000, "ms")});
   const uint64_t hours = n / 3'600'000'000'000;
   const uint64_t minutes = (n / 60'000'000'000) % 60;
   const uint64_t rest = n % 60'000'000'000;
