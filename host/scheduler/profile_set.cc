@@ -137,14 +137,14 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
                                               : where.ToString() + ": " + e.what());
   };
   try {
+    // The config's locations apply unless the default directory was swapped for the builtin one.
+    const bool dirs_from_config = set->plugin_dirs_ == cfg.plugin_dirs;
     for (size_t i = 0; i < set->plugin_dirs_.size(); ++i) {
-      const bool from_config =
-          set->plugin_dirs_ == cfg.plugin_dirs && i < cfg.plugin_dir_locations.size();
       try {
         set->registry_->LoadDirectory(set->plugin_dirs_[i], api);
       } catch (const loader::LoadError& e) {
-        if (!from_config) throw;
-        throw at(cfg.plugin_dir_locations[i], e);
+        const bool named = dirs_from_config && i < cfg.plugin_dir_locations.size();
+        throw at(named ? cfg.plugin_dir_locations[i] : config::SourceLocation{}, e);
       }
     }
     for (const auto& lib : cfg.libraries) {

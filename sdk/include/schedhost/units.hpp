@@ -58,6 +58,14 @@ inline std::optional<int64_t> ToInt64(std::string_view digits) {
   return static_cast<int64_t>(v);
 }
 
+// TakeSign removes a leading '+' or '-' from `s` and tells whether it was '-'.
+inline bool TakeSign(std::string_view& s) {
+  if (s.empty() || (s.front() != '+' && s.front() != '-')) return false;
+  const bool negative = s.front() == '-';
+  s.remove_prefix(1);
+  return negative;
+}
+
 inline std::nullopt_t Fail(std::string* error, std::string message) {
   if (error != nullptr) *error = std::move(message);
   return std::nullopt;
@@ -79,11 +87,7 @@ inline std::optional<int64_t> ParseQuantity(std::string_view text,
   using units_detail::IsDigit;
   const std::string quoted = Cat({"\"", text, "\""});
   std::string_view s = text;
-  bool negative = false;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
+  const bool negative = units_detail::TakeSign(s);
   std::string digits;  // every digit, the fraction's too; the value is digits * 10^exp10
   int64_t exp10 = 0;
   bool dot = false;
@@ -119,8 +123,7 @@ inline std::optional<int64_t> ParseQuantity(std::string_view text,
     exp10 += (static_cast<int64_t>(at) - 3) * 3;
   } else if (suffix[0] == 'e' || suffix[0] == 'E') {
     std::string_view exp = suffix.substr(1);
-    const bool exp_negative = exp.front() == '-';
-    if (exp.front() == '-' || exp.front() == '+') exp.remove_prefix(1);
+    const bool exp_negative = units_detail::TakeSign(exp);
     known = !exp.empty();
     int64_t e = 0;
     for (char c : exp) {
@@ -172,11 +175,7 @@ inline std::optional<std::chrono::nanoseconds> ParseDuration(std::string_view te
   using units_detail::IsDigit;
   const std::string quoted = Cat({"\"", text, "\""});
   std::string_view s = text;
-  bool negative = false;
-  if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
+  const bool negative = units_detail::TakeSign(s);
   if (s == "0") return std::chrono::nanoseconds(0);
   if (s.empty()) {
     return Fail(error,
