@@ -239,6 +239,17 @@ grpc::Status AdminService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
   response->set_resource_version(store_.resource_version());
   response->set_config_generation(scheduler_.generation());
   response->set_draining_profile_sets(scheduler_.DrainingSets());
+  if (options_.leadership) {
+    if (const store::Leadership l = options_.leadership(); l.enabled) {
+      v1::LeaderElection* le = response->mutable_leader_election();
+      le->set_leading(l.leading);
+      le->set_identity(l.identity);
+      le->set_lease(l.lease);
+      le->set_holder(l.holder);
+      le->set_transitions(l.transitions);
+      le->set_last_error(l.last_error);
+    }
+  }
   std::lock_guard record(record_mu_);
   response->set_last_reload_result(last_reload_.result);
   response->set_last_reload_message(last_reload_.message);

@@ -22,6 +22,7 @@
 
 #include "host/config/host_config.h"
 #include "host/loader/library_store.h"
+#include "host/store/cluster_writer.h"
 #include "host/store/store.h"
 #include "schedhost/v1/admin.grpc.pb.h"
 
@@ -55,6 +56,8 @@ struct AdminOptions {
   // lifecycle, when set, runs a reload's build and swap (plugin create, events_to_register) on
   // the thread the host keeps for plugin lifecycle calls; empty: on the calling thread.
   std::function<void(const std::function<void()>&)> lifecycle;
+  // leadership, when set, says where this replica stands in leader election (Stats).
+  std::function<store::Leadership()> leadership;
 };
 
 // ReloadRecord is the outcome of the last reload, for Stats.

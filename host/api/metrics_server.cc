@@ -89,8 +89,9 @@ class Session : public std::enable_shared_from_this<Session> {
       text(http::status::ok, "ok");
     } else if (target == "/readyz") {
       const bool ready = handlers_.ready && handlers_.ready();
-      text(ready ? http::status::ok : http::status::service_unavailable,
-           ready ? "ok" : "not ready");
+      std::string body = handlers_.ready_detail ? handlers_.ready_detail() : std::string();
+      if (body.empty()) body = ready ? "ok" : "not ready";
+      text(ready ? http::status::ok : http::status::service_unavailable, std::move(body));
     } else {
       res_.result(http::status::ok);
       res_.set(http::field::content_type, std::string(metrics::kTextContentType));

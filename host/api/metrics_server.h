@@ -26,6 +26,9 @@ struct MetricsHandlers {
   std::function<std::string()> metrics;
   // ready tells whether /readyz answers 200 (else 503).
   std::function<bool()> ready;
+  // ready_detail, when set, is the /readyz body instead of "ok" / "not ready" (e.g. whether this
+  // replica leads).
+  std::function<std::string()> ready_detail;
 };
 
 // MetricsServer serves the metrics and health endpoints; Start and Stop from one thread.

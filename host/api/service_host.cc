@@ -138,13 +138,27 @@ void ServiceHost::StartMetrics() {
                       .ready = [this] {
                         std::string why;
                         return ready_.load() && (source_ == nullptr || source_->Healthy(&why));
-                      }});
+                      },
+                      .ready_detail = [this] { return ReadyDetail(); }});
   try {
     metrics_server_->Start();
   } catch (const std::runtime_error& e) {
     metrics_server_.reset();
     throw ServiceHostError(e.what());
   }
+}
+
+std::string ServiceHost::ReadyDetail() const {
+  if (!ready_.load()) return "not ready: starting or stopping";
+  if (source_ == nullptr) return "ok";
+  std::string why;
+  if (!source_->Healthy(&why)) return "not ready: " + why;
+  const store::Leadership l = source_->leadership();
+  if (!l.enabled) return "ok";
+  // A standby is ready: its mirror is warm and it takes over at once (as kube-scheduler's).
+  if (l.leading) return "ok: leading (lease " + l.lease + ", identity " + l.identity + ")";
+  return "ok: standby (lease " + l.lease + " held by " +
+         (l.holder.empty() ? std::string("nobody") : l.holder) + ", identity " + l.identity + ")";
 }
 
 void ServiceHost::RegisterGauges() {
@@ -173,6 +187,20 @@ void ServiceHost::RegisterGauges() {
         const auto libraries = s->profiles()->set().registry().Libraries().size();
         return std::vector<metrics::GaugeSample>{{{}, static_cast<double>(libraries)}};
       });
+  if (source_ != nullptr && source_->leadership().enabled) {
+    const store::ClusterSource* source = source_.get();
+    // upstream's name and label (client-go's leader election metrics)
+    leader_gauge_ = registry.AddGaugeCallback(
+        "leader_election_master_status",
+        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 "
+        "indicates master. 'name' is the string used to identify the lease. Please make sure to "
+        "group by name.",
+        {"name"}, [source] {
+          const store::Leadership l = source->leadership();
+          const std::string name = l.lease.substr(l.lease.find('/') + 1);
+          return std::vector<metrics::GaugeSample>{{{name}, l.leading ? 1.0 : 0.0}};
+        });
+  }
 }
 
 void ServiceHost::Start() {
@@ -242,7 +270,8 @@ void ServiceHost::Start() {
           .library_store = library_store_,
           .running = config_,
           .build = build,
-          .lifecycle = [control = control_](const auto& fn) { control->Run([&] { fn(); }); }});
+          .lifecycle = [control = control_](const auto& fn) { control->Run([&] { fn(); }); },
+          .leadership = [this] { return leadership(); }});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -264,10 +293,25 @@ void ServiceHost::Start() {
     spdlog::warn("chmod 0600 {}: {}", socket.string(), std::strerror(errno));
   }
   server_->GetHealthCheckService()->SetServingStatus(true);
-  scheduler_->Start();
   RegisterGauges();
   started_ = true;
   ready_.store(true);
+  if (source_ == nullptr) {
+    scheduler_->Start();
+  } else {
+    // Only the leader's loop pops pods; a standby keeps its mirror, cache and queue current.
+    source_->Campaign(
+        [this] {
+          try {
+            scheduler_->Start();
+          } catch (const scheduler::SchedulerError&) {
+            // elected while stopping: nothing to schedule any more
+          }
+        },
+        [this] {
+          if (on_lost_) on_lost_();
+        });
+  }
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
                config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
 }
@@ -280,6 +324,7 @@ void ServiceHost::Stop() {
   metrics_server_->Stop();
   pending_pods_gauge_.Reset();
   libraries_gauge_.Reset();
+  leader_gauge_.Reset();
   server_->GetHealthCheckService()->SetServingStatus(false);
   cluster_->Shutdown();
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -91,6 +92,11 @@ class ServiceHost {
     source_ = std::move(source);
   }
 
+  // OnLostLeadership sets what runs when this replica loses its lease (Kubernetes mode with
+  // leader election): by then it writes nothing more, and kube-scheduler exits; schedhostd does
+  // too (status 1). Runs on the elector's thread. Call before Start.
+  void OnLostLeadership(std::function<void()> handler) { on_lost_ = std::move(handler); }
+
   // Start builds the profiles, listens on config.metrics_listen (HTTP) and config.api_listen (a
   // Unix socket is created with mode 0600, its parent directory made when missing, a stale
   // socket file replaced; TCP only with [api.tls]) and starts the scheduling loop. Throws
@@ -105,6 +111,11 @@ class ServiceHost {
   // builds and validates its profiles off the scheduling loop and swaps them in; a refused
   // config changes nothing. Not ok before Start, or when the host has no config file.
   ReloadResult Reload();
+
+  // leadership says whether this replica leads (Kubernetes mode with leader election).
+  store::Leadership leadership() const {
+    return source_ != nullptr ? source_->leadership() : store::Leadership{};
+  }
 
   // store returns the cluster state.
   store::Store& store() { return store_; }
@@ -121,6 +132,8 @@ class ServiceHost {
   void StartMetrics();
   // RegisterGauges registers the scrape-time gauges over the scheduler.
   void RegisterGauges();
+  // ReadyDetail is the /readyz body: ready or why not, and whether this replica leads.
+  std::string ReadyDetail() const;
 
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;
@@ -140,6 +153,8 @@ class ServiceHost {
   std::unique_ptr<ConfigWatcher> watcher_;  // [host] watch_config
   metrics::Registry::Registration pending_pods_gauge_;
   metrics::Registry::Registration libraries_gauge_;
+  metrics::Registry::Registration leader_gauge_;
+  std::function<void()> on_lost_;
   std::atomic<bool> ready_{false};
   bool started_ = false;
   bool stopped_ = false;

@@ -101,6 +101,15 @@ int RunStats(Client& client, std::ostream& out, std::ostream& err) {
     out << "last_reload_message: " << s.last_reload_message() << "\n"
         << "last_reload_unix_seconds: " << s.last_reload_unix_seconds() << "\n";
   }
+  if (s.has_leader_election()) {
+    const v1::LeaderElection& le = s.leader_election();
+    out << "leader_election: " << (le.leading() ? "leading" : "standby") << "\n"
+        << "lease: " << le.lease() << "\n"
+        << "lease_holder: " << (le.holder().empty() ? "<none>" : le.holder()) << "\n"
+        << "lease_transitions: " << le.transitions() << "\n"
+        << "identity: " << le.identity() << "\n";
+    if (!le.last_error().empty()) out << "leader_election_error: " << le.last_error() << "\n";
+  }
   return 0;
 }
 

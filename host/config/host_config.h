@@ -97,6 +97,27 @@ inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("u
 
 // KubernetesConfig is `[kubernetes]`: schedule the pods of a Kubernetes cluster, whose API
 // server is then the source of truth (see docs/operations.md, "Running as a second scheduler").
+// LeaderElectionConfig is [kubernetes.leader_election]: upstream kube-scheduler's leader election
+// on a coordination.k8s.io/v1 Lease, with its defaults.
+struct LeaderElectionConfig {
+  // enabled: replicas elect one leader, which alone schedules (kube-scheduler's leaderElect).
+  bool enabled = true;
+  // lease_namespace / lease_name name the Lease (resourceNamespace / resourceName).
+  std::string lease_namespace = "kube-system";
+  std::string lease_name = "schedhost";
+  // identity names this replica in the Lease's holderIdentity; "" : "<hostname>_<random>".
+  std::string identity;
+  // lease_duration is how long a standby waits after the last renewal it observed before it
+  // takes the lease; renew_deadline is how long the leader keeps trying to renew before it stops
+  // scheduling; retry_period is the pause between attempts.
+  std::chrono::nanoseconds lease_duration = std::chrono::seconds(15);
+  std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
+  std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
+  // delay_cache_until_active makes a standby mirror nothing until it is elected: less memory,
+  // slower takeover (kube-scheduler's delayCacheUntilActive).
+  bool delay_cache_until_active = false;
+};
+
 struct KubernetesConfig {
   // kubeconfig is a path list as $KUBECONFIG takes it ("a:b"); empty: $KUBECONFIG, else
   // ~/.kube/config. Relative paths resolve against the config file's directory.
@@ -111,6 +132,8 @@ struct KubernetesConfig {
   int32_t burst = 100;
   // sync_timeout bounds the wait for the first list of every kind at start.
   std::chrono::nanoseconds sync_timeout = std::chrono::minutes(2);
+  // leader_election is [kubernetes.leader_election].
+  LeaderElectionConfig leader_election;
 };
 
 // HostConfig is a whole config file, validated, with defaults filled in.

@@ -223,9 +223,71 @@ ApiTls ParseApiTls(const Context& ctx, const toml::table& table, const toml::nod
   return tls;
 }
 
+// IsDnsSubdomain: what Kubernetes accepts as an object name (RFC 1123 subdomain).
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(s.front()) || !alnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
+}
+
+LeaderElectionConfig ParseLeaderElection(const Context& ctx, const toml::table& table) {
+  internal::CheckKeys(ctx, table,
+                      {"enabled", "lease_namespace", "lease_name", "identity", "lease_duration",
+                       "renew_deadline", "retry_period", "delay_cache_until_active"},
+                      "[kubernetes.leader_election]");
+  LeaderElectionConfig le;
+  const std::string prefix = "kubernetes.leader_election.";
+  if (auto v = internal::GetBool(ctx, table, "enabled", prefix + "enabled")) le.enabled = *v;
+  for (auto [key, field] : {std::pair{"lease_namespace", &le.lease_namespace},
+                            std::pair{"lease_name", &le.lease_name}}) {
+    if (auto v = internal::GetString(ctx, table, key, prefix + key)) {
+      if (!IsDnsSubdomain(*v)) {
+        Fail(ctx, table.get(key)->source(),
+             prefix + key + " \"" + *v +
+                 "\" is not a valid object name (lower-case letters, digits, '-' and '.', "
+                 "starting and ending with a letter or digit, at most 253)");
+      }
+      *field = *v;
+    }
+  }
+  if (auto v = internal::GetString(ctx, table, "identity", prefix + "identity")) le.identity = *v;
+  for (auto [key, field] : {std::pair{"lease_duration", &le.lease_duration},
+                            std::pair{"renew_deadline", &le.renew_deadline},
+                            std::pair{"retry_period", &le.retry_period}}) {
+    if (auto v = GetDuration(ctx, table, key, prefix + key)) *field = *v;
+  }
+  if (le.lease_duration % std::chrono::seconds(1) != std::chrono::nanoseconds(0)) {
+    Fail(ctx, table.get("lease_duration")->source(),
+         prefix + "lease_duration must be whole seconds: the Lease stores leaseDurationSeconds");
+  }
+  // client-go's rules: a leader gives up before a standby may take over, and tries more than once.
+  const toml::node* where = table.get("renew_deadline") != nullptr ? table.get("renew_deadline")
+                            : table.get("lease_duration") != nullptr ? table.get("lease_duration")
+                                                                     : table.get("retry_period");
+  if (le.renew_deadline >= le.lease_duration) {
+    Fail(ctx, where != nullptr ? where->source() : table.source(),
+         prefix + "renew_deadline must be shorter than lease_duration (" +
+             FormatDuration(le.renew_deadline) + " >= " + FormatDuration(le.lease_duration) +
+             "): a standby could take over while the leader still schedules");
+  }
+  if (le.renew_deadline.count() <= le.retry_period.count() * 12 / 10) {
+    Fail(ctx, where != nullptr ? where->source() : table.source(),
+         prefix + "renew_deadline must be longer than 1.2 × retry_period (" +
+             FormatDuration(le.renew_deadline) + " <= 1.2 × " + FormatDuration(le.retry_period) +
+             "): the leader needs room for more than one renewal attempt");
+  }
+  if (auto v = internal::GetBool(ctx, table, "delay_cache_until_active",
+                                 prefix + "delay_cache_until_active")) {
+    le.delay_cache_until_active = *v;
+  }
+  return le;
+}
+
 KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   internal::CheckKeys(ctx, table,
-                      {"kubeconfig", "context", "in_cluster", "qps", "burst", "sync_timeout"},
+                      {"kubeconfig", "context", "in_cluster", "qps", "burst", "sync_timeout",
+                       "leader_election"},
                       "[kubernetes]");
   KubernetesConfig kube;
   if (const toml::node* path = table.get("kubeconfig")) {
@@ -269,6 +331,10 @@ KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   }
   if (auto v = GetDuration(ctx, table, "sync_timeout", "kubernetes.sync_timeout")) {
     kube.sync_timeout = *v;
+  }
+  if (const toml::node* election = table.get("leader_election")) {
+    kube.leader_election = ParseLeaderElection(
+        ctx, internal::ExpectTable(ctx, *election, "[kubernetes.leader_election]"));
   }
   return kube;
 }

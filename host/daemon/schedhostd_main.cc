@@ -1,13 +1,15 @@
 // schedhostd [--config FILE] [--log-level LEVEL]: the schedhost daemon. Loads the config (a
 // config without profiles gets the default profile; without plugin_dirs, the builtin plugins
 // beside the binary or installed), serves the API and schedules until SIGTERM or SIGINT, then
-// stops cleanly and exits 0. SIGHUP (`systemctl reload schedhost`) does what Admin.Reload does:
-// re-reads the config file, builds its profiles and swaps them in between two cycles, or keeps
-// the running ones and logs why the file was refused.
+// stops cleanly and exits 0. In Kubernetes mode a replica that loses its leader lease stops and
+// exits 1, as kube-scheduler does. SIGHUP (`systemctl reload schedhost`) does what Admin.Reload
+// does: re-reads the config file, builds its profiles and swaps them in between two cycles, or
+// keeps the running ones and logs why the file was refused.
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGHUP);
+  // SIGUSR2 is how the elector's thread tells this one the lease was lost.
+  sigaddset(&signals, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   try {
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
     if (config.kubernetes) kube = std::make_unique<schedhost::kube::KubeMode>(*config.kubernetes);
     schedhost::api::ServiceHost host(std::move(config), builtin, config_path);
     if (kube) host.SetClusterSource(std::move(kube));
+    host.OnLostLeadership([] { ::kill(::getpid(), SIGUSR2); });
     host.Start();
     int signal = 0;
     while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
@@ -76,6 +81,13 @@ int main(int argc, char** argv) {
       } else {
         spdlog::error("SIGHUP: {}", reload.message);
       }
+    }
+    if (signal == SIGUSR2) {
+      // As kube-scheduler: a replica that lost its lease exits, and its supervisor (systemd,
+      // the Deployment) starts it again as a standby. Nothing has been written since the loss.
+      spdlog::error("leader election lost, exiting");
+      host.Stop();
+      return 1;
     }
     spdlog::info("received {}, shutting down", signal == SIGTERM ? "SIGTERM" : "SIGINT");
     host.Stop();

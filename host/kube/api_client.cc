@@ -186,11 +186,19 @@ class Connection {
 
   // Exchange sends `request` and reads the whole answer. A reused connection the server closed
   // meanwhile is reopened once.
-  Response Exchange(http::request<http::string_body>& request, std::chrono::milliseconds timeout) {
+  // Exchange sends `request` and reads the answer; `may_send` (when set) is asked once the
+  // connection is open, just before the first byte goes out.
+  Response Exchange(http::request<http::string_body>& request, std::chrono::milliseconds timeout,
+                    const std::function<bool()>& may_send) {
     for (int attempt = 0;; ++attempt) {
       const bool reused = open_;
       try {
         Open(timeout);
+        if (may_send && !may_send()) {
+          throw ApiError(0, "NotSent",
+                         std::string(request.method_string()) + " " +
+                             std::string(request.target()) + ": not sent");
+        }
         Write(request, timeout);
         http::response_parser<http::string_body> parser;
         parser.body_limit(kMaxBodyBytes);
@@ -204,9 +212,9 @@ class Connection {
         if (!parser.get().keep_alive()) Close();
         out.body = std::move(parser.get().body());
         return out;
-      } catch (const ApiError&) {
+      } catch (const ApiError& e) {
         Close();
-        if (!reused || attempt > 0 || cancelled_.load()) throw;
+        if (!reused || attempt > 0 || cancelled_.load() || e.reason() == "NotSent") throw;
       }
     }
   }
@@ -431,23 +439,51 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
 }  // namespace
 
 Response ApiClient::Call(std::string_view method, std::string_view target, std::string_view body,
-                         std::string_view content_type) {
+                         std::string_view content_type, const std::function<bool()>& may_send) {
   const http::verb verb = http::string_to_verb(beast::string_view(method.data(), method.size()));
   if (verb == http::verb::unknown) {
     throw ApiError(0, "", "unknown HTTP method " + std::string(method));
   }
-  if (!limiter_.Acquire()) throw ApiError(0, "", "the client is shut down");
-  auto request = MakeRequest(access_, options_, verb, target, body, content_type);
-  std::unique_ptr<Connection> c = Take();
-  requests_.fetch_add(1);
-  try {
-    Response r = c->Exchange(request, options_.timeout);
-    Give(std::move(c), /*reuse=*/true);
-    return r;
-  } catch (...) {
-    Give(std::move(c), /*reuse=*/false);
-    throw;
+  for (int retry = 0;; ++retry) {
+    if (!limiter_.Acquire()) throw ApiError(0, "", "the client is shut down");
+    auto request = MakeRequest(access_, options_, verb, target, body, content_type);
+    std::unique_ptr<Connection> c = Take();
+    requests_.fetch_add(1);
+    Response r;
+    try {
+      r = c->Exchange(request, options_.timeout, may_send);
+      Give(std::move(c), /*reuse=*/true);
+    } catch (...) {
+      Give(std::move(c), /*reuse=*/false);
+      throw;
+    }
+    // As client-go: 429 and 5xx answers that say when to come back are retried then, at most
+    // kMaxRetries times; the request went through the server's admission of requests only.
+    const std::optional<std::chrono::seconds> wait = RetryAfter(r);
+    if (!wait || retry >= kMaxRetries) return r;
+    retried_.fetch_add(1);
+    if (!SleepUnlessCancelled(*wait)) return r;
   }
+}
+
+std::optional<std::chrono::seconds> ApiClient::RetryAfter(const Response& r) {
+  if (r.status != 429 && r.status < 500) return std::nullopt;
+  if (r.retry_after.empty() || r.retry_after.size() > 6 ||
+      !std::all_of(r.retry_after.begin(), r.retry_after.end(),
+                   [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::chrono::seconds(std::stoi(r.retry_after));
+}
+
+bool ApiClient::SleepUnlessCancelled(std::chrono::seconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancelled_.load()) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
+  }
+  return !cancelled_.load();
 }
 
 int ApiClient::Watch(std::string_view target, const std::function<bool(std::string_view)>& on_data,

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -115,8 +116,14 @@ class ApiClient {
 
   // Call sends one request and returns the answer, whatever its status; throws ApiError
   // (status 0) when no answer came, or when Cancel was called. `target` is the path and query.
+  // An answer of 429 or 5xx with Retry-After is retried after that many seconds (see
+  // RetryAfter), up to kMaxRetries times, each retry under the rate limit again.
+  // `may_send`, when set, is asked last, once the rate limiter has let the request go and the
+  // connection is open: false sends nothing and throws ApiError(0, "NotSent", ...) (the
+  // writer's leadership fence: no write starts after this replica stopped leading).
   Response Call(std::string_view method, std::string_view target, std::string_view body = {},
-                std::string_view content_type = "application/json");
+                std::string_view content_type = "application/json",
+                const std::function<bool()>& may_send = {});
 
   // Watch is a stream request: GET `target`, then `on_data` for every piece of body until the
   // server ends it, `on_data` returns false, `idle_timeout` passes without a byte, or Cancel.
@@ -132,12 +139,22 @@ class ApiClient {
   const ClusterAccess& access() const { return access_; }
   // requests counts the requests sent, by method ("GET", ...) and total.
   uint64_t requests() const { return requests_.load(); }
+  // retried counts the answers that were 429 or 5xx with a Retry-After, and retried.
+  uint64_t retried() const { return retried_.load(); }
+
+  // kMaxRetries bounds the retries of one Call after 429/5xx answers (client-go's default).
+  static constexpr int kMaxRetries = 10;
+  // RetryAfter is how long to wait before sending again when `r` asks for it: a 429 or 5xx with
+  // a Retry-After in whole seconds; nullopt otherwise (an HTTP date is not honoured).
+  static std::optional<std::chrono::seconds> RetryAfter(const Response& r);
 
  private:
   // Take hands a request an idle connection or a new one; Give takes it back, keeping it for
   // the next request when `reuse`, else closing it.
   std::unique_ptr<Connection> Take();
   void Give(std::unique_ptr<Connection> c, bool reuse);
+  // SleepUnlessCancelled waits `wait`; false when Cancel was called meanwhile.
+  bool SleepUnlessCancelled(std::chrono::seconds wait);
 
   const ClusterAccess access_;
   const ClientOptions options_;
@@ -148,6 +165,7 @@ class ApiClient {
   std::vector<Connection*> busy_;
   std::atomic<bool> cancelled_{false};
   std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> retried_{0};
 };
 
 // UrlEscape percent-encodes a query value.

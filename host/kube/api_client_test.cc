@@ -100,6 +100,21 @@ TEST(RateLimiterTest, CancelEndsAWait) {
   canceller.join();
 }
 
+TEST(ApiClientTest, RetriesOnlyAnswersThatSayWhenToComeBack) {
+  auto wait = [](int status, std::string retry_after) {
+    return ApiClient::RetryAfter({.status = status, .body = "", .retry_after = retry_after});
+  };
+  EXPECT_EQ(wait(429, "1"), std::chrono::seconds(1));
+  EXPECT_EQ(wait(503, "3"), std::chrono::seconds(3));
+  EXPECT_EQ(wait(500, "0"), std::chrono::seconds(0));
+  EXPECT_EQ(wait(429, ""), std::nullopt);  // no Retry-After: the caller decides
+  EXPECT_EQ(wait(409, "1"), std::nullopt);  // a conflict is an answer, not a "come back"
+  EXPECT_EQ(wait(201, "1"), std::nullopt);
+  EXPECT_EQ(wait(429, "Wed, 21 Oct 2026 07:28:00 GMT"), std::nullopt);
+  EXPECT_EQ(wait(429, "-1"), std::nullopt);
+  EXPECT_EQ(wait(429, "99999999"), std::nullopt);
+}
+
 TEST(UrlEscapeTest, EscapesQueryValues) {
   EXPECT_EQ(UrlEscape("status.phase!=Succeeded,x=y"), "status.phase%21%3DSucceeded%2Cx%3Dy");
   EXPECT_EQ(UrlEscape("a-b_c.d~"), "a-b_c.d~");

@@ -1,9 +1,8 @@
 #include "host/kube/kube_mode.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
-#include <array>
+#include <algorithm>
 
 namespace schedhost::kube {
 
@@ -11,16 +10,6 @@ ClusterAccess ResolveAccess(const config::KubernetesConfig& config) {
   if (config.in_cluster) return LoadInCluster();
   return LoadKubeconfig(config.kubeconfig, config.context);
 }
-
-namespace {
-
-std::string Hostname() {
-  std::array<char, 256> name{};
-  if (gethostname(name.data(), name.size() - 1) != 0) return "schedhost";
-  return name.data();
-}
-
-}  // namespace
 
 KubeMode::KubeMode(const config::KubernetesConfig& config) : config_(config) {
   ClusterAccess access = ResolveAccess(config_);
@@ -33,6 +22,30 @@ KubeMode::KubeMode(const config::KubernetesConfig& config) : config_(config) {
   ClientOptions options;
   options.qps = config_.qps;
   options.burst = config_.burst;
+  const config::LeaderElectionConfig& le = config_.leader_election;
+  if (le.enabled) {
+    if (le.delay_cache_until_active) {
+      throw KubeconfigError(
+          "kubernetes.leader_election.delay_cache_until_active = true is not implemented yet: "
+          "a standby keeps its mirror warm");
+    }
+    // Its own client and rate limit, as kube-scheduler's leader election has: a renewal never
+    // waits behind bindings. Each request must end well before the renew deadline.
+    ClientOptions election = options;
+    election.timeout = std::max<std::chrono::milliseconds>(
+        std::chrono::seconds(1),
+        std::chrono::duration_cast<std::chrono::milliseconds>(le.renew_deadline / 2));
+    election.user_agent = "schedhost/leader-election";
+    election_client_ = std::make_unique<ApiClient>(access, election);
+    ElectorOptions eo;
+    eo.lease_namespace = le.lease_namespace;
+    eo.lease_name = le.lease_name;
+    eo.identity = le.identity.empty() ? DefaultIdentity() : le.identity;
+    eo.lease_duration = le.lease_duration;
+    eo.renew_deadline = le.renew_deadline;
+    eo.retry_period = le.retry_period;
+    elector_ = std::make_unique<LeaderElector>(*election_client_, std::move(eo));
+  }
   client_ = std::make_unique<ApiClient>(std::move(access), options);
 }
 
@@ -47,6 +60,7 @@ void KubeMode::Start(store::Store& store) {
   WriterOptions wo;
   wo.instance = Hostname();
   writer_ = std::make_shared<Writer>(*client_, wo);
+  if (elector_ != nullptr) writer_->SetFence([e = elector_.get()] { return e->Leading(); });
   writer_->Start();
   for (Reflector::Spec spec :
        {Reflector::Namespaces(), Reflector::PriorityClasses(), Reflector::Nodes(),
@@ -97,9 +111,33 @@ bool KubeMode::Healthy(std::string* why) const {
   return true;
 }
 
+void KubeMode::Campaign(std::function<void()> elected, std::function<void()> lost) {
+  if (elector_ == nullptr) {
+    elected();
+    return;
+  }
+  elector_->Run({.started = std::move(elected), .stopped = std::move(lost)});
+}
+
+store::Leadership KubeMode::leadership() const {
+  if (elector_ == nullptr) return {};
+  const ElectorStatus s = elector_->Status();
+  return {.enabled = true,
+          .leading = s.leading,
+          .identity = s.identity,
+          .lease = s.lease,
+          .holder = s.holder,
+          .transitions = s.transitions,
+          .last_error = s.last_error,
+          .term_end_unix_ns = s.term_end_unix_ns};
+}
+
 void KubeMode::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  // First: the lease is released (the scheduler has stopped binding), so a standby takes over
+  // without waiting for it to run out; the writer's fence is closed from here on.
+  if (elector_ != nullptr) elector_->Stop();
   for (auto& r : reflectors_) r->Stop();
   client_->Cancel();
   if (writer_) writer_->Stop();

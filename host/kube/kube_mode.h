@@ -13,6 +13,7 @@
 
 #include "host/config/host_config.h"
 #include "host/kube/api_client.h"
+#include "host/kube/elector.h"
 #include "host/kube/reflector.h"
 #include "host/kube/writer.h"
 #include "host/store/cluster_writer.h"
@@ -34,17 +35,24 @@ class KubeMode final : public store::ClusterSource {
   std::shared_ptr<store::ClusterWriter> writer() override { return writer_; }
   bool Healthy(std::string* why) const override;
   std::string description() const override;
+  // Campaign runs the leader election of [kubernetes.leader_election] (its own API client, so
+  // renewals never queue behind bindings), or elects this replica at once when it is disabled.
+  void Campaign(std::function<void()> elected, std::function<void()> lost) override;
+  store::Leadership leadership() const override;
   void Stop() override;
 
   ApiClient& client() { return *client_; }
   const std::vector<std::unique_ptr<Reflector>>& reflectors() const { return reflectors_; }
   Writer* kube_writer() const { return writer_.get(); }
+  LeaderElector* elector() const { return elector_.get(); }
 
  private:
   config::KubernetesConfig config_;
   std::unique_ptr<ApiClient> client_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::shared_ptr<Writer> writer_;
+  std::unique_ptr<ApiClient> election_client_;  // null without an election
+  std::unique_ptr<LeaderElector> elector_;
   bool stopped_ = false;
 };
 

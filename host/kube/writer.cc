@@ -23,24 +23,7 @@ std::string PodPath(std::string_view ns, std::string_view name) {
   return "/api/v1/namespaces/" + UrlEscape(ns) + "/pods/" + UrlEscape(name);
 }
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string Now() { return model::FormatRfc3339(NowNs() / 1'000'000'000 * 1'000'000'000); }
-
-// MicroTime renders now as events.k8s.io's eventTime wants it: microseconds, always six digits.
-std::string MicroNow() {
-  const int64_t ns = NowNs();
-  const int64_t seconds = ns / 1'000'000'000;
-  std::string base = model::FormatRfc3339(seconds * 1'000'000'000);  // "...:05Z"
-  base.pop_back();
-  char micros[32];
-  std::snprintf(micros, sizeof micros, ".%06lld", static_cast<long long>((ns / 1000) % 1'000'000));
-  return base + micros + "Z";
-}
+std::string Now() { return model::FormatRfc3339(model::NowUnixNs() / 1'000'000'000 * 1'000'000'000); }
 
 std::string EventName(std::string_view pod) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
@@ -101,12 +84,15 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
   Response r;
   try {
     r = client_.Call("POST", PodPath(pod.namespace_name(), pod.name()) + "/binding",
-                     binding.dump());
+                     binding.dump(), "application/json", fence_);
   } catch (const ApiError& e) {
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.binding_errors;
+    std::lock_guard lock(mu_);
+    if (e.reason() == "NotSent") {
+      ++stats_.not_leading;
+      throw store::StoreError(store::ErrorCode::kUnavailable,
+                              what + ": not sent, this replica no longer leads");
     }
+    ++stats_.binding_errors;
     throw store::StoreError(store::ErrorCode::kUnavailable, what + ": " + e.what());
   }
   if (r.status == 201 || r.status == 200) {
@@ -195,13 +181,13 @@ void Writer::Evict(const model::Pod& victim, const model::Pod* preemptor) {
   const std::string what = "evicting pod " + victim.Key();
   try {
     Response r = client_.Call("PATCH", path + "/status", patch.dump(),
-                              "application/strategic-merge-patch+json");
+                              "application/strategic-merge-patch+json", fence_);
     if (r.status == 404) return;  // already gone
     if (r.status != 200) throw ApiError::From(r, what + ": adding DisruptionTarget");
     nlohmann::json options = {{"apiVersion", "v1"},
                               {"kind", "DeleteOptions"},
                               {"preconditions", {{"uid", victim.uid()}}}};
-    r = client_.Call("DELETE", path, options.dump());
+    r = client_.Call("DELETE", path, options.dump(), "application/json", fence_);
     if (r.status == 404 || r.status == 409) return;  // gone, or re-created: not this victim
     if (r.status != 200 && r.status != 202) throw ApiError::From(r, what);
   } catch (const ApiError& e) {
@@ -310,7 +296,7 @@ void Writer::SendStatus(const StatusUpdate& update) {
   try {
     const Response r =
         client_.Call("PATCH", PodPath(update.namespace_name, update.name) + "/status", patch.dump(),
-                     "application/strategic-merge-patch+json");
+                     "application/strategic-merge-patch+json", fence_);
     ok = r.status == 200;
     // 404 / 409: the pod is gone or was re-created; its watch event says so.
     if (!ok && r.status != 404 && r.status != 409) {
@@ -320,6 +306,11 @@ void Writer::SendStatus(const StatusUpdate& update) {
                        .what());
     }
   } catch (const ApiError& e) {
+    if (e.reason() == "NotSent") {
+      std::lock_guard lock(mu_);
+      ++stats_.not_leading;
+      return;
+    }
     if (!client_.cancelled()) {
       spdlog::warn("kubernetes: updating the status of pod {}/{}: {}", update.namespace_name,
                    update.name, e.what());
@@ -358,7 +349,7 @@ void Writer::SendEvent(const Event& event) {
     body = {{"apiVersion", "events.k8s.io/v1"},
             {"kind", "Event"},
             {"metadata", {{"name", name}, {"namespace", event.namespace_name}}},
-            {"eventTime", MicroNow()},
+            {"eventTime", model::FormatMicroTime(model::NowUnixNs())},
             {"reportingController", scheduler},
             {"reportingInstance", scheduler + "-" + options_.instance},
             {"action", event.action},
@@ -393,10 +384,15 @@ void Writer::SendEvent(const Event& event) {
   }
   bool ok = false;
   try {
-    const Response r = client_.Call("POST", path, body.dump());
+    const Response r = client_.Call("POST", path, body.dump(), "application/json", fence_);
     ok = r.status == 201 || r.status == 200;
     if (!ok) spdlog::debug("kubernetes: {}", ApiError::From(r, "recording an event").what());
   } catch (const ApiError& e) {
+    if (e.reason() == "NotSent") {
+      std::lock_guard lock(mu_);
+      ++stats_.not_leading;
+      return;
+    }
     spdlog::debug("kubernetes: recording an event: {}", e.what());
   }
   std::lock_guard lock(mu_);

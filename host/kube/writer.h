@@ -16,6 +16,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -49,6 +50,7 @@ struct WriterStats {
   uint64_t events = 0;
   uint64_t events_dropped = 0;
   uint64_t event_errors = 0;
+  uint64_t not_leading = 0;  // writes not sent because this replica no longer led
 };
 
 class Writer final : public store::ClusterWriter {
@@ -59,6 +61,10 @@ class Writer final : public store::ClusterWriter {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
+  // SetFence makes every write ask `may_write` just before it is sent (LeaderElector::Leading):
+  // once it answers false, bindings and evictions fail (kUnavailable) and status patches and
+  // events are dropped, all without a byte sent. Call before Start.
+  void SetFence(std::function<bool()> may_write) { fence_ = std::move(may_write); }
   // Start probes which Events API the server has and starts the status and event threads.
   void Start();
   // Stop sends what the status lane holds (the client permitting) and ends both threads.
@@ -102,6 +108,7 @@ class Writer final : public store::ClusterWriter {
 
   ApiClient& client_;
   const WriterOptions options_;
+  std::function<bool()> fence_;  // empty: every write is sent
   bool events_v1_ = true;
   RateLimiter event_limiter_;
 

@@ -1,5 +1,6 @@
 #include "host/model/meta.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <limits>
@@ -137,6 +138,26 @@ std::string FormatRfc3339(int64_t unix_ns) {
     out += f;
   }
   return out + "Z";
+}
+
+std::string FormatMicroTime(int64_t unix_ns) {
+  int64_t seconds = unix_ns / 1'000'000'000;
+  int64_t micros = unix_ns % 1'000'000'000 / 1000;
+  if (micros < 0) {
+    micros += 1'000'000;
+    --seconds;
+  }
+  std::string out = FormatRfc3339(seconds * 1'000'000'000);  // "...:05Z"
+  out.pop_back();
+  char frac[16];
+  std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(micros));
+  return out + frac + "Z";
+}
+
+int64_t NowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace schedhost::model

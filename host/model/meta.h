@@ -50,4 +50,11 @@ std::optional<int64_t> ParseRfc3339(std::string_view text);
 // fractional seconds only when they are non-zero.
 std::string FormatRfc3339(int64_t unix_ns);
 
+// FormatMicroTime renders Unix nanoseconds as Kubernetes' MicroTime: UTC, always six digits of
+// microseconds ("2024-05-01T12:00:00.000000Z"; Lease times, events' eventTime).
+std::string FormatMicroTime(int64_t unix_ns);
+
+// NowUnixNs returns the wall clock as Unix nanoseconds.
+int64_t NowUnixNs();
+
 }  // namespace schedhost::model

@@ -7,6 +7,8 @@
 //   writer.Bind(*pod, "n1");   // throws StoreError(kConflict) when someone else bound it
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,6 +67,19 @@ class StoreWriter final : public ClusterWriter {
 
 // ClusterSource is a cluster the store mirrors instead of owning the state (Kubernetes mode):
 // it fills the store, says when the mirror is complete and healthy, and supplies the writer.
+// Leadership is where a replica stands in its source's leader election.
+struct Leadership {
+  bool enabled = false;  // false: no election, this replica schedules alone
+  bool leading = false;
+  std::string identity;  // this replica's name in the election
+  std::string lease;     // what the replicas elect on ("kube-system/schedhost")
+  std::string holder;    // the holder last observed ("" none)
+  int64_t transitions = 0;
+  std::string last_error;  // the last failed attempt's reason
+  // term_end_unix_ns is when (wall clock) the leader's writes stop unless it renews; 0: never led.
+  int64_t term_end_unix_ns = 0;
+};
+
 class ClusterSource {
  public:
   virtual ~ClusterSource() = default;
@@ -79,7 +94,17 @@ class ClusterSource {
   virtual bool Healthy(std::string* why) const = 0;
   // description names the cluster for messages ("the API server at https://10.0.0.1:6443").
   virtual std::string description() const = 0;
-  // Stop ends every watch and write; idempotent.
+  // Campaign enters the leader election when the source runs one: `elected` runs once this
+  // replica leads, `lost` once it lost the lease (its writes are already refused; it does not
+  // campaign again). Both run on a thread of the source's. Without an election, `elected` runs
+  // at once. Call once, after WaitForSync.
+  virtual void Campaign(std::function<void()> elected, std::function<void()> /*lost*/) {
+    elected();
+  }
+  // leadership says where this replica stands in the election.
+  virtual Leadership leadership() const { return {}; }
+  // Stop ends every watch and write, and leaves the election (a held lease is released, so
+  // call it once nothing binds any more); idempotent.
   virtual void Stop() = 0;
 };
 

@@ -9,13 +9,20 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <gmock/gmock.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <memory>
@@ -26,34 +33,43 @@
 
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
+#include "host/framework/testing/command.h"
 #include "host/framework/testing/fake_plugin.h"
 #include "host/framework/testing/harness.h"
 #include "host/framework/testing/temp_dir.h"
 #include "host/kube/kube_mode.h"
+#include "host/model/meta.h"
+#include "host/scheduler/scheduler.h"
+#include "schedhost/v1/admin.grpc.pb.h"
 #include "schedhost/v1/cluster.grpc.pb.h"
 #include "tests/kube/control_plane.h"
+#include "tests/kube/tcp_proxy.h"
 
 namespace schedhost::kube {
 namespace {
 
 using ::schedhost::testing::ControlPlane;
+using ::schedhost::testing::TcpProxy;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-// Readyz returns the HTTP status of GET /readyz on the host's metrics port.
-int Readyz(uint16_t port) {
+// HttpGet returns the status and body of GET `path` on 127.0.0.1:`port` (the metrics endpoint).
+std::pair<int, std::string> HttpGet(uint16_t port, const std::string& path) {
   namespace beast = boost::beast;
   boost::asio::io_context ioc;
   boost::asio::ip::tcp::socket socket(ioc);
   socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
-  beast::http::request<beast::http::empty_body> request{beast::http::verb::get, "/readyz", 11};
+  beast::http::request<beast::http::empty_body> request{beast::http::verb::get, path, 11};
   request.set(beast::http::field::host, "127.0.0.1");
   beast::http::write(socket, request);
   beast::flat_buffer buffer;
   beast::http::response<beast::http::string_body> response;
   beast::http::read(socket, buffer, response);
-  return static_cast<int>(response.result_int());
+  return {static_cast<int>(response.result_int()), response.body()};
 }
+
+// Readyz returns the HTTP status of GET /readyz on the host's metrics port.
+int Readyz(uint16_t port) { return HttpGet(port, "/readyz").first; }
 
 // WaitFor polls `done` every 50 ms for up to `timeout`; true once it holds.
 bool WaitFor(const std::function<bool()>& done,
@@ -105,26 +121,79 @@ class KubeModeTest : public ::testing::Test {
   // user's kubeconfig, and `profiles` (one profile named schedhost by default).
   std::string Config(const std::string& kubernetes_extra = "",
                      const std::string& profiles = "[[profile]]\nname = \"schedhost\"\n") {
-    return "[api]\nlisten = \"unix://" + (dir_.path() / "s.sock").string() +
+    return ConfigIn(dir_.path(), cp_->user_kubeconfig(), kubernetes_extra, profiles);
+  }
+  static std::string ConfigIn(const std::filesystem::path& dir, const std::string& kubeconfig,
+                              const std::string& kubernetes_extra,
+                              const std::string& profiles = "[[profile]]\nname = \"schedhost\"\n") {
+    return "[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
            "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[host]\nstate_dir = \"" +
-           (dir_.path() / "state").string() + "\"\npod_initial_backoff = \"100ms\"\n" +
-           "pod_max_backoff = \"1s\"\n[kubernetes]\nkubeconfig = \"" + cp_->user_kubeconfig() +
+           (dir / "state").string() + "\"\npod_initial_backoff = \"100ms\"\n" +
+           "pod_max_backoff = \"1s\"\n[kubernetes]\nkubeconfig = \"" + kubeconfig +
            "\"\nsync_timeout = \"20s\"\n" + kubernetes_extra + profiles;
+  }
+
+  // MakeHost builds (not starts) a host in Kubernetes mode from `config_text`, written to
+  // `dir`/schedhost.toml; *kube is its source.
+  static std::unique_ptr<api::ServiceHost> MakeHost(const std::filesystem::path& dir,
+                                                    const std::string& config_text,
+                                                    KubeMode** kube_out) {
+    const std::filesystem::path file = dir / "schedhost.toml";
+    std::ofstream(file) << config_text;
+    config::HostConfig config = config::LoadConfigFile(file);
+    auto kube = std::make_unique<KubeMode>(*config.kubernetes);
+    *kube_out = kube.get();
+    auto host = std::make_unique<api::ServiceHost>(std::move(config),
+                                                   framework::testing::PluginDir(), file);
+    host->SetClusterSource(std::move(kube));
+    return host;
   }
 
   // StartHost runs schedhost in Kubernetes mode with `config_text`.
   void StartHost(const std::string& config_text,
                  const std::vector<const schedhost_plugin_descriptor*>& in_process = {}) {
-    const std::filesystem::path file = dir_.path() / "schedhost.toml";
-    std::ofstream(file) << config_text;
-    config::HostConfig config = config::LoadConfigFile(file);
-    auto kube = std::make_unique<KubeMode>(*config.kubernetes);
-    kube_ = kube.get();
-    host_ = std::make_unique<api::ServiceHost>(std::move(config),
-                                               framework::testing::PluginDir(), file);
+    host_ = MakeHost(dir_.path(), config_text, &kube_);
     for (const auto* d : in_process) host_->RegisterInProcess(d);
-    host_->SetClusterSource(std::move(kube));
     host_->Start();
+  }
+
+  // Replica is one more schedhost of the test, with a directory (socket, metrics, state) of its
+  // own, electing its leader on kube-system/schedhost with short timings (lease 3 s, renew
+  // deadline 2 s, retry 250 ms).
+  struct Replica {
+    framework::testing::TempDir dir;
+    std::unique_ptr<api::ServiceHost> host;
+    KubeMode* kube = nullptr;
+    // When it lost the lease (wall clock, ns since the epoch; 0: not lost).
+    std::atomic<int64_t> lost_at{0};
+
+    bool leading() const { return host->leadership().leading; }
+    WriterStats writes() const { return kube->kube_writer()->stats(); }
+    ~Replica() {
+      if (host) host->Stop();
+    }
+  };
+  static constexpr std::chrono::seconds kLeaseDuration{3};
+  std::unique_ptr<Replica> StartReplica(const std::string& identity,
+                                        const std::string& kubeconfig = "") {
+    auto r = std::make_unique<Replica>();
+    const std::string election =
+        "[kubernetes.leader_election]\nidentity = \"" + identity +
+        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\nretry_period = \"250ms\"\n";
+    r->host = MakeHost(r->dir.path(),
+                       ConfigIn(r->dir.path(),
+                                kubeconfig.empty() ? cp_->user_kubeconfig() : kubeconfig, election),
+                       &r->kube);
+    r->host->OnLostLeadership([r = r.get()] { r->lost_at.store(model::NowUnixNs()); });
+    r->host->Start();
+    return r;
+  }
+  // Lease reads kube-system/schedhost's spec (null when there is none).
+  Json Lease() {
+    const ControlPlane::Result r =
+        cp_->Kubectl({"get", "lease", "schedhost", "-n", "kube-system", "-o", "json"});
+    if (r.exit_code != 0) return nullptr;
+    return Json::parse(r.out)["spec"];
   }
 
   // AddNode creates a node as a kubelet would register it: the object, then its status
@@ -354,7 +423,9 @@ TEST_F(KubeModeTest, PreemptionMarksDeletesAndThenBinds) {
 
 TEST_F(KubeModeTest, SurvivesAnApiServerRestartAndACompactedHistory) {
   AddNode(ns_ + "-a", "64", "64Gi");
-  StartHost(Config());
+  // One replica, no election: an API server down for longer than the renew deadline would
+  // (rightly) end a leader's term, and this host has no supervisor to start it again.
+  StartHost(Config("[kubernetes.leader_election]\nenabled = false\n"));
   for (int i = 0; i < 5; ++i) Create(Pod("before-" + std::to_string(i), "100m"));
   ASSERT_TRUE(WaitFor([&] {
     for (int i = 0; i < 5; ++i) {
@@ -575,6 +646,459 @@ TEST_F(KubeModeTest, ShippedManifestsGiveTheServiceAccountWhatSchedulingNeeds) {
   EXPECT_TRUE(parsed.kubernetes->in_cluster);
   ASSERT_EQ(parsed.profiles.size(), 1u);
   EXPECT_EQ(parsed.profiles[0].name, "schedhost");
+}
+
+// --- leader election -------------------------------------------------------------------------
+
+// Every pod of the test's namespace that is bound, by name, and its node.
+std::map<std::string, std::string> BoundPods(const ControlPlane& cp, const std::string& ns) {
+  std::map<std::string, std::string> out;
+  const ControlPlane::Result r = cp.Kubectl({"get", "pods", "-n", ns, "-o", "json"});
+  if (r.exit_code != 0) return out;
+  for (const Json& p : Json::parse(r.out).value("items", Json::array())) {
+    const std::string node = p["spec"].value("nodeName", "");
+    if (!node.empty()) out[p["metadata"].value("name", "")] = node;
+  }
+  return out;
+}
+
+TEST_F(KubeModeTest, OneReplicaLeadsAndTheStandbyTakesOverWhenItStops) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  auto a = StartReplica("replica-a");
+  ASSERT_TRUE(WaitFor([&] { return a->leading(); }, std::chrono::seconds(10)));
+  auto b = StartReplica("replica-b");
+  ASSERT_TRUE(WaitFor([&] { return b->host->leadership().holder == "replica-a"; }));
+  EXPECT_FALSE(b->leading());
+  // Both are ready (a standby's mirror is warm); /readyz says which one leads.
+  const auto [a_status, a_body] = HttpGet(a->host->metrics_port(), "/readyz");
+  EXPECT_EQ(a_status, 200);
+  EXPECT_THAT(a_body, HasSubstr("ok: leading (lease kube-system/schedhost, identity replica-a)"));
+  const auto [b_status, b_body] = HttpGet(b->host->metrics_port(), "/readyz");
+  EXPECT_EQ(b_status, 200);
+  EXPECT_THAT(b_body, HasSubstr("ok: standby (lease kube-system/schedhost held by replica-a"));
+  Json lease = Lease();
+  EXPECT_EQ(lease.value("holderIdentity", ""), "replica-a");
+  EXPECT_EQ(lease.value("leaseDurationSeconds", 0), 3);
+  EXPECT_EQ(lease.value("leaseTransitions", -1), 0);
+
+  for (int i = 0; i < 5; ++i) Create(Pod("p" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 5; }));
+  EXPECT_EQ(a->writes().bindings, 5u);
+  EXPECT_EQ(b->writes().bindings, 0u);
+  // The standby saw every binding through its own watch.
+  ASSERT_TRUE(WaitFor([&] { return b->host->scheduler()->Stats().queue.active == 0; }));
+
+  // The leader stops as on SIGTERM: the lease is released, and the standby takes over at its
+  // next retry instead of waiting for the lease to run out.
+  const auto stopped = std::chrono::steady_clock::now();
+  a->host->Stop();
+  lease = Lease();
+  EXPECT_EQ(lease.value("holderIdentity", ""), "");
+  EXPECT_EQ(lease.value("leaseDurationSeconds", 0), 1);
+  ASSERT_TRUE(WaitFor([&] { return b->leading(); }, std::chrono::seconds(10)));
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped, kLeaseDuration);
+  EXPECT_EQ(a->lost_at.load(), 0) << "a replica that stops has not lost its lease";
+  lease = Lease();
+  EXPECT_EQ(lease.value("holderIdentity", ""), "replica-b");
+  EXPECT_EQ(lease.value("leaseTransitions", -1), 1);
+
+  for (int i = 0; i < 5; ++i) Create(Pod("q" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 10; }));
+  EXPECT_EQ(b->writes().bindings, 5u);
+
+  // schedctl stats reads the same through Admin.Stats.
+  auto admin = v1::Admin::NewStub(grpc::CreateChannel(
+      "unix://" + (b->dir.path() / "s.sock").string(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::StatsResponse stats;
+  ASSERT_TRUE(admin->Stats(&context, v1::StatsRequest(), &stats).ok());
+  ASSERT_TRUE(stats.has_leader_election());
+  EXPECT_TRUE(stats.leader_election().leading());
+  EXPECT_EQ(stats.leader_election().identity(), "replica-b");
+  EXPECT_EQ(stats.leader_election().holder(), "replica-b");
+  EXPECT_EQ(stats.leader_election().lease(), "kube-system/schedhost");
+  EXPECT_EQ(stats.leader_election().transitions(), 1);
+}
+
+// The leader reaches the API server through a proxy the test cuts: it stops writing before the
+// standby may take the lease, and writes nothing when the network comes back.
+TEST_F(KubeModeTest, ALeaderCutOffStopsWritingBeforeTheStandbyTakesOver) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  const size_t port_at = cp_->server().rfind(':');
+  TcpProxy proxy(static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1))));
+  std::ifstream in(cp_->user_kubeconfig());
+  std::string kubeconfig((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string proxied = "https://127.0.0.1:" + std::to_string(proxy.port());
+  for (size_t at = kubeconfig.find(cp_->server()); at != std::string::npos;
+       at = kubeconfig.find(cp_->server(), at + proxied.size())) {
+    kubeconfig.replace(at, cp_->server().size(), proxied);
+  }
+  const std::filesystem::path proxied_file = dir_.path() / "proxied.kubeconfig";
+  std::ofstream(proxied_file) << kubeconfig;
+
+  auto a = StartReplica("replica-a", proxied_file.string());
+  ASSERT_TRUE(WaitFor([&] { return a->leading(); }, std::chrono::seconds(10)));
+  auto b = StartReplica("replica-b");
+  ASSERT_TRUE(WaitFor([&] { return b->host->leadership().holder == "replica-a"; }));
+  for (int i = 0; i < 3; ++i) Create(Pod("p" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 3; }));
+  ASSERT_EQ(a->writes().bindings, 3u);
+
+  proxy.Cut();
+  // The leader's renewals go unanswered: at the renew deadline its writes stop and it says so.
+  ASSERT_TRUE(WaitFor([&] { return a->lost_at.load() != 0; }, std::chrono::seconds(10)));
+  EXPECT_FALSE(a->leading());
+  ASSERT_TRUE(WaitFor([&] { return b->leading(); }, std::chrono::seconds(15)));
+  // The standby took the lease only after the old leader's writes had stopped (both clocks are
+  // this machine's): the new acquireTime is later than the end of the old term, by the lease
+  // duration less the renew deadline at least.
+  const Json lease = Lease();
+  EXPECT_EQ(lease.value("holderIdentity", ""), "replica-b");
+  const std::optional<int64_t> acquired = model::ParseRfc3339(lease.value("acquireTime", ""));
+  ASSERT_TRUE(acquired.has_value()) << lease.dump();
+  const int64_t term_end = a->host->leadership().term_end_unix_ns;
+  ASSERT_GT(term_end, 0);
+  EXPECT_GE(*acquired - term_end, std::chrono::nanoseconds(std::chrono::seconds(1)).count())
+      << "the standby acquired " << (*acquired - term_end) / 1'000'000
+      << " ms after the old leader's term ended";
+  for (int i = 0; i < 3; ++i) Create(Pod("q" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 6; }));
+
+  // The network comes back while nobody leads: the old leader's mirror catches up and its loop
+  // still runs, but its fence holds. Pods stay pending; it sends no binding, status or event.
+  proxy.Heal();
+  b->host->Stop();
+  for (int i = 0; i < 3; ++i) Create(Pod("r" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return a->host->store().Get<model::Pod>(ns_, "r2") != nullptr &&
+               a->writes().not_leading > 0;
+      },
+      std::chrono::seconds(30)))
+      << "the old leader's mirror never saw the new pods, or it never tried them";
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(BoundPods(*cp_, ns_).size(), 6u);
+  EXPECT_EQ(a->writes().bindings, 3u);
+  EXPECT_EQ(b->writes().bindings, 3u);
+  EXPECT_EQ(Events("r0", "FailedScheduling").size(), 0u);
+  EXPECT_FALSE(a->leading());
+}
+
+// SpawnSchedhostd runs the built schedhostd with `config`, its output in `log`; returns its pid.
+pid_t SpawnSchedhostd(const std::filesystem::path& config, const std::filesystem::path& log) {
+  const std::string exe = (framework::testing::BinDir() / "schedhostd").string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    const std::string plugins = framework::testing::PluginDir();
+    ::execl(exe.c_str(), "schedhostd", "--config", config.c_str(), "--log-level", "info",
+            "--plugin-dir", plugins.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// ExitStatus waits up to `timeout` for `pid` and returns its exit status (-1: killed by a
+// signal, -2: still running, then killed).
+int ExitStatus(pid_t pid, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Replicas as processes: the leader is killed with SIGKILL while pods arrive, and a standby
+// binds them; then a leader frozen past its lease (SIGSTOP) is replaced, and when it thaws it
+// finds its lease lost and exits 1 without writing. Every pod is bound once.
+TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
+  if (!std::filesystem::exists(framework::testing::BinDir() / "schedhostd")) {
+    GTEST_SKIP() << "schedhostd is not built in " << framework::testing::BinDir();
+  }
+  AddNode(ns_ + "-a", "64", "128Gi");
+  std::vector<std::unique_ptr<framework::testing::TempDir>> dirs;
+  auto spawn = [&](const std::string& identity) {
+    dirs.push_back(std::make_unique<framework::testing::TempDir>());
+    const std::filesystem::path dir = dirs.back()->path();
+    const std::string election =
+        "[kubernetes.leader_election]\nidentity = \"" + identity +
+        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\nretry_period = \"250ms\"\n";
+    std::ofstream(dir / "schedhost.toml") << ConfigIn(dir, cp_->user_kubeconfig(), election);
+    return SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
+  };
+  auto holder = [&] {
+    const Json lease = Lease();
+    return lease.is_null() ? std::string() : lease.value("holderIdentity", "");
+  };
+  const pid_t a = spawn("proc-a");
+  ASSERT_TRUE(WaitFor([&] { return holder() == "proc-a"; }, std::chrono::seconds(60)));
+  const pid_t b = spawn("proc-b");
+  for (int i = 0; i < 5; ++i) Create(Pod("p" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 5; }));
+
+  // kill -9 of the leader while pods arrive.
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(a, SIGKILL), 0);
+  EXPECT_EQ(ExitStatus(a, std::chrono::seconds(10)), -1);
+  for (int i = 0; i < 5; ++i) Create(Pod("q" + std::to_string(i), "100m"));
+  std::chrono::steady_clock::duration first_binding{};
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const auto bound = BoundPods(*cp_, ns_);
+        if (first_binding == decltype(first_binding){} && bound.contains("q0")) {
+          first_binding = std::chrono::steady_clock::now() - killed;
+        }
+        return bound.size() == 10;
+      },
+      std::chrono::seconds(30)));
+  EXPECT_EQ(holder(), "proc-b");
+  // The lease runs out 3 s after the last renewal the standby saw; it retries every 250-550 ms.
+  EXPECT_LT(first_binding, std::chrono::seconds(10));
+  std::cout << "failover after kill -9: "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(first_binding).count()
+            << " ms from the kill to the new leader's first binding\n";
+
+  // A new standby, then the leader frozen for longer than its lease.
+  const pid_t c = spawn("proc-c");
+  // Once it campaigns, its mirror is synced (the log says so).
+  ASSERT_TRUE(WaitFor([&] {
+    std::ifstream log(dirs.back()->path() / "schedhostd.log");
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    return text.find("campaigns for lease") != std::string::npos;
+  }));
+  ASSERT_EQ(::kill(b, SIGSTOP), 0);
+  ASSERT_TRUE(WaitFor([&] { return holder() == "proc-c"; }, std::chrono::seconds(30)));
+  for (int i = 0; i < 5; ++i) Create(Pod("r" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 15; }, std::chrono::seconds(30)));
+  ASSERT_EQ(::kill(b, SIGCONT), 0);
+  // It thaws, finds its renew deadline long past, stops and exits 1, as kube-scheduler does.
+  EXPECT_EQ(ExitStatus(b, std::chrono::seconds(30)), 1);
+  EXPECT_EQ(holder(), "proc-c");
+
+  // Every pod bound once: one Scheduled event each, none from a replica that had lost the lease.
+  for (const auto& [pod, node] : BoundPods(*cp_, ns_)) {
+    EXPECT_EQ(node, ns_ + "-a");
+    EXPECT_EQ(Events(pod, "Scheduled").size(), 1u) << pod;
+  }
+  ::kill(c, SIGTERM);
+  EXPECT_EQ(ExitStatus(c, std::chrono::seconds(30)), 0);
+  EXPECT_EQ(holder(), "") << "SIGTERM releases the lease";
+}
+
+// The soak: three replicas as processes, each reaching the API server through a proxy of its
+// own, while pods arrive without pause; each round takes down whoever leads with one fault, in
+// turn: kill -9, SIGSTOP past the lease, a network cut past the lease, SIGTERM, and a
+// kube-apiserver restart. The fallen replica is started again as a standby. At the end every pod
+// is bound, once (one Scheduled event each, and no replica that lost its lease wrote after it),
+// and the last leader's mirror lists what the API server lists. SCHEDHOST_SOAK_ROUNDS sets the
+// rounds (5 here; scripts/soak.sh runs more); figures go to stdout.
+TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
+  if (!std::filesystem::exists(framework::testing::BinDir() / "schedhostd")) {
+    GTEST_SKIP() << "schedhostd is not built in " << framework::testing::BinDir();
+  }
+  const char* rounds_env = std::getenv("SCHEDHOST_SOAK_ROUNDS");
+  const int rounds = rounds_env != nullptr ? std::max(1, std::atoi(rounds_env)) : 5;
+  // About 12 pods a second arrive; a round lasts about 10 s.
+  const int nodes = 2 + rounds * 130 / 100;
+  for (int i = 0; i < nodes; ++i) AddNode(ns_ + "-n" + std::to_string(i), "64", "256Gi");
+  const size_t port_at = cp_->server().rfind(':');
+  const auto api_port = static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1)));
+  std::ifstream in(cp_->user_kubeconfig());
+  const std::string kubeconfig((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+
+  struct Slot {
+    std::unique_ptr<framework::testing::TempDir> dir;
+    std::unique_ptr<TcpProxy> proxy;
+    pid_t pid = -1;
+    std::string identity;
+    int generation = 0;
+  };
+  std::vector<Slot> slots(3);
+  auto start = [&](size_t i) {
+    Slot& slot = slots[i];
+    if (!slot.dir) {
+      slot.dir = std::make_unique<framework::testing::TempDir>();
+      slot.proxy = std::make_unique<TcpProxy>(api_port);
+      std::string proxied = kubeconfig;
+      const std::string url = "https://127.0.0.1:" + std::to_string(slot.proxy->port());
+      for (size_t at = proxied.find(cp_->server()); at != std::string::npos;
+           at = proxied.find(cp_->server(), at + url.size())) {
+        proxied.replace(at, cp_->server().size(), url);
+      }
+      std::ofstream(slot.dir->path() / "kubeconfig") << proxied;
+    }
+    slot.identity = "r" + std::to_string(i) + "-g" + std::to_string(++slot.generation);
+    const std::filesystem::path dir = slot.dir->path();
+    std::ofstream(dir / "schedhost.toml")
+        << ConfigIn(dir, (dir / "kubeconfig").string(),
+                    "[kubernetes.leader_election]\nidentity = \"" + slot.identity +
+                        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\n"
+                        "retry_period = \"250ms\"\n");
+    slot.pid = SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
+  };
+  auto holder = [&] {
+    const Json lease = Lease();
+    return lease.is_null() ? std::string() : lease.value("holderIdentity", "");
+  };
+  auto leader_slot = [&]() -> int {
+    const std::string h = holder();
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!h.empty() && slots[i].identity == h) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (size_t i = 0; i < slots.size(); ++i) start(i);
+
+  // Pods arrive in batches of six every half second, from a thread of their own.
+  std::atomic<bool> arriving{true};
+  std::atomic<int> created{0};
+  std::thread creator([&] {
+    for (int batch = 0; arriving.load(); ++batch) {
+      Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
+      for (int k = 0; k < 6; ++k) {
+        list["items"].push_back(Pod("p" + std::to_string(batch) + "-" + std::to_string(k), "10m"));
+      }
+      if (cp_->Kubectl({"create", "-f", "-"}, list.dump()).exit_code == 0) created += 6;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  struct Stop {
+    std::atomic<bool>& flag;
+    std::thread& t;
+    ~Stop() {
+      flag = false;
+      if (t.joinable()) t.join();
+    }
+  } stop_creator{arriving, creator};
+
+  const char* kFaults[] = {"kill -9", "SIGSTOP past the lease", "network cut past the lease",
+                           "SIGTERM", "kube-apiserver restart"};
+  std::vector<int64_t> takeover_ms;
+  int failovers = 0;
+  for (int round = 0; round < rounds; ++round) {
+    int leader = -1;
+    ASSERT_TRUE(WaitFor([&] { return (leader = leader_slot()) >= 0; }, std::chrono::seconds(60)))
+        << "round " << round << ": nobody leads";
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // it binds for a while
+    Slot& slot = slots[static_cast<size_t>(leader)];
+    const std::string fallen = slot.identity;
+    const int fault = round % 5;
+    const auto injected = std::chrono::steady_clock::now();
+    int expected_exit = 1;
+    switch (fault) {
+      case 0:
+        ::kill(slot.pid, SIGKILL);
+        expected_exit = -1;
+        break;
+      case 1:
+        ::kill(slot.pid, SIGSTOP);
+        break;
+      case 2:
+        slot.proxy->Cut();
+        break;
+      case 3:
+        ::kill(slot.pid, SIGTERM);
+        expected_exit = 0;
+        break;
+      case 4:
+        cp_->RestartApiServer();
+        break;
+    }
+    if (fault == 4) {
+      // A restart longer than the renew deadline ends the leader's term (it exits 1 and is
+      // started again); a shorter one does not. Either way pods are bound again after it.
+      const size_t bound_before = BoundPods(*cp_, ns_).size();
+      ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() > bound_before; },
+                          std::chrono::seconds(60)))
+          << "round " << round << ": nothing bound after the kube-apiserver restart";
+      int status = 0;
+      const bool exited = ::waitpid(slot.pid, &status, WNOHANG) == slot.pid;
+      if (exited) {
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "status " << status;
+        start(static_cast<size_t>(leader));
+        ++failovers;
+      }
+      std::cout << "round " << round << ": " << kFaults[fault] << ", the leader "
+                << (exited ? "lost its lease and exited 1" : "kept its lease") << "\n";
+      continue;
+    }
+    // Somebody else leads and binds; the time is from the fault to the first pod bound after.
+    const size_t bound_before = BoundPods(*cp_, ns_).size();
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          const std::string h = holder();
+          return !h.empty() && h != fallen && BoundPods(*cp_, ns_).size() > bound_before;
+        },
+        std::chrono::seconds(30)))
+        << "round " << round << " (" << kFaults[fault] << "): no new leader bound anything";
+    takeover_ms.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - injected)
+                              .count());
+    if (fault == 1) ::kill(slot.pid, SIGCONT);
+    if (fault == 2) slot.proxy->Heal();
+    EXPECT_EQ(ExitStatus(slot.pid, std::chrono::seconds(30)), expected_exit)
+        << "round " << round << ": " << kFaults[fault] << " of " << fallen;
+    ++failovers;
+    std::cout << "round " << round << ": " << kFaults[fault] << " of " << fallen << ", "
+              << takeover_ms.back() << " ms to the next leader's first binding\n";
+    start(static_cast<size_t>(leader));
+  }
+  arriving = false;
+  creator.join();
+
+  // Every pod bound, once.
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == static_cast<size_t>(created); },
+                      std::chrono::seconds(60)))
+      << BoundPods(*cp_, ns_).size() << " of " << created.load() << " bound";
+  const ControlPlane::Result events =
+      cp_->Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+  ASSERT_EQ(events.exit_code, 0);
+  std::map<std::string, int> scheduled;
+  for (const Json& e : Json::parse(events.out).value("items", Json::array())) {
+    if (e.value("reason", "") == "Scheduled") ++scheduled[e["regarding"].value("name", "")];
+  }
+  int doubles = 0;
+  for (const auto& [pod, count] : scheduled) doubles += count > 1 ? 1 : 0;
+  EXPECT_EQ(doubles, 0);
+  // The leader's mirror lists what the API server lists.
+  const int leader = leader_slot();
+  ASSERT_GE(leader, 0);
+  const framework::testing::CommandResult mirror = framework::testing::RunCommand(
+      (framework::testing::BinDir() / "schedctl").string() + " --server unix://" +
+      (slots[static_cast<size_t>(leader)].dir->path() / "s.sock").string() +
+      " get pods -n " + ns_ + " -o json");
+  ASSERT_EQ(mirror.exit_code, 0) << mirror.output;
+  std::map<std::string, std::string> mirrored;
+  for (const Json& p : Json::parse(mirror.output).value("items", Json::array())) {
+    mirrored[p["metadata"].value("name", "")] = p["spec"].value("nodeName", "");
+  }
+  EXPECT_EQ(mirrored, BoundPods(*cp_, ns_));
+
+  std::sort(takeover_ms.begin(), takeover_ms.end());
+  std::cout << "soak: " << rounds << " faults injected, " << failovers << " failovers survived, "
+            << created.load() << " pods created and bound, " << doubles
+            << " bound twice, " << created.load() - static_cast<int>(BoundPods(*cp_, ns_).size())
+            << " lost";
+  if (!takeover_ms.empty()) {
+    std::cout << "; takeover ms min/median/max " << takeover_ms.front() << "/"
+              << takeover_ms[takeover_ms.size() / 2] << "/" << takeover_ms.back();
+  }
+  std::cout << "\n";
+  for (Slot& slot : slots) {
+    ::kill(slot.pid, SIGTERM);
+    ExitStatus(slot.pid, std::chrono::seconds(30));
+  }
 }
 
 }  // namespace

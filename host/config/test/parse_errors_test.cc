@@ -248,6 +248,25 @@ TEST(ParseErrorsTest, KubernetesSection) {
        "kubernetes.kubeconfig must not be empty"},
       {"sync timeout", "[kubernetes]\nsync_timeout = \"soon\"\n", 2, 16,
        "kubernetes.sync_timeout: invalid duration \"soon\": expected a number at \"soon\""},
+      {"election unknown key", "[kubernetes.leader_election]\nlease_duraton = \"3s\"\n", 2, 1,
+       "unknown key \"lease_duraton\" in [kubernetes.leader_election]; did you mean "
+       "\"lease_duration\"?"},
+      {"election bad lease name", "[kubernetes.leader_election]\nlease_name = \"Sched_Host\"\n",
+       2, 14,
+       "kubernetes.leader_election.lease_name \"Sched_Host\" is not a valid object name "
+       "(lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at "
+       "most 253)"},
+      {"election fractional lease", "[kubernetes.leader_election]\nlease_duration = \"15.5s\"\n",
+       2, 18,
+       "kubernetes.leader_election.lease_duration must be whole seconds: the Lease stores "
+       "leaseDurationSeconds"},
+      {"election deadline past lease",
+       "[kubernetes.leader_election]\nlease_duration = \"10s\"\nrenew_deadline = \"10s\"\n", 3, 18,
+       "kubernetes.leader_election.renew_deadline must be shorter than lease_duration (10s >= "
+       "10s): a standby could take over while the leader still schedules"},
+      {"election retry too long", "[kubernetes.leader_election]\nretry_period = \"9s\"\n", 2, 16,
+       "kubernetes.leader_election.renew_deadline must be longer than 1.2 × retry_period (10s <= "
+       "1.2 × 9s): the leader needs room for more than one renewal attempt"},
   };
   for (const ErrorCase& c : cases) ExpectError(c);
 }

@@ -95,6 +95,37 @@ sync_timeout = "30s"
   EXPECT_EQ(config.kubernetes->burst, 100);
 }
 
+TEST(ParseConfigTest, LeaderElectionDefaultsToKubeSchedulersAndReadsItsTable) {
+  HostConfig config = Parse("[kubernetes]\n");
+  const LeaderElectionConfig& defaults = config.kubernetes->leader_election;
+  EXPECT_TRUE(defaults.enabled);
+  EXPECT_EQ(defaults.lease_namespace, "kube-system");
+  EXPECT_EQ(defaults.lease_name, "schedhost");
+  EXPECT_EQ(defaults.identity, "");
+  EXPECT_EQ(defaults.lease_duration, std::chrono::seconds(15));
+  EXPECT_EQ(defaults.renew_deadline, std::chrono::seconds(10));
+  EXPECT_EQ(defaults.retry_period, std::chrono::seconds(2));
+  EXPECT_FALSE(defaults.delay_cache_until_active);
+  config = Parse(R"(
+[kubernetes.leader_election]
+enabled = false
+lease_namespace = "sched"
+lease_name = "blue.schedhost"
+identity = "replica-a"
+lease_duration = "4s"
+renew_deadline = "3s"
+retry_period = "500ms"
+)");
+  const LeaderElectionConfig& le = config.kubernetes->leader_election;
+  EXPECT_FALSE(le.enabled);
+  EXPECT_EQ(le.lease_namespace, "sched");
+  EXPECT_EQ(le.lease_name, "blue.schedhost");
+  EXPECT_EQ(le.identity, "replica-a");
+  EXPECT_EQ(le.lease_duration, std::chrono::seconds(4));
+  EXPECT_EQ(le.renew_deadline, std::chrono::seconds(3));
+  EXPECT_EQ(le.retry_period, std::chrono::milliseconds(500));
+}
+
 TEST(ParseConfigTest, ReadsEveryHostSetting) {
   HostConfig config = Parse(R"(
 [host]

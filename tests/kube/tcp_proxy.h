@@ -1,0 +1,43 @@
+// TcpProxy: a TCP forwarder a test puts between a client and the API server to make the
+// network misbehave on command. It listens on 127.0.0.1 (a free port) and forwards every
+// connection to 127.0.0.1:target_port, byte for byte (TLS passes through untouched, so the
+// client still verifies the API server's certificate, which names 127.0.0.1).
+//
+//   TcpProxy proxy(api_server_port);
+//   ... point a kubeconfig at https://127.0.0.1:<proxy.port()> ...
+//   proxy.Cut();   // a partition: nothing passes either way, nothing is refused or closed
+//   proxy.Heal();  // connections from before are closed (as a long partition ends them); new
+//                  // ones pass again
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace schedhost::testing {
+
+class TcpProxy {
+ public:
+  // TcpProxy starts listening and forwarding at once; throws std::runtime_error when it cannot.
+  explicit TcpProxy(uint16_t target_port);
+  ~TcpProxy();
+  TcpProxy(const TcpProxy&) = delete;
+  TcpProxy& operator=(const TcpProxy&) = delete;
+
+  uint16_t port() const;
+  // Cut stops every byte in both directions, on open connections and new ones alike: the
+  // peers see silence, not an error.
+  void Cut();
+  // Heal closes every connection opened before it and forwards new ones again.
+  void Heal();
+  // SetLatency delays every chunk forwarded, either way, by `delay` (0: none).
+  void SetLatency(std::chrono::milliseconds delay);
+  // connections counts the connections accepted so far.
+  uint64_t connections() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace schedhost::testing
