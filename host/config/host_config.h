@@ -132,6 +132,10 @@ struct KubernetesConfig {
   int32_t burst = 100;
   // sync_timeout bounds the wait for the first list of every kind at start.
   std::chrono::nanoseconds sync_timeout = std::chrono::minutes(2);
+  // watch_idle_timeout ends a watch silent for this long (no event, no bookmark; the API server
+  // sends a bookmark about every minute): its connection is taken for dead and the kind listed
+  // again.
+  std::chrono::nanoseconds watch_idle_timeout = std::chrono::minutes(2);
   // leader_election is [kubernetes.leader_election].
   LeaderElectionConfig leader_election;
 };

@@ -287,7 +287,7 @@ LeaderElectionConfig ParseLeaderElection(const Context& ctx, const toml::table& 
 KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   internal::CheckKeys(ctx, table,
                       {"kubeconfig", "context", "in_cluster", "qps", "burst", "sync_timeout",
-                       "leader_election"},
+                       "watch_idle_timeout", "leader_election"},
                       "[kubernetes]");
   KubernetesConfig kube;
   if (const toml::node* path = table.get("kubeconfig")) {
@@ -331,6 +331,9 @@ KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   }
   if (auto v = GetDuration(ctx, table, "sync_timeout", "kubernetes.sync_timeout")) {
     kube.sync_timeout = *v;
+  }
+  if (auto v = GetDuration(ctx, table, "watch_idle_timeout", "kubernetes.watch_idle_timeout")) {
+    kube.watch_idle_timeout = *v;
   }
   if (const toml::node* election = table.get("leader_election")) {
     kube.leader_election = ParseLeaderElection(

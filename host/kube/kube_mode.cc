@@ -65,6 +65,8 @@ void KubeMode::Start(store::Store& store) {
   for (Reflector::Spec spec :
        {Reflector::Namespaces(), Reflector::PriorityClasses(), Reflector::Nodes(),
         Reflector::PodDisruptionBudgets(), Reflector::Pods()}) {
+    spec.idle_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(config_.watch_idle_timeout);
     reflectors_.push_back(std::make_unique<Reflector>(*client_, store, std::move(spec)));
   }
   for (auto& r : reflectors_) r->Start();

@@ -289,7 +289,8 @@ std::string Reflector::Watch(std::string rv) {
         }
         return !stop_.load();
       },
-      std::chrono::seconds(timeout + 30), &error_body);
+      std::min<std::chrono::milliseconds>(std::chrono::seconds(timeout + 30), spec_.idle_timeout),
+      &error_body);
   if (expired) throw *expired;
   if (status == 410) throw Expired{"watch from resourceVersion " + rv + " expired"};
   if (status != 200) {

@@ -3,7 +3,8 @@
 // (deleting what vanished), then watches from the list's resourceVersion with bookmarks. A
 // watch that ends (server timeout, closed stream) is resumed from the last resourceVersion
 // seen, without a list; `410 Gone`/`Expired` and any other error lead to a fresh list after a
-// backoff (0.8 s doubling to 30 s, jittered). Objects that cannot be decoded are logged,
+// backoff (0.8 s doubling to 30 s, jittered). A watch silent for Spec::idle_timeout (2 min; the
+// server sends a bookmark every minute) is taken for dead: a fresh list follows. Objects that cannot be decoded are logged,
 // counted and skipped; they never stop the watch.
 //
 //   Reflector pods(client, store, Reflector::Pods());
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -52,6 +54,11 @@ class Reflector {
     // scheduler's ClusterRole does not cover PriorityClasses: admission resolved every pod's
     // priority already) the reflector counts as synced with nothing and tries again later.
     bool optional = false;
+    // idle_timeout ends a watch that has delivered nothing, not even a bookmark, for this long:
+    // the API server sends a bookmark about every minute, so a silent stream is a dead one (a
+    // connection whose peer vanished without closing it), and the reflector lists again after
+    // its backoff, as after any failed watch.
+    std::chrono::milliseconds idle_timeout{std::chrono::minutes(2)};
   };
   // The specs for the kinds the scheduler reads.
   static Spec Pods();

@@ -685,8 +685,16 @@ TEST_F(KubeModeTest, OneReplicaLeadsAndTheStandbyTakesOverWhenItStops) {
   ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 5; }));
   EXPECT_EQ(a->writes().bindings, 5u);
   EXPECT_EQ(b->writes().bindings, 0u);
-  // The standby saw every binding through its own watch.
-  ASSERT_TRUE(WaitFor([&] { return b->host->scheduler()->Stats().queue.active == 0; }));
+  // The standby saw every pod and its binding through its own watch.
+  auto mirrored_bound = [&](Replica& r, const std::string& prefix, int n) {
+    for (int i = 0; i < n; ++i) {
+      auto pod = r.host->store().Get<model::Pod>(ns_, prefix + std::to_string(i));
+      if (pod == nullptr || pod->node_name().empty()) return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(WaitFor([&] { return mirrored_bound(*b, "p", 5); }));
+  EXPECT_EQ(b->host->scheduler()->Stats().queue.active, 0u);
 
   // The leader stops as on SIGTERM: the lease is released, and the standby takes over at its
   // next retry instead of waiting for the lease to run out.
@@ -705,6 +713,7 @@ TEST_F(KubeModeTest, OneReplicaLeadsAndTheStandbyTakesOverWhenItStops) {
   for (int i = 0; i < 5; ++i) Create(Pod("q" + std::to_string(i), "100m"));
   ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 10; }));
   EXPECT_EQ(b->writes().bindings, 5u);
+  ASSERT_TRUE(WaitFor([&] { return mirrored_bound(*b, "q", 5); }));
 
   // schedctl stats reads the same through Admin.Stats.
   auto admin = v1::Admin::NewStub(grpc::CreateChannel(
@@ -789,6 +798,9 @@ pid_t SpawnSchedhostd(const std::filesystem::path& config, const std::filesystem
   const std::string exe = (framework::testing::BinDir() / "schedhostd").string();
   const pid_t pid = ::fork();
   if (pid == 0) {
+    // Nothing of the test's but stdio: an inherited socket (a proxy's) would keep connections
+    // open that the test closes.
+    ::close_range(3, ~0U, 0);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       ::dup2(fd, 1);
@@ -959,17 +971,43 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
     return -1;
   };
   for (size_t i = 0; i < slots.size(); ++i) start(i);
+  // On failure, the end of every replica's log says what it was doing.
+  struct DumpLogs {
+    std::vector<Slot>& slots;
+    ~DumpLogs() {
+      if (!::testing::Test::HasFailure()) return;
+      for (const Slot& slot : slots) {
+        if (!slot.dir) continue;
+        std::ifstream log(slot.dir->path() / "schedhostd.log");
+        std::vector<std::string> lines;
+        for (std::string line; std::getline(log, line);) lines.push_back(line);
+        const framework::testing::CommandResult stats = framework::testing::RunCommand(
+            (framework::testing::BinDir() / "schedctl").string() + " --server unix://" +
+            (slot.dir->path() / "s.sock").string() + " stats 2>&1");
+        std::cout << "--- " << slot.identity << " (pid " << slot.pid << "): schedctl stats:\n"
+                  << stats.output << "last lines of its log:\n";
+        for (size_t i = lines.size() > 40 ? lines.size() - 40 : 0; i < lines.size(); ++i) {
+          std::cout << lines[i] << "\n";
+        }
+      }
+    }
+  } dump_logs{slots};
 
   // Pods arrive in batches of six every half second, from a thread of their own.
   std::atomic<bool> arriving{true};
   std::atomic<int> created{0};
+  std::atomic<int> create_failures{0};
   std::thread creator([&] {
     for (int batch = 0; arriving.load(); ++batch) {
       Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
       for (int k = 0; k < 6; ++k) {
         list["items"].push_back(Pod("p" + std::to_string(batch) + "-" + std::to_string(k), "10m"));
       }
-      if (cp_->Kubectl({"create", "-f", "-"}, list.dump()).exit_code == 0) created += 6;
+      if (cp_->Kubectl({"create", "-f", "-"}, list.dump()).exit_code == 0) {
+        created += 6;
+      } else {
+        ++create_failures;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
   });
@@ -1021,7 +1059,10 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
       const size_t bound_before = BoundPods(*cp_, ns_).size();
       ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() > bound_before; },
                           std::chrono::seconds(60)))
-          << "round " << round << ": nothing bound after the kube-apiserver restart";
+          << "round " << round << ": nothing bound after the kube-apiserver restart; "
+          << created.load() << " pods created (" << create_failures.load()
+          << " batches failed), " << BoundPods(*cp_, ns_).size() << " bound, lease holder \""
+          << holder() << "\"";
       int status = 0;
       const bool exited = ::waitpid(slot.pid, &status, WNOHANG) == slot.pid;
       if (exited) {
@@ -1099,6 +1140,37 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
     ::kill(slot.pid, SIGTERM);
     ExitStatus(slot.pid, std::chrono::seconds(30));
   }
+}
+
+// A watch whose connection goes silent without closing (the proxy stalls it) is taken for dead
+// after watch_idle_timeout and replaced: the mirror catches up.
+TEST_F(KubeModeTest, AWatchThatHangsWithoutClosingIsReplaced) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  const size_t port_at = cp_->server().rfind(':');
+  TcpProxy proxy(static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1))));
+  std::ifstream in(cp_->user_kubeconfig());
+  std::string kubeconfig((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string proxied = "https://127.0.0.1:" + std::to_string(proxy.port());
+  for (size_t at = kubeconfig.find(cp_->server()); at != std::string::npos;
+       at = kubeconfig.find(cp_->server(), at + proxied.size())) {
+    kubeconfig.replace(at, cp_->server().size(), proxied);
+  }
+  const std::filesystem::path proxied_file = dir_.path() / "proxied.kubeconfig";
+  std::ofstream(proxied_file) << kubeconfig;
+  StartHost(ConfigIn(dir_.path(), proxied_file.string(),
+                     "watch_idle_timeout = \"3s\"\n[kubernetes.leader_election]\nenabled = false\n"));
+  Create(Pod("before", "100m"));
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("before") == ns_ + "-a"; }));
+  const uint64_t watches = kube_->reflectors().back()->stats().watches;  // pods
+  proxy.Stall();  // every open connection goes silent; new ones pass
+  Create(Pod("after", "100m"));
+  // Pooled connections were stalled too: a request that takes one waits for its 30 s timeout
+  // and is then sent again on a new connection.
+  ASSERT_TRUE(WaitFor([&] { return host_->store().Get<model::Pod>(ns_, "after") != nullptr; },
+                      std::chrono::seconds(60)))
+      << "the mirror never saw the pod created after the stall";
+  EXPECT_GT(kube_->reflectors().back()->stats().watches, watches);
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("after") == ns_ + "-a"; }, std::chrono::seconds(90)));
 }
 
 }  // namespace

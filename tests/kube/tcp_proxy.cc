@@ -28,6 +28,7 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
   tcp::socket client;
   tcp::socket server;
   bool closed = false;
+  bool stalled = false;  // Stall: its bytes are held until it closes
 
   void Close() {
     if (closed) return;
@@ -99,7 +100,7 @@ struct TcpProxy::State : std::enable_shared_from_this<TcpProxy::State> {
   void Forward(const std::shared_ptr<Pipe>& pipe, tcp::socket& from, tcp::socket& to,
                const std::shared_ptr<std::vector<char>>& buffer, bool delayed = false) {
     const int64_t delay = latency_ms.load();
-    const bool hold = cut.load();
+    const bool hold = cut.load() || pipe->stalled;
     if (hold || (delay > 0 && !delayed)) {
       auto timer =
           std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(hold ? 20 : delay));
@@ -163,6 +164,14 @@ TcpProxy::~TcpProxy() {
 uint16_t TcpProxy::port() const { return state_->acceptor.local_endpoint().port(); }
 
 void TcpProxy::Cut() { state_->cut.store(true); }
+
+void TcpProxy::Stall() {
+  state_->Run([s = state_.get()] {
+    for (auto& weak : s->pipes) {
+      if (auto pipe = weak.lock()) pipe->stalled = true;
+    }
+  });
+}
 
 void TcpProxy::Heal() {
   state_->Run([s = state_.get()] {

@@ -28,6 +28,9 @@ class TcpProxy {
   // Cut stops every byte in both directions, on open connections and new ones alike: the
   // peers see silence, not an error.
   void Cut();
+  // Stall silences every connection open now, for good (their bytes are held until they
+  // close); connections opened later pass. A peer that vanished without closing looks so.
+  void Stall();
   // Heal closes every connection opened before it and forwards new ones again.
   void Heal();
   // SetLatency delays every chunk forwarded, either way, by `delay` (0: none).

@@ -80,6 +80,7 @@ context = "prod"
 qps = 0
 burst = 500
 sync_timeout = "30s"
+watch_idle_timeout = "90s"
 )");
   ASSERT_TRUE(config.kubernetes.has_value());
   EXPECT_EQ(config.kubernetes->kubeconfig, "/etc/sh/kube/a.conf:/etc/kube/b.conf");
@@ -88,6 +89,7 @@ sync_timeout = "30s"
   EXPECT_EQ(config.kubernetes->qps, 0);
   EXPECT_EQ(config.kubernetes->burst, 500);
   EXPECT_EQ(config.kubernetes->sync_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(config.kubernetes->watch_idle_timeout, std::chrono::seconds(90));
   config = Parse("[kubernetes]\nin_cluster = true\nqps = 12.5\n");
   EXPECT_TRUE(config.kubernetes->in_cluster);
   EXPECT_EQ(config.kubernetes->kubeconfig, "");
