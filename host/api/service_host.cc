@@ -241,13 +241,16 @@ void ServiceHost::Start() {
   options.pod_max_backoff = config_.pod_max_backoff;
   if (source_ != nullptr) {
     // The mirror is filled before the scheduler is wired, so the cache and the queue start
-    // from the whole cluster (as kube-scheduler waits for its informers to sync).
-    source_->Start(store_);
-    std::string why;
-    if (!source_->WaitForSync(&why)) {
-      source_->Stop();
-      metrics_server_.reset();
-      throw ServiceHostError("cannot mirror " + source_->description() + ": " + why);
+    // from the whole cluster (as kube-scheduler waits for its informers to sync). A standby
+    // that delays its mirror until elected starts empty and fills it then.
+    if (!source_->DelaysMirrorUntilElected()) {
+      source_->Start(store_);
+      std::string why;
+      if (!source_->WaitForSync(&why)) {
+        source_->Stop();
+        metrics_server_.reset();
+        throw ServiceHostError("cannot mirror " + source_->description() + ": " + why);
+      }
     }
     options.writer = source_->writer();
     // A binding waits for the API server's answer: more of them in flight keep the loop fed.
@@ -302,6 +305,18 @@ void ServiceHost::Start() {
     // Only the leader's loop pops pods; a standby keeps its mirror, cache and queue current.
     source_->Campaign(
         [this] {
+          if (source_->DelaysMirrorUntilElected()) {
+            source_->Start(store_);
+            std::string why;
+            if (!source_->WaitForSync(&why)) {
+              // A leader that cannot see the cluster cannot schedule it: give the lease up
+              // the way a lost one is (the process exits; its supervisor starts it again).
+              spdlog::error("kubernetes: elected, but cannot mirror {}: {}",
+                            source_->description(), why);
+              if (on_lost_) on_lost_();
+              return;
+            }
+          }
           try {
             scheduler_->Start();
           } catch (const scheduler::SchedulerError&) {

@@ -24,11 +24,6 @@ KubeMode::KubeMode(const config::KubernetesConfig& config) : config_(config) {
   options.burst = config_.burst;
   const config::LeaderElectionConfig& le = config_.leader_election;
   if (le.enabled) {
-    if (le.delay_cache_until_active) {
-      throw KubeconfigError(
-          "kubernetes.leader_election.delay_cache_until_active = true is not implemented yet: "
-          "a standby keeps its mirror warm");
-    }
     // Its own client and rate limit, as kube-scheduler's leader election has: a renewal never
     // waits behind bindings. Each request must end well before the renew deadline.
     ClientOptions election = options;
@@ -47,6 +42,14 @@ KubeMode::KubeMode(const config::KubernetesConfig& config) : config_(config) {
     elector_ = std::make_unique<LeaderElector>(*election_client_, std::move(eo));
   }
   client_ = std::make_unique<ApiClient>(std::move(access), options);
+  WriterOptions wo;
+  wo.instance = Hostname();
+  writer_ = std::make_shared<Writer>(*client_, wo);
+  if (elector_ != nullptr) writer_->SetFence([e = elector_.get()] { return e->Leading(); });
+}
+
+bool KubeMode::DelaysMirrorUntilElected() const {
+  return elector_ != nullptr && config_.leader_election.delay_cache_until_active;
 }
 
 KubeMode::~KubeMode() { Stop(); }
@@ -57,10 +60,6 @@ std::string KubeMode::description() const {
 
 void KubeMode::Start(store::Store& store) {
   spdlog::info("kubernetes: mirroring {} ({})", client_->access().server, client_->access().source);
-  WriterOptions wo;
-  wo.instance = Hostname();
-  writer_ = std::make_shared<Writer>(*client_, wo);
-  if (elector_ != nullptr) writer_->SetFence([e = elector_.get()] { return e->Leading(); });
   writer_->Start();
   for (Reflector::Spec spec :
        {Reflector::Namespaces(), Reflector::PriorityClasses(), Reflector::Nodes(),
@@ -70,6 +69,9 @@ void KubeMode::Start(store::Store& store) {
     reflectors_.push_back(std::make_unique<Reflector>(*client_, store, std::move(spec)));
   }
   for (auto& r : reflectors_) r->Start();
+  // Last: Healthy (another thread) reads reflectors_ once this is set. Stop joins the elector,
+  // which may be the thread running this, before it reads either.
+  started_.store(true);
 }
 
 bool KubeMode::WaitForSync(std::string* why) {
@@ -94,6 +96,10 @@ bool KubeMode::WaitForSync(std::string* why) {
 }
 
 bool KubeMode::Healthy(std::string* why) const {
+  if (!started_) {
+    *why = "standby with delay_cache_until_active: the mirror starts once this replica leads";
+    return false;
+  }
   for (const auto& r : reflectors_) {
     if (!r->synced()) {
       *why = r->spec().name + " not synced";
@@ -113,12 +119,13 @@ bool KubeMode::Healthy(std::string* why) const {
   return true;
 }
 
-void KubeMode::Campaign(std::function<void()> elected, std::function<void()> lost) {
+void KubeMode::Campaign(const std::function<void()>& elected,
+                        const std::function<void()>& lost) {
   if (elector_ == nullptr) {
     elected();
     return;
   }
-  elector_->Run({.started = std::move(elected), .stopped = std::move(lost)});
+  elector_->Run({.started = elected, .stopped = lost});
 }
 
 store::Leadership KubeMode::leadership() const {
@@ -142,7 +149,7 @@ void KubeMode::Stop() {
   if (elector_ != nullptr) elector_->Stop();
   for (auto& r : reflectors_) r->Stop();
   client_->Cancel();
-  if (writer_) writer_->Stop();
+  if (started_) writer_->Stop();
   for (auto& r : reflectors_) r->Join();
 }
 

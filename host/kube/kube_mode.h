@@ -7,6 +7,7 @@
 //   host.SetClusterSource(std::move(kube));
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,8 +38,10 @@ class KubeMode final : public store::ClusterSource {
   std::string description() const override;
   // Campaign runs the leader election of [kubernetes.leader_election] (its own API client, so
   // renewals never queue behind bindings), or elects this replica at once when it is disabled.
-  void Campaign(std::function<void()> elected, std::function<void()> lost) override;
+  void Campaign(const std::function<void()>& elected, const std::function<void()>& lost) override;
   store::Leadership leadership() const override;
+  // DelaysMirrorUntilElected: [kubernetes.leader_election] delay_cache_until_active.
+  bool DelaysMirrorUntilElected() const override;
   void Stop() override;
 
   ApiClient& client() { return *client_; }
@@ -53,6 +56,7 @@ class KubeMode final : public store::ClusterSource {
   std::shared_ptr<Writer> writer_;
   std::unique_ptr<ApiClient> election_client_;  // null without an election
   std::unique_ptr<LeaderElector> elector_;
+  std::atomic<bool> started_{false};  // Start ran: the reflectors and the writer's lanes exist
   bool stopped_ = false;
 };
 

@@ -85,6 +85,9 @@ class ClusterSource {
   virtual ~ClusterSource() = default;
   // Start begins mirroring into `store` (not owned; outlives the source until Stop returns).
   virtual void Start(Store& store) = 0;
+  // DelaysMirrorUntilElected: Start is to be called only once this replica leads (a standby
+  // holds no mirror: less memory, a slower takeover). writer() is valid before Start.
+  virtual bool DelaysMirrorUntilElected() const { return false; }
   // WaitForSync waits until every kind has been listed once; false (with *why) when the
   // source's own sync timeout passes or on a fatal error such as refused credentials.
   virtual bool WaitForSync(std::string* why) = 0;
@@ -98,7 +101,8 @@ class ClusterSource {
   // replica leads, `lost` once it lost the lease (its writes are already refused; it does not
   // campaign again). Both run on a thread of the source's. Without an election, `elected` runs
   // at once. Call once, after WaitForSync.
-  virtual void Campaign(std::function<void()> elected, std::function<void()> /*lost*/) {
+  virtual void Campaign(const std::function<void()>& elected,
+                        const std::function<void()>& /*lost*/) {
     elected();
   }
   // leadership says where this replica stands in the election.

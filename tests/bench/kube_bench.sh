@@ -159,6 +159,8 @@ state_dir = "$dir/state"
 [kubernetes]
 kubeconfig = "$user_kc"
 qps = 0
+[kubernetes.leader_election]
+enabled = false
 [[profile]]
 name = "default-scheduler"
 EOF

@@ -158,8 +158,7 @@ class KubeModeTest : public ::testing::Test {
   }
 
   // Replica is one more schedhost of the test, with a directory (socket, metrics, state) of its
-  // own, electing its leader on kube-system/schedhost with short timings (lease 3 s, renew
-  // deadline 2 s, retry 250 ms).
+  // own, electing its leader on kube-system/schedhost with short timings (kElection).
   struct Replica {
     framework::testing::TempDir dir;
     std::unique_ptr<api::ServiceHost> host;
@@ -173,13 +172,18 @@ class KubeModeTest : public ::testing::Test {
       if (host) host->Stop();
     }
   };
-  static constexpr std::chrono::seconds kLeaseDuration{3};
+  // Short election timings for the tests: lease 5 s, renew deadline 4 s (room for a busy,
+  // sanitized machine: a leader whose renewals stall that long loses its term), retry 500 ms.
+  static constexpr std::chrono::seconds kLeaseDuration{5};
+  static std::string Election(const std::string& identity) {
+    return "[kubernetes.leader_election]\nidentity = \"" + identity +
+           "\"\nlease_duration = \"5s\"\nrenew_deadline = \"4s\"\nretry_period = \"500ms\"\n";
+  }
   std::unique_ptr<Replica> StartReplica(const std::string& identity,
-                                        const std::string& kubeconfig = "") {
+                                        const std::string& kubeconfig = "",
+                                        const std::string& election_extra = "") {
     auto r = std::make_unique<Replica>();
-    const std::string election =
-        "[kubernetes.leader_election]\nidentity = \"" + identity +
-        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\nretry_period = \"250ms\"\n";
+    const std::string election = Election(identity) + election_extra;
     r->host = MakeHost(r->dir.path(),
                        ConfigIn(r->dir.path(),
                                 kubeconfig.empty() ? cp_->user_kubeconfig() : kubeconfig, election),
@@ -678,7 +682,7 @@ TEST_F(KubeModeTest, OneReplicaLeadsAndTheStandbyTakesOverWhenItStops) {
   EXPECT_THAT(b_body, HasSubstr("ok: standby (lease kube-system/schedhost held by replica-a"));
   Json lease = Lease();
   EXPECT_EQ(lease.value("holderIdentity", ""), "replica-a");
-  EXPECT_EQ(lease.value("leaseDurationSeconds", 0), 3);
+  EXPECT_EQ(lease.value("leaseDurationSeconds", 0), 5);
   EXPECT_EQ(lease.value("leaseTransitions", -1), 0);
 
   for (int i = 0; i < 5; ++i) Create(Pod("p" + std::to_string(i), "100m"));
@@ -727,6 +731,34 @@ TEST_F(KubeModeTest, OneReplicaLeadsAndTheStandbyTakesOverWhenItStops) {
   EXPECT_EQ(stats.leader_election().holder(), "replica-b");
   EXPECT_EQ(stats.leader_election().lease(), "kube-system/schedhost");
   EXPECT_EQ(stats.leader_election().transitions(), 1);
+}
+
+// delay_cache_until_active: the standby reads nothing but the Lease, is not ready, and lists the
+// cluster once it leads.
+TEST_F(KubeModeTest, AStandbyThatDelaysItsMirrorListsTheClusterOnlyOnceElected) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  auto a = StartReplica("replica-a");
+  ASSERT_TRUE(WaitFor([&] { return a->leading(); }, std::chrono::seconds(10)));
+  auto b = StartReplica("replica-b", "", "delay_cache_until_active = true\n");
+  for (int i = 0; i < 3; ++i) Create(Pod("p" + std::to_string(i), "100m"));
+  ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == 3; }));
+  ASSERT_TRUE(WaitFor([&] { return b->host->leadership().holder == "replica-a"; }));
+  EXPECT_EQ(b->host->store().Get<model::Node>("", ns_ + "-a"), nullptr);
+  EXPECT_EQ(b->host->store().Get<model::Pod>(ns_, "p0"), nullptr);
+  const auto [status, body] = HttpGet(b->host->metrics_port(), "/readyz");
+  EXPECT_EQ(status, 503);
+  EXPECT_THAT(body, HasSubstr("delay_cache_until_active"));
+
+  a->host->Stop();
+  ASSERT_TRUE(WaitFor([&] { return b->leading(); }, std::chrono::seconds(10)));
+  ASSERT_TRUE(WaitFor([&] {
+    auto pod = b->host->store().Get<model::Pod>(ns_, "p2");
+    return pod != nullptr && pod->node_name() == ns_ + "-a";
+  }));
+  Create(Pod("q0", "100m"));
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("q0") == ns_ + "-a"; }));
+  EXPECT_EQ(b->writes().bindings, 1u);
+  EXPECT_EQ(HttpGet(b->host->metrics_port(), "/readyz").first, 200);
 }
 
 // The leader reaches the API server through a proxy the test cuts: it stops writing before the
@@ -842,9 +874,7 @@ TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
   auto spawn = [&](const std::string& identity) {
     dirs.push_back(std::make_unique<framework::testing::TempDir>());
     const std::filesystem::path dir = dirs.back()->path();
-    const std::string election =
-        "[kubernetes.leader_election]\nidentity = \"" + identity +
-        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\nretry_period = \"250ms\"\n";
+    const std::string election = Election(identity);
     std::ofstream(dir / "schedhost.toml") << ConfigIn(dir, cp_->user_kubeconfig(), election);
     return SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
   };
@@ -874,8 +904,8 @@ TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
       },
       std::chrono::seconds(30)));
   EXPECT_EQ(holder(), "proc-b");
-  // The lease runs out 3 s after the last renewal the standby saw; it retries every 250-550 ms.
-  EXPECT_LT(first_binding, std::chrono::seconds(10));
+  // The lease runs out 5 s after the last renewal the standby saw; it retries every 0.5-1.1 s.
+  EXPECT_LT(first_binding, std::chrono::seconds(15));
   std::cout << "failover after kill -9: "
             << std::chrono::duration_cast<std::chrono::milliseconds>(first_binding).count()
             << " ms from the kill to the new leader's first binding\n";
@@ -953,10 +983,7 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
     slot.identity = "r" + std::to_string(i) + "-g" + std::to_string(++slot.generation);
     const std::filesystem::path dir = slot.dir->path();
     std::ofstream(dir / "schedhost.toml")
-        << ConfigIn(dir, (dir / "kubeconfig").string(),
-                    "[kubernetes.leader_election]\nidentity = \"" + slot.identity +
-                        "\"\nlease_duration = \"3s\"\nrenew_deadline = \"2s\"\n"
-                        "retry_period = \"250ms\"\n");
+        << ConfigIn(dir, (dir / "kubeconfig").string(), Election(slot.identity));
     slot.pid = SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
   };
   auto holder = [&] {

@@ -106,7 +106,7 @@ struct TcpProxy::State : std::enable_shared_from_this<TcpProxy::State> {
           std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(hold ? 20 : delay));
       timer->async_wait([self = shared_from_this(), pipe, &from, &to, buffer, timer,
                          delayed = !hold](boost::system::error_code) {
-        if (pipe->closed) return;
+        if (pipe->closed || !timer) return;  // the timer lives until its wait ends
         self->Forward(pipe, from, to, buffer, delayed);
       });
       return;
