@@ -192,6 +192,27 @@ class KubeModeTest : public ::testing::Test {
     r->host->Start();
     return r;
   }
+  // ApiServerPort is the API server's port on 127.0.0.1.
+  uint16_t ApiServerPort() const {
+    return static_cast<uint16_t>(std::stoi(cp_->server().substr(cp_->server().rfind(':') + 1)));
+  }
+  // ProxiedKubeconfig writes `dir`/proxied.kubeconfig: the user's kubeconfig with the API
+  // server's address replaced by `proxy`'s; returns its path.
+  std::filesystem::path ProxiedKubeconfig(const TcpProxy& proxy,
+                                          const std::filesystem::path& dir) const {
+    std::ifstream in(cp_->user_kubeconfig());
+    std::string kubeconfig((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    const std::string proxied = "https://127.0.0.1:" + std::to_string(proxy.port());
+    for (size_t at = kubeconfig.find(cp_->server()); at != std::string::npos;
+         at = kubeconfig.find(cp_->server(), at + proxied.size())) {
+      kubeconfig.replace(at, cp_->server().size(), proxied);
+    }
+    const std::filesystem::path file = dir / "proxied.kubeconfig";
+    std::ofstream(file) << kubeconfig;
+    return file;
+  }
+
   // Lease reads kube-system/schedhost's spec (null when there is none).
   Json Lease() {
     const ControlPlane::Result r =
@@ -765,17 +786,8 @@ TEST_F(KubeModeTest, AStandbyThatDelaysItsMirrorListsTheClusterOnlyOnceElected) 
 // standby may take the lease, and writes nothing when the network comes back.
 TEST_F(KubeModeTest, ALeaderCutOffStopsWritingBeforeTheStandbyTakesOver) {
   AddNode(ns_ + "-a", "8", "16Gi");
-  const size_t port_at = cp_->server().rfind(':');
-  TcpProxy proxy(static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1))));
-  std::ifstream in(cp_->user_kubeconfig());
-  std::string kubeconfig((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string proxied = "https://127.0.0.1:" + std::to_string(proxy.port());
-  for (size_t at = kubeconfig.find(cp_->server()); at != std::string::npos;
-       at = kubeconfig.find(cp_->server(), at + proxied.size())) {
-    kubeconfig.replace(at, cp_->server().size(), proxied);
-  }
-  const std::filesystem::path proxied_file = dir_.path() / "proxied.kubeconfig";
-  std::ofstream(proxied_file) << kubeconfig;
+  TcpProxy proxy(ApiServerPort());
+  const std::filesystem::path proxied_file = ProxiedKubeconfig(proxy, dir_.path());
 
   auto a = StartReplica("replica-a", proxied_file.string());
   ASSERT_TRUE(WaitFor([&] { return a->leading(); }, std::chrono::seconds(10)));
@@ -871,12 +883,26 @@ TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
   }
   AddNode(ns_ + "-a", "64", "128Gi");
   std::vector<std::unique_ptr<framework::testing::TempDir>> dirs;
+  std::vector<pid_t> spawned;
+  // Whatever happens, no replica outlives the test.
+  struct Reap {
+    std::vector<pid_t>& pids;
+    ~Reap() {
+      for (const pid_t pid : pids) {
+        if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;  // gone, or reaped already
+        ::kill(pid, SIGCONT);
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+  } reap{spawned};
   auto spawn = [&](const std::string& identity) {
     dirs.push_back(std::make_unique<framework::testing::TempDir>());
     const std::filesystem::path dir = dirs.back()->path();
     const std::string election = Election(identity);
     std::ofstream(dir / "schedhost.toml") << ConfigIn(dir, cp_->user_kubeconfig(), election);
-    return SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
+    spawned.push_back(SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log"));
+    return spawned.back();
   };
   auto holder = [&] {
     const Json lease = Lease();
@@ -953,11 +979,6 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
   // About 12 pods a second arrive; a round lasts about 10 s.
   const int nodes = 2 + rounds * 130 / 100;
   for (int i = 0; i < nodes; ++i) AddNode(ns_ + "-n" + std::to_string(i), "64", "256Gi");
-  const size_t port_at = cp_->server().rfind(':');
-  const auto api_port = static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1)));
-  std::ifstream in(cp_->user_kubeconfig());
-  const std::string kubeconfig((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
 
   struct Slot {
     std::unique_ptr<framework::testing::TempDir> dir;
@@ -971,19 +992,13 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
     Slot& slot = slots[i];
     if (!slot.dir) {
       slot.dir = std::make_unique<framework::testing::TempDir>();
-      slot.proxy = std::make_unique<TcpProxy>(api_port);
-      std::string proxied = kubeconfig;
-      const std::string url = "https://127.0.0.1:" + std::to_string(slot.proxy->port());
-      for (size_t at = proxied.find(cp_->server()); at != std::string::npos;
-           at = proxied.find(cp_->server(), at + url.size())) {
-        proxied.replace(at, cp_->server().size(), url);
-      }
-      std::ofstream(slot.dir->path() / "kubeconfig") << proxied;
+      slot.proxy = std::make_unique<TcpProxy>(ApiServerPort());
+      ProxiedKubeconfig(*slot.proxy, slot.dir->path());
     }
     slot.identity = "r" + std::to_string(i) + "-g" + std::to_string(++slot.generation);
     const std::filesystem::path dir = slot.dir->path();
     std::ofstream(dir / "schedhost.toml")
-        << ConfigIn(dir, (dir / "kubeconfig").string(), Election(slot.identity));
+        << ConfigIn(dir, (dir / "proxied.kubeconfig").string(), Election(slot.identity));
     slot.pid = SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log");
   };
   auto holder = [&] {
@@ -998,11 +1013,21 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
     return -1;
   };
   for (size_t i = 0; i < slots.size(); ++i) start(i);
-  // On failure, the end of every replica's log says what it was doing.
+  // On failure, the end of every replica's log says what it was doing; whatever happened, no
+  // replica outlives the test.
   struct DumpLogs {
     std::vector<Slot>& slots;
     ~DumpLogs() {
-      if (!::testing::Test::HasFailure()) return;
+      if (::testing::Test::HasFailure()) Dump();
+      for (const Slot& slot : slots) {
+        if (slot.pid > 0 && ::waitpid(slot.pid, nullptr, WNOHANG) == 0) {
+          ::kill(slot.pid, SIGCONT);
+          ::kill(slot.pid, SIGKILL);
+          ::waitpid(slot.pid, nullptr, 0);
+        }
+      }
+    }
+    void Dump() const {
       for (const Slot& slot : slots) {
         if (!slot.dir) continue;
         std::ifstream log(slot.dir->path() / "schedhostd.log");
@@ -1173,17 +1198,8 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
 // after watch_idle_timeout and replaced: the mirror catches up.
 TEST_F(KubeModeTest, AWatchThatHangsWithoutClosingIsReplaced) {
   AddNode(ns_ + "-a", "8", "16Gi");
-  const size_t port_at = cp_->server().rfind(':');
-  TcpProxy proxy(static_cast<uint16_t>(std::stoi(cp_->server().substr(port_at + 1))));
-  std::ifstream in(cp_->user_kubeconfig());
-  std::string kubeconfig((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string proxied = "https://127.0.0.1:" + std::to_string(proxy.port());
-  for (size_t at = kubeconfig.find(cp_->server()); at != std::string::npos;
-       at = kubeconfig.find(cp_->server(), at + proxied.size())) {
-    kubeconfig.replace(at, cp_->server().size(), proxied);
-  }
-  const std::filesystem::path proxied_file = dir_.path() / "proxied.kubeconfig";
-  std::ofstream(proxied_file) << kubeconfig;
+  TcpProxy proxy(ApiServerPort());
+  const std::filesystem::path proxied_file = ProxiedKubeconfig(proxy, dir_.path());
   StartHost(ConfigIn(dir_.path(), proxied_file.string(),
                      "watch_idle_timeout = \"3s\"\n[kubernetes.leader_election]\nenabled = false\n"));
   Create(Pod("before", "100m"));
