@@ -88,8 +88,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (target == "/healthz") {
       text(http::status::ok, "ok");
     } else if (target == "/readyz") {
-      const bool ready = handlers_.ready && handlers_.ready();
-      std::string body = handlers_.ready_detail ? handlers_.ready_detail() : std::string();
+      std::string body;
+      const bool ready = handlers_.ready && handlers_.ready(&body);
       if (body.empty()) body = ready ? "ok" : "not ready";
       text(ready ? http::status::ok : http::status::service_unavailable, std::move(body));
     } else {

@@ -24,11 +24,9 @@ namespace schedhost::api {
 struct MetricsHandlers {
   // metrics returns the /metrics body.
   std::function<std::string()> metrics;
-  // ready tells whether /readyz answers 200 (else 503).
-  std::function<bool()> ready;
-  // ready_detail, when set, is the /readyz body instead of "ok" / "not ready" (e.g. whether this
-  // replica leads).
-  std::function<std::string()> ready_detail;
+  // ready tells whether /readyz answers 200 (else 503); what it writes to *body (e.g. why not, or
+  // whether this replica leads) is the answer's body, else "ok" / "not ready".
+  std::function<bool(std::string* body)> ready;
 };
 
 // MetricsServer serves the metrics and health endpoints; Start and Stop from one thread.

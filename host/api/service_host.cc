@@ -135,11 +135,7 @@ void ServiceHost::StartMetrics() {
   metrics_server_ = std::make_unique<MetricsServer>(
       config_.metrics_listen,
       MetricsHandlers{.metrics = [] { return metrics::DefaultRegistry().Render(); },
-                      .ready = [this] {
-                        std::string why;
-                        return ready_.load() && (source_ == nullptr || source_->Healthy(&why));
-                      },
-                      .ready_detail = [this] { return ReadyDetail(); }});
+                      .ready = [this](std::string* body) { return Ready(body); }});
   try {
     metrics_server_->Start();
   } catch (const std::runtime_error& e) {
@@ -148,17 +144,25 @@ void ServiceHost::StartMetrics() {
   }
 }
 
-std::string ServiceHost::ReadyDetail() const {
-  if (!ready_.load()) return "not ready: starting or stopping";
-  if (source_ == nullptr) return "ok";
+bool ServiceHost::Ready(std::string* body) const {
+  if (!ready_.load()) {
+    *body = "not ready: starting or stopping";
+    return false;
+  }
+  if (source_ == nullptr) return true;
   std::string why;
-  if (!source_->Healthy(&why)) return "not ready: " + why;
+  if (!source_->Healthy(&why)) {
+    *body = "not ready: " + why;
+    return false;
+  }
   const store::Leadership l = source_->leadership();
-  if (!l.enabled) return "ok";
+  if (!l.enabled) return true;
   // A standby is ready: its mirror is warm and it takes over at once (as kube-scheduler's).
-  if (l.leading) return "ok: leading (lease " + l.lease + ", identity " + l.identity + ")";
-  return "ok: standby (lease " + l.lease + " held by " +
-         (l.holder.empty() ? std::string("nobody") : l.holder) + ", identity " + l.identity + ")";
+  *body = l.leading ? "ok: leading (lease " + l.lease + ", identity " + l.identity + ")"
+                    : "ok: standby (lease " + l.lease + " held by " +
+                          (l.holder.empty() ? std::string("nobody") : l.holder) + ", identity " +
+                          l.identity + ")";
+  return true;
 }
 
 void ServiceHost::RegisterGauges() {

@@ -132,8 +132,9 @@ class ServiceHost {
   void StartMetrics();
   // RegisterGauges registers the scrape-time gauges over the scheduler.
   void RegisterGauges();
-  // ReadyDetail is the /readyz body: ready or why not, and whether this replica leads.
-  std::string ReadyDetail() const;
+  // Ready is /readyz: serving with a synced mirror; *body says why not, or whether this
+  // replica leads.
+  bool Ready(std::string* body) const;
 
   config::HostConfig config_;
   std::filesystem::path builtin_dir_;

@@ -95,8 +95,6 @@ struct ApiTls {
 // IsUnixListen tells whether a listen address is a Unix socket ("unix:///path").
 inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("unix://"); }
 
-// KubernetesConfig is `[kubernetes]`: schedule the pods of a Kubernetes cluster, whose API
-// server is then the source of truth (see docs/operations.md, "Running as a second scheduler").
 // LeaderElectionConfig is [kubernetes.leader_election]: upstream kube-scheduler's leader election
 // on a coordination.k8s.io/v1 Lease, with its defaults.
 struct LeaderElectionConfig {
@@ -118,6 +116,8 @@ struct LeaderElectionConfig {
   bool delay_cache_until_active = false;
 };
 
+// KubernetesConfig is `[kubernetes]`: schedule the pods of a Kubernetes cluster, whose API
+// server is then the source of truth (see docs/operations.md, "Running as a second scheduler").
 struct KubernetesConfig {
   // kubeconfig is a path list as $KUBECONFIG takes it ("a:b"); empty: $KUBECONFIG, else
   // ~/.kube/config. Relative paths resolve against the config file's directory.

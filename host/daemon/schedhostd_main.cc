@@ -6,10 +6,10 @@
 // does: re-reads the config file, builds its profiles and swaps them in between two cycles, or
 // keeps the running ones and logs why the file was refused.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
-#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>

@@ -185,9 +185,8 @@ class Connection {
   }
 
   // Exchange sends `request` and reads the whole answer. A reused connection the server closed
-  // meanwhile is reopened once.
-  // Exchange sends `request` and reads the answer; `may_send` (when set) is asked once the
-  // connection is open, just before the first byte goes out.
+  // meanwhile is reopened once. `may_send` (when set) is asked once the connection is open, just
+  // before the first byte goes out; false throws ApiError::NotSent.
   Response Exchange(http::request<http::string_body>& request, std::chrono::milliseconds timeout,
                     const std::function<bool()>& may_send) {
     for (int attempt = 0;; ++attempt) {
@@ -195,9 +194,8 @@ class Connection {
       try {
         Open(timeout);
         if (may_send && !may_send()) {
-          throw ApiError(0, "NotSent",
-                         std::string(request.method_string()) + " " +
-                             std::string(request.target()) + ": not sent");
+          throw ApiError::NotSent(std::string(request.method_string()) + " " +
+                                  std::string(request.target()));
         }
         Write(request, timeout);
         http::response_parser<http::string_body> parser;
@@ -214,7 +212,7 @@ class Connection {
         return out;
       } catch (const ApiError& e) {
         Close();
-        if (!reused || attempt > 0 || cancelled_.load() || e.reason() == "NotSent") throw;
+        if (!reused || attempt > 0 || cancelled_.load() || e.not_sent()) throw;
       }
     }
   }

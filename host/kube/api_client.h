@@ -41,6 +41,8 @@ struct Response {
 // ApiError is a request the server refused or could not be made; status 0 means no answer
 // (connection refused, TLS failure, timeout).
 class ApiError : public std::runtime_error {
+  static constexpr std::string_view kNotSentReason = "NotSent";
+
  public:
   ApiError(int status, std::string reason, const std::string& message)
       : std::runtime_error(message), status_(status), reason_(std::move(reason)) {}
@@ -48,9 +50,16 @@ class ApiError : public std::runtime_error {
   // with the reason and message of the Status object the server sent.
   static ApiError From(const Response& response, std::string_view what);
 
+  // NotSent is a request a Call's `may_send` refused: not a byte of it went out.
+  static ApiError NotSent(const std::string& what) {
+    return ApiError(0, std::string(kNotSentReason), what + ": not sent");
+  }
+
   int status() const { return status_; }
   // reason is the Status object's reason ("NotFound", "Conflict", "Expired", ...), or "".
   const std::string& reason() const { return reason_; }
+  // not_sent is true for NotSent.
+  bool not_sent() const { return reason_ == kNotSentReason; }
 
  private:
   int status_;
@@ -119,7 +128,7 @@ class ApiClient {
   // An answer of 429 or 5xx with Retry-After is retried after that many seconds (see
   // RetryAfter), up to kMaxRetries times, each retry under the rate limit again.
   // `may_send`, when set, is asked last, once the rate limiter has let the request go and the
-  // connection is open: false sends nothing and throws ApiError(0, "NotSent", ...) (the
+  // connection is open: false sends nothing and throws ApiError::NotSent (the
   // writer's leadership fence: no write starts after this replica stopped leading).
   Response Call(std::string_view method, std::string_view target, std::string_view body = {},
                 std::string_view content_type = "application/json",

@@ -108,8 +108,9 @@ bool LeaderElector::Leading() const {
   return until != 0 && Clock::now().time_since_epoch().count() < until;
 }
 
-ElectorStatus LeaderElector::Status() const {
-  ElectorStatus s;
+store::Leadership LeaderElector::Status() const {
+  store::Leadership s;
+  s.enabled = true;
   s.leading = Leading();
   s.identity = options_.identity;
   s.lease = options_.lease_namespace + "/" + options_.lease_name;
@@ -166,7 +167,7 @@ void LeaderElector::Loop() {
           holds_ = false;
           if (stopping_) return;
         }
-        const ElectorStatus s = Status();
+        const store::Leadership s = Status();
         spdlog::error("kubernetes: {} lost lease {} (no renewal within {} ms{}{})",
                       options_.identity, s.lease,
                       std::chrono::duration_cast<std::chrono::milliseconds>(options_.renew_deadline)
@@ -268,12 +269,14 @@ bool LeaderElector::Put(const LeaseRecord& record, const std::string& resource_v
     Fail(ApiError::From(r, what).what());
     return false;
   }
-  Json written = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  const Json written = Json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  std::string version;
+  if (written.is_object()) {
+    version = StringField(written.value("metadata", Json::object()), "resourceVersion");
+  }
   std::lock_guard lock(mu_);
   observed_ = record;
-  observed_version_ = written.is_object()
-                          ? StringField(written.value("metadata", Json::object()), "resourceVersion")
-                          : std::string();
+  observed_version_ = std::move(version);
   observed_time_ = Clock::now();
   last_error_.clear();
   holds_ = record.holder == options_.identity;

@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "host/kube/api_client.h"
+#include "host/store/cluster_writer.h"
 
 namespace schedhost::kube {
 
@@ -63,19 +64,6 @@ struct ElectorCallbacks {
   // Leading() is already false. Not run when Stop ends the election. The elector does not
   // campaign again afterwards: as kube-scheduler, the process is expected to exit.
   std::function<void()> stopped;
-};
-
-// ElectorStatus is what the elector last observed.
-struct ElectorStatus {
-  bool leading = false;
-  std::string identity;
-  std::string lease;   // "namespace/name"
-  std::string holder;  // the holder of the record last read or written ("": none)
-  int64_t transitions = 0;
-  std::string last_error;  // the last failed attempt's reason ("" after a success)
-  // term_end_unix_ns is when, by the wall clock, this replica's writes stop unless it renews
-  // again (the fence of its last successful renewal); 0 when it never led.
-  int64_t term_end_unix_ns = 0;
 };
 
 // Decision is what one attempt does with the record it read (see Decide).
@@ -112,7 +100,9 @@ class LeaderElector {
   // Leading is true while this replica holds the Lease and its last successful renewal started
   // less than renew_deadline ago. Thread-safe, lock-free.
   bool Leading() const;
-  ElectorStatus Status() const;
+  // Status is what the elector last observed: the holder of the record last read or written,
+  // the last failed attempt's reason ("" after a success), the end of its last term.
+  store::Leadership Status() const;
   const ElectorOptions& options() const { return options_; }
 
  private:

@@ -129,16 +129,7 @@ void KubeMode::Campaign(const std::function<void()>& elected,
 }
 
 store::Leadership KubeMode::leadership() const {
-  if (elector_ == nullptr) return {};
-  const ElectorStatus s = elector_->Status();
-  return {.enabled = true,
-          .leading = s.leading,
-          .identity = s.identity,
-          .lease = s.lease,
-          .holder = s.holder,
-          .transitions = s.transitions,
-          .last_error = s.last_error,
-          .term_end_unix_ns = s.term_end_unix_ns};
+  return elector_ != nullptr ? elector_->Status() : store::Leadership{};
 }
 
 void KubeMode::Stop() {

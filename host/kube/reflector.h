@@ -4,8 +4,8 @@
 // watch that ends (server timeout, closed stream) is resumed from the last resourceVersion
 // seen, without a list; `410 Gone`/`Expired` and any other error lead to a fresh list after a
 // backoff (0.8 s doubling to 30 s, jittered). A watch silent for Spec::idle_timeout (2 min; the
-// server sends a bookmark every minute) is taken for dead: a fresh list follows. Objects that cannot be decoded are logged,
-// counted and skipped; they never stop the watch.
+// server sends a bookmark every minute) is taken for dead: a fresh list follows. Objects that
+// cannot be decoded are logged, counted and skipped; they never stop the watch.
 //
 //   Reflector pods(client, store, Reflector::Pods());
 //   pods.Start();  ... pods.synced() ...  client.Cancel(); pods.Join();

@@ -23,7 +23,9 @@ std::string PodPath(std::string_view ns, std::string_view name) {
   return "/api/v1/namespaces/" + UrlEscape(ns) + "/pods/" + UrlEscape(name);
 }
 
-std::string Now() { return model::FormatRfc3339(model::NowUnixNs() / 1'000'000'000 * 1'000'000'000); }
+std::string Now() {
+  return model::FormatRfc3339(model::NowUnixNs() / 1'000'000'000 * 1'000'000'000);
+}
 
 std::string EventName(std::string_view pod) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
@@ -87,7 +89,7 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
                      binding.dump(), "application/json", fence_);
   } catch (const ApiError& e) {
     std::lock_guard lock(mu_);
-    if (e.reason() == "NotSent") {
+    if (e.not_sent()) {
       ++stats_.not_leading;
       throw store::StoreError(store::ErrorCode::kUnavailable,
                               what + ": not sent, this replica no longer leads");
@@ -306,7 +308,7 @@ void Writer::SendStatus(const StatusUpdate& update) {
                        .what());
     }
   } catch (const ApiError& e) {
-    if (e.reason() == "NotSent") {
+    if (e.not_sent()) {
       std::lock_guard lock(mu_);
       ++stats_.not_leading;
       return;
@@ -388,7 +390,7 @@ void Writer::SendEvent(const Event& event) {
     ok = r.status == 201 || r.status == 200;
     if (!ok) spdlog::debug("kubernetes: {}", ApiError::From(r, "recording an event").what());
   } catch (const ApiError& e) {
-    if (e.reason() == "NotSent") {
+    if (e.not_sent()) {
       std::lock_guard lock(mu_);
       ++stats_.not_leading;
       return;

@@ -65,8 +65,6 @@ class StoreWriter final : public ClusterWriter {
   Store& store_;
 };
 
-// ClusterSource is a cluster the store mirrors instead of owning the state (Kubernetes mode):
-// it fills the store, says when the mirror is complete and healthy, and supplies the writer.
 // Leadership is where a replica stands in its source's leader election.
 struct Leadership {
   bool enabled = false;  // false: no election, this replica schedules alone
@@ -80,6 +78,8 @@ struct Leadership {
   int64_t term_end_unix_ns = 0;
 };
 
+// ClusterSource is a cluster the store mirrors instead of owning the state (Kubernetes mode):
+// it fills the store, says when the mirror is complete and healthy, and supplies the writer.
 class ClusterSource {
  public:
   virtual ~ClusterSource() = default;
@@ -100,7 +100,7 @@ class ClusterSource {
   // Campaign enters the leader election when the source runs one: `elected` runs once this
   // replica leads, `lost` once it lost the lease (its writes are already refused; it does not
   // campaign again). Both run on a thread of the source's. Without an election, `elected` runs
-  // at once. Call once, after WaitForSync.
+  // at once. Call once, after WaitForSync unless the source delays its mirror until elected.
   virtual void Campaign(const std::function<void()>& elected,
                         const std::function<void()>& /*lost*/) {
     elected();

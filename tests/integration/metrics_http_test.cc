@@ -241,7 +241,7 @@ TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
 TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   std::atomic<bool> ready{false};
   MetricsServer server("127.0.0.1:0", {.metrics = [] { return std::string("m 1\n"); },
-                                       .ready = [&] { return ready.load(); }});
+                                       .ready = [&](std::string*) { return ready.load(); }});
   server.Start();
   const uint16_t port = server.port();
   ASSERT_NE(port, 0);

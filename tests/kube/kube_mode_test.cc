@@ -1201,7 +1201,8 @@ TEST_F(KubeModeTest, AWatchThatHangsWithoutClosingIsReplaced) {
   TcpProxy proxy(ApiServerPort());
   const std::filesystem::path proxied_file = ProxiedKubeconfig(proxy, dir_.path());
   StartHost(ConfigIn(dir_.path(), proxied_file.string(),
-                     "watch_idle_timeout = \"3s\"\n[kubernetes.leader_election]\nenabled = false\n"));
+                     "watch_idle_timeout = \"3s\"\n"
+                     "[kubernetes.leader_election]\nenabled = false\n"));
   Create(Pod("before", "100m"));
   ASSERT_TRUE(WaitFor([&] { return NodeOf("before") == ns_ + "-a"; }));
   const uint64_t watches = kube_->reflectors().back()->stats().watches;  // pods

@@ -46,17 +46,14 @@ struct TcpProxy::State : std::enable_shared_from_this<TcpProxy::State> {
   tcp::acceptor acceptor{io};
   uint16_t target_port = 0;
   std::thread thread;
-  // All below only on the io thread, except the atomics.
+  // All below only on the io thread, except `cut`.
   std::atomic<bool> cut{false};
-  std::atomic<int64_t> latency_ms{0};
-  std::atomic<uint64_t> accepted{0};
   std::list<std::weak_ptr<Pipe>> pipes;
 
   void Accept() {
     acceptor.async_accept([self = shared_from_this()](boost::system::error_code ec,
                                                       tcp::socket socket) {
       if (ec) return;  // closed
-      self->accepted.fetch_add(1);
       auto pipe = std::make_shared<Pipe>(std::move(socket), self->io);
       self->pipes.push_back(pipe);
       self->pipes.remove_if([](const std::weak_ptr<Pipe>& p) { return p.expired(); });
@@ -95,19 +92,16 @@ struct TcpProxy::State : std::enable_shared_from_this<TcpProxy::State> {
         });
   }
 
-  // Forward writes what was read, after the latency; while cut, it holds it (re-checking every
+  // Forward writes what was read; while cut or stalled, it holds it (re-checking every
   // 20 ms) until Heal closes the pipe.
   void Forward(const std::shared_ptr<Pipe>& pipe, tcp::socket& from, tcp::socket& to,
-               const std::shared_ptr<std::vector<char>>& buffer, bool delayed = false) {
-    const int64_t delay = latency_ms.load();
-    const bool hold = cut.load() || pipe->stalled;
-    if (hold || (delay > 0 && !delayed)) {
-      auto timer =
-          std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(hold ? 20 : delay));
-      timer->async_wait([self = shared_from_this(), pipe, &from, &to, buffer, timer,
-                         delayed = !hold](boost::system::error_code) {
+               const std::shared_ptr<std::vector<char>>& buffer) {
+    if (cut.load() || pipe->stalled) {
+      auto timer = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(20));
+      timer->async_wait([self = shared_from_this(), pipe, &from, &to, buffer,
+                         timer](boost::system::error_code) {
         if (pipe->closed || !timer) return;  // the timer lives until its wait ends
-        self->Forward(pipe, from, to, buffer, delayed);
+        self->Forward(pipe, from, to, buffer);
       });
       return;
     }
@@ -183,8 +177,5 @@ void TcpProxy::Heal() {
   });
 }
 
-void TcpProxy::SetLatency(std::chrono::milliseconds delay) { state_->latency_ms.store(delay.count()); }
-
-uint64_t TcpProxy::connections() const { return state_->accepted.load(); }
 
 }  // namespace schedhost::testing

@@ -10,7 +10,6 @@
 //                  // ones pass again
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -33,10 +32,6 @@ class TcpProxy {
   void Stall();
   // Heal closes every connection opened before it and forwards new ones again.
   void Heal();
-  // SetLatency delays every chunk forwarded, either way, by `delay` (0: none).
-  void SetLatency(std::chrono::milliseconds delay);
-  // connections counts the connections accepted so far.
-  uint64_t connections() const;
 
  private:
   struct State;
