@@ -316,6 +316,7 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
                                    "--lease-name",
                                    options.lease_name};
   if (options.keep_dir) args.emplace_back("--keep");
+  for (const std::string& arg : options.apiserver_args) args.push_back("--apiserver-arg=" + arg);
   const char* verbose = std::getenv("SCHEDHOST_KUBE_VERBOSE");
   auto process = std::make_unique<Process>(args, verbose != nullptr && *verbose == '1');
 
@@ -342,6 +343,7 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
   cp->ca_file_ = ready.value("ca", "");
   cp->etcd_ = ready.value("etcd", "");
   cp->apiserver_pid_ = ready.value("apiserver_pid", -1);
+  cp->etcd_pid_ = ready.value("etcd_pid", -1);
   return cp;
 }
 

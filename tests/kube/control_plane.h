@@ -35,6 +35,9 @@ class ControlPlane {
     bool keep_dir = false;
     // How long Start waits for the API server to serve with the user's permissions in effect.
     std::chrono::seconds start_timeout{120};
+    // More kube-apiserver flags ("--max-requests-inflight=1"), after controlplane's own: a flag
+    // given twice takes the later value.
+    std::vector<std::string> apiserver_args;
   };
 
   // Result is how one finished kubectl run ended.
@@ -80,6 +83,9 @@ class ControlPlane {
   const std::string& user() const { return user_; }
   // The running kube-apiserver's process id.
   pid_t apiserver_pid() const { return apiserver_pid_; }
+  // etcd's process id (a test may SIGSTOP it to make the API server's storage hang; the
+  // control plane kills it with SIGKILL at the end, stopped or not).
+  pid_t etcd_pid() const { return etcd_pid_; }
 
   // RestartApiServer kills kube-apiserver and returns once a new one serves on the same port;
   // throws std::runtime_error on failure.
@@ -109,6 +115,7 @@ class ControlPlane {
   std::string etcd_;
   std::string user_;
   pid_t apiserver_pid_ = -1;
+  pid_t etcd_pid_ = -1;
 };
 
 }  // namespace schedhost::testing

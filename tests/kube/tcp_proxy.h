@@ -8,8 +8,10 @@
 //   proxy.Cut();   // a partition: nothing passes either way, nothing is refused or closed
 //   proxy.Heal();  // connections from before are closed (as a long partition ends them); new
 //                  // ones pass again
+//   proxy.SetLatency(50ms);  // every piece read is held 50 ms before it is passed on
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -32,10 +34,23 @@ class TcpProxy {
   void Stall();
   // Heal closes every connection opened before it and forwards new ones again.
   void Heal();
+  // SetLatency holds every piece of data read, either way, `latency` before writing it on (a
+  // slow network; 0 ends it). Pieces of one connection keep their order, and a piece is read
+  // only once the one before it is written, so a message split over several reads takes that
+  // many times `latency`.
+  void SetLatency(std::chrono::milliseconds latency);
+
+  // requests_in_flight counts the connections whose client has sent bytes the server has not
+  // answered yet: on HTTP/1.1, the requests waiting for their response (a watch counts until
+  // its response starts). peak_requests_in_flight is the most at once since the proxy started
+  // or since ResetPeak, which sets it to requests_in_flight.
+  int requests_in_flight() const;
+  int peak_requests_in_flight() const;
+  void ResetPeak();
 
  private:
   struct State;
-  std::shared_ptr<State> state_;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace schedhost::testing

@@ -36,6 +36,8 @@ type config struct {
 	keep      bool
 	leaseName string
 	user      string
+	// apiserverArgs come after the defaults of apiserverArgs(), so they win.
+	apiserverArgs []string
 }
 
 // cluster is one running etcd and kube-apiserver, with the files made for them.
@@ -219,7 +221,7 @@ func (c *cluster) startAPIServer(ctx context.Context, port int) error {
 // apiserverArgs is kube-apiserver's command line: defaults except what a lone loopback API
 // server needs.
 func (c *cluster) apiserverArgs(port int) []string {
-	return []string{
+	args := []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -241,6 +243,7 @@ func (c *cluster) apiserverArgs(port int) []string {
 		"--endpoint-reconciler-type=none",
 		"--profiling=false",
 	}
+	return append(args, c.cfg.apiserverArgs...)
 }
 
 // waitReady polls ready until it holds, comp exits, ctx ends or timeout passes.

@@ -10,6 +10,7 @@
 // EOF on stdin, SIGTERM or SIGINT also stop it. The work dir is removed at exit unless --keep.
 //
 //	controlplane --bin-dir build/dev/upstream/bin [--dir DIR] [--keep] [--foreground]
+//	             [--apiserver-arg=--FLAG=VALUE]...
 package main
 
 import (
@@ -39,6 +40,13 @@ func main() {
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the work directory at exit")
 	flag.StringVar(&cfg.leaseName, "lease-name", "schedhost", "leader-election lease in kube-system the user may take")
 	flag.StringVar(&cfg.user, "user", "schedhost", "user name of the scheduler's client certificate")
+	flag.Func("apiserver-arg", "one more kube-apiserver flag, after the defaults (a flag given twice takes the later value); repeatable", func(arg string) error {
+		if !strings.HasPrefix(arg, "--") {
+			return fmt.Errorf("%q is not a flag (--name=value)", arg)
+		}
+		cfg.apiserverArgs = append(cfg.apiserverArgs, arg)
+		return nil
+	})
 	flag.BoolVar(&foreground, "foreground", false, "run until SIGINT or SIGTERM instead of reading commands from stdin")
 	flag.Parse()
 	if flag.NArg() != 0 {
