@@ -14,7 +14,7 @@ rounds=${1:-50}
 
 scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target kube_mode_test schedhostd schedctl builtin_plugins \
+cmake --build --preset release --target kube_ha_test schedhostd schedctl builtin_plugins \
   upstream_binaries
-SCHEDHOST_SOAK_ROUNDS=$rounds SCHEDHOST_REQUIRE_KUBE=1 build/release/tests/kube_mode_test \
+SCHEDHOST_SOAK_ROUNDS=$rounds SCHEDHOST_REQUIRE_KUBE=1 build/release/tests/kube_ha_test \
   --gtest_filter='*Soak*'

@@ -71,23 +71,14 @@ if [[ "$build_type" != "Release" ]]; then
   echo "kube_bench.sh: warning: $build is a ${build_type:-unknown} build; figures for schedhostd want the release preset" >&2
 fi
 
+prog=kube_bench.sh
+# shellcheck source=tests/bench/kube_lib.sh
+source "$repo/tests/bench/kube_lib.sh"
+
 work=$(mktemp -d /tmp/schedhost-kube-bench.XXXXXX)
 cp_pid=""
 sched_pid=""
 wait_pid=""
-
-# stop PID: SIGTERM, then SIGKILL after 10 s; reaps it.
-stop() {
-  local pid=$1
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
 
 cleanup() {
   local status=$?
@@ -105,47 +96,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-log() { echo "kube_bench.sh: $*" >&2; }
-
-# field FILE KEY: a string or number field of the one-line JSON object in FILE.
-field() {
-  sed -n "s/.*\"$2\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$1"
-}
-
-# free_port: a loopback port nothing listens on now.
-free_port() {
-  local port
-  for _ in $(seq 50); do
-    port=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return 0
-    fi
-  done
-  return 1
-}
-
-# fail_with_log MESSAGE FILE: prints the message and the end of a log, exits 1.
-fail_with_log() {
-  log "$1"
-  [[ -f "$2" ]] && { echo "--- tail of $2" >&2; tail -n 30 "$2" >&2; }
-  exit 1
-}
-
-start_control_plane() {
-  local dir=$1 keep_flag=()
-  [[ $keep -eq 1 ]] && keep_flag=(--keep)
-  "$bin/controlplane" --bin-dir "$bin" --dir "$dir/cp" --foreground "${keep_flag[@]}" \
-    >"$dir/controlplane.json" 2>"$dir/controlplane.log" &
-  cp_pid=$!
-  for _ in $(seq 1200); do
-    [[ -s "$dir/controlplane.json" ]] && return 0
-    kill -0 "$cp_pid" 2>/dev/null || fail_with_log "controlplane exited" "$dir/controlplane.log"
-    sleep 0.1
-  done
-  fail_with_log "controlplane not ready within 120 s" "$dir/controlplane.log"
-}
 
 start_schedhostd() {
   local dir=$1 user_kc=$2
@@ -212,8 +162,6 @@ start_scheduler() {
     kube-scheduler) start_kube_scheduler "$2" "$3" ;;
   esac
 }
-
-load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # run_one NAME DIR: one scheduler on a fresh control plane; leaves DIR/pods.json and
 # DIR/metrics.json for the report.

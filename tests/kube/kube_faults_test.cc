@@ -139,6 +139,9 @@ TEST_F(SlowNetworkTest, BindingsArePipelinedAndBounded) {
   for (const auto& [pod, node] : bound) {
     EXPECT_EQ(node, ns_ + (pod.rfind("fast-", 0) == 0 ? "-a" : "-b")) << pod;
   }
+  // The mirror lists what the API server lists.
+  WaitFor([&] { return MirroredPods() == BoundPods(*cp_, ns_); });
+  EXPECT_EQ(MirroredPods(), BoundPods(*cp_, ns_));
   host_->Stop();  // before the proxy goes: the writer's lanes may still be sending
 }
 
@@ -172,6 +175,9 @@ TEST_F(ThrottledApiServerTest, A429IsRetriedAfterItsRetryAfterAndEveryPodIsBound
   EXPECT_EQ(stats.bindings, static_cast<uint64_t>(kPods));
   EXPECT_EQ(stats.binding_conflicts, 0u);
   for (const auto& [pod, count] : ScheduledEvents(*cp_, ns_)) EXPECT_EQ(count, 1) << pod;
+  // The mirror lists what the API server lists.
+  WaitFor([&] { return MirroredPods() == BoundPods(*cp_, ns_); });
+  EXPECT_EQ(MirroredPods(), BoundPods(*cp_, ns_));
 }
 
 // kube-apiserver that gives up on a request after 4 s: with etcd frozen, a binding hangs until
@@ -238,6 +244,9 @@ TEST_F(SlowStorageTest, BindingsThatTimeOutWhileEtcdIsFrozenAreRetriedAndBoundOn
   for (const auto& [pod, count] : ScheduledEvents(*cp_, ns_)) EXPECT_LE(count, 1) << pod;
   std::string why;
   EXPECT_TRUE(kube_->Healthy(&why)) << why;
+  // The mirror lists what the API server lists.
+  WaitFor([&] { return MirroredPods() == BoundPods(*cp_, ns_); });
+  EXPECT_EQ(MirroredPods(), BoundPods(*cp_, ns_));
 }
 
 }  // namespace

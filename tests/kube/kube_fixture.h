@@ -297,6 +297,16 @@ class KubeModeTest : public ::testing::Test {
     return out;
   }
 
+  // MirroredPods is every pod of the test's namespace in the host's mirror, by name, and its
+  // node ("" when pending): to compare with what the API server lists.
+  std::map<std::string, std::string> MirroredPods() {
+    std::map<std::string, std::string> out;
+    for (const auto& p : host_->store().List<model::Pod>()) {
+      if (p->namespace_name() == ns_) out[std::string(p->name())] = std::string(p->node_name());
+    }
+    return out;
+  }
+
   // One control plane per test process (ctest runs each test as a process of its own).
   inline static std::unique_ptr<ControlPlane> cp_;
   framework::testing::TempDir dir_;
