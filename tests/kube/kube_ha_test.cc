@@ -15,7 +15,6 @@ using kubetest::ExitStatus;
 using kubetest::HttpGet;
 using kubetest::Json;
 using kubetest::KubeModeTest;
-using kubetest::Readyz;
 using kubetest::SpawnSchedhostd;
 using kubetest::TcpProxy;
 using kubetest::WaitFor;

@@ -9,15 +9,10 @@
 namespace schedhost::kube {
 namespace {
 
-using kubetest::BoundPods;
 using kubetest::ControlPlane;
-using kubetest::ExitStatus;
-using kubetest::HttpGet;
 using kubetest::Json;
 using kubetest::KubeModeTest;
 using kubetest::Readyz;
-using kubetest::SpawnSchedhostd;
-using kubetest::TcpProxy;
 using kubetest::WaitFor;
 using ::testing::HasSubstr;
 
