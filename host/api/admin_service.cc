@@ -54,6 +54,7 @@ std::vector<std::string> RestartOnlyChanges(const config::HostConfig& running,
   if (running.api_listen != next.api_listen) out.emplace_back("api.listen");
   if (tls(running) != tls(next)) out.emplace_back("api.tls");
   if (running.metrics_listen != next.metrics_listen) out.emplace_back("metrics.listen");
+  if (running.ui_listen != next.ui_listen) out.emplace_back("ui.listen");
   if (running.pod_initial_backoff != next.pod_initial_backoff) {
     out.emplace_back("host.pod_initial_backoff");
   }

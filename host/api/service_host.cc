@@ -24,7 +24,8 @@
 #include "host/api/cluster_service.h"
 #include "host/api/config_watcher.h"
 #include "host/api/control_thread.h"
-#include "host/api/metrics_server.h"
+#include "host/api/http_server.h"
+#include "host/api/ui_api.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
@@ -131,11 +132,13 @@ ReloadResult ServiceHost::Reload() {
 
 uint16_t ServiceHost::metrics_port() const { return metrics_server_ ? metrics_server_->port() : 0; }
 
+uint16_t ServiceHost::ui_port() const { return ui_server_ ? ui_server_->port() : 0; }
+
 void ServiceHost::StartMetrics() {
-  metrics_server_ = std::make_unique<MetricsServer>(
-      config_.metrics_listen,
-      MetricsHandlers{.metrics = [] { return metrics::DefaultRegistry().Render(); },
-                      .ready = [this](std::string* body) { return Ready(body); }});
+  metrics_server_ = std::make_unique<HttpServer>(
+      "metrics", config_.metrics_listen,
+      MetricsRoute({.metrics = [] { return metrics::DefaultRegistry().Render(); },
+                    .ready = [this](std::string* body) { return Ready(body); }}));
   try {
     metrics_server_->Start();
   } catch (const std::runtime_error& e) {
@@ -280,6 +283,18 @@ void ServiceHost::Start() {
           .lifecycle = [control = control_](const auto& fn) { control->Run([&] { fn(); }); },
           .leadership = [this] { return leadership(); }});
 
+  if (!config_.ui_listen.empty()) {
+    ui_server_ = std::make_unique<HttpServer>("ui", config_.ui_listen, UiRoute(*admin_));
+    try {
+      ui_server_->Start();
+    } catch (const std::runtime_error& e) {
+      ui_server_.reset();
+      metrics_server_.reset();
+      scheduler_.reset();
+      throw ServiceHostError(e.what());
+    }
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -291,6 +306,7 @@ void ServiceHost::Start() {
   server_ = builder.BuildAndStart();
   if (!socket.empty()) ::umask(old_umask);
   if (!server_) {
+    ui_server_.reset();
     metrics_server_.reset();
     scheduler_.reset();
     throw ServiceHostError("cannot listen on api.listen \"" + config_.api_listen +
@@ -333,6 +349,9 @@ void ServiceHost::Start() {
   }
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
                config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
+  if (ui_server_) {
+    spdlog::info("web UI API on http://{}/api/v1/ (port {})", config_.ui_listen, ui_port());
+  }
 }
 
 void ServiceHost::Stop() {
@@ -341,6 +360,7 @@ void ServiceHost::Stop() {
   ready_.store(false);
   watcher_.reset();  // a reload it started finishes first
   metrics_server_->Stop();
+  if (ui_server_) ui_server_->Stop();
   pending_pods_gauge_.Reset();
   libraries_gauge_.Reset();
   leader_gauge_.Reset();

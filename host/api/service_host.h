@@ -4,7 +4,7 @@
 // waits for a signal; tests build one on a temporary socket.
 //
 // It also serves Prometheus metrics, /healthz and /readyz over HTTP on config.metrics_listen
-// (see metrics_server.h); /readyz says 200 once the scheduler runs and gRPC serves.
+// (see http_server.h); /readyz says 200 once the scheduler runs and gRPC serves.
 //
 //   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]), path);
 //   host.Start();          // throws ServiceHostError saying why it cannot serve
@@ -44,7 +44,7 @@ namespace schedhost::api {
 
 class ClusterService;
 class AdminService;
-class MetricsServer;
+class HttpServer;
 class ConfigWatcher;
 class ControlThread;
 
@@ -126,6 +126,8 @@ class ServiceHost {
   // metrics_port returns the port the metrics endpoint is bound to (the chosen one when the
   // config says port 0; 0 before Start).
   uint16_t metrics_port() const;
+  // ui_port returns the port the web UI's endpoint is bound to (0 without `[ui] listen`).
+  uint16_t ui_port() const;
 
  private:
   // StartMetrics starts the HTTP endpoint (throws ServiceHostError when it cannot listen).
@@ -150,7 +152,8 @@ class ServiceHost {
   std::unique_ptr<ClusterService> cluster_;
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<HttpServer> metrics_server_;
+  std::unique_ptr<HttpServer> ui_server_;  // [ui] listen
   std::unique_ptr<ConfigWatcher> watcher_;  // [host] watch_config
   metrics::Registry::Registration pending_pods_gauge_;
   metrics::Registry::Registration libraries_gauge_;

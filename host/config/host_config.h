@@ -175,6 +175,9 @@ struct HostConfig {
   std::optional<ApiTls> api_tls;
   // metrics_listen is the metrics/health HTTP endpoint "host:port".
   std::string metrics_listen = "127.0.0.1:10259";
+  // ui_listen is `[ui] listen`, the web UI's HTTP endpoint "host:port" on a loopback address;
+  // "" (the default) serves no UI.
+  std::string ui_listen;
   // log_level is `[log] level`: spdlog's level name ("info" unless set); schedhostd's
   // --log-level overrides it.
   std::string log_level = "info";

@@ -185,6 +185,23 @@ bool ValidHostPort(std::string_view s) {
   return true;
 }
 
+// IsLoopbackListen says whether a valid "host:port" names a loopback host: 127.0.0.0/8, ::1 or
+// localhost (an empty host means every address, so not).
+bool IsLoopbackListen(std::string_view s) {
+  std::string_view host = s.substr(0, s.rfind(':'));
+  if (host == "localhost" || host == "[::1]") return true;
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
 // kLogLevels are spdlog's level names, as `[log] level` and --log-level accept them.
 constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
                                                         "error", "critical", "off"};
@@ -359,7 +376,8 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
                        const std::filesystem::path& base_dir) {
   Context ctx{std::string(source_name), base_dir};
   toml::table root = internal::ParseToml(ctx, text);
-  internal::CheckKeys(ctx, root, {"host", "api", "metrics", "log", "kubernetes", "profile"},
+  internal::CheckKeys(ctx, root,
+                      {"host", "api", "metrics", "ui", "log", "kubernetes", "profile"},
                       "the top level");
   HostConfig config;
   config.source = ctx.source;
@@ -386,6 +404,19 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
     const toml::table& table = internal::ExpectTable(ctx, *metrics, "[metrics]");
     internal::CheckKeys(ctx, table, {"listen"}, "[metrics]");
     config.metrics_listen = GetListen(ctx, table, "metrics", false, config.metrics_listen);
+  }
+  if (const toml::node* ui = root.get("ui")) {
+    const toml::table& table = internal::ExpectTable(ctx, *ui, "[ui]");
+    internal::CheckKeys(ctx, table, {"listen"}, "[ui]");
+    config.ui_listen = GetListen(ctx, table, "ui", false, config.ui_listen);
+    // The UI shows the whole cluster and every decision, over plain HTTP: loopback only.
+    if (!config.ui_listen.empty() && !IsLoopbackListen(config.ui_listen)) {
+      Fail(ctx, table.get("listen")->source(),
+           "ui.listen \"" + config.ui_listen +
+               "\" is not a loopback address: the web UI is served over plain HTTP, so only on "
+               "127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it from "
+               "elsewhere through an SSH tunnel or kubectl port-forward");
+    }
   }
   if (const toml::node* log = root.get("log")) {
     const toml::table& table = internal::ExpectTable(ctx, *log, "[log]");

@@ -1,6 +1,6 @@
 // The metrics and health endpoint end to end: a ServiceHost with metrics on an ephemeral port
 // schedules pods, then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz,
-// unknown paths, wrong methods and garbage; MetricsServer alone (503, keep-alive); and the
+// unknown paths, wrong methods and garbage; HttpServer alone (503, keep-alive, a route that throws); and the
 // schedhostd binary fed by schedctl, scraped, then stopped with pods in flight.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
@@ -14,11 +14,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
-#include "host/api/metrics_server.h"
+#include "host/api/http_server.h"
 #include "host/api/service_host.h"
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
@@ -240,8 +244,9 @@ TEST(MetricsHttp, ServiceHostServesMetricsHealthAndSurvivesGarbage) {
 
 TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   std::atomic<bool> ready{false};
-  MetricsServer server("127.0.0.1:0", {.metrics = [] { return std::string("m 1\n"); },
-                                       .ready = [&](std::string*) { return ready.load(); }});
+  HttpServer server("metrics", "127.0.0.1:0",
+                    MetricsRoute({.metrics = [] { return std::string("m 1\n"); },
+                                  .ready = [&](std::string*) { return ready.load(); }}));
   server.Start();
   const uint16_t port = server.port();
   ASSERT_NE(port, 0);
@@ -262,7 +267,7 @@ TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   EXPECT_THAT(both, HasSubstr("\r\n\r\nok"));
 
   // A second server cannot take a port in use, and says which address.
-  MetricsServer clash("127.0.0.1:" + std::to_string(port), {});
+  HttpServer clash("metrics", "127.0.0.1:" + std::to_string(port), MetricsRoute({}));
   try {
     clash.Start();
     ADD_FAILURE() << "expected the bind to fail";
@@ -271,6 +276,27 @@ TEST(MetricsHttp, ReadyzIs503UntilReadyAndKeepAliveServesSeveralRequests) {
   }
   server.Stop();
   server.Stop();  // idempotent
+}
+
+TEST(MetricsHttp, ARouteThatThrowsAnswers500AndTheServerGoesOn) {
+  HttpServer server("ui", "127.0.0.1:0",
+                    [](std::string_view path, std::string_view query) -> std::optional<HttpAnswer> {
+                      if (path == "/boom") throw std::runtime_error("no such thing: " +
+                                                                    std::string(query));
+                      if (path == "/fine") return HttpAnswer{200, "application/json", "{}"};
+                      return std::nullopt;
+                    });
+  server.Start();
+  const uint16_t port = server.port();
+  Reply boom = Request(port, "GET", "/boom?x=1");
+  EXPECT_EQ(boom.status, 500);
+  EXPECT_EQ(boom.body, "no such thing: x=1\n");
+  Reply fine = Request(port, "GET", "/fine");
+  EXPECT_EQ(fine.status, 200);
+  EXPECT_THAT(fine.headers, HasSubstr("Content-Type: application/json"));
+  EXPECT_EQ(fine.body, "{}");
+  EXPECT_EQ(Request(port, "GET", "/other").status, 404);
+  EXPECT_EQ(Request(port, "DELETE", "/fine").status, 405);
 }
 
 // schedhostd as installed would run it: schedctl applies the demo cluster, /metrics on the
@@ -340,4 +366,121 @@ TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
 }
 
 }  // namespace
+// The web UI's JSON API on [ui] listen: the Admin messages as JSON, an explanation paged and
+// filtered, and clear errors (bad parameters, unknown pods and paths, the pages not built).
+TEST(UiApi, ServesTheAdminApiAsJsonPagedAndFiltered) {
+  framework::testing::TempDir temp;
+  const std::filesystem::path& dir = temp.path();
+  const std::string toml = "[host]\nstate_dir = \"" + (dir / "state").string() +
+                           "\"\n[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
+                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[ui]\nlisten = "
+                           "\"127.0.0.1:0\"\n";
+  ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
+  host.Start();
+  const uint16_t port = host.ui_port();
+  ASSERT_NE(port, 0);
+  ASSERT_NE(port, host.metrics_port());
+  const std::string big = R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
+)";
+  for (const std::string& text : {std::string(kCluster), big}) {
+    for (const model::Object& o : model::DecodeManifests(text, "cluster.yaml")) {
+      host.store().CreateObject(o);
+    }
+  }
+  auto get = [&](const std::string& target) {
+    Reply r = Request(port, "GET", target);
+    nlohmann::json body = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    return std::make_pair(r, body);
+  };
+  // Wait until a and b are bound and big has been tried.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  nlohmann::json explained;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto [r, body] = get("/api/v1/explain?namespace=default&name=big");
+    const bool bound = host.store().Get<model::Pod>("default", "a")->node_name() != "" &&
+                       host.store().Get<model::Pod>("default", "b")->node_name() != "";
+    if (r.status == 200 && bound && !body["explanation"].value("message", "").empty()) {
+      explained = body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(explained.is_null()) << "big was never explained";
+  EXPECT_THAT(explained["explanation"].value("message", ""),
+              HasSubstr("0/2 nodes are available: 2 Insufficient cpu"));
+  EXPECT_EQ(explained["explanation"].value("node", "x"), "");  // zero values are printed
+  EXPECT_EQ(explained.value("nodes_total", -1), 2);
+  ASSERT_EQ(explained["explanation"]["nodes"].size(), 2u);
+  bool fit_rejected = false;
+  for (const auto& verdict : explained["explanation"]["nodes"][0]["plugins"]) {
+    if (verdict.value("plugin", "") == "NodeResourcesFit") {
+      // 8 cpu is above the nodes' allocatable: no preemption could help.
+      fit_rejected = verdict.value("filter_code", "") == "UnschedulableAndUnresolvable" &&
+                     verdict.value("filter_reason", "") == "Insufficient cpu";
+    }
+  }
+  EXPECT_TRUE(fit_rejected) << explained.dump();
+
+  // Paged, filtered, percent-decoded.
+  auto [page, paged] = get("/api/v1/explain?name=big&limit=1&offset=1");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(paged["explanation"]["nodes"].size(), 1u);
+  EXPECT_EQ(paged["explanation"]["nodes"][0]["node"], explained["explanation"]["nodes"][1]["node"]);
+  EXPECT_EQ(paged.value("nodes_total", -1), 2);
+  EXPECT_EQ(paged.value("offset", -1), 1);
+  auto [one, only_n2] = get("/api/v1/explain?name=b%69g&node=n2");
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(only_n2.value("nodes_total", -1), 1);
+  EXPECT_EQ(only_n2["explanation"]["nodes"][0].value("node", ""), "n2");
+  EXPECT_EQ(get("/api/v1/explain?name=big&feasible=true").second.value("nodes_total", -1), 0);
+  EXPECT_EQ(get("/api/v1/explain?name=big&feasible=false").second.value("nodes_total", -1), 2);
+
+  // The Admin messages, field names as in admin.proto (64-bit integers as strings, as the
+  // protobuf JSON mapping has them).
+  auto [stats_reply, stats] = get("/api/v1/stats");
+  ASSERT_EQ(stats_reply.status, 200);
+  EXPECT_THAT(stats_reply.headers, HasSubstr("Content-Type: application/json"));
+  EXPECT_EQ(stats.value("bound_pods", ""), "2");
+  // big waits in one of the queues.
+  EXPECT_EQ(std::stoi(stats.value("unschedulable_pods", "0")) +
+                std::stoi(stats.value("backoff_pods", "0")) +
+                std::stoi(stats.value("active_pods", "0")),
+            1)
+      << stats.dump();
+  auto [profiles_reply, profiles] = get("/api/v1/profiles");
+  ASSERT_EQ(profiles_reply.status, 200);
+  EXPECT_EQ(profiles["profiles"][0].value("scheduler_name", ""), "default-scheduler");
+  auto [plugins_reply, plugins] = get("/api/v1/plugins");
+  ASSERT_EQ(plugins_reply.status, 200);
+  bool fit_listed = false;
+  for (const auto& p : plugins["plugins"]) {
+    if (p.value("name", "") == "NodeResourcesFit") fit_listed = p.value("sha256", "").size() == 64;
+  }
+  EXPECT_TRUE(fit_listed) << plugins.dump();
+
+  // Errors say what is wrong, as JSON.
+  auto [missing, missing_body] = get("/api/v1/explain?namespace=default&name=nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(missing_body.value("code", ""), "NOT_FOUND");
+  EXPECT_THAT(missing_body.value("message", ""), HasSubstr("nope"));
+  auto [too_many, too_many_body] = get("/api/v1/explain?name=big&limit=5000");
+  EXPECT_EQ(too_many.status, 400);
+  EXPECT_EQ(too_many_body.value("message", ""),
+            "limit must be a whole number from 0 to 1000, not \"5000\"");
+  EXPECT_EQ(get("/api/v1/explain?name=big&feasible=maybe").first.status, 400);
+  EXPECT_EQ(get("/api/v1/explain?namespace=default").first.status, 400);
+  auto [root, root_body] = get("/");
+  EXPECT_EQ(root.status, 404);
+  EXPECT_EQ(root_body.value("code", ""), "NOT_IMPLEMENTED");
+  EXPECT_EQ(get("/api/v1/nope").first.status, 404);
+  EXPECT_EQ(Request(port, "GET", "/metrics").status, 404);  // the metrics stay on their port
+  EXPECT_EQ(Request(port, "POST", "/api/v1/stats").status, 405);
+  host.Stop();
+  EXPECT_EQ(Connect(port), -1);
+}
+
 }  // namespace schedhost::api

@@ -123,6 +123,18 @@ TEST(ParseErrorsTest, Listeners) {
        "unknown key \"ca\" in [api.tls]; known keys are: cert, key, client_ca"},
       {"metrics unknown key", "[metrics]\nlistn = \"h:1\"\n", 2, 1,
        "unknown key \"listn\" in [metrics]; did you mean \"listen\"?"},
+      {"ui not loopback", "[ui]\nlisten = \"0.0.0.0:8080\"\n", 2, 10,
+       "ui.listen \"0.0.0.0:8080\" is not a loopback address: the web UI is served over plain "
+       "HTTP, so only on 127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it "
+       "from elsewhere through an SSH tunnel or kubectl port-forward"},
+      {"ui every address", "[ui]\nlisten = \":8080\"\n", 2, 10,
+       "ui.listen \":8080\" is not a loopback address: the web UI is served over plain "
+       "HTTP, so only on 127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it "
+       "from elsewhere through an SSH tunnel or kubectl port-forward"},
+      {"ui no port", "[ui]\nlisten = \"127.0.0.1\"\n", 2, 10,
+       "ui.listen must be \"host:port\" (port 0..65535), not \"127.0.0.1\""},
+      {"ui unknown key", "[ui]\nport = 8080\n", 2, 1,
+       "unknown key \"port\" in [ui]; known keys are: listen"},
       {"log level unknown", "[log]\nlevel = \"verbose\"\n", 2, 9,
        "log.level \"verbose\" is not a level: use trace, debug, info, warn, error, critical or "
        "off"},

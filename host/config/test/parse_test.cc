@@ -188,6 +188,10 @@ TEST(ParseConfigTest, ListenersAcceptedForms) {
   for (std::string listen : {"0.0.0.0:10259", ":0", "metrics.local:443"}) {
     EXPECT_EQ(Parse("[metrics]\nlisten = \"" + listen + "\"\n").metrics_listen, listen);
   }
+  EXPECT_EQ(Parse("").ui_listen, "");  // no UI unless asked for
+  for (std::string listen : {"127.0.0.1:0", "localhost:8080", "[::1]:9", "127.1.2.3:80"}) {
+    EXPECT_EQ(Parse("[ui]\nlisten = \"" + listen + "\"\n").ui_listen, listen);
+  }
 }
 
 TEST(ParseConfigTest, LogLevel) {

@@ -1,5 +1,5 @@
-// MetricsServer: an Asio accept loop and one Beast session per connection, all on one thread.
-#include "host/api/metrics_server.h"
+// HttpServer: an Asio accept loop and one Beast session per connection, all on one thread.
+#include "host/api/http_server.h"
 
 #include <spdlog/spdlog.h>
 
@@ -30,8 +30,7 @@ constexpr auto kReadTimeout = std::chrono::seconds(10);
 // Session reads requests from one connection and answers each.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, const MetricsHandlers& handlers)
-      : stream_(std::move(socket)), handlers_(handlers) {}
+  Session(tcp::socket socket, const HttpRoute& route) : stream_(std::move(socket)), route_(route) {}
 
   void Read() {
     parser_.emplace();
@@ -69,34 +68,26 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Answer(const http::request<http::string_body>& req) {
-    std::string_view target(req.target().data(), req.target().size());
-    target = target.substr(0, target.find('?'));
-    auto text = [&](http::status status, std::string body) {
-      res_.result(status);
-      res_.set(http::field::content_type, "text/plain; charset=utf-8");
-      res_.body() = std::move(body);
-    };
-    if (target != "/metrics" && target != "/healthz" && target != "/readyz") {
-      text(http::status::not_found, "404 page not found\n");
-      return;
-    }
+    const std::string_view target(req.target().data(), req.target().size());
+    const size_t mark = target.find('?');
+    const std::string_view path = target.substr(0, mark);
+    const std::string_view query = mark == std::string_view::npos ? "" : target.substr(mark + 1);
+    HttpAnswer answer;
     if (req.method() != http::verb::get) {
-      text(http::status::method_not_allowed, "method not allowed\n");
+      answer = {405, "text/plain; charset=utf-8", "method not allowed\n"};
       res_.set(http::field::allow, "GET");
-      return;
-    }
-    if (target == "/healthz") {
-      text(http::status::ok, "ok");
-    } else if (target == "/readyz") {
-      std::string body;
-      const bool ready = handlers_.ready && handlers_.ready(&body);
-      if (body.empty()) body = ready ? "ok" : "not ready";
-      text(ready ? http::status::ok : http::status::service_unavailable, std::move(body));
     } else {
-      res_.result(http::status::ok);
-      res_.set(http::field::content_type, std::string(metrics::kTextContentType));
-      res_.body() = handlers_.metrics ? handlers_.metrics() : std::string();
+      try {
+        std::optional<HttpAnswer> routed = route_(path, query);
+        answer = routed ? std::move(*routed)
+                        : HttpAnswer{404, "text/plain; charset=utf-8", "404 page not found\n"};
+      } catch (const std::exception& e) {
+        answer = {500, "text/plain; charset=utf-8", std::string(e.what()) + "\n"};
+      }
     }
+    res_.result(answer.status);
+    res_.set(http::field::content_type, answer.content_type);
+    res_.body() = std::move(answer.body);
   }
 
   void Close() {
@@ -106,7 +97,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   beast::tcp_stream stream_;
-  const MetricsHandlers& handlers_;
+  const HttpRoute& route_;
   beast::flat_buffer buffer_{kMaxHeaderBytes + kMaxBodyBytes};
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
@@ -136,29 +127,47 @@ tcp::endpoint Endpoint(asio::io_context& ioc, const std::string& listen) {
 
 }  // namespace
 
-struct MetricsServer::Impl {
+HttpRoute MetricsRoute(MetricsHandlers handlers) {
+  return [handlers = std::move(handlers)](std::string_view path,
+                                          std::string_view) -> std::optional<HttpAnswer> {
+    if (path == "/healthz") return HttpAnswer{200, "text/plain; charset=utf-8", "ok"};
+    if (path == "/readyz") {
+      std::string body;
+      const bool ready = handlers.ready && handlers.ready(&body);
+      if (body.empty()) body = ready ? "ok" : "not ready";
+      return HttpAnswer{ready ? 200U : 503U, "text/plain; charset=utf-8", std::move(body)};
+    }
+    if (path == "/metrics") {
+      return HttpAnswer{200, std::string(metrics::kTextContentType),
+                        handlers.metrics ? handlers.metrics() : std::string()};
+    }
+    return std::nullopt;
+  };
+}
+
+struct HttpServer::Impl {
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
-  const MetricsHandlers* handlers = nullptr;
+  const HttpRoute* route = nullptr;
 
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) std::make_shared<Session>(std::move(s), *handlers)->Read();
+      if (!ec) std::make_shared<Session>(std::move(s), *route)->Read();
       Accept();
     });
   }
 };
 
-MetricsServer::MetricsServer(std::string listen, MetricsHandlers handlers)
-    : listen_(std::move(listen)), handlers_(std::move(handlers)) {}
+HttpServer::HttpServer(std::string name, std::string listen, HttpRoute route)
+    : name_(std::move(name)), listen_(std::move(listen)), route_(std::move(route)) {}
 
-MetricsServer::~MetricsServer() { Stop(); }
+HttpServer::~HttpServer() { Stop(); }
 
-void MetricsServer::Start() {
+void HttpServer::Start() {
   if (impl_) return;
   auto impl = std::make_unique<Impl>();
-  impl->handlers = &handlers_;
+  impl->route = &route_;
   try {
     const tcp::endpoint endpoint = Endpoint(impl->ioc, listen_);
     impl->acceptor.open(endpoint.protocol());
@@ -167,24 +176,25 @@ void MetricsServer::Start() {
     impl->acceptor.listen(asio::socket_base::max_listen_connections);
     port_ = impl->acceptor.local_endpoint().port();
   } catch (const std::exception& e) {
-    throw std::runtime_error("cannot listen on metrics.listen \"" + listen_ + "\": " + e.what());
+    throw std::runtime_error("cannot listen on " + name_ + ".listen \"" + listen_ + "\": " +
+                             e.what());
   }
   impl->Accept();
   impl_ = std::move(impl);
-  thread_ = std::thread([impl = impl_.get()] {
+  thread_ = std::thread([impl = impl_.get(), name = name_] {
     for (;;) {
       try {
         impl->ioc.run();
         return;
       } catch (const std::exception& e) {
-        // A handler threw (e.g. the metrics callback): drop that request, keep serving.
-        spdlog::error("metrics endpoint: {}", e.what());
+        // Routes' exceptions are answered; this is Asio or Beast itself: keep serving.
+        spdlog::error("{} endpoint: {}", name, e.what());
       }
     }
   });
 }
 
-void MetricsServer::Stop() {
+void HttpServer::Stop() {
   if (!impl_) return;
   asio::post(impl_->ioc, [impl = impl_.get()] {
     beast::error_code ignored;

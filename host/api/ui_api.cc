@@ -1,0 +1,189 @@
+#include "host/api/ui_api.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <map>
+#include <string>
+
+namespace schedhost::api {
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+// Hex is the value of one hex digit, or -1.
+int Hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Unescape decodes one query component ('+' is a space, %XX a byte). Hand-written: Debian 12's
+// Boost (1.74) predates Boost.URL, and this is all of it the API needs.
+std::string Unescape(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      out += ' ';
+    } else if (in[i] == '%' && i + 2 < in.size() && Hex(in[i + 1]) >= 0 &&
+               Hex(in[i + 2]) >= 0) {
+      out += static_cast<char>(Hex(in[i + 1]) * 16 + Hex(in[i + 2]));
+      i += 2;
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
+// ParseQuery splits "a=1&b=2" into its decoded keys and values (a later key wins).
+std::map<std::string, std::string> ParseQuery(std::string_view query) {
+  std::map<std::string, std::string> out;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (!pair.empty()) {
+      out[Unescape(pair.substr(0, eq))] =
+          eq == std::string_view::npos ? "" : Unescape(pair.substr(eq + 1));
+    }
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return out;
+}
+
+HttpAnswer Error(unsigned status, std::string_view code, const std::string& message) {
+  const nlohmann::json body = {{"code", code}, {"message", message}};
+  return {status, kJson, body.dump() + "\n"};
+}
+
+// FromStatus answers a failed Admin call with its gRPC code mapped to HTTP.
+HttpAnswer FromStatus(const grpc::Status& status) {
+  switch (status.error_code()) {
+    case grpc::StatusCode::NOT_FOUND: return Error(404, "NOT_FOUND", status.error_message());
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return Error(400, "INVALID_ARGUMENT", status.error_message());
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return Error(409, "FAILED_PRECONDITION", status.error_message());
+    default: return Error(500, "INTERNAL", status.error_message());
+  }
+}
+
+HttpAnswer Json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string out;
+  const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
+  if (!status.ok()) return Error(500, "INTERNAL", "encoding JSON: " + status.ToString());
+  return {200, kJson, out + "\n"};
+}
+
+// Int reads a non-negative integer parameter, or fails with 400 naming it.
+std::optional<int> Int(const std::map<std::string, std::string>& q, const std::string& key,
+                       int fallback, int max, HttpAnswer* error) {
+  auto it = q.find(key);
+  if (it == q.end()) return fallback;
+  int value = 0;
+  const char* end = it->second.data() + it->second.size();
+  const auto [ptr, ec] = std::from_chars(it->second.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0 || value > max) {
+    *error = Error(400, "INVALID_ARGUMENT",
+                   key + " must be a whole number from 0 to " + std::to_string(max) + ", not \"" +
+                       it->second + "\"");
+    return std::nullopt;
+  }
+  return value;
+}
+
+HttpAnswer Explain(AdminService& admin, std::string_view query) {
+  const auto q = ParseQuery(query);
+  v1::ExplainRequest request;
+  if (auto it = q.find("namespace"); it != q.end()) request.set_namespace_(it->second);
+  auto name = q.find("name");
+  if (name == q.end() || name->second.empty()) {
+    return Error(400, "INVALID_ARGUMENT", "name is required: /api/v1/explain?namespace=NS&name=POD");
+  }
+  request.set_name(name->second);
+  HttpAnswer error;
+  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
+  if (!offset) return error;
+  const std::optional<int> limit = Int(q, "limit", kExplainDefaultLimit, kExplainPageLimit, &error);
+  if (!limit) return error;
+  std::optional<bool> feasible;
+  if (auto it = q.find("feasible"); it != q.end()) {
+    if (it->second != "true" && it->second != "false") {
+      return Error(400, "INVALID_ARGUMENT",
+                   "feasible must be true or false, not \"" + it->second + "\"");
+    }
+    feasible = it->second == "true";
+  }
+  const std::string node_filter = q.count("node") != 0 ? q.at("node") : "";
+
+  v1::ExplainResponse response;
+  const grpc::Status status = admin.Explain(nullptr, &request, &response);
+  if (!status.ok()) return FromStatus(status);
+  // Filter, then page, keeping the order FillExplanation gave (feasible first, best first).
+  google::protobuf::RepeatedPtrField<v1::NodeExplanation> kept;
+  for (v1::NodeExplanation& node : *response.mutable_nodes()) {
+    if (feasible && node.feasible() != *feasible) continue;
+    if (!node_filter.empty() && node.node().find(node_filter) == std::string::npos) continue;
+    kept.Add(std::move(node));
+  }
+  const int total = kept.size();
+  response.clear_nodes();
+  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+    *response.add_nodes() = std::move(kept[i]);
+  }
+  HttpAnswer answer = Json(response);
+  if (answer.status != 200) return answer;
+  // The page's place in the whole: {"explanation": {...}, "nodes_total": N, ...}; the
+  // explanation is spliced in as printed, without its trailing newline.
+  answer.body = "{\"explanation\":" + answer.body.substr(0, answer.body.size() - 1) +
+                ",\"nodes_total\":" + std::to_string(total) +
+                ",\"offset\":" + std::to_string(*offset) + ",\"limit\":" + std::to_string(*limit) +
+                "}\n";
+  return answer;
+}
+
+}  // namespace
+
+HttpRoute UiRoute(AdminService& admin) {
+  return [&admin](std::string_view path, std::string_view query) -> std::optional<HttpAnswer> {
+    if (path == "/api/v1/stats") {
+      v1::StatsRequest request;
+      v1::StatsResponse response;
+      const grpc::Status status = admin.Stats(nullptr, &request, &response);
+      return status.ok() ? Json(response) : FromStatus(status);
+    }
+    if (path == "/api/v1/profiles") {
+      v1::ListProfilesRequest request;
+      v1::ListProfilesResponse response;
+      const grpc::Status status = admin.ListProfiles(nullptr, &request, &response);
+      return status.ok() ? Json(response) : FromStatus(status);
+    }
+    if (path == "/api/v1/plugins") {
+      v1::ListPluginsRequest request;
+      v1::ListPluginsResponse response;
+      const grpc::Status status = admin.ListPlugins(nullptr, &request, &response);
+      return status.ok() ? Json(response) : FromStatus(status);
+    }
+    if (path == "/api/v1/explain") return Explain(admin, query);
+    if (path == "/" || path == "/index.html") {
+      return Error(404, "NOT_IMPLEMENTED",
+                   "this schedhostd serves the web UI's JSON API under /api/v1/ only; its pages "
+                   "are not built into this version (docs/web-ui.md)");
+    }
+    if (path.starts_with("/api/")) {
+      return Error(404, "NOT_FOUND", "no endpoint " + std::string(path) + " (docs/web-ui.md)");
+    }
+    return std::nullopt;
+  };
+}
+
+}  // namespace schedhost::api

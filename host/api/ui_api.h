@@ -1,0 +1,28 @@
+// UiRoute: the web UI's JSON API, served by schedhostd on `[ui] listen` (docs/web-ui.md). Every
+// endpoint answers GET with the Admin API's own messages in protobuf's JSON mapping (field names
+// as in admin.proto, zero values included), so what the UI shows is what `schedctl` shows:
+//
+//   GET /api/v1/stats                                  Admin.Stats
+//   GET /api/v1/profiles                               Admin.ListProfiles
+//   GET /api/v1/plugins                                Admin.ListPlugins
+//   GET /api/v1/explain?namespace=NS&name=POD          Admin.Explain, its nodes paged:
+//       [&offset=0][&limit=100][&node=SUBSTRING][&feasible=true|false]
+//
+// Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404 or 500. The
+// pages that read this API are not part of this version: GET / says so (404).
+#pragma once
+
+#include "host/api/admin_service.h"
+#include "host/api/http_server.h"
+
+namespace schedhost::api {
+
+// kExplainPageLimit bounds one page of an explanation's nodes (a 5,000-node cluster's grid is
+// read a page at a time); kExplainDefaultLimit is the page size when none is asked for.
+inline constexpr int kExplainPageLimit = 1000;
+inline constexpr int kExplainDefaultLimit = 100;
+
+// UiRoute serves the API above from `admin` (not owned; it must outlive the route).
+HttpRoute UiRoute(AdminService& admin);
+
+}  // namespace schedhost::api
