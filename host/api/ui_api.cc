@@ -6,7 +6,9 @@
 
 #include <charconv>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace schedhost::api {
 namespace {
@@ -57,9 +59,12 @@ std::map<std::string, std::string> ParseQuery(std::string_view query) {
   return out;
 }
 
+// Error is a JSON error answer; bytes of `message` that are not UTF-8 (a name from the query
+// string) are replaced, not refused.
 HttpAnswer Error(unsigned status, std::string_view code, const std::string& message) {
   const nlohmann::json body = {{"code", code}, {"message", message}};
-  return {status, kJson, body.dump() + "\n"};
+  return {status, kJson,
+          body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 
 // FromStatus answers a failed Admin call with its gRPC code mapped to HTTP.
@@ -74,6 +79,8 @@ HttpAnswer FromStatus(const grpc::Status& status) {
   }
 }
 
+// Json answers 200 with `message` in protobuf's JSON mapping (admin.proto's field names, zero
+// values printed).
 HttpAnswer Json(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -101,6 +108,7 @@ std::optional<int> Int(const std::map<std::string, std::string>& q, const std::s
   return value;
 }
 
+// Explain answers /api/v1/explain: one page of the pod's explanation (see ui_api.h).
 HttpAnswer Explain(AdminService& admin, std::string_view query) {
   const auto q = ParseQuery(query);
   v1::ExplainRequest request;
