@@ -472,9 +472,10 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
   EXPECT_EQ(too_many_body.value("message", ""),
             "limit must be a whole number from 0 to 1000, not \"5000\"");
   EXPECT_EQ(get("/api/v1/explain?name=big&feasible=maybe").first.status, 400);
-  auto [not_utf8, not_utf8_body] = get("/api/v1/explain?name=%FF");  // still a JSON error
-  EXPECT_EQ(not_utf8.status, 404);
-  EXPECT_EQ(not_utf8_body.value("code", ""), "NOT_FOUND");
+  // A name that is not UTF-8: refused by Explain, and the message quoting it is still JSON.
+  auto [not_utf8, not_utf8_body] = get("/api/v1/explain?name=%FF");
+  EXPECT_EQ(not_utf8.status, 400);
+  EXPECT_EQ(not_utf8_body.value("code", ""), "INVALID_ARGUMENT") << not_utf8.body;
   EXPECT_EQ(get("/api/v1/explain?namespace=default").first.status, 400);
   auto [root, root_body] = get("/");
   EXPECT_EQ(root.status, 404);
