@@ -6,9 +6,16 @@
 
 #include <charconv>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+
+#include "host/cache/node_info.h"
+#include "host/model/enums.h"
+#include "host/model/interner.h"
+#include "host/model/node.h"
 
 namespace schedhost::api {
 namespace {
@@ -121,7 +128,7 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   HttpAnswer error;
   const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
   if (!offset) return error;
-  const std::optional<int> limit = Int(q, "limit", kExplainDefaultLimit, kExplainPageLimit, &error);
+  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
   if (!limit) return error;
   std::optional<bool> feasible;
   if (auto it = q.find("feasible"); it != q.end()) {
@@ -159,10 +166,54 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   return answer;
 }
 
+
+// Resources renders a resource list as {"cpu": 4000, "memory": ...} (the host's units).
+nlohmann::json Resources(std::span<const schedhost_resource> list) {
+  nlohmann::json out = nlohmann::json::object();
+  const model::Interner& names = model::Interner::Global();
+  for (const schedhost_resource& r : list) out[std::string(names.Str(r.name))] = r.value;
+  return out;
+}
+
+// Nodes answers /api/v1/nodes: a page of the nodes (by name) with what each offers and what its
+// pods request, as the scheduler's cache counts it (assumed pods included).
+HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::string_view query) {
+  const auto q = ParseQuery(query);
+  HttpAnswer error;
+  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
+  if (!offset) return error;
+  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
+  if (!limit) return error;
+  const std::string name_filter = q.count("name") != 0 ? q.at("name") : "";
+  const auto nodes = store.List<model::Node>([&](const model::Node& n) {
+    return name_filter.empty() || n.name().find(name_filter) != std::string::npos;
+  });
+  nlohmann::json page = nlohmann::json::array();
+  const auto total = static_cast<int>(nodes.size());
+  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+    const model::Node& node = *nodes[static_cast<size_t>(i)];
+    nlohmann::json taints = nlohmann::json::array();
+    for (const model::Taint& t : node.data().spec.taints) {
+      taints.push_back({{"key", t.key}, {"value", t.value}, {"effect", model::ToString(t.effect)}});
+    }
+    const std::unique_ptr<cache::NodeInfo> info = scheduler.cache().NodeInfoCopy(node.name());
+    page.push_back({{"name", node.name()},
+                    {"unschedulable", node.data().spec.unschedulable},
+                    {"taints", std::move(taints)},
+                    {"allocatable", Resources(node.allocatable())},
+                    {"requested", info ? Resources(info->requested()) : nlohmann::json::object()},
+                    {"pods", info ? info->pods().size() : 0}});
+  }
+  const nlohmann::json out = {
+      {"nodes", std::move(page)}, {"nodes_total", total}, {"offset", *offset}, {"limit", *limit}};
+  return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+}
+
 }  // namespace
 
-HttpRoute UiRoute(AdminService& admin) {
-  return [&admin](std::string_view path, std::string_view query) -> std::optional<HttpAnswer> {
+HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler) {
+  return [&admin, &store, &scheduler](std::string_view path,
+                                      std::string_view query) -> std::optional<HttpAnswer> {
     if (path == "/api/v1/stats") {
       v1::StatsRequest request;
       v1::StatsResponse response;
@@ -182,6 +233,7 @@ HttpRoute UiRoute(AdminService& admin) {
       return status.ok() ? Json(response) : FromStatus(status);
     }
     if (path == "/api/v1/explain") return Explain(admin, query);
+    if (path == "/api/v1/nodes") return Nodes(store, scheduler, query);
     if (path == "/" || path == "/index.html") {
       return Error(404, "NOT_IMPLEMENTED",
                    "this schedhostd serves the web UI's JSON API under /api/v1/ only; its pages "

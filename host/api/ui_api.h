@@ -7,6 +7,9 @@
 //   GET /api/v1/plugins                                Admin.ListPlugins
 //   GET /api/v1/explain?namespace=NS&name=POD          Admin.Explain, its nodes paged:
 //       [&offset=0][&limit=100][&node=SUBSTRING][&feasible=true|false]
+//   GET /api/v1/nodes[?offset=0][&limit=100][&name=SUBSTRING]
+//       a page of nodes: taints, unschedulable, allocatable and what the scheduler's cache
+//       counts as requested (cpu in millicores, the rest in whole units), and their pods
 //
 // Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404 or 500. The
 // pages that read this API are not part of this version: GET / says so (404).
@@ -14,15 +17,17 @@
 
 #include "host/api/admin_service.h"
 #include "host/api/http_server.h"
+#include "host/scheduler/scheduler.h"
+#include "host/store/store.h"
 
 namespace schedhost::api {
 
-// kExplainPageLimit bounds one page of an explanation's nodes (a 5,000-node cluster's grid is
-// read a page at a time); kExplainDefaultLimit is the page size when none is asked for.
-inline constexpr int kExplainPageLimit = 1000;
-inline constexpr int kExplainDefaultLimit = 100;
+// kPageLimit bounds one page of nodes (a 5,000-node cluster is read a page at a time);
+// kDefaultPageLimit is the page size when none is asked for.
+inline constexpr int kPageLimit = 1000;
+inline constexpr int kDefaultPageLimit = 100;
 
-// UiRoute serves the API above from `admin` (not owned; it must outlive the route).
-HttpRoute UiRoute(AdminService& admin);
+// UiRoute serves the API above (none of the three is owned; all must outlive the route).
+HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler);
 
 }  // namespace schedhost::api

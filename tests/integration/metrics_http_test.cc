@@ -462,6 +462,29 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
   }
   EXPECT_TRUE(fit_listed) << plugins.dump();
 
+  // Nodes, a page at a time, with what they offer and what the scheduler counts as requested.
+  auto [nodes_reply, nodes] = get("/api/v1/nodes");
+  ASSERT_EQ(nodes_reply.status, 200) << nodes_reply.body;
+  EXPECT_EQ(nodes.value("nodes_total", -1), 2);
+  ASSERT_EQ(nodes["nodes"].size(), 2u);
+  int64_t requested_cpu = 0;
+  size_t pods_on_nodes = 0;
+  for (const auto& n : nodes["nodes"]) {
+    EXPECT_EQ(n["allocatable"].value("cpu", int64_t{0}), 4000) << n.dump();  // millicores
+    EXPECT_EQ(n["allocatable"].value("memory", int64_t{0}), int64_t{8} << 30) << n.dump();
+    EXPECT_FALSE(n.value("unschedulable", true));
+    EXPECT_TRUE(n["taints"].is_array() && n["taints"].empty());
+    requested_cpu += n["requested"].value("cpu", int64_t{0});
+    pods_on_nodes += n.value("pods", size_t{0});
+  }
+  EXPECT_EQ(requested_cpu, 2000);  // a and b, 1 cpu each; big is nowhere
+  EXPECT_EQ(pods_on_nodes, 2u);
+  auto [second_reply, second] = get("/api/v1/nodes?limit=1&offset=1");
+  ASSERT_EQ(second["nodes"].size(), 1u);
+  EXPECT_EQ(second["nodes"][0].value("name", ""), "n2");  // by name
+  EXPECT_EQ(get("/api/v1/nodes?name=n1").second.value("nodes_total", -1), 1);
+  EXPECT_EQ(get("/api/v1/nodes?limit=x").first.status, 400);
+
   // Errors say what is wrong, as JSON.
   auto [missing, missing_body] = get("/api/v1/explain?namespace=default&name=nope");
   EXPECT_EQ(missing.status, 404);
