@@ -4,18 +4,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "host/cache/node_info.h"
 #include "host/model/enums.h"
 #include "host/model/interner.h"
 #include "host/model/node.h"
+#include "host/queue/scheduling_queue.h"
 
 namespace schedhost::api {
 namespace {
@@ -209,6 +214,72 @@ HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::stri
   return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 
+// Plugins renders a plugin set as a JSON array of names.
+nlohmann::json Plugins(const queue::PluginSet& set) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const queue::PluginName& name : set) out.push_back(std::string(name.view()));
+  return out;
+}
+
+// Queue answers /api/v1/queue: a page of the pending pods (by namespace/name) with where each
+// waits, which plugins rejected its last attempt, its gates, its backoff and its message.
+HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
+  const auto q = ParseQuery(query);
+  HttpAnswer error;
+  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
+  if (!offset) return error;
+  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
+  if (!limit) return error;
+  const std::string where = q.count("where") != 0 ? q.at("where") : "";
+  constexpr std::array<queue::PodLocation, 5> kPlaces = {
+      queue::PodLocation::kActive, queue::PodLocation::kBackoff,
+      queue::PodLocation::kUnschedulable, queue::PodLocation::kGated,
+      queue::PodLocation::kInFlight};
+  if (!where.empty() && std::none_of(kPlaces.begin(), kPlaces.end(), [&](queue::PodLocation l) {
+        return queue::LocationName(l) == where;
+      })) {
+    return Error(400, "INVALID_ARGUMENT",
+                 "where must be active, backoff, unschedulable, gated or in_flight, not \"" +
+                     where + "\"");
+  }
+  const std::string name_filter = q.count("name") != 0 ? q.at("name") : "";
+  std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
+  std::erase_if(pending, [&](const queue::PendingPod& p) {
+    return (!where.empty() && queue::LocationName(p.where) != where) ||
+           (!name_filter.empty() && p.pod->Key().find(name_filter) == std::string::npos);
+  });
+  std::sort(pending.begin(), pending.end(),
+            [](const queue::PendingPod& a, const queue::PendingPod& b) {
+              return a.pod->Key() < b.pod->Key();
+            });
+  nlohmann::json page = nlohmann::json::array();
+  const auto total = static_cast<int>(pending.size());
+  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+    const queue::PendingPod& p = pending[static_cast<size_t>(i)];
+    nlohmann::json gates = nlohmann::json::array();
+    const schedhost_pod_view* view = p.pod->view();
+    for (size_t g = 0; g < view->scheduling_gates_len; ++g) {
+      gates.push_back(std::string(view->scheduling_gates[g].data, view->scheduling_gates[g].len));
+    }
+    const std::optional<scheduler::PodDiagnostics> diag = scheduler.Diagnostics(p.pod->uid());
+    page.push_back(
+        {{"namespace", std::string(p.pod->namespace_name())},
+         {"name", std::string(p.pod->name())},
+         {"where", queue::LocationName(p.where)},
+         {"attempts", p.attempts},
+         {"rejected_by", Plugins(p.unschedulable_plugins)},
+         {"pending_plugins", Plugins(p.pending_plugins)},
+         {"scheduling_gates", std::move(gates)},
+         {"backoff_left_ms",
+          std::chrono::duration_cast<std::chrono::milliseconds>(p.backoff_left).count()},
+         {"message", diag ? diag->message : ""},
+         {"nominated_node", diag ? diag->nominated_node : ""}});
+  }
+  const nlohmann::json out = {
+      {"pods", std::move(page)}, {"pods_total", total}, {"offset", *offset}, {"limit", *limit}};
+  return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+}
+
 }  // namespace
 
 HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler) {
@@ -234,6 +305,7 @@ HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler
     }
     if (path == "/api/v1/explain") return Explain(admin, query);
     if (path == "/api/v1/nodes") return Nodes(store, scheduler, query);
+    if (path == "/api/v1/queue") return Queue(scheduler, query);
     if (path == "/" || path == "/index.html") {
       return Error(404, "NOT_IMPLEMENTED",
                    "this schedhostd serves the web UI's JSON API under /api/v1/ only; its pages "

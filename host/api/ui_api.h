@@ -10,6 +10,9 @@
 //   GET /api/v1/nodes[?offset=0][&limit=100][&name=SUBSTRING]
 //       a page of nodes: taints, unschedulable, allocatable and what the scheduler's cache
 //       counts as requested (cpu in millicores, the rest in whole units), and their pods
+//   GET /api/v1/queue[?offset=0][&limit=100][&where=backoff][&name=SUBSTRING]
+//       a page of the pending pods: where each waits, the plugins that rejected it, its gates,
+//       its backoff left and its last message
 //
 // Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404 or 500. The
 // pages that read this API are not part of this version: GET / says so (404).

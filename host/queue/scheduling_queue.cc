@@ -423,8 +423,14 @@ std::vector<PendingPod> SchedulingQueue::PendingPods() const {
   std::lock_guard lock(mu_);
   std::vector<PendingPod> out;
   out.reserve(active_.size() + backoff_.size() + unschedulable_.size() + in_flight_.size());
+  const TimePoint now = Now();
   auto add = [&](const internal::Entry& e, PodLocation where) {
-    out.push_back({e.info.pod, where, e.info.attempts});
+    std::chrono::nanoseconds left{0};
+    if (where == PodLocation::kBackoff) {
+      left = std::max(left, std::chrono::nanoseconds(BackoffExpiry(e.info) - now));
+    }
+    out.push_back({e.info.pod, where, e.info.attempts, e.info.unschedulable_plugins,
+                   e.info.pending_plugins, left});
   };
   for (const auto& e : active_.entries()) add(*e, PodLocation::kActive);
   for (const auto& e : backoff_.entries()) add(*e, PodLocation::kBackoff);

@@ -87,6 +87,11 @@ struct PendingPod {
   std::shared_ptr<const model::Pod> pod;
   PodLocation where = PodLocation::kNone;
   int attempts = 0;
+  /// The plugins that rejected its last attempt (or gate it), and those that answered Pending.
+  PluginSet unschedulable_plugins;
+  PluginSet pending_plugins;
+  /// backoff_left is how long a pod in backoffQ still waits (0 elsewhere).
+  std::chrono::nanoseconds backoff_left{0};
 };
 
 /// SchedulingQueue is thread-safe; see the file comment for the model.

@@ -485,6 +485,25 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
   EXPECT_EQ(get("/api/v1/nodes?name=n1").second.value("nodes_total", -1), 1);
   EXPECT_EQ(get("/api/v1/nodes?limit=x").first.status, 400);
 
+  // The queue: big waits, rejected by NodeResourcesFit, with its message.
+  auto [queue_reply, queue] = get("/api/v1/queue");
+  ASSERT_EQ(queue_reply.status, 200) << queue_reply.body;
+  EXPECT_EQ(queue.value("pods_total", -1), 1);
+  ASSERT_EQ(queue["pods"].size(), 1u);
+  const auto& waiting = queue["pods"][0];
+  EXPECT_EQ(waiting.value("name", ""), "big");
+  EXPECT_THAT(waiting.value("where", ""), ::testing::AnyOf("unschedulable", "backoff"));
+  EXPECT_GE(waiting.value("attempts", 0), 1);
+  EXPECT_EQ(waiting["rejected_by"], nlohmann::json::array({"NodeResourcesFit"})) << queue.dump();
+  EXPECT_THAT(waiting.value("message", ""), HasSubstr("2 Insufficient cpu"));
+  EXPECT_TRUE(waiting["scheduling_gates"].empty());
+  EXPECT_GE(waiting.value("backoff_left_ms", -1), 0);
+  EXPECT_EQ(get("/api/v1/queue?where=active").second.value("pods_total", -1), 0);
+  EXPECT_EQ(get("/api/v1/queue?name=default/b").second.value("pods_total", -1), 1);
+  auto [bad_where, bad_where_body] = get("/api/v1/queue?where=somewhere");
+  EXPECT_EQ(bad_where.status, 400);
+  EXPECT_THAT(bad_where_body.value("message", ""), HasSubstr("\"somewhere\""));
+
   // Errors say what is wrong, as JSON.
   auto [missing, missing_body] = get("/api/v1/explain?namespace=default&name=nope");
   EXPECT_EQ(missing.status, 404);
