@@ -1,6 +1,7 @@
-// UiRoute: the web UI's JSON API, served by schedhostd on `[ui] listen` (docs/web-ui.md). Every
-// endpoint answers GET with the Admin API's own messages in protobuf's JSON mapping (field names
-// as in admin.proto, zero values included), so what the UI shows is what `schedctl` shows:
+// UiRoute: the web UI's JSON API, served by schedhostd on `[ui] listen` (docs/web-ui.md). The
+// first four endpoints answer with the Admin API's own messages in protobuf's JSON mapping
+// (field names as in admin.proto, zero values included), so what the UI shows is what
+// `schedctl` shows; nodes and queue, which no Admin call has, have shapes of their own:
 //
 //   GET /api/v1/stats                                  Admin.Stats
 //   GET /api/v1/profiles                               Admin.ListProfiles
@@ -14,8 +15,10 @@
 //       a page of the pending pods: where each waits, the plugins that rejected it, its gates,
 //       its backoff left and its last message
 //
-// Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404 or 500. The
-// pages that read this API are not part of this version: GET / says so (404).
+// Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404, 409 or 500. The
+// pages that read this API are not part of this version: GET / says so (404). Every handler
+// runs on the UI server's thread and only reads: the store, the cache and the queue lock for
+// the copy they hand out.
 #pragma once
 
 #include "host/api/admin_service.h"
@@ -25,7 +28,7 @@
 
 namespace schedhost::api {
 
-// kPageLimit bounds one page of nodes (a 5,000-node cluster is read a page at a time);
+// kPageLimit bounds one page of nodes or pods (a 5,000-node cluster is read a page at a time);
 // kDefaultPageLimit is the page size when none is asked for.
 inline constexpr int kPageLimit = 1000;
 inline constexpr int kDefaultPageLimit = 100;
