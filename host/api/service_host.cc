@@ -284,7 +284,8 @@ void ServiceHost::Start() {
           .leadership = [this] { return leadership(); }});
 
   if (!config_.ui_listen.empty()) {
-    ui_server_ = std::make_unique<HttpServer>("ui", config_.ui_listen, UiRoute(*admin_, store_, *scheduler_));
+    ui_server_ = std::make_unique<HttpServer>("ui", config_.ui_listen,
+                                              UiRoute(*admin_, store_, *scheduler_));
     try {
       ui_server_->Start();
     } catch (const std::runtime_error& e) {

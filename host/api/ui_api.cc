@@ -120,6 +120,21 @@ std::optional<int> Int(const std::map<std::string, std::string>& q, const std::s
   return value;
 }
 
+// Page is where a page starts and how long it is, from `offset` and `limit`.
+struct Page {
+  int offset = 0;
+  int limit = kDefaultPageLimit;
+};
+
+// ParsePage reads `offset` and `limit`, or fails with 400 naming the bad one.
+std::optional<Page> ParsePage(const std::map<std::string, std::string>& q, HttpAnswer* error) {
+  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, error);
+  if (!offset) return std::nullopt;
+  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, error);
+  if (!limit) return std::nullopt;
+  return Page{*offset, *limit};
+}
+
 // Explain answers /api/v1/explain: one page of the pod's explanation (see ui_api.h).
 HttpAnswer Explain(AdminService& admin, std::string_view query) {
   const auto q = ParseQuery(query);
@@ -127,14 +142,13 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   if (auto it = q.find("namespace"); it != q.end()) request.set_namespace_(it->second);
   auto name = q.find("name");
   if (name == q.end() || name->second.empty()) {
-    return Error(400, "INVALID_ARGUMENT", "name is required: /api/v1/explain?namespace=NS&name=POD");
+    return Error(400, "INVALID_ARGUMENT",
+                 "name is required: /api/v1/explain?namespace=NS&name=POD");
   }
   request.set_name(name->second);
   HttpAnswer error;
-  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
-  if (!offset) return error;
-  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
-  if (!limit) return error;
+  const std::optional<Page> at = ParsePage(q, &error);
+  if (!at) return error;
   std::optional<bool> feasible;
   if (auto it = q.find("feasible"); it != q.end()) {
     if (it->second != "true" && it->second != "false") {
@@ -157,7 +171,7 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   }
   const int total = kept.size();
   response.clear_nodes();
-  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+  for (int i = at->offset; i < total && i < at->offset + at->limit; ++i) {
     *response.add_nodes() = std::move(kept[i]);
   }
   HttpAnswer answer = Json(response);
@@ -166,7 +180,8 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   // explanation is spliced in as printed, without its trailing newline.
   answer.body = "{\"explanation\":" + answer.body.substr(0, answer.body.size() - 1) +
                 ",\"nodes_total\":" + std::to_string(total) +
-                ",\"offset\":" + std::to_string(*offset) + ",\"limit\":" + std::to_string(*limit) +
+                ",\"offset\":" + std::to_string(at->offset) +
+                ",\"limit\":" + std::to_string(at->limit) +
                 "}\n";
   return answer;
 }
@@ -185,17 +200,15 @@ nlohmann::json Resources(std::span<const schedhost_resource> list) {
 HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::string_view query) {
   const auto q = ParseQuery(query);
   HttpAnswer error;
-  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
-  if (!offset) return error;
-  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
-  if (!limit) return error;
+  const std::optional<Page> at = ParsePage(q, &error);
+  if (!at) return error;
   const std::string name_filter = q.count("name") != 0 ? q.at("name") : "";
   const auto nodes = store.List<model::Node>([&](const model::Node& n) {
     return name_filter.empty() || n.name().find(name_filter) != std::string::npos;
   });
   nlohmann::json page = nlohmann::json::array();
   const auto total = static_cast<int>(nodes.size());
-  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+  for (int i = at->offset; i < total && i < at->offset + at->limit; ++i) {
     const model::Node& node = *nodes[static_cast<size_t>(i)];
     nlohmann::json taints = nlohmann::json::array();
     for (const model::Taint& t : node.data().spec.taints) {
@@ -210,7 +223,8 @@ HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::stri
                     {"pods", info ? info->pods().size() : 0}});
   }
   const nlohmann::json out = {
-      {"nodes", std::move(page)}, {"nodes_total", total}, {"offset", *offset}, {"limit", *limit}};
+      {"nodes", std::move(page)}, {"nodes_total", total}, {"offset", at->offset},
+      {"limit", at->limit}};
   return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 
@@ -226,10 +240,8 @@ nlohmann::json Plugins(const queue::PluginSet& set) {
 HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
   const auto q = ParseQuery(query);
   HttpAnswer error;
-  const std::optional<int> offset = Int(q, "offset", 0, 1'000'000'000, &error);
-  if (!offset) return error;
-  const std::optional<int> limit = Int(q, "limit", kDefaultPageLimit, kPageLimit, &error);
-  if (!limit) return error;
+  const std::optional<Page> at = ParsePage(q, &error);
+  if (!at) return error;
   const std::string where = q.count("where") != 0 ? q.at("where") : "";
   constexpr std::array<queue::PodLocation, 5> kPlaces = {
       queue::PodLocation::kActive, queue::PodLocation::kBackoff,
@@ -254,7 +266,7 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
             });
   nlohmann::json page = nlohmann::json::array();
   const auto total = static_cast<int>(pending.size());
-  for (int i = *offset; i < total && i < *offset + *limit; ++i) {
+  for (int i = at->offset; i < total && i < at->offset + at->limit; ++i) {
     const queue::PendingPod& p = pending[static_cast<size_t>(i)];
     nlohmann::json gates = nlohmann::json::array();
     const schedhost_pod_view* view = p.pod->view();
@@ -276,7 +288,8 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
          {"nominated_node", diag ? diag->nominated_node : ""}});
   }
   const nlohmann::json out = {
-      {"pods", std::move(page)}, {"pods_total", total}, {"offset", *offset}, {"limit", *limit}};
+      {"pods", std::move(page)}, {"pods_total", total}, {"offset", at->offset},
+      {"limit", at->limit}};
   return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
 }
 

@@ -1,7 +1,8 @@
-// The metrics and health endpoint end to end: a ServiceHost with metrics on an ephemeral port
-// schedules pods, then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz,
-// unknown paths, wrong methods and garbage; HttpServer alone (503, keep-alive, a route that throws); and the
-// schedhostd binary fed by schedctl, scraped, then stopped with pods in flight.
+// The HTTP endpoints end to end: a ServiceHost with metrics on an ephemeral port schedules pods,
+// then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz, unknown paths,
+// wrong methods and garbage; HttpServer alone (503, keep-alive, a route that throws); the
+// schedhostd binary fed by schedctl, scraped, then stopped with pods in flight; and the web UI's
+// JSON API on [ui] listen.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

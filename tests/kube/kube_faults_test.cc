@@ -103,7 +103,8 @@ class SlowNetworkTest : public KubeModeTest {
 };
 
 // Over a slow network (50 ms each way for every piece of data) bindings are not sent one after
-// another: up to the binding threads' number are in flight at once, and no more. The throughput figures with and without the latency go to stdout.
+// another: up to the binding threads' number are in flight at once, and no more. The throughput
+// figures with and without the latency go to stdout.
 TEST_F(SlowNetworkTest, BindingsArePipelinedAndBounded) {
   constexpr int kPods = 60;
   // Node a takes exactly the first burst (60 × 100m); b takes the second. Both start cordoned.
