@@ -4,7 +4,8 @@
 // waits for a signal; tests build one on a temporary socket.
 //
 // It also serves Prometheus metrics, /healthz and /readyz over HTTP on config.metrics_listen
-// (see http_server.h); /readyz says 200 once the scheduler runs and gRPC serves.
+// (see http_server.h); /readyz says 200 once the scheduler runs and gRPC serves. With
+// config.ui_listen it serves the web UI's JSON API there too (ui_api.h).
 //
 //   ServiceHost host(config::LoadConfigFile(path), scheduler::BuiltinPluginDir(argv[0]), path);
 //   host.Start();          // throws ServiceHostError saying why it cannot serve
@@ -97,10 +98,10 @@ class ServiceHost {
   // too (status 1). Runs on the elector's thread. Call before Start.
   void OnLostLeadership(std::function<void()> handler) { on_lost_ = std::move(handler); }
 
-  // Start builds the profiles, listens on config.metrics_listen (HTTP) and config.api_listen (a
-  // Unix socket is created with mode 0600, its parent directory made when missing, a stale
-  // socket file replaced; TCP only with [api.tls]) and starts the scheduling loop. Throws
-  // ServiceHostError, ProfileSetError.
+  // Start builds the profiles, listens on config.metrics_listen (HTTP), config.ui_listen (HTTP,
+  // when set) and config.api_listen (a Unix socket is created with mode 0600, its parent
+  // directory made when missing, a stale socket file replaced; TCP only with [api.tls]) and
+  // starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
   void Start();
   // Stop turns /readyz to 503 and stops the metrics endpoint, stops accepting calls, ends open
   // watches with UNAVAILABLE, waits briefly for calls in progress, then stops the scheduler
@@ -130,7 +131,7 @@ class ServiceHost {
   uint16_t ui_port() const;
 
  private:
-  // StartMetrics starts the HTTP endpoint (throws ServiceHostError when it cannot listen).
+  // StartMetrics starts the metrics endpoint (throws ServiceHostError when it cannot listen).
   void StartMetrics();
   // RegisterGauges registers the scrape-time gauges over the scheduler.
   void RegisterGauges();
