@@ -71,12 +71,16 @@ std::map<std::string, std::string> ParseQuery(std::string_view query) {
   return out;
 }
 
-// Error is a JSON error answer; bytes of `message` that are not UTF-8 (a name from the query
-// string) are replaced, not refused.
-HttpAnswer Error(unsigned status, std::string_view code, const std::string& message) {
-  const nlohmann::json body = {{"code", code}, {"message", message}};
+// JsonAnswer answers `body` as one line of JSON; bytes of its strings that are not UTF-8 (a name
+// from the query string) are replaced, not refused.
+HttpAnswer JsonAnswer(unsigned status, const nlohmann::json& body) {
   return {status, kJson,
           body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+}
+
+// Error is a JSON error answer.
+HttpAnswer Error(unsigned status, std::string_view code, const std::string& message) {
+  return JsonAnswer(status, {{"code", code}, {"message", message}});
 }
 
 // FromStatus answers a failed Admin call with its gRPC code mapped to HTTP.
@@ -101,6 +105,12 @@ HttpAnswer Json(const google::protobuf::Message& message) {
   const auto status = google::protobuf::util::MessageToJsonString(message, &out, options);
   if (!status.ok()) return Error(500, "INTERNAL", "encoding JSON: " + status.ToString());
   return {200, kJson, out + "\n"};
+}
+
+// Param is the value of query parameter `key`, "" when it is absent.
+std::string Param(const std::map<std::string, std::string>& q, const std::string& key) {
+  auto it = q.find(key);
+  return it == q.end() ? std::string() : it->second;
 }
 
 // Int reads a non-negative integer parameter, or fails with 400 naming it.
@@ -139,13 +149,12 @@ std::optional<Page> ParsePage(const std::map<std::string, std::string>& q, HttpA
 HttpAnswer Explain(AdminService& admin, std::string_view query) {
   const auto q = ParseQuery(query);
   v1::ExplainRequest request;
-  if (auto it = q.find("namespace"); it != q.end()) request.set_namespace_(it->second);
-  auto name = q.find("name");
-  if (name == q.end() || name->second.empty()) {
+  request.set_namespace_(Param(q, "namespace"));
+  request.set_name(Param(q, "name"));
+  if (request.name().empty()) {
     return Error(400, "INVALID_ARGUMENT",
                  "name is required: /api/v1/explain?namespace=NS&name=POD");
   }
-  request.set_name(name->second);
   HttpAnswer error;
   const std::optional<Page> at = ParsePage(q, &error);
   if (!at) return error;
@@ -157,7 +166,7 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
     }
     feasible = it->second == "true";
   }
-  const std::string node_filter = q.count("node") != 0 ? q.at("node") : "";
+  const std::string node_filter = Param(q, "node");
 
   v1::ExplainResponse response;
   const grpc::Status status = admin.Explain(nullptr, &request, &response);
@@ -186,7 +195,6 @@ HttpAnswer Explain(AdminService& admin, std::string_view query) {
   return answer;
 }
 
-
 // Resources renders a resource list as {"cpu": 4000, "memory": ...} (the host's units).
 nlohmann::json Resources(std::span<const schedhost_resource> list) {
   nlohmann::json out = nlohmann::json::object();
@@ -202,7 +210,7 @@ HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::stri
   HttpAnswer error;
   const std::optional<Page> at = ParsePage(q, &error);
   if (!at) return error;
-  const std::string name_filter = q.count("name") != 0 ? q.at("name") : "";
+  const std::string name_filter = Param(q, "name");
   const auto nodes = store.List<model::Node>([&](const model::Node& n) {
     return name_filter.empty() || n.name().find(name_filter) != std::string::npos;
   });
@@ -222,10 +230,10 @@ HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::stri
                     {"requested", info ? Resources(info->requested()) : nlohmann::json::object()},
                     {"pods", info ? info->pods().size() : 0}});
   }
-  const nlohmann::json out = {
-      {"nodes", std::move(page)}, {"nodes_total", total}, {"offset", at->offset},
-      {"limit", at->limit}};
-  return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+  return JsonAnswer(200, {{"nodes", std::move(page)},
+                          {"nodes_total", total},
+                          {"offset", at->offset},
+                          {"limit", at->limit}});
 }
 
 // Plugins renders a plugin set as a JSON array of names.
@@ -242,7 +250,7 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
   HttpAnswer error;
   const std::optional<Page> at = ParsePage(q, &error);
   if (!at) return error;
-  const std::string where = q.count("where") != 0 ? q.at("where") : "";
+  const std::string where = Param(q, "where");
   constexpr std::array<queue::PodLocation, 5> kPlaces = {
       queue::PodLocation::kActive, queue::PodLocation::kBackoff,
       queue::PodLocation::kUnschedulable, queue::PodLocation::kGated,
@@ -254,7 +262,7 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
                  "where must be active, backoff, unschedulable, gated or in_flight, not \"" +
                      where + "\"");
   }
-  const std::string name_filter = q.count("name") != 0 ? q.at("name") : "";
+  const std::string name_filter = Param(q, "name");
   std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
   std::erase_if(pending, [&](const queue::PendingPod& p) {
     return (!where.empty() && queue::LocationName(p.where) != where) ||
@@ -287,10 +295,20 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
          {"message", diag ? diag->message : ""},
          {"nominated_node", diag ? diag->nominated_node : ""}});
   }
-  const nlohmann::json out = {
-      {"pods", std::move(page)}, {"pods_total", total}, {"offset", at->offset},
-      {"limit", at->limit}};
-  return {200, kJson, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"};
+  return JsonAnswer(200, {{"pods", std::move(page)},
+                          {"pods_total", total},
+                          {"offset", at->offset},
+                          {"limit", at->limit}});
+}
+
+// AdminJson answers with an Admin call that takes an empty request, as JSON.
+template <class Request, class Response>
+HttpAnswer AdminJson(AdminService& admin, grpc::Status (AdminService::*call)(
+                                              grpc::ServerContext*, const Request*, Response*)) {
+  const Request request;
+  Response response;
+  const grpc::Status status = (admin.*call)(nullptr, &request, &response);
+  return status.ok() ? Json(response) : FromStatus(status);
 }
 
 }  // namespace
@@ -298,24 +316,9 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
 HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler) {
   return [&admin, &store, &scheduler](std::string_view path,
                                       std::string_view query) -> std::optional<HttpAnswer> {
-    if (path == "/api/v1/stats") {
-      v1::StatsRequest request;
-      v1::StatsResponse response;
-      const grpc::Status status = admin.Stats(nullptr, &request, &response);
-      return status.ok() ? Json(response) : FromStatus(status);
-    }
-    if (path == "/api/v1/profiles") {
-      v1::ListProfilesRequest request;
-      v1::ListProfilesResponse response;
-      const grpc::Status status = admin.ListProfiles(nullptr, &request, &response);
-      return status.ok() ? Json(response) : FromStatus(status);
-    }
-    if (path == "/api/v1/plugins") {
-      v1::ListPluginsRequest request;
-      v1::ListPluginsResponse response;
-      const grpc::Status status = admin.ListPlugins(nullptr, &request, &response);
-      return status.ok() ? Json(response) : FromStatus(status);
-    }
+    if (path == "/api/v1/stats") return AdminJson(admin, &AdminService::Stats);
+    if (path == "/api/v1/profiles") return AdminJson(admin, &AdminService::ListProfiles);
+    if (path == "/api/v1/plugins") return AdminJson(admin, &AdminService::ListPlugins);
     if (path == "/api/v1/explain") return Explain(admin, query);
     if (path == "/api/v1/nodes") return Nodes(store, scheduler, query);
     if (path == "/api/v1/queue") return Queue(scheduler, query);
