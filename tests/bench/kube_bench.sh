@@ -20,12 +20,10 @@
 #                      files and logs) and print its path
 set -euo pipefail
 
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
-  exit 2
-}
-
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+prog=kube_bench.sh
+# shellcheck source=tests/bench/kube_lib.sh
+source "$repo/tests/bench/kube_lib.sh"
 build="$repo/build/release"
 nodes=1000
 pods=10000
@@ -47,33 +45,21 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=1; shift ;;
     --backlog) backlog=1; shift ;;
     -h|--help) usage ;;
-    -*) echo "kube_bench.sh: unknown option $1" >&2; usage ;;
+    -*) log "unknown option $1"; usage ;;
     *)
-      [[ $positional -eq 0 ]] || { echo "kube_bench.sh: one BUILD_DIR only" >&2; usage; }
+      [[ $positional -eq 0 ]] || { log "one BUILD_DIR only"; usage; }
       build=$(cd "$1" && pwd); positional=1; shift ;;
   esac
 done
-case "$only" in ""|schedhostd|kube-scheduler) ;; *) echo "kube_bench.sh: --only schedhostd|kube-scheduler" >&2; exit 2 ;; esac
+case "$only" in ""|schedhostd|kube-scheduler) ;; *) log "--only schedhostd|kube-scheduler"; exit 2 ;; esac
 
 bin="$build/upstream/bin"
-missing=()
-for f in "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
-         "$bin/etcd" "$bin/kube-apiserver" "$bin/kube-scheduler" "$bin/loadgen"; do
-  [[ -x "$f" || -f "$f" ]] || missing+=("$f")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  echo "kube_bench.sh: missing ${missing[*]}" >&2
-  echo "  build them: cmake --build $build --target schedhostd builtin_plugins upstream_binaries -j2" >&2
-  exit 2
-fi
+require_built "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
+  "$bin/etcd" "$bin/kube-apiserver" "$bin/kube-scheduler" "$bin/loadgen"
 build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 if [[ "$build_type" != "Release" ]]; then
-  echo "kube_bench.sh: warning: $build is a ${build_type:-unknown} build; figures for schedhostd want the release preset" >&2
+  log "warning: $build is a ${build_type:-unknown} build; figures for schedhostd want the release preset" >&2
 fi
-
-prog=kube_bench.sh
-# shellcheck source=tests/bench/kube_lib.sh
-source "$repo/tests/bench/kube_lib.sh"
 
 work=$(mktemp -d /tmp/schedhost-kube-bench.XXXXXX)
 cp_pid=""
@@ -87,7 +73,7 @@ cleanup() {
   stop "$sched_pid"
   stop "$cp_pid"   # controlplane stops etcd and kube-apiserver and removes its work dir
   if [[ $keep -eq 1 ]]; then
-    echo "kube_bench.sh: kept $work" >&2
+    log "kept $work"
   else
     rm -rf "$work"
   fi

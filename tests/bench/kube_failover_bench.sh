@@ -18,12 +18,10 @@
 #   --keep             keep the work directory and print its path
 set -euo pipefail
 
-usage() {
-  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
-  exit 2
-}
-
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+prog=kube_failover_bench.sh
+# shellcheck source=tests/bench/kube_lib.sh
+source "$repo/tests/bench/kube_lib.sh"
 build="$repo/build/release"
 nodes=5000
 pods=50000
@@ -43,21 +41,16 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     -h|--help) usage ;;
-    -*) echo "kube_failover_bench.sh: unknown option $1" >&2; usage ;;
+    -*) log "unknown option $1"; usage ;;
     *)
-      [[ $positional -eq 0 ]] || { echo "kube_failover_bench.sh: one BUILD_DIR only" >&2; usage; }
+      [[ $positional -eq 0 ]] || { log "one BUILD_DIR only"; usage; }
       build=$(cd "$1" && pwd); positional=1; shift ;;
   esac
 done
 
-prog=kube_failover_bench.sh
 bin="$build/upstream/bin"
-# shellcheck source=tests/bench/kube_lib.sh
-source "$repo/tests/bench/kube_lib.sh"
-for f in "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
-         "$bin/etcd" "$bin/kube-apiserver" "$bin/loadgen"; do
-  [[ -e "$f" ]] || { log "missing $f; build: cmake --build $build --target schedhostd builtin_plugins upstream_binaries -j2"; exit 2; }
-done
+require_built "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
+  "$bin/etcd" "$bin/kube-apiserver" "$bin/loadgen"
 command -v curl >/dev/null || { log "curl is required (the replicas' /readyz)"; exit 2; }
 
 work=$(mktemp -d /tmp/schedhost-failover-bench.XXXXXX)

@@ -1,7 +1,13 @@
 # kube_lib.sh: what the Kubernetes-mode benchmark scripts share (kube_bench.sh,
-# kube_failover_bench.sh). Source it after setting `prog` (the name messages start with), `bin`
-# (the upstream programs' directory) and `keep` (1: keep the control plane's work directory).
-# start_control_plane sets `cp_pid`.
+# kube_failover_bench.sh). Source it first thing, after setting `prog` (the name messages start
+# with); the functions read `build` (the build tree), `bin` (its upstream programs) and `keep`
+# (1: keep the control plane's work directory) when called. start_control_plane sets `cp_pid`.
+
+# usage prints the calling script's header comment (line 2 to `set -euo`) and exits 2.
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 2
+}
 
 # stop PID: SIGTERM, then SIGKILL after 10 s; reaps it.
 stop() {
@@ -17,6 +23,20 @@ stop() {
 }
 
 log() { echo "$prog: $*" >&2; }
+
+# require_built FILE...: exits 2 naming the files of the build tree that are missing, and how to
+# build them.
+require_built() {
+  local missing=() f
+  for f in "$@"; do
+    [[ -e "$f" ]] || missing+=("$f")
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    log "missing ${missing[*]}"
+    echo "  build them: cmake --build $build --target schedhostd builtin_plugins upstream_binaries -j2" >&2
+    exit 2
+  fi
+}
 
 # field FILE KEY: a string or number field of the one-line JSON object in FILE.
 field() {
