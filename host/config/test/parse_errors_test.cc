@@ -99,6 +99,12 @@ TEST(ParseErrorsTest, HostSection) {
 }
 
 TEST(ParseErrorsTest, Listeners) {
+  auto not_loopback = [](const std::string& listen) {
+    return "ui.listen \"" + listen +
+           "\" is not a loopback address: the web UI is served over plain HTTP, so only on "
+           "127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it from "
+           "elsewhere through an SSH tunnel or kubectl port-forward";
+  };
   const std::vector<ErrorCase> cases = {
       {"api scheme", "[api]\nlisten = \"tcp://x:1\"\n", 2, 10,
        "api.listen must be \"unix:///absolute/path.sock\" or \"host:port\" (port 0..65535), not "
@@ -123,14 +129,8 @@ TEST(ParseErrorsTest, Listeners) {
        "unknown key \"ca\" in [api.tls]; known keys are: cert, key, client_ca"},
       {"metrics unknown key", "[metrics]\nlistn = \"h:1\"\n", 2, 1,
        "unknown key \"listn\" in [metrics]; did you mean \"listen\"?"},
-      {"ui not loopback", "[ui]\nlisten = \"0.0.0.0:8080\"\n", 2, 10,
-       "ui.listen \"0.0.0.0:8080\" is not a loopback address: the web UI is served over plain "
-       "HTTP, so only on 127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it "
-       "from elsewhere through an SSH tunnel or kubectl port-forward"},
-      {"ui every address", "[ui]\nlisten = \":8080\"\n", 2, 10,
-       "ui.listen \":8080\" is not a loopback address: the web UI is served over plain "
-       "HTTP, so only on 127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it "
-       "from elsewhere through an SSH tunnel or kubectl port-forward"},
+      {"ui not loopback", "[ui]\nlisten = \"0.0.0.0:8080\"\n", 2, 10, not_loopback("0.0.0.0:8080")},
+      {"ui every address", "[ui]\nlisten = \":8080\"\n", 2, 10, not_loopback(":8080")},
       {"ui no port", "[ui]\nlisten = \"127.0.0.1\"\n", 2, 10,
        "ui.listen must be \"host:port\" (port 0..65535), not \"127.0.0.1\""},
       {"ui unknown key", "[ui]\nport = 8080\n", 2, 1,
