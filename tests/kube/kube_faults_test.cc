@@ -47,29 +47,6 @@ double ApiServerCount(const ControlPlane& cp, const std::string& metric,
   return sum;
 }
 
-// PodList is `count` pods named `prefix`N in the test's namespace, as one List for one kubectl.
-Json PodList(const std::string& prefix, int count, const Json& pod) {
-  Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
-  for (int i = 0; i < count; ++i) {
-    Json p = pod;
-    p["metadata"]["name"] = prefix + std::to_string(i);
-    list["items"].push_back(p);
-  }
-  return list;
-}
-
-// Scheduled counts the Scheduled events of the namespace per pod.
-std::map<std::string, int> ScheduledEvents(const ControlPlane& cp, const std::string& ns) {
-  std::map<std::string, int> out;
-  const ControlPlane::Result r =
-      cp.Kubectl({"get", "events.v1.events.k8s.io", "-n", ns, "-o", "json"});
-  if (r.exit_code != 0) return out;
-  for (const Json& e : Json::parse(r.out).value("items", Json::array())) {
-    if (e.value("reason", "") == "Scheduled") ++out[e["regarding"].value("name", "")];
-  }
-  return out;
-}
-
 // The host reaches the API server through a TCP proxy that can slow it down.
 class SlowNetworkTest : public KubeModeTest {
  protected:
@@ -175,7 +152,7 @@ TEST_F(ThrottledApiServerTest, A429IsRetriedAfterItsRetryAfterAndEveryPodIsBound
   const WriterStats stats = kube_->kube_writer()->stats();
   EXPECT_EQ(stats.bindings, static_cast<uint64_t>(kPods));
   EXPECT_EQ(stats.binding_conflicts, 0u);
-  for (const auto& [pod, count] : ScheduledEvents(*cp_, ns_)) EXPECT_EQ(count, 1) << pod;
+  for (const auto& [pod, count] : ScheduledEvents()) EXPECT_EQ(count, 1) << pod;
   // The mirror lists what the API server lists.
   WaitFor([&] { return MirroredPods() == BoundPods(*cp_, ns_); });
   EXPECT_EQ(MirroredPods(), BoundPods(*cp_, ns_));
@@ -242,7 +219,7 @@ TEST_F(SlowStorageTest, BindingsThatTimeOutWhileEtcdIsFrozenAreRetriedAndBoundOn
   const WriterStats stats = kube_->kube_writer()->stats();
   EXPECT_LE(stats.bindings + stats.binding_conflicts, static_cast<uint64_t>(kPods))
       << stats.bindings << " bound, " << stats.binding_conflicts << " conflicts";
-  for (const auto& [pod, count] : ScheduledEvents(*cp_, ns_)) EXPECT_LE(count, 1) << pod;
+  for (const auto& [pod, count] : ScheduledEvents()) EXPECT_LE(count, 1) << pod;
   std::string why;
   EXPECT_TRUE(kube_->Healthy(&why)) << why;
   // The mirror lists what the API server lists.

@@ -297,6 +297,30 @@ class KubeModeTest : public ::testing::Test {
     return out;
   }
 
+  // ScheduledEvents counts the Scheduled events (events.k8s.io/v1) of the test's namespace per
+  // pod: more than one for a pod means it was bound twice.
+  std::map<std::string, int> ScheduledEvents() {
+    const std::string out = Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+    std::map<std::string, int> counts;
+    const Json events = Json::parse(out, nullptr, /*allow_exceptions=*/false);
+    if (!events.is_object()) return counts;
+    for (const Json& e : events.value("items", Json::array())) {
+      if (e.value("reason", "") == "Scheduled") ++counts[e["regarding"].value("name", "")];
+    }
+    return counts;
+  }
+  // PodList is `count` copies of `pod` named `prefix`0, `prefix`1, ... as one List, for one
+  // kubectl create.
+  static Json PodList(const std::string& prefix, int count, const Json& pod) {
+    Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
+    for (int i = 0; i < count; ++i) {
+      Json p = pod;
+      p["metadata"]["name"] = prefix + std::to_string(i);
+      list["items"].push_back(std::move(p));
+    }
+    return list;
+  }
+
   // MirroredPods is every pod of the test's namespace in the host's mirror, by name, and its
   // node ("" when pending): to compare with what the API server lists.
   std::map<std::string, std::string> MirroredPods() {

@@ -352,10 +352,7 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
   std::atomic<int> create_failures{0};
   std::thread creator([&] {
     for (int batch = 0; arriving.load(); ++batch) {
-      Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
-      for (int k = 0; k < 6; ++k) {
-        list["items"].push_back(Pod("p" + std::to_string(batch) + "-" + std::to_string(k), "10m"));
-      }
+      const Json list = PodList("p" + std::to_string(batch) + "-", 6, Pod("x", "10m"));
       if (cp_->Kubectl({"create", "-f", "-"}, list.dump()).exit_code == 0) {
         created += 6;
       } else {
@@ -455,15 +452,8 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
   ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == static_cast<size_t>(created); },
                       std::chrono::seconds(60)))
       << BoundPods(*cp_, ns_).size() << " of " << created.load() << " bound";
-  const ControlPlane::Result events =
-      cp_->Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
-  ASSERT_EQ(events.exit_code, 0);
-  std::map<std::string, int> scheduled;
-  for (const Json& e : Json::parse(events.out).value("items", Json::array())) {
-    if (e.value("reason", "") == "Scheduled") ++scheduled[e["regarding"].value("name", "")];
-  }
   int doubles = 0;
-  for (const auto& [pod, count] : scheduled) doubles += count > 1 ? 1 : 0;
+  for (const auto& [pod, count] : ScheduledEvents()) doubles += count > 1 ? 1 : 0;
   EXPECT_EQ(doubles, 0);
   // The leader's mirror lists what the API server lists.
   const int leader = leader_slot();
