@@ -1,0 +1,306 @@
+// Overview (#/): the counts, the nodes and pods tables, the rate chart, the plugin libraries and
+// the reload history.
+
+import type { ComponentChildren } from "preact";
+import {
+  type Api,
+  isMissing,
+  type Latency,
+  type Node,
+  num,
+  POD_PHASES,
+  type Stats,
+} from "../api";
+import { record, RateChart } from "../chart";
+import { FilterBox, Pager, Panel, podHref, Select, useTable } from "../components";
+import { clock, resourcePair } from "../format";
+import { useApi, usePoll } from "../poll";
+
+interface Summary {
+  stats: Stats;
+  nodesTotal: number;
+  // null while the daemon lacks the endpoint (an older schedhostd).
+  phases: Record<string, number> | null;
+  latency: Latency | null;
+  at: number;
+}
+
+// optional turns the 404 of an endpoint this daemon lacks into null, for the parts that can do
+// without it.
+async function optional<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
+async function loadSummary(api: Api): Promise<Summary> {
+  const [stats, nodes, pods, latency] = await Promise.all([
+    api.get("stats"),
+    api.get("nodes", { limit: "0" }),
+    optional(api.get("pods", { limit: "0" })),
+    optional(api.get("latency")),
+  ]);
+  const at = Date.now();
+  if (api.live) {
+    const attempts = latency?.attempts ?? [];
+    record({
+      t: at,
+      bound: num(stats.bound_pods),
+      count: latency ? attempts.reduce((n, a) => n + num(a.count), 0) : undefined,
+      sum: latency ? attempts.reduce((n, a) => n + a.sum_seconds, 0) : undefined,
+    });
+  }
+  return { stats, nodesTotal: nodes.nodes_total, phases: pods?.phases ?? null, latency, at };
+}
+
+function Tile({ label, children, testid }: {
+  label: string;
+  children: ComponentChildren;
+  testid?: string;
+}) {
+  return (
+    <div class="tile">
+      <div class="tile-label">{label}</div>
+      <div class="tile-value" data-testid={testid}>{children}</div>
+    </div>
+  );
+}
+
+function Counts({ s }: { s: Summary }) {
+  const st = s.stats;
+  return (
+    <div class="tiles">
+      <Tile label="nodes" testid="node-count">{s.nodesTotal}</Tile>
+      {s.phases ? POD_PHASES.map((p) => (
+        <Tile label={`pods ${p.toLowerCase()}`} testid={`phase-${p}`}>{s.phases?.[p] ?? 0}</Tile>
+      )) : <Tile label="pods by phase"><span class="muted">not available</span></Tile>}
+      <Tile label="queue active / backoff / unsched. / gated / in flight">
+        {[st.active_pods, st.backoff_pods, st.unschedulable_pods, st.gated_pods,
+          st.in_flight_pods].map(num).join(" / ")}
+      </Tile>
+      <Tile label="bound pods">{num(st.bound_pods)}</Tile>
+      <Tile label="pods/s (1 min)">{st.pods_per_second.toFixed(2)}</Tile>
+      <Tile label="attempts ok / unsched. / error">
+        {[st.attempts_scheduled, st.attempts_unschedulable, st.attempts_error].map(num)
+          .join(" / ")}
+      </Tile>
+      <Tile label="config generation">{num(st.config_generation)}</Tile>
+    </div>
+  );
+}
+
+// resources orders the page's resource names: cpu, memory, pods, then the rest by name.
+function resources(nodes: Node[]): string[] {
+  const first = ["cpu", "memory", "pods"];
+  const rest = new Set<string>();
+  for (const n of nodes) for (const k of Object.keys(n.allocatable)) rest.add(k);
+  return [...first.filter((k) => rest.has(k)), ...[...rest].filter((k) => !first.includes(k))
+    .sort()];
+}
+
+function Bar({ resource, used, total }: { resource: string; used: number; total: number }) {
+  const share = total > 0 ? Math.min(1, used / total) : used > 0 ? 1 : 0;
+  return (
+    <div class={share >= 0.9 ? "bar hot" : "bar"} title={`${Math.round(share * 100)}%`}>
+      <div class="fill" style={{ width: `${share * 100}%` }} />
+      <span>{resourcePair(resource, used, total)}</span>
+    </div>
+  );
+}
+
+function NodesTable() {
+  const t = useTable({ name: "" });
+  const state = usePoll((api) => api.get("nodes", {
+    name: t.filters.name, offset: String(t.offset), limit: "100",
+  }), [t.filters.name, t.offset]);
+  return (
+    <Panel title="Nodes" state={state} tools={
+      <>
+        <FilterBox value={t.filters.name} placeholder="node name" onInput={(name) =>
+          t.setFilter({ name })} />
+        {state.data && <Pager offset={state.data.offset} limit={state.data.limit}
+          total={state.data.nodes_total} onOffset={t.setOffset} />}
+      </>
+    }>
+      {(page) => {
+        const res = resources(page.nodes);
+        return (
+          <table class="grid-table">
+            <thead>
+              <tr>
+                <th>node</th>
+                {res.map((r) => <th>{r}</th>)}
+                <th class="num">pods</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.nodes.map((n) => (
+                <tr data-testid="node-row" data-node={n.name}>
+                  <td>
+                    <span class="name">{n.name}</span>
+                    {n.unschedulable && <span class="chip warn">cordoned</span>}
+                    {n.taints.map((tt) => (
+                      <span class="chip">{tt.key}{tt.value ? `=${tt.value}` : ""}:{tt.effect}</span>
+                    ))}
+                  </td>
+                  {res.map((r) => (
+                    <td class="res">
+                      {r in n.allocatable ? (
+                        <Bar resource={r} total={n.allocatable[r]}
+                          // The cache counts pods, not a "pods" request.
+                          used={r === "pods" ? n.pods : n.requested[r] ?? 0} />
+                      ) : <span class="muted">—</span>}
+                    </td>
+                  ))}
+                  <td class="num">{n.pods}</td>
+                </tr>
+              ))}
+              {page.nodes.length === 0 && (
+                <tr><td colSpan={res.length + 2} class="muted">no nodes</td></tr>
+              )}
+            </tbody>
+          </table>
+        );
+      }}
+    </Panel>
+  );
+}
+
+function PodsTable() {
+  const t = useTable({ name: "", phase: "" });
+  const state = usePoll((api) => api.get("pods", {
+    name: t.filters.name, phase: t.filters.phase, offset: String(t.offset), limit: "100",
+  }), [t.filters.name, t.filters.phase, t.offset]);
+  return (
+    <Panel title="Pods" state={state} optional tools={
+      <>
+        <FilterBox value={t.filters.name} placeholder="namespace/name" onInput={(name) =>
+          t.setFilter({ name })} />
+        <Select value={t.filters.phase} onChange={(phase) => t.setFilter({ phase })}
+          options={[["", "all phases"], ...POD_PHASES.map((p): [string, string] => [p, p])]} />
+        {state.data && <Pager offset={state.data.offset} limit={state.data.limit}
+          total={state.data.pods_total} onOffset={t.setOffset} />}
+      </>
+    }>
+      {(page) => (
+        <table class="grid-table">
+          <thead>
+            <tr><th>pod</th><th>phase</th><th>node</th><th>nominated node</th></tr>
+          </thead>
+          <tbody>
+            {page.pods.map((p) => (
+              <tr data-testid="pod-row" data-pod={`${p.namespace}/${p.name}`}>
+                <td><a href={podHref(p.namespace, p.name)}>{p.namespace}/{p.name}</a></td>
+                <td><span class={`phase ${p.phase}`}>{p.phase}</span></td>
+                <td>{p.node || <span class="muted">—</span>}</td>
+                <td>{p.nominated_node || <span class="muted">—</span>}</td>
+              </tr>
+            ))}
+            {page.pods.length === 0 && <tr><td colSpan={4} class="muted">no pods</td></tr>}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}
+
+function PluginLibraries() {
+  const state = usePoll((api) => api.get("plugins"), []);
+  return (
+    <Panel title="Plugin libraries" state={state}>
+      {(p) => (
+        <>
+          <table class="grid-table">
+            <thead>
+              <tr>
+                <th>plugin</th><th>version</th><th>ABI</th><th>sha256</th><th>profiles</th>
+                <th>library</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.plugins.map((pl) => (
+                <tr data-testid="plugin-row">
+                  <td class="name">{pl.name}</td>
+                  <td>{pl.version}</td>
+                  <td>{pl.abi_version}</td>
+                  <td class="mono" title={pl.sha256}>{pl.sha256.slice(0, 12)}</td>
+                  <td>{pl.profiles.join(", ")}</td>
+                  <td class="mono path">{pl.library_path}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {p.library_versions.length > 0 && (
+            <table class="grid-table versions">
+              <thead>
+                <tr><th>loaded library version</th><th>sha256</th><th>state</th>
+                  <th class="num">generation</th></tr>
+              </thead>
+              <tbody>
+                {p.library_versions.map((v) => (
+                  <tr>
+                    <td class="mono path" title={v.loaded_path}>{v.path}</td>
+                    <td class="mono" title={v.sha256}>{v.sha256.slice(0, 12)}</td>
+                    <td>{v.state}</td>
+                    <td class="num">{num(v.generation)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </Panel>
+  );
+}
+
+function ReloadHistory() {
+  const state = usePoll((api) => api.get("reloads"), []);
+  return (
+    <Panel title="Reload history" state={state} optional>
+      {(r) => r.reloads.length === 0 ? <p class="muted">no reload since the daemon started</p> : (
+        <table class="grid-table">
+          <thead>
+            <tr><th>time</th><th>result</th><th class="num">generation</th><th>message</th></tr>
+          </thead>
+          <tbody>
+            {r.reloads.map((x) => (
+              <tr data-testid="reload-row" data-result={x.result}>
+                <td class="nowrap">{clock(num(x.unix_seconds))}</td>
+                <td><span class={`verdict ${x.result === "success" ? "ok" : "bad"}`}>
+                  {x.result}</span></td>
+                <td class="num">{num(x.generation)}</td>
+                <td class="message">{x.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}
+
+export function Overview() {
+  const summary = usePoll(loadSummary, []);
+  const live = useApi().live;
+  return (
+    <>
+      <Panel title="Cluster" state={summary}>{(s) => <Counts s={s} />}</Panel>
+      <NodesTable />
+      <div class="columns">
+        <PodsTable />
+        <div>
+          <Panel title="Scheduling rate and latency, last 5 minutes" state={summary}>
+            {(s) => live ? <RateChart now={s.at} /> :
+              <p class="muted">a report is one moment: the chart needs a live daemon</p>}
+          </Panel>
+          <ReloadHistory />
+        </div>
+      </div>
+      <PluginLibraries />
+    </>
+  );
+}
