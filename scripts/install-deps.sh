@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages schedhost builds, tests and runs with. Needs root.
+# --with-browser adds Debian's chromium, which the web UI's end-to-end test drives.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git file binutils
@@ -10,6 +11,10 @@ packages=(
   clang-14 clang-tidy-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev abigail-tools
   rpm lintian
 )
+[ "${1:-}" != "--with-browser" ] || packages+=(chromium)
+# The web UI is built with Node.js and npm (ui/); Debian's own (Node.js 18) serve when the
+# machine has none of its own.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

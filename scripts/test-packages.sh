@@ -98,7 +98,8 @@ for p in "${plugins[@]}" "${contrib[@]}"; do
 done
 host_files=(/usr/bin/schedhostd /usr/bin/schedctl /etc/schedhost/schedhost.toml
   /usr/lib/systemd/system/schedhost.service /usr/share/man/man8/schedhostd.8.gz
-  /usr/share/man/man1/schedctl.1.gz /usr/share/doc/schedhost/copyright)
+  /usr/share/man/man1/schedctl.1.gz /usr/share/doc/schedhost/copyright
+  /usr/share/schedhost/ui/index.html /usr/share/schedhost/ui/app.js /usr/share/schedhost/ui/app.css)
 for p in "${plugins[@]}"; do host_files+=("/usr/lib/schedhost/plugins/$p"); done
 sdk_files=(/usr/share/cmake/schedhost-sdk/schedhost-sdk-config.cmake
   /usr/share/cmake/schedhost-sdk/schedhost-sdk-config-version.cmake
@@ -206,6 +207,11 @@ DESTDIR="$work/destdir" cmake --install "$build" --prefix /opt/schedhost --compo
 "$work/destdir/opt/schedhost/bin/schedctl" simulate -f "$root/config/examples/demo-cluster.yaml" \
   >"$work/sim-prefix.txt" 2>&1 || { cat "$work/sim-prefix.txt" >&2; fail "schedctl under /opt/schedhost found no plugins"; }
 ok "an install under /opt/schedhost finds its plugins in /opt/schedhost/lib/schedhost/plugins"
+"$work/destdir/opt/schedhost/bin/schedctl" simulate -f "$root/config/examples/demo-cluster.yaml" \
+  --html "$work/report.html" >"$work/sim-html.txt" 2>&1 ||
+  { cat "$work/sim-html.txt" >&2; fail "schedctl under /opt/schedhost found no web UI pages for --html"; }
+grep -q 'SCHEDHOST_REPORT' "$work/report.html" || fail "the --html report carries no data"
+ok "an install under /opt/schedhost finds its web UI pages in /opt/schedhost/share/schedhost/ui"
 # No install rule ignores the prefix: the config follows it too.
 outside=$(cd "$work/destdir" && find . ! -type d ! -path './opt/schedhost/*')
 [ -z "$outside" ] || fail "cmake --install --prefix /opt/schedhost wrote outside the prefix: $outside"

@@ -65,7 +65,7 @@ run_ctest() {
   return "$rc"
 }
 
-phase deps scripts/install-deps.sh
+phase deps scripts/install-deps.sh --with-browser
 # The kube tests run upstream's kube-apiserver and etcd, built with Go by `upstream_binaries`
 # (a dependency of the kube suite, so the asan build makes them): here a missing Go or binary
 # fails those tests instead of skipping them.

@@ -153,7 +153,9 @@ grpc::Status AdminService::Reload(grpc::ServerContext*, const v1::ReloadRequest*
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   std::lock_guard record(record_mu_);
-  last_reload_ = {response->ok() ? "success" : "failure", response->message(), now};
+  reloads_.push_front(
+      {response->ok() ? "success" : "failure", response->message(), now, response->generation()});
+  if (reloads_.size() > kReloadHistory) reloads_.pop_back();
   return grpc::Status::OK;
 }
 
@@ -252,10 +254,17 @@ grpc::Status AdminService::Stats(grpc::ServerContext*, const v1::StatsRequest*,
     }
   }
   std::lock_guard record(record_mu_);
-  response->set_last_reload_result(last_reload_.result);
-  response->set_last_reload_message(last_reload_.message);
-  response->set_last_reload_unix_seconds(last_reload_.unix_seconds);
+  if (!reloads_.empty()) {
+    response->set_last_reload_result(reloads_.front().result);
+    response->set_last_reload_message(reloads_.front().message);
+    response->set_last_reload_unix_seconds(reloads_.front().unix_seconds);
+  }
   return grpc::Status::OK;
+}
+
+std::vector<ReloadRecord> AdminService::ReloadHistory() const {
+  std::lock_guard record(record_mu_);
+  return {reloads_.begin(), reloads_.end()};
 }
 
 grpc::Status AdminService::Explain(grpc::ServerContext*, const v1::ExplainRequest* request,

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -60,12 +61,16 @@ struct AdminOptions {
   std::function<store::Leadership()> leadership;
 };
 
-// ReloadRecord is the outcome of the last reload, for Stats.
+// ReloadRecord is the outcome of one reload, for Stats and the UI's reload history.
 struct ReloadRecord {
   std::string result;  // "" (none yet), "success" or "failure"
   std::string message;
   int64_t unix_seconds = 0;
+  uint64_t generation = 0;  // the live profile set's generation after it
 };
+
+// kReloadHistory is how many reloads AdminService remembers (the newest kept).
+inline constexpr size_t kReloadHistory = 32;
 
 // UpstreamPointName returns an extension point's name as upstream spells it ("PreFilter").
 std::string_view UpstreamPointName(size_t point_index);
@@ -91,13 +96,17 @@ class AdminService final : public v1::Admin::Service {
   grpc::Status Explain(grpc::ServerContext* context, const v1::ExplainRequest* request,
                        v1::ExplainResponse* response) override;
 
+  // ReloadHistory returns the last kReloadHistory reloads (Admin calls and SIGHUP), newest
+  // first.
+  std::vector<ReloadRecord> ReloadHistory() const;
+
  private:
   store::Store& store_;
   scheduler::Scheduler& scheduler_;
   AdminOptions options_;
   std::mutex reload_mu_;  // one Reload at a time: each builds a whole ProfileSet
   mutable std::mutex record_mu_;
-  ReloadRecord last_reload_;  // guarded by record_mu_
+  std::deque<ReloadRecord> reloads_;  // newest first; guarded by record_mu_
 };
 
 }  // namespace schedhost::api

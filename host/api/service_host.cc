@@ -285,7 +285,7 @@ void ServiceHost::Start() {
 
   if (!config_.ui_listen.empty()) {
     ui_server_ = std::make_unique<HttpServer>("ui", config_.ui_listen,
-                                              UiRoute(*admin_, store_, *scheduler_));
+                                              UiRoute(*admin_, store_, *scheduler_, ui_pages_));
     try {
       ui_server_->Start();
     } catch (const std::runtime_error& e) {
@@ -351,7 +351,8 @@ void ServiceHost::Start() {
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
                config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
   if (ui_server_) {
-    spdlog::info("web UI API on http://{}/api/v1/ (port {})", config_.ui_listen, ui_port());
+    spdlog::info("web UI on http://{}/ (port {}), pages from {}", config_.ui_listen, ui_port(),
+                 ui_pages_.empty() ? std::string("nowhere") : ui_pages_.string());
   }
 }
 

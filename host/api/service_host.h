@@ -93,6 +93,11 @@ class ServiceHost {
     source_ = std::move(source);
   }
 
+  // SetUiPages sets the directory of the web UI's built pages, served on `[ui] listen` beside
+  // its JSON API (UiPagesDir finds a binary's). Unset, `/` answers that there are none. Call
+  // before Start.
+  void SetUiPages(std::filesystem::path dir) { ui_pages_ = std::move(dir); }
+
   // OnLostLeadership sets what runs when this replica loses its lease (Kubernetes mode with
   // leader election): by then it writes nothing more, and kube-scheduler exits; schedhostd does
   // too (status 1). Runs on the elector's thread. Call before Start.
@@ -155,6 +160,7 @@ class ServiceHost {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<HttpServer> metrics_server_;
   std::unique_ptr<HttpServer> ui_server_;  // [ui] listen
+  std::filesystem::path ui_pages_;          // SetUiPages
   std::unique_ptr<ConfigWatcher> watcher_;  // [host] watch_config
   metrics::Registry::Registration pending_pods_gauge_;
   metrics::Registry::Registration libraries_gauge_;

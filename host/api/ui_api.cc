@@ -7,16 +7,21 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "host/cache/node_info.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/model/enums.h"
 #include "host/model/interner.h"
 #include "host/model/node.h"
@@ -203,6 +208,30 @@ nlohmann::json Resources(std::span<const schedhost_resource> list) {
   return out;
 }
 
+// PageOf renders the items of `list` that `at` selects with `item`.
+template <class List, class Item>
+nlohmann::json PageOf(const List& list, const Page& at, Item item) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto end = std::min(list.size(), static_cast<size_t>(at.offset) + at.limit);
+  for (auto i = static_cast<size_t>(at.offset); i < end; ++i) out.push_back(item(list[i]));
+  return out;
+}
+
+// NodeJson is one node of /api/v1/nodes.
+nlohmann::json NodeJson(const model::Node& node, scheduler::Scheduler& scheduler) {
+  nlohmann::json taints = nlohmann::json::array();
+  for (const model::Taint& t : node.data().spec.taints) {
+    taints.push_back({{"key", t.key}, {"value", t.value}, {"effect", model::ToString(t.effect)}});
+  }
+  const std::unique_ptr<cache::NodeInfo> info = scheduler.cache().NodeInfoCopy(node.name());
+  return {{"name", node.name()},
+          {"unschedulable", node.data().spec.unschedulable},
+          {"taints", std::move(taints)},
+          {"allocatable", Resources(node.allocatable())},
+          {"requested", info ? Resources(info->requested()) : nlohmann::json::object()},
+          {"pods", info ? info->pods().size() : 0}};
+}
+
 // Nodes answers /api/v1/nodes: a page of the nodes (by name) with what each offers and what its
 // pods request, as the scheduler's cache counts it (assumed pods included).
 HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::string_view query) {
@@ -214,23 +243,10 @@ HttpAnswer Nodes(store::Store& store, scheduler::Scheduler& scheduler, std::stri
   const auto nodes = store.List<model::Node>([&](const model::Node& n) {
     return name_filter.empty() || n.name().find(name_filter) != std::string::npos;
   });
-  nlohmann::json page = nlohmann::json::array();
   const auto total = static_cast<int>(nodes.size());
-  for (int i = at->offset; i < total && i < at->offset + at->limit; ++i) {
-    const model::Node& node = *nodes[static_cast<size_t>(i)];
-    nlohmann::json taints = nlohmann::json::array();
-    for (const model::Taint& t : node.data().spec.taints) {
-      taints.push_back({{"key", t.key}, {"value", t.value}, {"effect", model::ToString(t.effect)}});
-    }
-    const std::unique_ptr<cache::NodeInfo> info = scheduler.cache().NodeInfoCopy(node.name());
-    page.push_back({{"name", node.name()},
-                    {"unschedulable", node.data().spec.unschedulable},
-                    {"taints", std::move(taints)},
-                    {"allocatable", Resources(node.allocatable())},
-                    {"requested", info ? Resources(info->requested()) : nlohmann::json::object()},
-                    {"pods", info ? info->pods().size() : 0}});
-  }
-  return JsonAnswer(200, {{"nodes", std::move(page)},
+  return JsonAnswer(200, {{"nodes", PageOf(nodes, *at, [&](const auto& n) {
+                             return NodeJson(*n, scheduler);
+                           })},
                           {"nodes_total", total},
                           {"offset", at->offset},
                           {"limit", at->limit}});
@@ -241,6 +257,27 @@ nlohmann::json Plugins(const queue::PluginSet& set) {
   nlohmann::json out = nlohmann::json::array();
   for (const queue::PluginName& name : set) out.push_back(std::string(name.view()));
   return out;
+}
+
+// PendingJson is one pod of /api/v1/queue.
+nlohmann::json PendingJson(const queue::PendingPod& p, const scheduler::Scheduler& scheduler) {
+  nlohmann::json gates = nlohmann::json::array();
+  const schedhost_pod_view* view = p.pod->view();
+  for (size_t g = 0; g < view->scheduling_gates_len; ++g) {
+    gates.push_back(std::string(view->scheduling_gates[g].data, view->scheduling_gates[g].len));
+  }
+  const std::optional<scheduler::PodDiagnostics> diag = scheduler.Diagnostics(p.pod->uid());
+  return {{"namespace", std::string(p.pod->namespace_name())},
+          {"name", std::string(p.pod->name())},
+          {"where", queue::LocationName(p.where)},
+          {"attempts", p.attempts},
+          {"rejected_by", Plugins(p.unschedulable_plugins)},
+          {"pending_plugins", Plugins(p.pending_plugins)},
+          {"scheduling_gates", std::move(gates)},
+          {"backoff_left_ms",
+           std::chrono::duration_cast<std::chrono::milliseconds>(p.backoff_left).count()},
+          {"message", diag ? diag->message : ""},
+          {"nominated_node", diag ? diag->nominated_node : ""}};
 }
 
 // Queue answers /api/v1/queue: a page of the pending pods (by namespace/name) with where each
@@ -272,29 +309,9 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
             [](const queue::PendingPod& a, const queue::PendingPod& b) {
               return a.pod->Key() < b.pod->Key();
             });
-  nlohmann::json page = nlohmann::json::array();
   const auto total = static_cast<int>(pending.size());
-  for (int i = at->offset; i < total && i < at->offset + at->limit; ++i) {
-    const queue::PendingPod& p = pending[static_cast<size_t>(i)];
-    nlohmann::json gates = nlohmann::json::array();
-    const schedhost_pod_view* view = p.pod->view();
-    for (size_t g = 0; g < view->scheduling_gates_len; ++g) {
-      gates.push_back(std::string(view->scheduling_gates[g].data, view->scheduling_gates[g].len));
-    }
-    const std::optional<scheduler::PodDiagnostics> diag = scheduler.Diagnostics(p.pod->uid());
-    page.push_back(
-        {{"namespace", std::string(p.pod->namespace_name())},
-         {"name", std::string(p.pod->name())},
-         {"where", queue::LocationName(p.where)},
-         {"attempts", p.attempts},
-         {"rejected_by", Plugins(p.unschedulable_plugins)},
-         {"pending_plugins", Plugins(p.pending_plugins)},
-         {"scheduling_gates", std::move(gates)},
-         {"backoff_left_ms",
-          std::chrono::duration_cast<std::chrono::milliseconds>(p.backoff_left).count()},
-         {"message", diag ? diag->message : ""},
-         {"nominated_node", diag ? diag->nominated_node : ""}});
-  }
+  nlohmann::json page =
+      PageOf(pending, *at, [&](const queue::PendingPod& p) { return PendingJson(p, scheduler); });
   return JsonAnswer(200, {{"pods", std::move(page)},
                           {"pods_total", total},
                           {"offset", at->offset},
@@ -311,26 +328,225 @@ HttpAnswer AdminJson(AdminService& admin, grpc::Status (AdminService::*call)(
   return status.ok() ? Json(response) : FromStatus(status);
 }
 
+// PodPhase is a pod's phase as the scheduler sees it (the host does not run kubelets, so it has
+// no Running or Succeeded): Terminating for a preemption victim being deleted, Scheduled once
+// bound, else Pending.
+std::string_view PodPhase(const model::Pod& pod) {
+  if (pod.data().status.terminating_by_preemption) return "Terminating";
+  return pod.node_name().empty() ? "Pending" : "Scheduled";
+}
+
+// PodJson is one pod of /api/v1/pods.
+nlohmann::json PodJson(const model::Pod& pod) {
+  return {{"namespace", std::string(pod.namespace_name())},
+          {"name", std::string(pod.name())},
+          {"node", std::string(pod.node_name())},
+          {"nominated_node", std::string(pod.nominated_node_name())},
+          {"phase", PodPhase(pod)}};
+}
+
+// Phases counts `pods` by PodPhase, every phase present.
+nlohmann::json Phases(const std::vector<std::shared_ptr<const model::Pod>>& pods) {
+  nlohmann::json out = {{"Scheduled", 0}, {"Pending", 0}, {"Terminating", 0}};
+  for (const auto& pod : pods) {
+    nlohmann::json& n = out[std::string(PodPhase(*pod))];
+    n = n.get<int>() + 1;
+  }
+  return out;
+}
+
+// Pods answers /api/v1/pods: a page of the pods (by namespace/name) with their node and phase,
+// and every pod counted by phase.
+HttpAnswer Pods(store::Store& store, std::string_view query) {
+  const auto q = ParseQuery(query);
+  HttpAnswer error;
+  const std::optional<Page> at = ParsePage(q, &error);
+  if (!at) return error;
+  const std::string phase = Param(q, "phase");
+  if (!phase.empty() && phase != "Scheduled" && phase != "Pending" && phase != "Terminating") {
+    return Error(400, "INVALID_ARGUMENT",
+                 "phase must be Scheduled, Pending or Terminating, not \"" + phase + "\"");
+  }
+  const std::string name_filter = Param(q, "name");
+  const auto node = q.find("node");
+  const auto all = store.List<model::Pod>();
+  std::vector<std::shared_ptr<const model::Pod>> kept;
+  for (const auto& pod : all) {
+    if (!phase.empty() && PodPhase(*pod) != phase) continue;
+    if (node != q.end() && pod->node_name() != node->second) continue;
+    if (!name_filter.empty() && pod->Key().find(name_filter) == std::string::npos) continue;
+    kept.push_back(pod);
+  }
+  return JsonAnswer(200, {{"pods", PageOf(kept, *at, [](const auto& p) { return PodJson(*p); })},
+                          {"pods_total", kept.size()},
+                          {"offset", at->offset},
+                          {"limit", at->limit},
+                          {"phases", Phases(all)}});
+}
+
+// Reloads answers /api/v1/reloads: the last reloads, newest first.
+nlohmann::json Reloads(const AdminService& admin) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ReloadRecord& r : admin.ReloadHistory()) {
+    out.push_back({{"result", r.result},
+                   {"message", r.message},
+                   {"unix_seconds", r.unix_seconds},
+                   {"generation", r.generation}});
+  }
+  return {{"reloads", std::move(out)}};
+}
+
+// Timings sums a histogram family's count and sum per value of the labels at `keep` (the
+// others, e.g. status, folded together), as [{name: value..., "count", "sum_seconds"}].
+nlohmann::json Timings(const metrics::HistogramFamily& family,
+                       const std::vector<std::pair<std::string, size_t>>& keep) {
+  std::map<std::vector<std::string>, std::pair<uint64_t, double>> sums;
+  family.ForEach([&](const metrics::LabelValues& labels, const metrics::Histogram& h) {
+    std::vector<std::string> key;
+    for (const auto& [name, index] : keep) key.push_back(labels.at(index));
+    const metrics::HistogramSnapshot snap = h.Snapshot();
+    sums[key].first += snap.count();
+    sums[key].second += snap.sum;
+  });
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [key, total] : sums) {
+    nlohmann::json row;
+    for (size_t i = 0; i < keep.size(); ++i) row[keep[i].first] = key[i];
+    row["count"] = total.first;
+    row["sum_seconds"] = total.second;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Latency answers /api/v1/latency: the attempt, extension point and plugin duration
+// histograms' counts and sums since the host started (the UI turns two readings into a rate).
+nlohmann::json Latency() {
+  const metrics::SchedulerMetrics& m = metrics::Metrics();
+  return {{"attempts", Timings(m.attempt_duration, {{"profile", 1}, {"result", 0}})},
+          {"extension_points",
+           Timings(m.extension_point_duration, {{"profile", 2}, {"extension_point", 0}})},
+          {"plugins", Timings(m.plugin_duration, {{"plugin", 0}, {"extension_point", 1}})}};
+}
+
+// kPages are the files of the built pages and their types.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kPages = {{
+    {"index.html", "text/html; charset=utf-8"},
+    {"app.js", "text/javascript; charset=utf-8"},
+    {"app.css", "text/css; charset=utf-8"},
+}};
+
+// ReadFile returns a file's bytes, or nullopt when it cannot be read.
+std::optional<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// Page answers one of kPages from `dir`, read on every request (an upgraded package's pages are
+// served without a restart).
+std::optional<HttpAnswer> PageFile(const std::filesystem::path& dir, std::string_view path) {
+  const std::string_view file = path == "/" ? "index.html" : path.substr(1);
+  for (const auto& [name, type] : kPages) {
+    if (name != file) continue;
+    if (dir.empty()) {
+      return Error(404, "NOT_IMPLEMENTED",
+                   "this schedhostd was started without the web UI's pages; the JSON API is "
+                   "under /api/v1/ (docs/web-ui.md)");
+    }
+    std::optional<std::string> body = ReadFile(dir / name);
+    if (!body) {
+      return Error(404, "NOT_IMPLEMENTED",
+                   "the web UI's pages are not installed: cannot read " + (dir / name).string() +
+                       " (build the ui target, or install the schedhost package)");
+    }
+    return HttpAnswer{200, std::string(type), std::move(*body)};
+  }
+  return std::nullopt;
+}
+
+// ProtoJson is `message` in protobuf's JSON mapping as a JSON value.
+nlohmann::json ProtoJson(const google::protobuf::Message& message) {
+  return nlohmann::json::parse(Json(message).body);
+}
+
 }  // namespace
 
-HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler) {
-  return [&admin, &store, &scheduler](std::string_view path,
-                                      std::string_view query) -> std::optional<HttpAnswer> {
+std::filesystem::path UiPagesDir(const std::filesystem::path& exe) {
+  const std::filesystem::path bin = exe.parent_path();
+  for (const std::filesystem::path& dir :
+       {bin.parent_path() / "ui", bin.parent_path() / "share/schedhost/ui"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir / "index.html", ec)) return dir;
+  }
+  return kInstalledUiPagesDir;
+}
+
+nlohmann::json UiReport(AdminService& admin, store::Store& store,
+                        scheduler::Scheduler& scheduler) {
+  nlohmann::json report;
+  auto admin_json = [&](auto call, auto request, auto response) {
+    const grpc::Status status = (admin.*call)(nullptr, &request, &response);
+    if (!status.ok()) throw std::runtime_error("the report's " + status.error_message());
+    return ProtoJson(response);
+  };
+  report["stats"] = admin_json(&AdminService::Stats, v1::StatsRequest(), v1::StatsResponse());
+  report["profiles"] = admin_json(&AdminService::ListProfiles, v1::ListProfilesRequest(),
+                                  v1::ListProfilesResponse());
+  report["plugins"] = admin_json(&AdminService::ListPlugins, v1::ListPluginsRequest(),
+                                 v1::ListPluginsResponse());
+  report["reloads"] = Reloads(admin);
+  report["latency"] = Latency();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& node : store.List<model::Node>()) nodes.push_back(NodeJson(*node, scheduler));
+  report["nodes"] = std::move(nodes);
+  std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
+  std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+    return a.pod->Key() < b.pod->Key();
+  });
+  nlohmann::json queue = nlohmann::json::array();
+  for (const queue::PendingPod& p : pending) queue.push_back(PendingJson(p, scheduler));
+  report["queue"] = std::move(queue);
+  const auto pods = store.List<model::Pod>();
+  nlohmann::json pod_list = nlohmann::json::array();
+  nlohmann::json explanations = nlohmann::json::object();
+  for (const auto& pod : pods) {
+    pod_list.push_back(PodJson(*pod));
+    v1::ExplainRequest request;
+    request.set_namespace_(std::string(pod->namespace_name()));
+    request.set_name(std::string(pod->name()));
+    v1::ExplainResponse response;
+    // A pod bound before the run (or never attempted) has no explanation: it is left out.
+    if (admin.Explain(nullptr, &request, &response).ok()) {
+      explanations[pod->Key()] = ProtoJson(response);
+    }
+  }
+  report["pods"] = std::move(pod_list);
+  report["phases"] = Phases(pods);
+  report["explanations"] = std::move(explanations);
+  return report;
+}
+
+HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler,
+                  std::filesystem::path pages) {
+  return [&admin, &store, &scheduler, pages = std::move(pages)](
+             std::string_view path, std::string_view query) -> std::optional<HttpAnswer> {
     if (path == "/api/v1/stats") return AdminJson(admin, &AdminService::Stats);
     if (path == "/api/v1/profiles") return AdminJson(admin, &AdminService::ListProfiles);
     if (path == "/api/v1/plugins") return AdminJson(admin, &AdminService::ListPlugins);
     if (path == "/api/v1/explain") return Explain(admin, query);
     if (path == "/api/v1/nodes") return Nodes(store, scheduler, query);
     if (path == "/api/v1/queue") return Queue(scheduler, query);
-    if (path == "/" || path == "/index.html") {
-      return Error(404, "NOT_IMPLEMENTED",
-                   "this schedhostd serves the web UI's JSON API under /api/v1/ only; its pages "
-                   "are not built into this version (docs/web-ui.md)");
-    }
+    if (path == "/api/v1/pods") return Pods(store, query);
+    if (path == "/api/v1/reloads") return JsonAnswer(200, Reloads(admin));
+    if (path == "/api/v1/latency") return JsonAnswer(200, Latency());
     if (path.starts_with("/api/")) {
       return Error(404, "NOT_FOUND", "no endpoint " + std::string(path) + " (docs/web-ui.md)");
     }
-    return std::nullopt;
+    if (path == "/index.html") return PageFile(pages, "/");
+    return PageFile(pages, path);
   };
 }
 

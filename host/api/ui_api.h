@@ -14,12 +14,19 @@
 //   GET /api/v1/queue[?offset=0][&limit=100][&where=backoff][&name=SUBSTRING]
 //       a page of the pending pods: where each waits, the plugins that rejected it, its gates,
 //       its backoff left and its last message
+//   GET /api/v1/pods[?offset=0][&limit=100][&name=SUBSTRING][&node=NODE][&phase=Pending]
+//       a page of the pods with their node and phase, and every pod counted by phase
+//   GET /api/v1/reloads                                the last 32 reloads, newest first
+//   GET /api/v1/latency                                the duration histograms' counts and sums
 //
-// Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404, 409 or 500. The
-// pages that read this API are not part of this version: GET / says so (404). Every handler
-// runs on the UI server's thread and only reads: the store, the cache and the queue lock for
-// the copy they hand out.
+// Errors are JSON too: {"code": "NOT_FOUND", "message": "..."} with 400, 404, 409 or 500. Every
+// other path is one of the built pages (index.html, app.js, app.css), read from the pages
+// directory. Every handler runs on the UI server's thread and only reads: the store, the cache
+// and the queue lock for the copy they hand out.
 #pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "host/api/admin_service.h"
 #include "host/api/http_server.h"
@@ -33,7 +40,24 @@ namespace schedhost::api {
 inline constexpr int kPageLimit = 1000;
 inline constexpr int kDefaultPageLimit = 100;
 
-// UiRoute serves the API above (none of the three is owned; all must outlive the route).
-HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler);
+// kInstalledUiPagesDir is where the packages install the built pages.
+inline const std::filesystem::path kInstalledUiPagesDir = "/usr/share/schedhost/ui";
+
+// UiPagesDir returns the pages directory of a binary at `exe`: `<exe>/../ui` in a build tree,
+// else `<exe>/../share/schedhost/ui` (an install under any prefix) when it holds index.html,
+// otherwise kInstalledUiPagesDir.
+std::filesystem::path UiPagesDir(const std::filesystem::path& exe);
+
+// UiRoute serves the API above and the pages in `pages` ("" : none; `/` then says so). None of
+// the three services is owned; all must outlive the route.
+HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler,
+                  std::filesystem::path pages = {});
+
+// UiReport returns everything the pages show, whole, for a report read without a server
+// (`schedctl simulate --html`): stats, profiles, plugins, reloads, latency as their endpoints
+// answer; nodes, queue and pods as the full lists their endpoints page; phases; and
+// explanations, each pod's Admin.Explain with every node, keyed "namespace/name" (pods without
+// one are left out). Throws std::runtime_error when an Admin call fails.
+nlohmann::json UiReport(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler);
 
 }  // namespace schedhost::api

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 
+#include "host/api/ui_api.h"
 #include "host/cli/commands.h"
 #include "host/cli/simulate.h"
 #include "host/config/host_config.h"
@@ -98,6 +99,13 @@ int main(int argc, char** argv) {
   simulate->add_option("--seed", sim.seed, "Seed of the random tie-break between equal nodes")
       ->capture_default_str();
   simulate->add_option("--plugin-dir", sim_plugin_dir, "Builtin plugin directory to use");
+  simulate->add_option("--html", sim.html,
+                       "Also write the web UI's views of the result to this file: one "
+                       "self-contained HTML page that opens without a server");
+  std::string sim_ui_dir;
+  simulate->add_option("--ui-dir", sim_ui_dir,
+                       "The web UI's built pages --html uses (default: beside the binary, else "
+                       "/usr/share/schedhost/ui)");
   // --- Commands served by schedhostd ---
   std::function<int(cli::Client&)> run;
   auto* apply = app.add_subcommand("apply", "Create or update objects from manifest files");
@@ -197,6 +205,8 @@ int main(int argc, char** argv) {
   if (simulate->parsed()) {
     sim.plugin_dir = sim_plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                             : std::filesystem::path(sim_plugin_dir);
+    sim.ui_dir = sim_ui_dir.empty() ? schedhost::api::UiPagesDir(Exe(argv[0]))
+                                    : std::filesystem::path(sim_ui_dir);
     return schedhost::cli::RunSimulate(sim, std::cout, std::cerr);
   }
   try {

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "host/api/admin_service.h"
+#include "host/api/ui_api.h"
 #include "host/scheduler/clock.h"
 #include "host/scheduler/profile_set.h"
 #include "host/store/store.h"
@@ -89,9 +91,10 @@ void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
 
 }  // namespace internal
 
-SimulationResult Simulate(const config::HostConfig& config,
-                          const std::vector<model::Object>& objects,
-                          const std::filesystem::path& plugin_dir, uint64_t seed) {
+SimulationResult Simulate(
+    const config::HostConfig& config, const std::vector<model::Object>& objects,
+    const std::filesystem::path& plugin_dir, uint64_t seed,
+    const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect) {
   std::shared_ptr<const scheduler::ProfileSet> profiles =
       scheduler::ProfileSet::Build(config, plugin_dir);
   store::Store store;
@@ -114,6 +117,7 @@ SimulationResult Simulate(const config::HostConfig& config,
     if (const auto* pod = std::get_if<PodPtr>(&obj))
       result.pods.push_back(Outcome(**pod, store, sched, result.evicted));
   }
+  if (inspect) inspect(store, sched);
   sched.Stop();
   return result;
 }
@@ -126,6 +130,11 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   if (options.explain && options.output != "json") {
     err << kPrefix << "--explain prints the explain document, which is JSON: add -o json\n";
+    return 1;
+  }
+  if (options.explain && !options.html.empty()) {
+    err << kPrefix << "--html writes the report of a simulation; --explain is a document of its "
+                      "own: use one at a time\n";
     return 1;
   }
   if (options.manifest_paths.empty()) {
@@ -146,7 +155,23 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
           << "\n";
       return 0;
     }
-    SimulationResult result = Simulate(cfg, objects, options.plugin_dir, options.seed);
+    nlohmann::json report;
+    auto inspect = [&](store::Store& store, scheduler::Scheduler& sched) {
+      api::AdminService admin(store, sched, {.builtin_dir = options.plugin_dir});
+      report = api::UiReport(admin, store, sched);
+    };
+    SimulationResult result =
+        Simulate(cfg, objects, options.plugin_dir, options.seed,
+                 options.html.empty() ? std::function<void(store::Store&, scheduler::Scheduler&)>()
+                                      : inspect);
+    if (!options.html.empty()) {
+      std::string files;
+      for (const std::string& path : options.manifest_paths) {
+        files += (files.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+      }
+      WriteHtmlReport(options.ui_dir, "schedctl simulate: " + files, std::move(report),
+                      options.html);
+    }
     if (!result.run.idle) {
       err << kPrefix << "warning: stopped by " << result.run.stopped_by
           << " with pods still being retried; the result is where they were then\n";

@@ -10,8 +10,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,9 +58,12 @@ class SimulationError : public std::runtime_error {
 /// profiles of `config` (plugins from `plugin_dir` when the config leaves plugin_dirs at its
 /// default) on a virtual clock seeded with `seed`, and reports every input pod. Throws
 /// SimulationError (an object the store refused), scheduler::ProfileSetError or ConfigError.
-SimulationResult Simulate(const config::HostConfig& config,
-                          const std::vector<model::Object>& objects,
-                          const std::filesystem::path& plugin_dir, uint64_t seed);
+/// `inspect`, when set, is called once the run has ended, before the scheduler stops, with the
+/// store and the scheduler as they are then (the HTML report reads them).
+SimulationResult Simulate(
+    const config::HostConfig& config, const std::vector<model::Object>& objects,
+    const std::filesystem::path& plugin_dir, uint64_t seed,
+    const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect = nullptr);
 
 /// ExplainEachPod runs one scheduling cycle for each pending pod of `objects`, in input order,
 /// against the input's cluster plus the earlier pending pods that fitted (bound to the first of
@@ -95,7 +99,16 @@ struct SimulateOptions {
   bool explain = false;                     // the explain document instead of placements
   uint64_t seed = 0;
   std::filesystem::path plugin_dir;  // builtin plugins (beside the binary)
+  std::filesystem::path html;        // --html: also write the report page here ("" : no)
+  std::filesystem::path ui_dir;      // the web UI's built pages the report is made of
 };
+
+/// WriteHtmlReport writes the web UI's pages from `ui_dir` as one self-contained HTML file at
+/// `path`, showing `report` (api::UiReport's document; `title` is shown above it): the styles,
+/// the script and the data are inlined, so the file opens from disk with no server and no
+/// network. Throws std::runtime_error naming the file it could not read or write.
+void WriteHtmlReport(const std::filesystem::path& ui_dir, const std::string& title,
+                     nlohmann::json report, const std::filesystem::path& path);
 
 /// RunSimulate is the command: prints the result to `out`, problems to `err`; returns the exit
 /// code (0, or 1 for bad flags, config or manifests — then nothing is scheduled).

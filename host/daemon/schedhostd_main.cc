@@ -17,6 +17,7 @@
 #include <string>
 
 #include "host/api/service_host.h"
+#include "host/api/ui_api.h"
 #include "host/config/host_config.h"
 #include "host/kube/kube_mode.h"
 #include "host/scheduler/profile_set.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
     if (config.kubernetes) kube = std::make_unique<schedhost::kube::KubeMode>(*config.kubernetes);
     schedhost::api::ServiceHost host(std::move(config), builtin, config_path);
     if (kube) host.SetClusterSource(std::move(kube));
+    host.SetUiPages(schedhost::api::UiPagesDir(Exe(argv[0])));
     host.OnLostLeadership([] { ::kill(::getpid(), SIGUSR2); });
     host.Start();
     int signal = 0;

@@ -147,6 +147,12 @@ T& Family<T>::With(const LabelValues& values) {
 }
 
 template <typename T>
+void Family<T>::ForEach(const std::function<void(const LabelValues&, const T&)>& fn) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [values, child] : children_) fn(values, *child);
+}
+
+template <typename T>
 void Family<T>::Render(std::string& out) const {
   std::lock_guard lock(mu_);
   if constexpr (std::is_same_v<T, Counter>) {

@@ -109,6 +109,10 @@ class Family {
 
   const std::string& name() const { return name_; }
 
+  // ForEach calls `fn` with every child and its label values, in label order, under the
+  // family's lock (`fn` must not call With on this family).
+  void ForEach(const std::function<void(const LabelValues&, const T&)>& fn) const;
+
  private:
   friend class Registry;
   Family(std::string name, std::string help, std::vector<std::string> labels,

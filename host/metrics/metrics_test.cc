@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,6 +57,21 @@ TEST(MetricsRender, HistogramBucketsAreCumulativeWithInfSumAndCountAndEscapedLab
             "wait_seconds_bucket{who=\"a \\\"quoted\\\" \\\\ name\\nx\",le=\"+Inf\"} 4\n"
             "wait_seconds_sum{who=\"a \\\"quoted\\\" \\\\ name\\nx\"} 100.501\n"
             "wait_seconds_count{who=\"a \\\"quoted\\\" \\\\ name\\nx\"} 4\n");
+}
+
+TEST(MetricsFamily, ForEachVisitsEveryChildInLabelOrder) {
+  Registry r;
+  HistogramFamily& h = r.AddHistogram("step_seconds", "Steps.", {"step"}, {1});
+  h.With({"b"}).Observe(0.5);
+  h.With({"a"}).Observe(2);
+  h.With({"a"}).Observe(3);
+  std::vector<std::string> seen;
+  h.ForEach([&](const LabelValues& labels, const Histogram& child) {
+    const HistogramSnapshot snap = child.Snapshot();
+    seen.push_back(labels[0] + ":" + std::to_string(snap.count()) + ":" +
+                   FormatValue(snap.sum));
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"a:2:5", "b:1:0.5"}));
 }
 
 TEST(MetricsRender, FamiliesInRegistrationOrderAndEmptyFamilyKeepsItsHeader) {

@@ -2,7 +2,7 @@
 // then a raw-socket HTTP client scrapes /metrics and probes /healthz, /readyz, unknown paths,
 // wrong methods and garbage; HttpServer alone (503, keep-alive, a route that throws); the
 // schedhostd binary fed by schedctl, scraped, then stopped with pods in flight; and the web UI's
-// JSON API on [ui] listen.
+// JSON API and the pages on [ui] listen.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -520,14 +520,139 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
   EXPECT_EQ(not_utf8.status, 400);
   EXPECT_EQ(not_utf8_body.value("code", ""), "INVALID_ARGUMENT") << not_utf8.body;
   EXPECT_EQ(get("/api/v1/explain?namespace=default").first.status, 400);
-  auto [root, root_body] = get("/");
+  auto [root, root_body] = get("/");  // no pages directory was given
   EXPECT_EQ(root.status, 404);
   EXPECT_EQ(root_body.value("code", ""), "NOT_IMPLEMENTED");
+  EXPECT_THAT(root_body.value("message", ""), HasSubstr("without the web UI's pages"));
   EXPECT_EQ(get("/api/v1/nope").first.status, 404);
   EXPECT_EQ(Request(port, "GET", "/metrics").status, 404);  // the metrics stay on their port
   EXPECT_EQ(Request(port, "POST", "/api/v1/stats").status, 405);
   host.Stop();
   EXPECT_EQ(Connect(port), -1);
+}
+
+TEST(UiApi, ServesPodsReloadsLatencyAndThePages) {
+  framework::testing::TempDir temp;
+  const std::filesystem::path& dir = temp.path();
+  const std::string toml = "[host]\nstate_dir = \"" + (dir / "state").string() +
+                           "\"\n[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
+                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[ui]\nlisten = "
+                           "\"127.0.0.1:0\"\n";
+  const std::filesystem::path config_file = dir / "schedhost.toml";
+  std::ofstream(config_file) << toml;
+  // Pages of our own: what is served is what is in the directory, byte for byte.
+  const std::filesystem::path pages = dir / "pages";
+  std::filesystem::create_directories(pages);
+  std::ofstream(pages / "index.html") << "<!doctype html><title>t</title><p>index</p>\n";
+  std::ofstream(pages / "app.js") << "console.log('app');\n";
+  ServiceHost host(config::LoadConfigFile(config_file), framework::testing::PluginDir(),
+                   config_file);
+  host.SetUiPages(pages);
+  host.Start();
+  const uint16_t port = host.ui_port();
+  const std::string big = R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: big, namespace: default}
+spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
+)";
+  for (const std::string& text : {std::string(kCluster), big}) {
+    for (const model::Object& o : model::DecodeManifests(text, "cluster.yaml")) {
+      host.store().CreateObject(o);
+    }
+  }
+  auto get = [&](const std::string& target) {
+    Reply r = Request(port, "GET", target);
+    nlohmann::json body = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    return std::make_pair(r, body);
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  nlohmann::json pods;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pods = get("/api/v1/pods").second;
+    if (pods["phases"].value("Scheduled", 0) == 2 &&
+        !get("/api/v1/explain?name=big").second["explanation"].value("message", "").empty()) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Pods, by namespace/name, with their node and the scheduler's phase.
+  EXPECT_EQ(pods["phases"],
+            nlohmann::json({{"Scheduled", 2}, {"Pending", 1}, {"Terminating", 0}}))
+      << pods.dump();
+  ASSERT_EQ(pods.value("pods_total", -1), 3);
+  EXPECT_EQ(pods["pods"][0].value("name", ""), "a");
+  EXPECT_EQ(pods["pods"][1].value("name", ""), "b");
+  EXPECT_EQ(pods["pods"][2].value("name", ""), "big");
+  EXPECT_EQ(pods["pods"][2].value("phase", ""), "Pending");
+  EXPECT_EQ(pods["pods"][2].value("node", "x"), "");
+  const std::string node_of_a = pods["pods"][0].value("node", "");
+  EXPECT_THAT(node_of_a, ::testing::AnyOf("n1", "n2"));
+  auto on_node = get("/api/v1/pods?node=" + node_of_a).second;
+  EXPECT_GE(on_node.value("pods_total", -1), 1);
+  for (const auto& p : on_node["pods"]) EXPECT_EQ(p.value("node", ""), node_of_a);
+  EXPECT_EQ(on_node["phases"], pods["phases"]);  // phases count every pod
+  auto pending = get("/api/v1/pods?phase=Pending&limit=1").second;
+  EXPECT_EQ(pending.value("pods_total", -1), 1);
+  EXPECT_EQ(pending["pods"][0].value("name", ""), "big");
+  EXPECT_EQ(get("/api/v1/pods?name=default/b").second.value("pods_total", -1), 2);  // b, big
+  auto [bad_phase, bad_phase_body] = get("/api/v1/pods?phase=Running");
+  EXPECT_EQ(bad_phase.status, 400);
+  EXPECT_THAT(bad_phase_body.value("message", ""), HasSubstr("\"Running\""));
+
+  // Attempt, extension point and plugin durations: counts and sums since the start.
+  auto [latency_reply, latency] = get("/api/v1/latency");
+  ASSERT_EQ(latency_reply.status, 200);
+  int64_t scheduled = 0;
+  double scheduled_seconds = 0;
+  for (const auto& a : latency["attempts"]) {
+    if (a.value("profile", "") == "default-scheduler" && a.value("result", "") == "scheduled") {
+      scheduled = a.value("count", int64_t{0});
+      scheduled_seconds = a.value("sum_seconds", 0.0);
+    }
+  }
+  // The registry is the process's: other tests in it may have scheduled too.
+  EXPECT_GE(scheduled, 2) << latency.dump();
+  EXPECT_GT(scheduled_seconds, 0);
+  bool filter_timed = false;
+  for (const auto& e : latency["extension_points"]) {
+    filter_timed |= e.value("extension_point", "") == "Filter" && e.value("count", 0) > 0;
+  }
+  EXPECT_TRUE(filter_timed) << latency.dump();
+  EXPECT_TRUE(latency["plugins"].is_array());
+
+  // Reloads, newest first, with the generation each left live.
+  EXPECT_EQ(get("/api/v1/reloads").second, nlohmann::json({{"reloads", nlohmann::json::array()}}));
+  ASSERT_TRUE(host.Reload().ok);
+  std::ofstream(config_file) << toml << "[[profile]]\nscheduler_name = 3\n";
+  ASSERT_FALSE(host.Reload().ok);
+  auto reloads = get("/api/v1/reloads").second["reloads"];
+  ASSERT_EQ(reloads.size(), 2u) << reloads.dump();
+  EXPECT_EQ(reloads[0].value("result", ""), "failure");
+  EXPECT_THAT(reloads[0].value("message", ""), HasSubstr("reload refused"));
+  EXPECT_EQ(reloads[0].value("generation", 0), 2);
+  EXPECT_EQ(reloads[1].value("result", ""), "success");
+  EXPECT_EQ(reloads[1].value("generation", 0), 2);
+  EXPECT_GT(reloads[1].value("unix_seconds", int64_t{0}), 1'700'000'000);
+
+  // The pages: read from the directory on each request, typed by name.
+  Reply index = Request(port, "GET", "/");
+  EXPECT_EQ(index.status, 200);
+  EXPECT_THAT(index.headers, HasSubstr("Content-Type: text/html"));
+  EXPECT_EQ(index.body, "<!doctype html><title>t</title><p>index</p>\n");
+  EXPECT_EQ(Request(port, "GET", "/index.html").body, index.body);
+  Reply js = Request(port, "GET", "/app.js");
+  EXPECT_EQ(js.status, 200);
+  EXPECT_THAT(js.headers, HasSubstr("Content-Type: text/javascript"));
+  EXPECT_EQ(js.body, "console.log('app');\n");
+  // app.css is not there: the answer names the file.
+  auto [css, css_body] = get("/app.css");
+  EXPECT_EQ(css.status, 404);
+  EXPECT_EQ(css_body.value("code", ""), "NOT_IMPLEMENTED");
+  EXPECT_THAT(css_body.value("message", ""), HasSubstr((pages / "app.css").string()));
+  EXPECT_EQ(Request(port, "GET", "/../schedhost.toml").status, 404);
+  EXPECT_EQ(Request(port, "GET", "/other.js").status, 404);
+  host.Stop();
 }
 
 }  // namespace schedhost::api

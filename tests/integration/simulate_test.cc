@@ -1,12 +1,14 @@
 // `schedctl simulate` end to end: the demo cluster's JSON (every pod's node, status and
 // message), determinism per seed, the table, and malformed or refused manifests (exit code 1,
-// the document index and field path, nothing printed on stdout). One test runs the real binary.
+// the document index and field path, nothing printed on stdout), and the --html report. One
+// test runs the real binary.
 #include "host/cli/simulate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +16,7 @@
 
 #include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 
 namespace schedhost::cli {
 namespace {
@@ -269,6 +272,95 @@ TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
       framework::testing::RunCommand(schedctl.string() + " simulate -o json -f " + DemoCluster());
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_EQ(nlohmann::json::parse(ok.output)["pods"].size(), 16u);
+}
+
+// ReportData is the JSON `--html` inlined as globalThis.SCHEDHOST_REPORT.
+nlohmann::json ReportData(const std::string& html) {
+  const std::string start = "globalThis.SCHEDHOST_REPORT = ";
+  const size_t at = html.find(start);
+  if (at == std::string::npos) return nullptr;
+  const size_t end = html.find(";</script>", at);
+  return nlohmann::json::parse(html.substr(at + start.size(), end - at - start.size()));
+}
+
+TEST(SimulateTest, HtmlReportInlinesThePagesAndCarriesEveryView) {
+  framework::testing::TempDir temp;
+  const std::filesystem::path pages = temp.path() / "pages";
+  std::filesystem::create_directories(pages);
+  std::ofstream(pages / "index.html")
+      << "<!doctype html><html><head><title>schedhost</title>"
+         "<link rel=\"stylesheet\" href=\"app.css\"></head>"
+         "<body><div id=\"app\"></div><script type=\"module\" src=\"app.js\"></script></body>"
+         "</html>\n";
+  std::ofstream(pages / "app.css") << "body { color: black; }\n";
+  // A script that quotes its own closing tag must not end the element it is inlined in.
+  std::ofstream(pages / "app.js") << "const s = \"</script>\"; render(globalThis.SCHEDHOST_REPORT);\n";
+  SimulateOptions o;
+  o.manifest_paths = {DemoCluster()};
+  o.plugin_dir = framework::testing::PluginDir();
+  o.ui_dir = pages;
+  o.html = temp.path() / "report.html";
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(RunSimulate(o, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("NAMESPACE"));  // the table is still printed
+  std::ifstream in(o.html);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(html, HasSubstr("<title>schedctl simulate: demo-cluster.yaml</title>"));
+  EXPECT_THAT(html, HasSubstr("<style>body { color: black; }\n</style>"));
+  EXPECT_THAT(html, HasSubstr("const s = \"<\\/script>\"; render("));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("src=\"app.js\"")));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("href=\"app.css\"")));
+
+  const nlohmann::json report = ReportData(html);
+  ASSERT_TRUE(report.is_object()) << html.substr(0, 2000);
+  EXPECT_EQ(report.value("title", ""), "schedctl simulate: demo-cluster.yaml");
+  EXPECT_EQ(report["nodes"].size(), 6u);
+  // The same outcome as -o json: its Bound pods are Scheduled, its Pending ones wait in the
+  // queue; the two pods bound in the input were not bound by the run.
+  const nlohmann::json placements = nlohmann::json::parse(Simulate({DemoCluster()}).out);
+  int bound = 0;
+  int waiting = 0;
+  for (const auto& p : placements["pods"]) (p.value("status", "") == "Bound" ? bound : waiting)++;
+  ASSERT_GT(waiting, 0);
+  EXPECT_EQ(report["phases"],
+            nlohmann::json({{"Scheduled", bound}, {"Pending", waiting}, {"Terminating", 0}}));
+  EXPECT_EQ(report["pods"].size(), placements["pods"].size());
+  EXPECT_EQ(report["queue"].size(), static_cast<size_t>(waiting));
+  EXPECT_EQ(report["stats"].value("bound_pods", ""), std::to_string(bound - 2));
+  EXPECT_EQ(report["profiles"]["profiles"][0].value("scheduler_name", ""), "default-scheduler");
+  EXPECT_FALSE(report["plugins"]["plugins"].empty());
+  // Every pending pod has its explanation; those that were tried have every node in it and the
+  // queue's message.
+  for (const auto& pending : report["queue"]) {
+    const std::string key = pending.value("namespace", "") + "/" + pending.value("name", "");
+    ASSERT_TRUE(report["explanations"].contains(key)) << key;
+    if (pending.value("where", "") == "gated") continue;
+    const auto& e = report["explanations"][key];
+    EXPECT_EQ(e["nodes"].size(), 6u) << key;
+    EXPECT_EQ(e.value("message", ""), pending.value("message", "")) << key;
+    EXPECT_THAT(e.value("message", ""), StartsWith("0/6 nodes are available")) << key;
+  }
+}
+
+TEST(SimulateTest, HtmlWithoutPagesOrWithExplainChangesNothing) {
+  framework::testing::TempDir temp;
+  SimulateOptions o;
+  o.manifest_paths = {DemoCluster()};
+  o.plugin_dir = framework::testing::PluginDir();
+  o.ui_dir = temp.path() / "none";
+  o.html = temp.path() / "report.html";
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(RunSimulate(o, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr((temp.path() / "none" / "index.html").string()));
+  EXPECT_THAT(err.str(), HasSubstr("--ui-dir"));
+  EXPECT_FALSE(std::filesystem::exists(o.html));
+  o.explain = true;
+  o.output = "json";
+  err.str("");
+  EXPECT_EQ(RunSimulate(o, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("--html writes the report of a simulation"));
 }
 
 }  // namespace
