@@ -60,7 +60,8 @@ function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
           {p.extension_points.map((ep) => ep.plugins.map((pl, i) => {
             const t = plugin(pl.name, ep.extension_point);
             return (
-              <tr class={i === 0 ? "group" : undefined}>
+              <tr class={i === 0 ? "group" : undefined} data-point={ep.extension_point}
+                data-plugin={pl.name}>
                 {i === 0 && <td rowSpan={ep.plugins.length} class="name">{ep.extension_point}</td>}
                 {i === 0 && (
                   <td rowSpan={ep.plugins.length} class="num">
@@ -68,7 +69,7 @@ function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
                   </td>
                 )}
                 <td>{pl.name}</td>
-                <td class="num">{ep.extension_point === "Score" ? pl.weight : ""}</td>
+                <td class="num weight">{ep.extension_point === "Score" ? pl.weight : ""}</td>
                 <td class="num"><Mean t={t} /></td>
                 <td class="num">{num(t?.count)}</td>
               </tr>
