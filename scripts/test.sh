@@ -70,6 +70,9 @@ phase deps scripts/install-deps.sh --with-browser
 # (a dependency of the kube suite, so the asan build makes them): here a missing Go or binary
 # fails those tests instead of skipping them.
 export SCHEDHOST_REQUIRE_KUBE=1
+# The web UI's end-to-end test drives Debian's chromium (installed above): here a missing browser
+# fails it instead of skipping it.
+export SCHEDHOST_REQUIRE_BROWSER=1
 presets="${SCHEDHOST_TEST_PRESETS:-ci packages asan tsan fuzz}"
 for preset in $presets; do
   case "$preset" in
