@@ -74,10 +74,6 @@ const css = files.get(join(outdir, "app.css"));
 if (js === undefined || css === undefined || files.size !== 2) {
   fail(`esbuild wrote ${[...files.keys()].join(", ")}, not exactly app.js and app.css`);
 }
-// `schedctl simulate --html` inlines both into <script> and <style>: neither may close its tag.
-if (/<\/script/i.test(js)) fail("app.js contains </script and could not be inlined");
-if (/<\/style/i.test(css)) fail("app.css contains </style and could not be inlined");
-
 mkdirSync(outdir, { recursive: true });
 writeFileSync(join(outdir, "index.html"), readFileSync(join(ui, "src", "index.html")));
 writeFileSync(join(outdir, "app.js"), js);

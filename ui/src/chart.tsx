@@ -48,9 +48,10 @@ function points(): Point[] {
   return out;
 }
 
-// niceMax rounds up to 1, 2 or 5 times a power of ten, so the axis labels read well.
-function niceMax(v: number): number {
-  if (v <= 0) return 1;
+// niceMax rounds up to 1, 2 or 5 times a power of ten, so the axis labels read well; `empty` is
+// the axis' top while there is nothing to show.
+function niceMax(v: number, empty: number): number {
+  if (v <= 0) return empty;
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
@@ -79,8 +80,8 @@ function path(pts: Point[], value: (p: Point) => number | null, x: (t: number) =
 
 export function RateChart({ now }: { now: number }) {
   const pts = points();
-  const rateMax = niceMax(Math.max(0, ...pts.map((p) => p.rate ?? 0)));
-  const latMax = niceMax(Math.max(0, ...pts.map((p) => p.latency ?? 0)));
+  const rateMax = niceMax(Math.max(0, ...pts.map((p) => p.rate ?? 0)), 1);
+  const latMax = niceMax(Math.max(0, ...pts.map((p) => p.latency ?? 0)), 0.001);
   const x = (t: number) => PAD.left + (1 - (now - t) / WINDOW_MS) * (W - PAD.left - PAD.right);
   const plotH = H - PAD.top - PAD.bottom;
   const yRate = (v: number) => PAD.top + plotH * (1 - v / rateMax);

@@ -79,7 +79,9 @@ function App({ api, report }: { api: Api; report?: Report }) {
           <span class="mode">
             <span class="badge">report</span>
             <span data-testid="report-title">{report.title}</span>
-            <span class="muted">{clock(report.generated_unix_seconds)}</span>
+            {report.generated_unix_seconds !== undefined && (
+              <span class="muted">{clock(report.generated_unix_seconds)}</span>
+            )}
           </span>
         ) : <span class="mode"><span class="badge live">live</span></span>}
       </header>

@@ -22,7 +22,8 @@ import {
 
 export interface Report {
   title: string;
-  generated_unix_seconds: number;
+  // Absent when the report does not say (a simulation runs on a virtual clock).
+  generated_unix_seconds?: number;
   stats: Stats;
   profiles: Profiles;
   plugins: Plugins;
@@ -123,10 +124,13 @@ export class StaticApi implements Api {
     if (feasible !== undefined && feasible !== "" && feasible !== "true" && feasible !== "false") {
       throw badRequest(`feasible must be true or false, not "${feasible}"`);
     }
-    const e = this.report.explanations[`${namespace}/${name}`];
+    const key = `${namespace}/${name}`;
+    const e = this.report.explanations[key];
     if (!e) {
-      throw new ApiError(404, "NOT_FOUND",
-        `pod ${namespace}/${name} has no explanation in this report`);
+      // The daemon's words for an unknown pod; the report leaves out pods without a cycle.
+      const known = this.report.pods.some((p) => podKey(p) === key);
+      throw new ApiError(404, "NOT_FOUND", known ?
+        `no scheduling cycle of pod ${key} is in this report` : `pod ${key} not found`);
     }
     // The report keeps Admin.Explain's order (feasible first, best first); filtering keeps it.
     const kept = e.nodes.filter((n: NodeExplanation) =>

@@ -56,15 +56,25 @@ async function loadSummary(api: Api): Promise<Summary> {
   return { stats, nodesTotal: nodes.nodes_total, phases: pods?.phases ?? null, latency, at };
 }
 
-function Tile({ label, children, testid }: {
+// Count is one number of a tile, with its label under it.
+function Count({ label, value, testid }: {
   label: string;
-  children: ComponentChildren;
+  value: ComponentChildren;
   testid?: string;
 }) {
   return (
+    <div class="count">
+      <div class="count-value" data-testid={testid}>{value}</div>
+      <div class="count-label">{label}</div>
+    </div>
+  );
+}
+
+function Tile({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
     <div class="tile">
-      <div class="tile-label">{label}</div>
-      <div class="tile-value" data-testid={testid}>{children}</div>
+      <div class="tile-title">{title}</div>
+      <div class="tile-counts">{children}</div>
     </div>
   );
 }
@@ -73,29 +83,42 @@ function Counts({ s }: { s: Summary }) {
   const st = s.stats;
   return (
     <div class="tiles">
-      <Tile label="nodes" testid="node-count">{s.nodesTotal}</Tile>
-      {s.phases ? POD_PHASES.map((p) => (
-        <Tile label={`pods ${p.toLowerCase()}`} testid={`phase-${p}`}>{s.phases?.[p] ?? 0}</Tile>
-      )) : <Tile label="pods by phase"><span class="muted">not available</span></Tile>}
-      <Tile label="queue active / backoff / unsched. / gated / in flight">
-        {[st.active_pods, st.backoff_pods, st.unschedulable_pods, st.gated_pods,
-          st.in_flight_pods].map(num).join(" / ")}
+      <Tile title="cluster">
+        <Count label="nodes" value={s.nodesTotal} testid="node-count" />
       </Tile>
-      <Tile label="bound pods">{num(st.bound_pods)}</Tile>
-      <Tile label="pods/s (1 min)">{st.pods_per_second.toFixed(2)}</Tile>
-      <Tile label="attempts ok / unsched. / error">
-        {[st.attempts_scheduled, st.attempts_unschedulable, st.attempts_error].map(num)
-          .join(" / ")}
+      <Tile title="pods">
+        {s.phases ? POD_PHASES.map((p) => (
+          <Count label={p.toLowerCase()} value={s.phases?.[p] ?? 0} testid={`phase-${p}`} />
+        )) : <Count label="by phase" value={<span class="muted">n/a</span>} />}
       </Tile>
-      <Tile label="config generation">{num(st.config_generation)}</Tile>
+      <Tile title="queue">
+        <Count label="active" value={num(st.active_pods)} />
+        <Count label="backoff" value={num(st.backoff_pods)} />
+        <Count label="unschedulable" value={num(st.unschedulable_pods)} />
+        <Count label="gated" value={num(st.gated_pods)} />
+        <Count label="in flight" value={num(st.in_flight_pods)} />
+      </Tile>
+      <Tile title="binding">
+        <Count label="bound pods" value={num(st.bound_pods)} />
+        <Count label="pods/s (1 min)" value={st.pods_per_second.toFixed(2)} />
+      </Tile>
+      <Tile title="attempts">
+        <Count label="scheduled" value={num(st.attempts_scheduled)} />
+        <Count label="unschedulable" value={num(st.attempts_unschedulable)} />
+        <Count label="error" value={num(st.attempts_error)} />
+      </Tile>
+      <Tile title="config">
+        <Count label="generation" value={num(st.config_generation)} />
+      </Tile>
     </div>
   );
 }
 
-// resources orders the page's resource names: cpu, memory, pods, then the rest by name.
+// resources orders the page's resource names: cpu, memory, pods (always: every node has a pod
+// count), then the rest by name.
 function resources(nodes: Node[]): string[] {
   const first = ["cpu", "memory", "pods"];
-  const rest = new Set<string>();
+  const rest = new Set<string>(["pods"]);
   for (const n of nodes) for (const k of Object.keys(n.allocatable)) rest.add(k);
   return [...first.filter((k) => rest.has(k)), ...[...rest].filter((k) => !first.includes(k))
     .sort()];
@@ -132,8 +155,7 @@ function NodesTable() {
             <thead>
               <tr>
                 <th>node</th>
-                {res.map((r) => <th>{r}</th>)}
-                <th class="num">pods</th>
+                {res.map((r) => <th>{r === "pods" ? "pods / allocatable" : r}</th>)}
               </tr>
             </thead>
             <tbody>
@@ -152,14 +174,13 @@ function NodesTable() {
                         <Bar resource={r} total={n.allocatable[r]}
                           // The cache counts pods, not a "pods" request.
                           used={r === "pods" ? n.pods : n.requested[r] ?? 0} />
-                      ) : <span class="muted">—</span>}
+                      ) : r === "pods" ? n.pods : <span class="muted">—</span>}
                     </td>
                   ))}
-                  <td class="num">{n.pods}</td>
                 </tr>
               ))}
               {page.nodes.length === 0 && (
-                <tr><td colSpan={res.length + 2} class="muted">no nodes</td></tr>
+                <tr><td colSpan={res.length + 1} class="muted">no nodes</td></tr>
               )}
             </tbody>
           </table>
@@ -234,22 +255,25 @@ function PluginLibraries() {
             </tbody>
           </table>
           {p.library_versions.length > 0 && (
-            <table class="grid-table versions">
-              <thead>
-                <tr><th>loaded library version</th><th>sha256</th><th>state</th>
-                  <th class="num">generation</th></tr>
-              </thead>
-              <tbody>
-                {p.library_versions.map((v) => (
-                  <tr>
-                    <td class="mono path" title={v.loaded_path}>{v.path}</td>
-                    <td class="mono" title={v.sha256}>{v.sha256.slice(0, 12)}</td>
-                    <td>{v.state}</td>
-                    <td class="num">{num(v.generation)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <details>
+              <summary>{p.library_versions.length} loaded library versions</summary>
+              <table class="grid-table versions">
+                <thead>
+                  <tr><th>loaded library version</th><th>sha256</th><th>state</th>
+                    <th class="num">generation</th></tr>
+                </thead>
+                <tbody>
+                  {p.library_versions.map((v) => (
+                    <tr>
+                      <td class="mono path" title={v.loaded_path}>{v.path}</td>
+                      <td class="mono" title={v.sha256}>{v.sha256.slice(0, 12)}</td>
+                      <td>{v.state}</td>
+                      <td class="num">{num(v.generation)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
           )}
         </>
       )}

@@ -44,6 +44,13 @@ function pluginColumns(nodes: NodeExplanation[]): string[] {
   return [...seen];
 }
 
+// SHORT keeps the grid narrow enough for 1280 px; the cell's title has the whole code.
+const SHORT: Record<string, string> = {
+  Success: "✓",
+  UnschedulableAndUnresolvable: "Unresolvable",
+  "": "—",
+};
+
 function verdictClass(code: string): string {
   if (code === "Success") return "ok";
   if (REJECTIONS.has(code)) return "bad";
@@ -59,8 +66,8 @@ function Cell({ v, feasible, scorer }: {
   const code = v.filter_code;
   return (
     <td class={`cell ${verdictClass(code)}`} data-testid="grid-cell" data-plugin={v.plugin}
-      data-code={code}>
-      <div class="code">{code || "—"}</div>
+      data-code={code} title={code || "no Filter, or its Filter did not run on this node"}>
+      <div class="code">{SHORT[code] ?? code}</div>
       {v.filter_reason && <div class="reason">{v.filter_reason}</div>}
       {feasible && scorer && (
         <div class="score" title="raw / normalized / weighted">
@@ -97,7 +104,7 @@ function Summary({ page }: { page: ExplainPage }) {
         </Field>
         <Field label="nominated node">{e.nominated_node || <span class="muted">—</span>}</Field>
         <Field label="nodes not evaluated">{e.nodes_not_evaluated}</Field>
-        <Field label="message" testid="explain-message">{e.message}</Field>
+        {e.message && <Field label="message" testid="explain-message">{e.message}</Field>}
         {cut >= 0 && (
           <Field label="PostFilter">{e.message.slice(cut + POST_FILTER.length)}</Field>
         )}
@@ -132,7 +139,18 @@ function QueueEntry({ queue, shown }: { queue: Loaded<PendingPod | null>; shown?
   );
 }
 
-function Grid({ page, scorers }: { page: ExplainPage; scorers: Set<string> | null }) {
+// CamelWrap lets a long plugin name wrap between its words (NodeResources|Balanced|Allocation).
+function CamelWrap({ name }: { name: string }) {
+  const words = name.split(/(?=[A-Z][a-z])/);
+  return <>{words.map((w, i) => <>{i > 0 && <wbr />}{w}</>)}</>;
+}
+
+// `filtered`: a filter or a later page may be why no node is shown.
+function Grid({ page, scorers, filtered }: {
+  page: ExplainPage;
+  scorers: Set<string> | null;
+  filtered: boolean;
+}) {
   const [sort, setSort] = useState<Sort>({ key: "api", descending: false });
   const e = page.explanation;
   const columns = pluginColumns(e.nodes);
@@ -151,7 +169,7 @@ function Grid({ page, scorers }: { page: ExplainPage; scorers: Set<string> | nul
         <tr>
           {header("name", "node")}
           {header("score", "total score", true)}
-          {columns.map((c) => <th class="plugin">{c}</th>)}
+          {columns.map((c) => <th class="plugin"><CamelWrap name={c} /></th>)}
         </tr>
       </thead>
       <tbody>
@@ -176,7 +194,9 @@ function Grid({ page, scorers }: { page: ExplainPage; scorers: Set<string> | nul
           </tr>
         ))}
         {e.nodes.length === 0 && (
-          <tr><td colSpan={columns.length + 2} class="muted">no nodes on this page</td></tr>
+          <tr><td colSpan={columns.length + 2} class="muted">{filtered ? "no nodes on this page" :
+            "no cycle has evaluated a node for this pod (not tried yet, or its record was " +
+            "dropped: the daemon keeps the most recent ones)"}</td></tr>
         )}
       </tbody>
     </table>
@@ -220,10 +240,12 @@ export function PodPage({ namespace, name }: { namespace: string; name: string }
               <Pager offset={explain.data.offset} limit={explain.data.limit}
                 total={explain.data.nodes_total} onOffset={t.setOffset} />
               <span class="muted legend-text">
-                cell: Filter code, reason; score raw / normalized / <b>weighted</b>
+                cell: Filter verdict (✓ Success, Unresolvable: UnschedulableAndUnresolvable,
+                — not run) and reason; score raw / normalized / <b>weighted</b>
               </span>
             </div>
-            <div class="scroll"><Grid page={explain.data} scorers={scorers} /></div>
+            <div class="scroll"><Grid page={explain.data} scorers={scorers}
+              filtered={t.offset > 0 || t.filters.node !== "" || t.filters.feasible !== ""} /></div>
           </section>
         </>
       )}

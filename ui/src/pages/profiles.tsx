@@ -28,7 +28,8 @@ function Mean({ t }: { t: Timing | undefined }) {
 }
 
 function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
-  const attempts = latency?.attempts.filter((a) => a.profile === p.scheduler_name) ?? [];
+  const attempts = latency?.attempts.filter((a) => a.profile === p.scheduler_name &&
+    num(a.count) > 0) ?? [];
   const point = (ep: string) => latency?.extension_points.find((x) =>
     x.profile === p.scheduler_name && x.extension_point === ep);
   // Plugin timings carry no profile (as upstream's metric): the same plugin in two profiles

@@ -44,7 +44,7 @@ export function QueuePage() {
                   {p.backoff_left_ms > 0 ? seconds(p.backoff_left_ms / 1000) : "—"}
                 </td>
                 <td>{p.nominated_node || <span class="muted">—</span>}</td>
-                <td class="message">{p.message}</td>
+                <td class="message"><div class="clamp" title={p.message}>{p.message}</div></td>
               </tr>
             ))}
             {page.pods.length === 0 && <tr><td colSpan={9} class="muted">no pending pods</td></tr>}
