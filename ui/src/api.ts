@@ -254,7 +254,13 @@ export class FetchApi implements Api {
 
   async get<P extends keyof Endpoints>(path: P, params: Params = {}): Promise<Endpoints[P]> {
     // Relative, so the pages work under any prefix a proxy or port-forward puts them.
-    const res = await fetch("api/v1/" + path + query(params), { cache: "no-store" });
+    let res: Response;
+    try {
+      res = await fetch("api/v1/" + path + query(params), { cache: "no-store" });
+    } catch (e) {
+      // fetch only throws when no answer came: the daemon is down or the network is.
+      throw new ApiError(0, "UNAVAILABLE", `cannot reach schedhostd: ${(e as Error).message}`);
+    }
     const text = await res.text();
     let body: unknown;
     try {

@@ -283,9 +283,12 @@ function PluginLibraries() {
 
 function ReloadHistory() {
   const state = usePoll((api) => api.get("reloads"), []);
+  const live = useApi().live;
   return (
     <Panel title="Reload history" state={state} optional>
-      {(r) => r.reloads.length === 0 ? <p class="muted">no reload since the daemon started</p> : (
+      {(r) => r.reloads.length === 0 ? (
+        <p class="muted">{live ? "no reload since the daemon started" : "no reload"}</p>
+      ) : (
         <table class="grid-table">
           <thead>
             <tr><th>time</th><th>result</th><th class="num">generation</th><th>message</th></tr>

@@ -4,7 +4,7 @@
 import { type Api, isMissing, type Latency, num, type Profile, type Timing } from "../api";
 import { Panel } from "../components";
 import { mean } from "../format";
-import { usePoll } from "../poll";
+import { useApi, usePoll } from "../poll";
 
 async function load(api: Api) {
   const [profiles, latency] = await Promise.all([
@@ -58,7 +58,14 @@ function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
           </tr>
         </thead>
         <tbody>
-          {p.extension_points.map((ep) => ep.plugins.map((pl, i) => {
+          {p.extension_points.map((ep) => ep.plugins.length === 0 ? (
+            // Shown empty too, so the points read in their run order without a gap.
+            <tr class="group" data-point={ep.extension_point}>
+              <td class="name">{ep.extension_point}</td>
+              <td class="num"><Mean t={point(ep.extension_point)} /></td>
+              <td colSpan={4} class="muted">no plugin</td>
+            </tr>
+          ) : ep.plugins.map((pl, i) => {
             const t = plugin(pl.name, ep.extension_point);
             return (
               <tr class={i === 0 ? "group" : undefined} data-point={ep.extension_point}
@@ -84,14 +91,15 @@ function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
 
 export function Profiles() {
   const state = usePoll(load, []);
+  const since = useApi().live ? "since the daemon started" : "over the simulation";
   return (
     <>
       <Panel title="Profiles" state={state}>
         {(d) => (
           <p class="muted">
             generation {num(d.profiles.generation)}
-            {d.latency ? "; timings are means since the daemon started, plugin calls on a 10% " +
-              "sample of cycles as upstream" : "; timings not available from this daemon"}
+            {d.latency ? `; timings are means ${since}, plugin calls on a 10% sample of cycles ` +
+              "as upstream" : "; timings not available from this daemon"}
           </p>
         )}
       </Panel>
