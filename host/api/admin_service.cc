@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <chrono>
 #include <set>
@@ -11,6 +13,7 @@
 
 #include "host/api/cluster_kinds.h"
 #include "host/config/config_error.h"
+#include "host/config/config_tree.h"
 #include "host/config/host_config.h"
 #include "host/loader/loader.h"
 #include "host/metrics/scheduler_metrics.h"
@@ -19,6 +22,27 @@
 
 namespace schedhost::api {
 namespace {
+
+// ArgsJson renders a plugin's arguments tree as JSON, tables' keys in file order.
+nlohmann::ordered_json ArgsJson(const config::ConfigNode& node) {
+  switch (node.kind) {
+    case SCHEDHOST_CONFIG_TABLE: {
+      nlohmann::ordered_json out = nlohmann::ordered_json::object();
+      for (const config::ConfigNode& child : node.children) out[child.key] = ArgsJson(child);
+      return out;
+    }
+    case SCHEDHOST_CONFIG_ARRAY: {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const config::ConfigNode& child : node.children) out.push_back(ArgsJson(child));
+      return out;
+    }
+    case SCHEDHOST_CONFIG_STRING: return node.string_value;
+    case SCHEDHOST_CONFIG_INT: return node.int_value;
+    case SCHEDHOST_CONFIG_FLOAT: return node.float_value;
+    case SCHEDHOST_CONFIG_BOOL: return node.bool_value;
+    default: return nullptr;
+  }
+}
 
 constexpr std::array<std::string_view, config::kNumPoints> kUpstreamPointNames = {
     "PreEnqueue", "QueueSort", "PreFilter", "Filter",  "PostFilter", "PreScore",
@@ -179,6 +203,12 @@ grpc::Status AdminService::ListProfiles(grpc::ServerContext*, const v1::ListProf
         ref->set_name(e.name);
         ref->set_weight(e.weight);
       }
+    }
+    for (const auto& [name, args] : p.plugin_config) {
+      v1::PluginArgs* out_args = out->add_plugin_args();
+      out_args->set_name(name);
+      out_args->set_args_json(
+          ArgsJson(*args).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
   }
   return grpc::Status::OK;

@@ -1,16 +1,27 @@
-// HttpServer: an Asio accept loop and one Beast session per connection, all on one thread.
+// HttpServer: an Asio accept loop and one Beast session per connection (plain or TLS), all on
+// one thread.
 #include "host/api/http_server.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include "host/metrics/metrics.h"
 
@@ -21,28 +32,58 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 // Limits of one request: headers, body (a GET has none) and the time to send it.
 constexpr size_t kMaxHeaderBytes = size_t{8} * 1024;
 constexpr uint64_t kMaxBodyBytes = 1024;
 constexpr auto kReadTimeout = std::chrono::seconds(10);
 
-// Session reads requests from one connection and answers each.
-class Session : public std::enable_shared_from_this<Session> {
+// Session reads requests from one connection and answers each. Stream is beast::tcp_stream
+// (plain HTTP) or TlsStream: the limits and the answers are the same, only the handshake and the
+// goodbye differ.
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(tcp::socket socket, const HttpRoute& route) : stream_(std::move(socket)), route_(route) {}
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
 
+  // `tls` is the ssl::context of a TlsStream, nothing for a plain one.
+  template <class... Tls>
+  Session(tcp::socket socket, const HttpRoute& route, Tls&... tls)
+      : stream_(std::move(socket), tls...), route_(route) {}
+
+  // Run starts the session: the TLS handshake first (bounded like a request), then requests.
+  void Run() {
+    if constexpr (kTls) {
+      Lowest().expires_after(kReadTimeout);
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) {
+                                  // Plain HTTP, an untrusted or missing client certificate, a
+                                  // scanner: nothing to answer, and only this connection closes.
+                                  spdlog::debug("TLS handshake failed: {}", ec.message());
+                                  self->Close();
+                                  return;
+                                }
+                                self->Read();
+                              });
+    } else {
+      Read();
+    }
+  }
+
+ private:
   void Read() {
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(kMaxBodyBytes);
-    stream_.expires_after(kReadTimeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+    Lowest().expires_after(kReadTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                       self->OnRead(ec);
+                     });
   }
 
- private:
   void OnRead(beast::error_code ec) {
     if (ec) {
       // End of stream, timeout, or a request that is malformed or too large: close this
@@ -57,14 +98,17 @@ class Session : public std::enable_shared_from_this<Session> {
     res_.set(http::field::server, "schedhost");
     Answer(req);
     res_.prepare_payload();
-    stream_.expires_after(kReadTimeout);  // a client that never reads its answer is dropped
-    http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec || !self->res_.keep_alive()) {
-        self->Close();
-        return;
-      }
-      self->Read();
-    });
+    Lowest().expires_after(kReadTimeout);  // a client that never reads its answer is dropped
+    http::async_write(stream_, res_,
+                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                        if (ec) {
+                          self->Close();
+                        } else if (!self->res_.keep_alive()) {
+                          self->Finish();
+                        } else {
+                          self->Read();
+                        }
+                      });
   }
 
   void Answer(const http::request<http::string_body>& req) {
@@ -90,18 +134,89 @@ class Session : public std::enable_shared_from_this<Session> {
     res_.body() = std::move(answer.body);
   }
 
-  void Close() {
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+  // Finish ends a connection whose last answer said "Connection: close": over TLS with a
+  // close_notify first, so that the client can tell the end from a cut.
+  void Finish() {
+    if constexpr (kTls) {
+      Lowest().expires_after(kReadTimeout);
+      stream_.async_shutdown(
+          [self = this->shared_from_this()](beast::error_code) { self->Close(); });
+    } else {
+      Close();
+    }
   }
 
-  beast::tcp_stream stream_;
+  void Close() {
+    beast::error_code ignored;
+    Lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    Lowest().socket().close(ignored);
+  }
+
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  Stream stream_;
   const HttpRoute& route_;
   beast::flat_buffer buffer_{kMaxHeaderBytes + kMaxBodyBytes};
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
 };
+
+// ReadTlsFile returns the bytes of `setting`.`key` (the file at `path`).
+std::string ReadTlsFile(const HttpTls& tls, const char* key, const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error(tls.setting + "." + key + ": cannot read " + path.string() + ": " +
+                             std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// TlsContext is the server side of TLS made from `tls`'s files, as the gRPC API makes its own
+// from [api.tls]: TLS 1.2 at least, and with client_ca, a client certificate it signed required.
+// Throws std::runtime_error naming the setting, the file and what is wrong with it.
+std::unique_ptr<asio::ssl::context> TlsContext(const HttpTls& tls) {
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  SSL_CTX* native = context->native_handle();
+  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
+  context->set_options(asio::ssl::context::default_workarounds |
+                       asio::ssl::context::no_compression);
+  // An encrypted key would make OpenSSL ask for its passphrase on the terminal, and a daemon
+  // has none: no passphrase, so such a key is refused like a bad one.
+  context->set_password_callback(
+      [](size_t, asio::ssl::context::password_purpose) { return std::string(); });
+  auto fail = [&](const char* key, const std::filesystem::path& path, const std::string& why) {
+    throw std::runtime_error(tls.setting + "." + key + ": " + path.string() + ": " + why);
+  };
+  beast::error_code ec;
+  context->use_certificate_chain(asio::buffer(ReadTlsFile(tls, "cert", tls.cert)), ec);
+  if (ec) fail("cert", tls.cert, "not a PEM certificate chain (" + ec.message() + ")");
+  const std::string mismatch = "does not match the certificate in " + tls.cert.string();
+  context->use_private_key(asio::buffer(ReadTlsFile(tls, "key", tls.key)),
+                           asio::ssl::context::pem, ec);
+  if (ec) {
+    // OpenSSL compares a key with the certificate of its type as it takes it.
+    const auto error = static_cast<unsigned long>(ec.value());
+    if (ec.category() == asio::error::get_ssl_category() && ERR_GET_LIB(error) == ERR_LIB_X509 &&
+        (ERR_GET_REASON(error) == X509_R_KEY_VALUES_MISMATCH ||
+         ERR_GET_REASON(error) == X509_R_KEY_TYPE_MISMATCH)) {
+      fail("key", tls.key, mismatch);
+    }
+    fail("key", tls.key, "not a PEM private key (" + ec.message() + ")");
+  }
+  // A key of another type than the certificate's is only found out here.
+  if (SSL_CTX_check_private_key(native) != 1) fail("key", tls.key, mismatch);
+  if (tls.client_ca) {
+    context->add_certificate_authority(asio::buffer(ReadTlsFile(tls, "client_ca", *tls.client_ca)),
+                                       ec);
+    if (ec) fail("client_ca", *tls.client_ca, "not PEM certificates (" + ec.message() + ")");
+    // The CAs' names go to the client, which picks a certificate they signed (as gRPC does).
+    SSL_CTX_set_client_CA_list(native, SSL_load_client_CA_file(tls.client_ca->c_str()));
+    context->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
+  }
+  return context;
+}
 
 // Endpoint parses "host:port" / "[v6]:port" (the config has checked the shape).
 tcp::endpoint Endpoint(asio::io_context& ioc, const std::string& listen) {
@@ -146,6 +261,8 @@ HttpRoute MetricsRoute(MetricsHandlers handlers) {
 }
 
 struct HttpServer::Impl {
+  // Before ioc, so that the sessions its handlers hold go first.
+  std::unique_ptr<asio::ssl::context> tls;
   asio::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
   const HttpRoute* route = nullptr;
@@ -153,14 +270,24 @@ struct HttpServer::Impl {
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) std::make_shared<Session>(std::move(s), *route)->Read();
+      if (!ec) {
+        if (tls) {
+          std::make_shared<Session<TlsStream>>(std::move(s), *route, *tls)->Run();
+        } else {
+          std::make_shared<Session<beast::tcp_stream>>(std::move(s), *route)->Run();
+        }
+      }
       Accept();
     });
   }
 };
 
-HttpServer::HttpServer(std::string name, std::string listen, HttpRoute route)
-    : name_(std::move(name)), listen_(std::move(listen)), route_(std::move(route)) {}
+HttpServer::HttpServer(std::string name, std::string listen, HttpRoute route,
+                       std::optional<HttpTls> tls)
+    : name_(std::move(name)),
+      listen_(std::move(listen)),
+      route_(std::move(route)),
+      tls_(std::move(tls)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -168,6 +295,14 @@ void HttpServer::Start() {
   if (impl_) return;
   auto impl = std::make_unique<Impl>();
   impl->route = &route_;
+  if (tls_) {
+    try {
+      impl->tls = TlsContext(*tls_);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot serve " + name_ + ".listen \"" + listen_ +
+                               "\" over TLS: " + e.what());
+    }
+  }
   try {
     const tcp::endpoint endpoint = Endpoint(impl->ioc, listen_);
     impl->acceptor.open(endpoint.protocol());

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -66,6 +67,21 @@ std::shared_ptr<grpc::ServerCredentials> Credentials(const config::HostConfig& c
     options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(options);
+}
+
+// UiTls is the web UI's TLS: none on a loopback address, else the API's certificate and key
+// (and client_ca, for mutual TLS as on the API).
+std::optional<HttpTls> UiTls(const config::HostConfig& config) {
+  if (config.ui_listen.empty() || config::IsLoopbackListen(config.ui_listen)) return std::nullopt;
+  if (!config.api_tls) {
+    throw ServiceHostError("ui.listen \"" + config.ui_listen +
+                           "\" is not a loopback address, which the web UI serves only over TLS "
+                           "with the API's certificate: add [api.tls] with cert and key");
+  }
+  return HttpTls{.cert = config.api_tls->cert,
+                 .key = config.api_tls->key,
+                 .client_ca = config.api_tls->client_ca,
+                 .setting = "api.tls"};
 }
 
 // SomeoneListens tells whether a process accepts connections on the socket at `path`.
@@ -224,6 +240,7 @@ void ServiceHost::Start() {
     }
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = Credentials(config_);
+  std::optional<HttpTls> ui_tls = UiTls(config_);
   // Not kept here: the scheduler owns the live set, so a replaced one drains and goes away.
   // One store for the life of the host: every set a reload builds shares its versions.
   if (!library_store_) library_store_ = scheduler::OpenLibraryStore(config_);
@@ -284,8 +301,8 @@ void ServiceHost::Start() {
           .leadership = [this] { return leadership(); }});
 
   if (!config_.ui_listen.empty()) {
-    ui_server_ = std::make_unique<HttpServer>("ui", config_.ui_listen,
-                                              UiRoute(*admin_, store_, *scheduler_, ui_pages_));
+    ui_server_ = std::make_unique<HttpServer>(
+        "ui", config_.ui_listen, UiRoute(*admin_, store_, *scheduler_, ui_pages_), ui_tls);
     try {
       ui_server_->Start();
     } catch (const std::runtime_error& e) {
@@ -351,7 +368,9 @@ void ServiceHost::Start() {
   spdlog::info("schedhost serving on {} with {} profile(s); metrics on {} (port {})",
                config_.api_listen, profile_count, config_.metrics_listen, metrics_port());
   if (ui_server_) {
-    spdlog::info("web UI on http://{}/ (port {}), pages from {}", config_.ui_listen, ui_port(),
+    spdlog::info("web UI on {}://{}/ (port {}{}), pages from {}",
+                 ui_server_->tls() ? "https" : "http", config_.ui_listen, ui_port(),
+                 ui_tls && ui_tls->client_ca ? ", client certificates required" : "",
                  ui_pages_.empty() ? std::string("nowhere") : ui_pages_.string());
   }
 }

@@ -103,10 +103,10 @@ class ServiceHost {
   // too (status 1). Runs on the elector's thread. Call before Start.
   void OnLostLeadership(std::function<void()> handler) { on_lost_ = std::move(handler); }
 
-  // Start builds the profiles, listens on config.metrics_listen (HTTP), config.ui_listen (HTTP,
-  // when set) and config.api_listen (a Unix socket is created with mode 0600, its parent
-  // directory made when missing, a stale socket file replaced; TCP only with [api.tls]) and
-  // starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
+  // Start builds the profiles, listens on config.metrics_listen (HTTP), config.ui_listen (when
+  // set: HTTP on loopback, else HTTPS with [api.tls]) and config.api_listen (a Unix socket is
+  // created with mode 0600, its parent directory made when missing, a stale socket file
+  // replaced; TCP only with [api.tls]) and starts the scheduling loop. Throws ServiceHostError, ProfileSetError.
   void Start();
   // Stop turns /readyz to 503 and stops the metrics endpoint, stops accepting calls, ends open
   // watches with UNAVAILABLE, waits briefly for calls in progress, then stops the scheduler

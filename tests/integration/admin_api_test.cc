@@ -113,6 +113,7 @@ TEST_F(AdminApiTest, ListProfilesShowsTheDefaultProfileInUpstreamOrder) {
   EXPECT_THAT(PointPlugins(p, "QueueSort"), ElementsAre("PrioritySort:0"));
   EXPECT_THAT(PointPlugins(p, "PostFilter"), ElementsAre("DefaultPreemption:0"));
   EXPECT_THAT(PointPlugins(p, "Bind"), ElementsAre("DefaultBinder:0"));
+  EXPECT_EQ(p.plugin_args_size(), 0);  // the defaults carry no plugin_config
 }
 
 TEST_F(AdminApiTest, ListPluginsNamesLibrariesWithTheirDigestAbiAndProfiles) {
@@ -259,6 +260,32 @@ double ReloadsCounted(const std::string& result) {
   const std::string series = "schedhost_config_reloads_total{result=\"" + result + "\"} ";
   const size_t at = text.find(series);
   return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size()));
+}
+
+TEST(AdminProfilesTest, ListProfilesShowsPluginArgsAsJsonInFileOrder) {
+  TempDir dir;
+  const std::filesystem::path socket = dir.path() / "s.sock";
+  const std::string toml =
+      "[host]\nstate_dir = \"" + (dir.path() / "state").string() + "\"\n[api]\nlisten = \"unix://" +
+      socket.string() +
+      "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
+      "[[profile]]\nname = \"default-scheduler\"\n"
+      "[profile.plugin_config.NodeResourcesFit]\n"
+      "scoring_strategy = { type = \"MostAllocated\", resources = [{ name = \"cpu\", weight = 2 }] "
+      "}\n";
+  ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
+  host.Start();
+  auto admin = v1::Admin::NewStub(
+      grpc::CreateChannel("unix://" + socket.string(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  v1::ListProfilesResponse r;
+  ASSERT_TRUE(admin->ListProfiles(&context, v1::ListProfilesRequest(), &r).ok());
+  ASSERT_EQ(r.profiles_size(), 1);
+  ASSERT_EQ(r.profiles(0).plugin_args_size(), 1);
+  EXPECT_EQ(r.profiles(0).plugin_args(0).name(), "NodeResourcesFit");
+  EXPECT_EQ(r.profiles(0).plugin_args(0).args_json(),
+            R"({"scoring_strategy":{"type":"MostAllocated","resources":[{"name":"cpu","weight":2}]}})");
+  host.Stop();
 }
 
 TEST(AdminReloadTest, SwapsInAValidConfigAndRefusesABrokenOne) {
