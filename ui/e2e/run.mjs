@@ -31,6 +31,10 @@ function parseArgs(argv) {
     args[key] = resolve(argv[i + 1]);
   }
   for (const k of known.slice(0, 5)) if (!args[k]) usage(`--${k} is required`);
+  const needed = [join(args.bin, "schedhostd"), join(args.bin, "schedctl"),
+    join(args.ui, "index.html"), join(args.ui, "app.js"),
+    join(args.repo, "config/examples/demo-cluster.yaml"), ...(args.report ? [args.report] : [])];
+  for (const f of needed) if (!existsSync(f)) usage(`${f} does not exist`);
   return args;
 }
 
@@ -165,6 +169,10 @@ async function main() {
         daemon.stdout.on("data", (d) => appendFileSync(log, d));
         daemon.stderr.on("data", (d) => appendFileSync(log, d));
         daemonExit = new Promise((ok) => daemon.once("exit", (code, sig) => ok(code ?? sig)));
+        daemon.once("error", (e) => {
+          appendFileSync(log, `spawning schedhostd: ${e.message}\n`);
+          daemon.exited = true;
+        });
         daemonExit.then(() => (daemon.exited = true));
         await waitFor("/api/v1/stats", async () => {
           if (daemon.exited) {
@@ -208,6 +216,8 @@ async function main() {
         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     });
     const page = browser.pages()[0] ?? await browser.newPage();
+    // Everything here shows within a poll or two; a broken page should fail fast, not in 30 s.
+    page.setDefaultTimeout(5000);
     const pageErrors = [];
     page.on("pageerror", (e) => pageErrors.push(e.message));
     const shot = (name) => page.screenshot({ path: join(args.out, name), fullPage: true });

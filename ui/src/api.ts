@@ -242,7 +242,7 @@ export function isMissing(e: unknown): boolean {
 }
 
 // query drops empty values so that a cleared filter is the same request as no filter.
-export function query(params: Params): string {
+function query(params: Params): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== "") q.set(k, v);
   const s = q.toString();

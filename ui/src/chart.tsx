@@ -4,7 +4,7 @@
 
 import { seconds, trim } from "./format";
 
-export const WINDOW_MS = 5 * 60 * 1000;
+const WINDOW_MS = 5 * 60 * 1000;
 
 // Sample is the counters at one poll: bound pods, and the count and sum of the attempt-duration
 // histogram over every profile and result (undefined while the daemon has no /latency).

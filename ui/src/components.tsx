@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { isMissing } from "./api";
 import type { Loaded } from "./poll";
 
-export function errorText(error: unknown): string {
+function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -6,7 +6,7 @@ export function trim(v: number, digits = 2): string {
 }
 
 // cores prints millicores as cores: 2500 → "2.5".
-export function cores(milli: number): string {
+function cores(milli: number): string {
   return trim(milli / 1000, 3);
 }
 
@@ -16,7 +16,7 @@ const KiB = 1024;
 
 // bytesPair prints two byte counts in the unit that suits the larger, so a bar's numbers compare
 // at a glance: "1.5 / 8 GiB".
-export function bytesPair(used: number, total: number): string {
+function bytesPair(used: number, total: number): string {
   const big = Math.max(used, total);
   const [unit, name] = big >= GiB ? [GiB, "GiB"] : big >= MiB ? [MiB, "MiB"] :
     big >= KiB ? [KiB, "KiB"] : [1, "B"];
@@ -24,7 +24,7 @@ export function bytesPair(used: number, total: number): string {
 }
 
 // isBytes tells which resources count bytes (cpu counts millicores, the rest are counts).
-export function isBytes(resource: string): boolean {
+function isBytes(resource: string): boolean {
   return resource === "memory" || resource.includes("storage") ||
     resource.startsWith("hugepages-");
 }

@@ -13,7 +13,7 @@ export function useApi(): Api {
   return api;
 }
 
-export const POLL_MS = 2000;
+const POLL_MS = 2000;
 
 // Loaded is the last answer and the last error; a failed poll keeps the answer before it, so a
 // hiccup shows a banner over the data instead of blanking the page.
