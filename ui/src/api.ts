@@ -48,10 +48,18 @@ export interface ExtensionPointPlugins {
   plugins: PluginRef[];
 }
 
+// PluginArgs are a profile's [profile.plugin_config.NAME] table, as JSON text in file order.
+export interface PluginArgs {
+  name: string;
+  args_json: string;
+}
+
 export interface Profile {
   scheduler_name: string;
   percentage_of_nodes_to_score: number;
   extension_points: ExtensionPointPlugins[];
+  // Absent from daemons older than the field.
+  plugin_args?: PluginArgs[];
 }
 
 export interface Profiles {

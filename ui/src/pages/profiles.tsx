@@ -27,6 +27,17 @@ function Mean({ t }: { t: Timing | undefined }) {
   );
 }
 
+// prettyArgs prints the args on one line, spaced as JSON.stringify indents them (a newline
+// inside JSON text is always whitespace: strings carry theirs escaped); text that is not JSON is
+// shown as it came.
+function prettyArgs(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 1).replace(/\n\s*/g, " ");
+  } catch {
+    return json;
+  }
+}
+
 function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
   const attempts = latency?.attempts.filter((a) => a.profile === p.scheduler_name &&
     num(a.count) > 0) ?? [];
@@ -85,6 +96,19 @@ function ProfileTable({ p, latency }: { p: Profile; latency: Latency | null }) {
           }))}
         </tbody>
       </table>
+      {(p.plugin_args ?? []).length > 0 && (
+        <table class="grid-table args">
+          <thead><tr><th>plugin</th><th>args (plugin_config)</th></tr></thead>
+          <tbody>
+            {p.plugin_args?.map((a) => (
+              <tr data-plugin={a.name}>
+                <td class="name">{a.name}</td>
+                <td class="mono">{prettyArgs(a.args_json)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
