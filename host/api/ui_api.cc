@@ -518,7 +518,7 @@ nlohmann::json UiReport(AdminService& admin, store::Store& store,
     request.set_namespace_(std::string(pod->namespace_name()));
     request.set_name(std::string(pod->name()));
     v1::ExplainResponse response;
-    // A pod bound before the run (or never attempted) has no explanation: it is left out.
+    // Explain fails only for a name it refuses, which a stored pod never has.
     if (admin.Explain(nullptr, &request, &response).ok()) {
       explanations[pod->Key()] = ProtoJson(response);
     }

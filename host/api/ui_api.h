@@ -56,8 +56,9 @@ HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler
 // UiReport returns everything the pages show, whole, for a report read without a server
 // (`schedctl simulate --html`): stats, profiles, plugins, reloads, latency as their endpoints
 // answer; nodes, queue and pods as the full lists their endpoints page; phases; and
-// explanations, each pod's Admin.Explain with every node, keyed "namespace/name" (pods without
-// one are left out). Throws std::runtime_error when an Admin call fails.
+// explanations, each pod's Admin.Explain with every node, keyed "namespace/name" (a pod never
+// tried, such as one bound in the input, has one without nodes). Throws std::runtime_error when
+// an Admin call fails.
 nlohmann::json UiReport(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler);
 
 }  // namespace schedhost::api

@@ -1,6 +1,7 @@
 // `schedctl simulate --html`: the web UI's built pages turned into one file that carries its
 // data, for a ticket or a review. The page is the same bundle schedhostd serves; it reads
 // globalThis.SCHEDHOST_REPORT instead of the JSON API when that is set.
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -67,6 +68,9 @@ void WriteHtmlReport(const std::filesystem::path& ui_dir, const std::string& tit
   const std::string css = ReadAll(ui_dir / "app.css");
   const std::string js = ReadAll(ui_dir / "app.js");
   report["title"] = title;
+  report["generated_unix_seconds"] = std::chrono::duration_cast<std::chrono::seconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count();
   const std::string data =
       report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   static const std::regex kTitle(R"(<title>[^<]*</title>)");

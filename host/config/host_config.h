@@ -95,6 +95,11 @@ struct ApiTls {
 // IsUnixListen tells whether a listen address is a Unix socket ("unix:///path").
 inline bool IsUnixListen(std::string_view listen) { return listen.starts_with("unix://"); }
 
+// IsLoopbackListen tells whether a valid "host:port" names a loopback host: 127.0.0.0/8, [::1]
+// or localhost (an empty host means every address, so not). The web UI serves such an address
+// over plain HTTP and any other over TLS.
+bool IsLoopbackListen(std::string_view listen);
+
 // LeaderElectionConfig is [kubernetes.leader_election]: upstream kube-scheduler's leader election
 // on a coordination.k8s.io/v1 Lease, with its defaults.
 struct LeaderElectionConfig {
@@ -175,8 +180,9 @@ struct HostConfig {
   std::optional<ApiTls> api_tls;
   // metrics_listen is the metrics/health HTTP endpoint "host:port".
   std::string metrics_listen = "127.0.0.1:10259";
-  // ui_listen is `[ui] listen`, the web UI's HTTP endpoint "host:port" on a loopback address;
-  // "" (the default) serves no UI.
+  // ui_listen is `[ui] listen`, the web UI's HTTP endpoint "host:port": plain HTTP on a
+  // loopback address, HTTPS with api_tls on any other (ParseConfig refuses one without
+  // api_tls); "" (the default) serves no UI.
   std::string ui_listen;
   // log_level is `[log] level`: spdlog's level name ("info" unless set); schedhostd's
   // --log-level overrides it.

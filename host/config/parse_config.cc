@@ -185,23 +185,6 @@ bool ValidHostPort(std::string_view s) {
   return true;
 }
 
-// IsLoopbackListen says whether a valid "host:port" names a loopback host: 127.0.0.0/8, ::1 or
-// localhost (an empty host means every address, so not).
-bool IsLoopbackListen(std::string_view s) {
-  std::string_view host = s.substr(0, s.rfind(':'));
-  if (host == "localhost" || host == "[::1]") return true;
-  if (!host.starts_with("127.")) return false;
-  int dots = 0;
-  for (char c : host) {
-    if (c == '.') {
-      ++dots;
-    } else if (c < '0' || c > '9') {
-      return false;
-    }
-  }
-  return dots == 3;
-}
-
 // kLogLevels are spdlog's level names, as `[log] level` and --log-level accept them.
 constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug",    "info", "warn",
                                                         "error", "critical", "off"};
@@ -361,6 +344,21 @@ KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
 
 }  // namespace
 
+bool IsLoopbackListen(std::string_view listen) {
+  std::string_view host = listen.substr(0, listen.rfind(':'));
+  if (host == "localhost" || host == "[::1]") return true;
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
+
 const Profile* HostConfig::FindProfile(std::string_view name) const {
   for (const Profile& profile : profiles) {
     if (profile.name == name) return &profile;
@@ -409,14 +407,6 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
     const toml::table& table = internal::ExpectTable(ctx, *ui, "[ui]");
     internal::CheckKeys(ctx, table, {"listen"}, "[ui]");
     config.ui_listen = GetListen(ctx, table, "ui", false, config.ui_listen);
-    // The UI shows the whole cluster and every decision, over plain HTTP: loopback only.
-    if (!config.ui_listen.empty() && !IsLoopbackListen(config.ui_listen)) {
-      Fail(ctx, table.get("listen")->source(),
-           "ui.listen \"" + config.ui_listen +
-               "\" is not a loopback address: the web UI is served over plain HTTP, so only on "
-               "127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it from "
-               "elsewhere through an SSH tunnel or kubectl port-forward");
-    }
   }
   if (const toml::node* log = root.get("log")) {
     const toml::table& table = internal::ExpectTable(ctx, *log, "[log]");
@@ -432,6 +422,15 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
   }
   if (const toml::node* kube = root.get("kubernetes")) {
     config.kubernetes = ParseKubernetes(ctx, internal::ExpectTable(ctx, *kube, "[kubernetes]"));
+  }
+  // The UI shows the whole cluster and every decision: beyond loopback only over TLS, with the
+  // API's certificate. Checked once [api] and [ui] are both read, whatever their order.
+  if (!config.ui_listen.empty() && !IsLoopbackListen(config.ui_listen) && !config.api_tls) {
+    Fail(ctx, root["ui"]["listen"].node()->source(),
+         "ui.listen \"" + config.ui_listen +
+             "\" is not a loopback address, which the web UI serves only over TLS with the "
+             "API's certificate: add [api.tls] with cert and key (and client_ca for mutual "
+             "TLS), or listen on 127.0.0.1, [::1] or localhost");
   }
   internal::ParseProfiles(ctx, root.get("profile"), config);
   return config;

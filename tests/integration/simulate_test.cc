@@ -315,6 +315,7 @@ TEST(SimulateTest, HtmlReportInlinesThePagesAndCarriesEveryView) {
   const nlohmann::json report = ReportData(html);
   ASSERT_TRUE(report.is_object()) << html.substr(0, 2000);
   EXPECT_EQ(report.value("title", ""), "schedctl simulate: demo-cluster.yaml");
+  EXPECT_GT(report.value("generated_unix_seconds", int64_t{0}), 1'700'000'000);
   EXPECT_EQ(report["nodes"].size(), 6u);
   // The same outcome as -o json: its Bound pods are Scheduled, its Pending ones wait in the
   // queue; the two pods bound in the input were not bound by the run.

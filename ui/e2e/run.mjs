@@ -13,7 +13,7 @@
 import { execFile, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
   writeFileSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -79,29 +79,6 @@ function freePort() {
   });
 }
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
-
-// pagesProxy serves the built pages and passes /api/ to the daemon, for a daemon that does not
-// serve its pages (yet): the pages then still talk to the real API.
-function pagesProxy(uiDir, apiPort) {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url, "http://x").pathname;
-    if (path.startsWith("/api/")) {
-      const up = httpRequest({ host: "127.0.0.1", port: apiPort, path: req.url, method: req.method },
-        (r) => {
-          res.writeHead(r.statusCode, r.headers);
-          r.pipe(res);
-        });
-      up.on("error", (e) => res.writeHead(502).end(e.message));
-      up.end();
-      return;
-    }
-    const file = join(uiDir, path === "/" ? "index.html" : path.slice(1));
-    if (!TYPES[extname(file)] || !existsSync(file)) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": TYPES[extname(file)] }).end(readFileSync(file));
-  });
-  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok(server)));
-}
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -116,7 +93,9 @@ async function main() {
   const started = Date.now();
   mkdirSync(args.out, { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), "schedhost-e2e-"));
-  const log = join(tmp, "schedhostd.log");
+  // The daemon's log stays beside the screenshots, for a failure to be read after the run.
+  const log = join(args.out, "schedhostd.log");
+  rmSync(log, { force: true });
   const [metricsPort, uiPort] = [await freePort(), await freePort()];
   const sock = `unix://${tmp}/s.sock`;
   const config = join(tmp, "schedhost.toml");
@@ -136,7 +115,6 @@ async function main() {
 
   let daemon;
   let daemonExit;
-  let proxy;
   let browser;
   let failures = 0;
   const api = async (path) => {
@@ -195,17 +173,20 @@ async function main() {
       });
     if (!up) return;
 
-    // The pages under test are those of --ui: straight from the daemon when it serves the same
-    // (its own, found beside the binary), else through a local proxy to its API.
-    let base = `http://127.0.0.1:${uiPort}/`;
-    const served = await fetch(`${base}app.js`);
-    const same = served.ok && (await served.text()) === readFileSync(join(args.ui, "app.js"), "utf8");
-    if (!same) {
-      proxy = await pagesProxy(args.ui, uiPort);
-      base = `http://127.0.0.1:${proxy.address().port}/`;
-      console.log(`note: schedhostd serves other pages than ${args.ui} (app.js: HTTP ` +
-        `${served.status}); testing those of ${args.ui} through a local proxy to its API`);
-    }
+    // The pages under test are those of --ui, and schedhostd must serve them itself (it finds
+    // them beside its binary): the browser talks to nothing but the daemon.
+    const base = `http://127.0.0.1:${uiPort}/`;
+    const served = await step("2 schedhostd serves the pages of --ui", async () => {
+      for (const file of ["index.html", "app.js", "app.css"]) {
+        const res = await fetch(`${base}${file === "index.html" ? "" : file}`);
+        const body = await res.text();
+        if (!res.ok || body !== readFileSync(join(args.ui, file), "utf8")) {
+          throw new Check(`/${file === "index.html" ? "" : file}: HTTP ${res.status}, ` +
+            `not the bytes of ${join(args.ui, file)}: ${body.slice(0, 300)}`);
+        }
+      }
+    });
+    if (!served) return;
 
     const userData = mkdtempSync(join(tmp, "chromium-"));
     browser = await chromium.launchPersistentContext(userData, {
@@ -224,7 +205,7 @@ async function main() {
     const texts = (sel, attr) => page.locator(sel).evaluateAll((els, a) =>
       els.map((e) => (a ? e.getAttribute(a) : e.textContent.trim())), attr);
 
-    await step("2 overview: node count, node rows, pods and phases as /api/v1/pods", async () => {
+    await step("3 overview: node count, node rows, pods and phases as /api/v1/pods", async () => {
       await page.goto(base);
       await waitFor("node-count 6", async () =>
         (await page.getByTestId("node-count").textContent()) === "6");
@@ -252,7 +233,7 @@ async function main() {
       return `6 nodes, ${links} pods`;
     });
 
-    await step("3 queue → pod page: FitError message and a rejecting cell", async () => {
+    await step("4 queue → pod page: FitError message and a rejecting cell", async () => {
       const queue = await api("queue?limit=1000");
       // A pending pod rejected by a Filter plugin, whose explanation has the rejecting cell.
       let pick;
@@ -300,7 +281,7 @@ async function main() {
       return `${key}: ${n} × ${pick.cell.plugin} ${pick.cell.filter_code}`;
     });
 
-    await step("4 reload with a new weight: a success row in the reload history", async () => {
+    await step("5 reload with a new weight: a success row in the reload history", async () => {
       await page.getByTestId("nav-overview").click();
       await page.getByTestId("node-count").waitFor();
       const before = (await api("reloads")).reloads.length;
@@ -324,7 +305,7 @@ async function main() {
     });
 
     if (args.report) {
-      await step("5 report: title and a rejecting cell, without a daemon", async () => {
+      await step("6 report: title and a rejecting cell, without a daemon", async () => {
         await page.goto(`file://${args.report}`);
         await page.getByTestId("report-title").waitFor({ timeout: 5000 });
         // The report names its pods; pick one as step 3 does, from the report itself.
@@ -352,9 +333,13 @@ async function main() {
     await step("no script errors in the pages", async () => {
       expect(pageErrors.length === 0, pageErrors.join("; "));
     });
+    const end = await api("stats").catch(() => null);
+    if (end) {
+      console.log(`stats at the end: ${end.bound_pods} bound, attempts ${end.attempts_scheduled} ` +
+        `scheduled / ${end.attempts_unschedulable} unschedulable / ${end.attempts_error} error`);
+    }
   } finally {
     await browser?.close().catch(() => {});
-    proxy?.close();
     if (daemon && !daemon.exited) {
       daemon.kill("SIGTERM");
       const stopped = await Promise.race([daemonExit,

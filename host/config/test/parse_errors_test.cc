@@ -101,9 +101,9 @@ TEST(ParseErrorsTest, HostSection) {
 TEST(ParseErrorsTest, Listeners) {
   auto not_loopback = [](const std::string& listen) {
     return "ui.listen \"" + listen +
-           "\" is not a loopback address: the web UI is served over plain HTTP, so only on "
-           "127.0.0.1, [::1] or localhost (TLS for it is not implemented); reach it from "
-           "elsewhere through an SSH tunnel or kubectl port-forward";
+           "\" is not a loopback address, which the web UI serves only over TLS with the API's "
+           "certificate: add [api.tls] with cert and key (and client_ca for mutual TLS), or "
+           "listen on 127.0.0.1, [::1] or localhost";
   };
   const std::vector<ErrorCase> cases = {
       {"api scheme", "[api]\nlisten = \"tcp://x:1\"\n", 2, 10,
@@ -131,6 +131,13 @@ TEST(ParseErrorsTest, Listeners) {
        "unknown key \"listn\" in [metrics]; did you mean \"listen\"?"},
       {"ui not loopback", "[ui]\nlisten = \"0.0.0.0:8080\"\n", 2, 10, not_loopback("0.0.0.0:8080")},
       {"ui every address", "[ui]\nlisten = \":8080\"\n", 2, 10, not_loopback(":8080")},
+      // [api] without tls, before or after [ui]: still refused, at ui.listen.
+      {"ui not loopback, api after it without tls",
+       "[ui]\nlisten = \"[::]:1\"\n[api]\nlisten = \"unix:///x.sock\"\n", 2, 10,
+       not_loopback("[::]:1")},
+      {"ui not loopback, api before it without tls",
+       "[api]\nlisten = \"unix:///x.sock\"\n\n[ui]\nlisten = \"ui.example:443\"\n", 5, 10,
+       not_loopback("ui.example:443")},
       {"ui no port", "[ui]\nlisten = \"127.0.0.1\"\n", 2, 10,
        "ui.listen must be \"host:port\" (port 0..65535), not \"127.0.0.1\""},
       {"ui unknown key", "[ui]\nport = 8080\n", 2, 1,

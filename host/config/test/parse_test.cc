@@ -191,6 +191,27 @@ TEST(ParseConfigTest, ListenersAcceptedForms) {
   EXPECT_EQ(Parse("").ui_listen, "");  // no UI unless asked for
   for (std::string listen : {"127.0.0.1:0", "localhost:8080", "[::1]:9", "127.1.2.3:80"}) {
     EXPECT_EQ(Parse("[ui]\nlisten = \"" + listen + "\"\n").ui_listen, listen);
+    EXPECT_TRUE(IsLoopbackListen(listen)) << listen;
+  }
+  for (std::string listen : {"0.0.0.0:1", ":1", "[::]:1", "10.0.0.1:1", "127.0.0:1", "127.a.b.c:1",
+                             "localhost.example:1", "[::2]:1"}) {
+    EXPECT_FALSE(IsLoopbackListen(listen)) << listen;
+  }
+}
+
+// Beyond loopback the UI takes the API's TLS, so [api.tls] makes such an address valid, in
+// whichever order the tables come.
+TEST(ParseConfigTest, UiBeyondLoopbackWithApiTls) {
+  const std::string api =
+      "[api]\nlisten = \"unix:///x.sock\"\n[api.tls]\ncert = \"c.pem\"\nkey = \"k.pem\"\n";
+  for (std::string listen : {"0.0.0.0:10260", ":0", "[::]:443", "ui.example:8443"}) {
+    const std::string ui = "[ui]\nlisten = \"" + listen + "\"\n";
+    for (const std::string& text : {api + ui, ui + api}) {
+      HostConfig config = Parse(text);
+      EXPECT_EQ(config.ui_listen, listen) << text;
+      ASSERT_TRUE(config.api_tls.has_value()) << text;
+      EXPECT_EQ(config.api_tls->cert, "/etc/sh/c.pem");
+    }
   }
 }
 
