@@ -403,6 +403,7 @@ nlohmann::json Timings(const metrics::HistogramFamily& family,
   std::map<std::vector<std::string>, std::pair<uint64_t, double>> sums;
   family.ForEach([&](const metrics::LabelValues& labels, const metrics::Histogram& h) {
     std::vector<std::string> key;
+    key.reserve(keep.size());
     for (const auto& [name, index] : keep) key.push_back(labels.at(index));
     const metrics::HistogramSnapshot snap = h.Snapshot();
     sums[key].first += snap.count();
