@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "host/api/http_server.h"
 #include "host/api/service_host.h"
@@ -369,34 +370,52 @@ TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
 }  // namespace
 // The web UI's JSON API on [ui] listen: the Admin messages as JSON, an explanation paged and
 // filtered, and clear errors (bad parameters, unknown pods and paths, the pages not built).
-TEST(UiApi, ServesTheAdminApiAsJsonPagedAndFiltered) {
-  framework::testing::TempDir temp;
-  const std::filesystem::path& dir = temp.path();
-  const std::string toml = "[host]\nstate_dir = \"" + (dir / "state").string() +
-                           "\"\n[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
-                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[ui]\nlisten = "
-                           "\"127.0.0.1:0\"\n";
-  ServiceHost host(config::ParseConfig(toml, "test.toml", {}), framework::testing::PluginDir());
-  host.Start();
-  const uint16_t port = host.ui_port();
-  ASSERT_NE(port, 0);
-  ASSERT_NE(port, host.metrics_port());
-  const std::string big = R"(
+namespace {
+
+// UiToml is a config for a ServiceHost in `dir` with the UI and metrics on free ports.
+std::string UiToml(const std::filesystem::path& dir) {
+  return "[host]\nstate_dir = \"" + (dir / "state").string() + "\"\n[api]\nlisten = \"unix://" +
+         (dir / "s.sock").string() +
+         "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[ui]\nlisten = \"127.0.0.1:0\"\n";
+}
+
+// kBigPod asks for more cpu than any node of kCluster has.
+constexpr const char* kBigPod = R"(
 apiVersion: v1
 kind: Pod
 metadata: {name: big, namespace: default}
 spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
 )";
-  for (const std::string& text : {std::string(kCluster), big}) {
+
+// CreateClusterAndBigPod stores kCluster's nodes and pods, then kBigPod.
+void CreateClusterAndBigPod(ServiceHost& host) {
+  for (const char* text : {kCluster, kBigPod}) {
     for (const model::Object& o : model::DecodeManifests(text, "cluster.yaml")) {
       host.store().CreateObject(o);
     }
   }
-  auto get = [&](const std::string& target) {
-    Reply r = Request(port, "GET", target);
-    nlohmann::json body = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-    return std::make_pair(r, body);
-  };
+}
+
+// GetJson GETs `target` from the UI on `port`: the reply and its body as JSON (discarded when
+// it is not JSON).
+std::pair<Reply, nlohmann::json> GetJson(uint16_t port, const std::string& target) {
+  Reply r = Request(port, "GET", target);
+  nlohmann::json body = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  return {r, body};
+}
+
+}  // namespace
+
+TEST(UiApi, ServesTheAdminApiAsJsonPagedAndFiltered) {
+  framework::testing::TempDir temp;
+  ServiceHost host(config::ParseConfig(UiToml(temp.path()), "test.toml", {}),
+                   framework::testing::PluginDir());
+  host.Start();
+  const uint16_t port = host.ui_port();
+  ASSERT_NE(port, 0);
+  ASSERT_NE(port, host.metrics_port());
+  CreateClusterAndBigPod(host);
+  auto get = [&](const std::string& target) { return GetJson(port, target); };
   // Wait until a and b are bound and big has been tried.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   nlohmann::json explained;
@@ -534,10 +553,7 @@ spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
 TEST(UiApi, ServesPodsReloadsLatencyAndThePages) {
   framework::testing::TempDir temp;
   const std::filesystem::path& dir = temp.path();
-  const std::string toml = "[host]\nstate_dir = \"" + (dir / "state").string() +
-                           "\"\n[api]\nlisten = \"unix://" + (dir / "s.sock").string() +
-                           "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n[ui]\nlisten = "
-                           "\"127.0.0.1:0\"\n";
+  const std::string toml = UiToml(dir);
   const std::filesystem::path config_file = dir / "schedhost.toml";
   std::ofstream(config_file) << toml;
   // Pages of our own: what is served is what is in the directory, byte for byte.
@@ -550,22 +566,8 @@ TEST(UiApi, ServesPodsReloadsLatencyAndThePages) {
   host.SetUiPages(pages);
   host.Start();
   const uint16_t port = host.ui_port();
-  const std::string big = R"(
-apiVersion: v1
-kind: Pod
-metadata: {name: big, namespace: default}
-spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]}
-)";
-  for (const std::string& text : {std::string(kCluster), big}) {
-    for (const model::Object& o : model::DecodeManifests(text, "cluster.yaml")) {
-      host.store().CreateObject(o);
-    }
-  }
-  auto get = [&](const std::string& target) {
-    Reply r = Request(port, "GET", target);
-    nlohmann::json body = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-    return std::make_pair(r, body);
-  };
+  CreateClusterAndBigPod(host);
+  auto get = [&](const std::string& target) { return GetJson(port, target); };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   nlohmann::json pods;
   while (std::chrono::steady_clock::now() < deadline) {
