@@ -1,7 +1,9 @@
 // `schedctl simulate --html`: the web UI's built pages turned into one file that carries its
 // data, for a ticket or a review. The page is the same bundle schedhostd serves; it reads
 // globalThis.SCHEDHOST_REPORT instead of the JSON API when that is set.
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -87,6 +89,7 @@ void WriteHtmlReport(const std::filesystem::path& ui_dir, const std::string& tit
                     ";</script>\n<script>" + ScriptSafe(js, "script") + "</script>",
                 "<script src=\"app.js\">");
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   out << html;
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path.string());

@@ -357,6 +357,17 @@ TEST(SimulateTest, HtmlWithoutPagesOrWithExplainChangesNothing) {
   EXPECT_THAT(err.str(), HasSubstr((temp.path() / "none" / "index.html").string()));
   EXPECT_THAT(err.str(), HasSubstr("--ui-dir"));
   EXPECT_FALSE(std::filesystem::exists(o.html));
+  // Pages, but a place the report cannot be written: the reason is given.
+  o.ui_dir = temp.path() / "pages";
+  std::filesystem::create_directories(o.ui_dir);
+  std::ofstream(o.ui_dir / "index.html")
+      << "<link href=\"app.css\"><script src=\"app.js\"></script>\n";
+  std::ofstream(o.ui_dir / "app.css") << "\n";
+  std::ofstream(o.ui_dir / "app.js") << "\n";
+  o.html = temp.path() / "no-such-dir" / "report.html";
+  err.str("");
+  EXPECT_EQ(RunSimulate(o, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("cannot write " + o.html.string() + ": No such file"));
   o.explain = true;
   o.output = "json";
   err.str("");
