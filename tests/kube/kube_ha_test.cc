@@ -448,9 +448,11 @@ TEST_F(KubeModeTest, SoakFailoversUnderFaultsLoseAndDoubleBindNothing) {
   arriving = false;
   creator.join();
 
-  // Every pod bound, once.
+  // Every pod bound, once. The bound is generous: under asan beside other suites, a lease can
+  // still be lost after the last fault (a TLS handshake that times out), and the next leader
+  // then needs a lease duration and a relist before it binds what waited.
   ASSERT_TRUE(WaitFor([&] { return BoundPods(*cp_, ns_).size() == static_cast<size_t>(created); },
-                      std::chrono::seconds(60)))
+                      std::chrono::seconds(180)))
       << BoundPods(*cp_, ns_).size() << " of " << created.load() << " bound";
   int doubles = 0;
   for (const auto& [pod, count] : ScheduledEvents()) doubles += count > 1 ? 1 : 0;
