@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -280,6 +280,16 @@ nlohmann::json PendingJson(const queue::PendingPod& p, const scheduler::Schedule
           {"nominated_node", diag ? diag->nominated_node : ""}};
 }
 
+// SortedPending is every pending pod, by namespace/name.
+std::vector<queue::PendingPod> SortedPending(scheduler::Scheduler& scheduler) {
+  std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
+  std::sort(pending.begin(), pending.end(),
+            [](const queue::PendingPod& a, const queue::PendingPod& b) {
+              return a.pod->Key() < b.pod->Key();
+            });
+  return pending;
+}
+
 // Queue answers /api/v1/queue: a page of the pending pods (by namespace/name) with where each
 // waits, which plugins rejected its last attempt, its gates, its backoff and its message.
 HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
@@ -300,15 +310,11 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
                      where + "\"");
   }
   const std::string name_filter = Param(q, "name");
-  std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
+  std::vector<queue::PendingPod> pending = SortedPending(scheduler);
   std::erase_if(pending, [&](const queue::PendingPod& p) {
     return (!where.empty() && queue::LocationName(p.where) != where) ||
            (!name_filter.empty() && p.pod->Key().find(name_filter) == std::string::npos);
   });
-  std::sort(pending.begin(), pending.end(),
-            [](const queue::PendingPod& a, const queue::PendingPod& b) {
-              return a.pod->Key() < b.pod->Key();
-            });
   const auto total = static_cast<int>(pending.size());
   nlohmann::json page =
       PageOf(pending, *at, [&](const queue::PendingPod& p) { return PendingJson(p, scheduler); });
@@ -488,27 +494,24 @@ std::filesystem::path UiPagesDir(const std::filesystem::path& exe) {
 nlohmann::json UiReport(AdminService& admin, store::Store& store,
                         scheduler::Scheduler& scheduler) {
   nlohmann::json report;
-  auto admin_json = [&](auto call, auto request, auto response) {
-    const grpc::Status status = (admin.*call)(nullptr, &request, &response);
-    if (!status.ok()) throw std::runtime_error("the report's " + status.error_message());
-    return ProtoJson(response);
+  // The three Admin answers as their endpoints give them; a failed call fails the report.
+  auto admin_json = [&](auto call) {
+    const HttpAnswer answer = AdminJson(admin, call);
+    if (answer.status != 200) throw std::runtime_error("the report's " + answer.body);
+    return nlohmann::json::parse(answer.body);
   };
-  report["stats"] = admin_json(&AdminService::Stats, v1::StatsRequest(), v1::StatsResponse());
-  report["profiles"] = admin_json(&AdminService::ListProfiles, v1::ListProfilesRequest(),
-                                  v1::ListProfilesResponse());
-  report["plugins"] = admin_json(&AdminService::ListPlugins, v1::ListPluginsRequest(),
-                                 v1::ListPluginsResponse());
+  report["stats"] = admin_json(&AdminService::Stats);
+  report["profiles"] = admin_json(&AdminService::ListProfiles);
+  report["plugins"] = admin_json(&AdminService::ListPlugins);
   report["reloads"] = Reloads(admin);
   report["latency"] = Latency();
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& node : store.List<model::Node>()) nodes.push_back(NodeJson(*node, scheduler));
   report["nodes"] = std::move(nodes);
-  std::vector<queue::PendingPod> pending = scheduler.queue().PendingPods();
-  std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
-    return a.pod->Key() < b.pod->Key();
-  });
   nlohmann::json queue = nlohmann::json::array();
-  for (const queue::PendingPod& p : pending) queue.push_back(PendingJson(p, scheduler));
+  for (const queue::PendingPod& p : SortedPending(scheduler)) {
+    queue.push_back(PendingJson(p, scheduler));
+  }
   report["queue"] = std::move(queue);
   const auto pods = store.List<model::Pod>();
   nlohmann::json pod_list = nlohmann::json::array();
@@ -546,7 +549,6 @@ HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler
     if (path.starts_with("/api/")) {
       return Error(404, "NOT_FOUND", "no endpoint " + std::string(path) + " (docs/web-ui.md)");
     }
-    if (path == "/index.html") return PageFile(pages, "/");
     return PageFile(pages, path);
   };
 }
