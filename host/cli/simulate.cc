@@ -155,15 +155,16 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
           << "\n";
       return 0;
     }
+    // --html reads the report off the host before it stops.
     nlohmann::json report;
-    auto inspect = [&](store::Store& store, scheduler::Scheduler& sched) {
-      api::AdminService admin(store, sched, {.builtin_dir = options.plugin_dir});
-      report = api::UiReport(admin, store, sched);
-    };
-    SimulationResult result =
-        Simulate(cfg, objects, options.plugin_dir, options.seed,
-                 options.html.empty() ? std::function<void(store::Store&, scheduler::Scheduler&)>()
-                                      : inspect);
+    std::function<void(store::Store&, scheduler::Scheduler&)> inspect;
+    if (!options.html.empty()) {
+      inspect = [&](store::Store& store, scheduler::Scheduler& sched) {
+        api::AdminService admin(store, sched, {.builtin_dir = options.plugin_dir});
+        report = api::UiReport(admin, store, sched);
+      };
+    }
+    SimulationResult result = Simulate(cfg, objects, options.plugin_dir, options.seed, inspect);
     if (!options.html.empty()) {
       std::string files;
       for (const std::string& path : options.manifest_paths) {
