@@ -27,6 +27,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -341,15 +342,25 @@ class KubeModeTest : public ::testing::Test {
   KubeMode* kube_ = nullptr;
 };
 
+// Every pod of the test's namespace as the API server lists it, by name, and its node ("" while
+// pending); nullopt when the list fails (the API server restarting, say).
+inline std::optional<std::map<std::string, std::string>> ListedPods(const ControlPlane& cp,
+                                                                    const std::string& ns) {
+  const ControlPlane::Result r = cp.Kubectl({"get", "pods", "-n", ns, "-o", "json"});
+  if (r.exit_code != 0) return std::nullopt;
+  const Json list = Json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  if (!list.is_object()) return std::nullopt;
+  std::map<std::string, std::string> out;
+  for (const Json& p : list.value("items", Json::array())) {
+    out[p["metadata"].value("name", "")] = p["spec"].value("nodeName", "");
+  }
+  return out;
+}
+
 // Every pod of the test's namespace that is bound, by name, and its node.
 inline std::map<std::string, std::string> BoundPods(const ControlPlane& cp, const std::string& ns) {
-  std::map<std::string, std::string> out;
-  const ControlPlane::Result r = cp.Kubectl({"get", "pods", "-n", ns, "-o", "json"});
-  if (r.exit_code != 0) return out;
-  for (const Json& p : Json::parse(r.out).value("items", Json::array())) {
-    const std::string node = p["spec"].value("nodeName", "");
-    if (!node.empty()) out[p["metadata"].value("name", "")] = node;
-  }
+  std::map<std::string, std::string> out = ListedPods(cp, ns).value_or(decltype(out){});
+  std::erase_if(out, [](const auto& entry) { return entry.second.empty(); });
   return out;
 }
 
