@@ -89,16 +89,52 @@ void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
   }
 }
 
+void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds,
+                  const std::vector<model::GenericObject>& generic) {
+  for (const store::KindInfo& kind : kinds) store.objects().Declare(kind);
+  for (const model::GenericObject& object : generic) {
+    const std::optional<store::KindInfo> kind =
+        store.objects().FindKind(object.api_version, object.kind);
+    if (!kind) {
+      std::string declared;
+      for (const store::KindInfo& k : kinds) {
+        declared += (declared.empty() ? "" : ", ") + k.ApiVersion() + " " + k.kind;
+      }
+      throw SimulationError(
+          object.source + ": document " + std::to_string(object.document) + " (" +
+          object.Describe() + "): kind: unsupported kind \"" + object.kind + "\" of apiVersion \"" +
+          object.api_version + "\"; supported: v1 Pod, v1 Node, policy/v1 PodDisruptionBudget, "
+          "scheduling.k8s.io/v1 PriorityClass, v1 Namespace, and the kinds the loaded plugins "
+          "declare (" + (declared.empty() ? std::string("none") : declared) + ")");
+    }
+    try {
+      store.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree);
+    } catch (const store::StoreError& e) {
+      throw SimulationError(object.source + ": document " + std::to_string(object.document) +
+                            " (" + object.Describe() + ") was refused: " + e.what());
+    }
+  }
+}
+
 }  // namespace internal
 
 SimulationResult Simulate(
     const config::HostConfig& config, const std::vector<model::Object>& objects,
     const std::filesystem::path& plugin_dir, uint64_t seed,
     const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect) {
+  return Simulate(config, objects, {}, plugin_dir, seed, inspect);
+}
+
+SimulationResult Simulate(
+    const config::HostConfig& config, const std::vector<model::Object>& objects,
+    const std::vector<model::GenericObject>& generic, const std::filesystem::path& plugin_dir,
+    uint64_t seed,
+    const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect) {
   std::shared_ptr<const scheduler::ProfileSet> profiles =
       scheduler::ProfileSet::Build(config, plugin_dir);
   store::Store store;
   internal::ApplyAll(store, objects);
+  internal::ApplyGeneric(store, profiles->DeclaredKinds(), generic);
 
   scheduler::SchedulerOptions options;
   options.clock = std::make_shared<scheduler::VirtualClock>();
@@ -146,9 +182,16 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
                                  ? config::ParseConfig("", "(built-in defaults)", {})
                                  : config::LoadConfigFile(options.config_path);
     std::vector<model::Object> objects;
+    std::vector<model::GenericObject> generic;
     for (const std::string& path : options.manifest_paths) {
-      std::vector<model::Object> decoded = model::DecodeFile(path);
+      std::vector<model::Object> decoded = model::DecodeFile(path, {}, &generic);
       objects.insert(objects.end(), decoded.begin(), decoded.end());
+    }
+    if (options.explain && !generic.empty()) {
+      err << kPrefix << "--explain does not take objects of declared kinds yet ("
+          << generic.front().Describe() << " in " << generic.front().source
+          << "); simulate them without --explain\n";
+      return 1;
     }
     if (options.explain) {
       out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed).dump(2)
@@ -164,7 +207,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         report = api::UiReport(admin, store, sched);
       };
     }
-    SimulationResult result = Simulate(cfg, objects, options.plugin_dir, options.seed, inspect);
+    SimulationResult result =
+        Simulate(cfg, objects, generic, options.plugin_dir, options.seed, inspect);
     if (!options.html.empty()) {
       std::string files;
       for (const std::string& path : options.manifest_paths) {

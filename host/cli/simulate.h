@@ -64,6 +64,14 @@ SimulationResult Simulate(
     const config::HostConfig& config, const std::vector<model::Object>& objects,
     const std::filesystem::path& plugin_dir, uint64_t seed,
     const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect = nullptr);
+/// Simulate, with objects of the API kinds the loaded plugins declare (`generic`, applied
+/// after the typed cluster objects and before any cycle); a document of a kind no loaded plugin
+/// declares is refused with SimulationError, naming it and the kinds that are declared.
+SimulationResult Simulate(
+    const config::HostConfig& config, const std::vector<model::Object>& objects,
+    const std::vector<model::GenericObject>& generic, const std::filesystem::path& plugin_dir,
+    uint64_t seed,
+    const std::function<void(store::Store&, scheduler::Scheduler&)>& inspect = nullptr);
 
 /// ExplainEachPod runs one scheduling cycle for each pending pod of `objects`, in input order,
 /// against the input's cluster plus the earlier pending pods that fitted (bound to the first of
@@ -83,6 +91,11 @@ bool IsPending(const model::Object& obj);
 /// ApplyAll creates `objects` in `store` in ApplyOrder; throws SimulationError naming the
 /// first refused object by its place in the input.
 void ApplyAll(store::Store& store, const std::vector<model::Object>& objects);
+/// ApplyGeneric declares `kinds` in the store and applies `generic` to it, in input order;
+/// throws SimulationError for an object of a kind not among `kinds` (naming the kinds that are)
+/// or one the store refuses.
+void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds,
+                  const std::vector<model::GenericObject>& generic);
 }  // namespace internal
 
 /// FormatJson renders exactly one JSON object:

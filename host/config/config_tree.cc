@@ -12,14 +12,6 @@ bool IsContainer(const ConfigNode* node) noexcept {
 
 }  // namespace
 
-const ConfigNode* ConfigNode::Find(std::string_view child_key) const {
-  if (kind != SCHEDHOST_CONFIG_TABLE) return nullptr;
-  for (const ConfigNode& child : children) {
-    if (child.key == child_key) return &child;
-  }
-  return nullptr;
-}
-
 int32_t ConfigKind(const schedhost_config* node) noexcept {
   return node == nullptr ? SCHEDHOST_CONFIG_NONE : FromAbi(node)->kind;
 }

@@ -16,34 +16,14 @@
 #include <string_view>
 #include <vector>
 
+#include "host/model/value_node.h"
 #include "schedhost/plugin.h"
 
 namespace schedhost::config {
 
-// ConfigNode is one value of a plugin's arguments; tables keep their entries in file order.
-struct ConfigNode {
-  // kind is a schedhost_config_kind value.
-  int32_t kind = SCHEDHOST_CONFIG_NONE;
-  // key is this node's key in its parent table ("" for array elements and the root).
-  std::string key;
-  // children are a table's entries (file order) or an array's elements.
-  std::vector<ConfigNode> children;
-  // string_value holds the value of a string node.
-  std::string string_value;
-  // int_value holds the value of an integer node.
-  int64_t int_value = 0;
-  // float_value holds the value of a float node.
-  double float_value = 0;
-  // bool_value holds the value of a boolean node.
-  bool bool_value = false;
-  // location is "file:line:col" of the value in its config file ("" when unknown).
-  std::string location;
-  // key_location is "file:line:col" of the node's key ("" for array elements and when unknown).
-  std::string key_location;
-
-  // Find returns the child of a table with key `child_key`, or nullptr.
-  const ConfigNode* Find(std::string_view child_key) const;
-};
+// ConfigNode is one value of a plugin's arguments (model::ValueNode, which objects of declared
+// kinds share, so that one accessor family reads both).
+using ConfigNode = model::ValueNode;
 
 // ParsePluginArgs reads a TOML document into a table ConfigNode; throws ConfigError when bad.
 std::shared_ptr<const ConfigNode> ParsePluginArgs(std::string_view toml_text,

@@ -54,7 +54,23 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   out->filters_resolved = filters_resolved;
   out->skip_score_plugins = skip_score_plugins;
   out->run_all_filters = run_all_filters;
+  if (objects_view_.load(std::memory_order_acquire) != nullptr) {
+    out->objects_ = objects_;
+    out->objects_view_.store(out->objects_.get(), std::memory_order_release);
+  }
   return out;
+}
+
+const store::ObjectSnapshot* CycleState::Objects(const store::ObjectStore& source) const {
+  if (const store::ObjectSnapshot* taken = objects_view_.load(std::memory_order_acquire)) {
+    return taken;
+  }
+  std::lock_guard lock(objects_mu_);
+  if (objects_ == nullptr) {
+    objects_ = source.Snapshot();
+    objects_view_.store(objects_.get(), std::memory_order_release);
+  }
+  return objects_.get();
 }
 
 }  // namespace schedhost::framework

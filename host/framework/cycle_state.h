@@ -13,8 +13,11 @@
 #include <boost/container/small_vector.hpp>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
+
+#include "host/store/object_store.h"
 
 namespace schedhost::framework {
 
@@ -81,6 +84,11 @@ class CycleState {
   /// When the scheduling attempt began (scheduler_scheduling_attempt_duration_seconds).
   std::chrono::steady_clock::time_point attempt_start{};
 
+  /// Objects returns the cycle's snapshot of the declared kinds' objects, taken from `source`
+  /// at the first call (from any thread; Filter may be first) and the same for the rest of the
+  /// cycle, clones included: every read in one cycle sees one state.
+  const store::ObjectSnapshot* Objects(const store::ObjectStore& source) const;
+
   schedhost_cycle_state* abi() { return reinterpret_cast<schedhost_cycle_state*>(this); }
   const schedhost_cycle_state* abi() const {
     return reinterpret_cast<const schedhost_cycle_state*>(this);
@@ -98,6 +106,10 @@ class CycleState {
     schedhost_state_clone_fn clone;
   };
   std::vector<Entry> entries_;
+  // The object snapshot Objects() took: objects_view_ is set once objects_ holds it.
+  mutable std::mutex objects_mu_;
+  mutable std::shared_ptr<const store::ObjectSnapshot> objects_;
+  mutable std::atomic<const store::ObjectSnapshot*> objects_view_{nullptr};
 };
 
 }  // namespace schedhost::framework

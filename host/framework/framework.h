@@ -62,6 +62,11 @@ class FrameworkError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// KindsOf reads and checks the API kinds descriptor `d` declares (abi 1.5; none before it);
+/// throws FrameworkError naming `who` and the declaration when one is malformed, selects
+/// objects (not supported yet) or names a kind the host types itself.
+std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d, const std::string& who);
+
 /// PluginInstance is one created plugin of a profile; it keeps its library loaded.
 struct PluginInstance;
 
@@ -191,6 +196,12 @@ class Framework {
   /// scheduling starts, cleared before the access goes away.
   void SetClusterAccess(ClusterAccess* access) { cluster_access_.store(access); }
   ClusterAccess* cluster_access() const { return cluster_access_.load(); }
+  /// SetObjects gives the host API the objects of declared kinds (not owned; null: object_get
+  /// and object_list answer SCHEDHOST_E_NOT_AVAILABLE). Set and cleared as SetClusterAccess.
+  void SetObjects(const store::ObjectStore* objects) { objects_.store(objects); }
+  const store::ObjectStore* objects() const { return objects_.load(); }
+  /// DeclaredKinds returns the API kinds this profile's plugins declare, without repeats.
+  std::vector<store::KindInfo> DeclaredKinds() const;
 
   /// SetNominator points nominated-pod lookups at the queue's Nominator (not owned; null: none).
   void SetNominator(const queue::Nominator* nominator) { nominator_.store(nominator); }
@@ -310,6 +321,7 @@ class Framework {
   std::atomic<const queue::Nominator*> nominator_{nullptr};
   BindFn binder_;
   std::atomic<ClusterAccess*> cluster_access_{nullptr};
+  std::atomic<const store::ObjectStore*> objects_{nullptr};
   CycleScratch scratch_;
   std::unique_ptr<FrameworkMetrics> metrics_;  // set by Build once the plugins exist
   WaitingPods waiting_pods_;  // Last: destroyed first, disarming timers before anything else.

@@ -64,6 +64,8 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     if (inst->desc->create == nullptr) {
       throw FrameworkError(prefix + ": plugin \"" + e.name + "\" has no create function");
     }
+    inst->kinds = KindsOf(*inst->desc, prefix + ": plugin \"" + e.name + "\"");
+    for (const store::KindInfo& k : inst->kinds) inst->kind_keys.push_back(k.Key());
     StatusSink sink;
     void* out = nullptr;
     int32_t rc = inst->desc->create(HostApi(), &inst->handle,

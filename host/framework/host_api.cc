@@ -581,6 +581,7 @@ schedhost_host_api MakeApi() {
   a.find_candidates = &FindCandidates;
   a.namespace_labels = &NamespaceLabels;
   a.config_key_location = &config::ConfigKeyLocation;
+  FillObjectEntries(&a);
   return a;
 }
 

@@ -15,6 +15,7 @@
 #include "host/config/config_tree.h"
 #include "host/framework/status.h"
 #include "host/loader/loader.h"
+#include "host/store/object_store.h"
 
 namespace schedhost::framework {
 class Framework;
@@ -49,6 +50,10 @@ struct PluginInstance {
   // predates them, does not set them, or the profile turned batching off.
   decltype(schedhost_plugin_descriptor::filter_batch) filter_batch = nullptr;
   decltype(schedhost_plugin_descriptor::score_batch) score_batch = nullptr;
+  // The API kinds the plugin declares (abi 1.5), by the index object_get names them with, and
+  // each one's table key (KindInfo::Key) for the snapshot lookup.
+  std::vector<store::KindInfo> kinds;
+  std::vector<std::string> kind_keys;
 
   PluginInstance() = default;
   PluginInstance(const PluginInstance&) = delete;
@@ -84,5 +89,9 @@ struct NodeStatusMapView {
 
 /// HostApi returns the host function table given to every plugin (static, never freed).
 const schedhost_host_api* HostApi();
+
+/// FillObjectEntries sets the abi 1.5 entries for objects of declared kinds in `api`
+/// (host_api_objects.cc).
+void FillObjectEntries(schedhost_host_api* api);
 
 }  // namespace schedhost::framework

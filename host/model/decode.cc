@@ -122,8 +122,9 @@ Object Made(NamespaceData data) { return Namespace::Make(std::move(data)); }
 
 class Decoder {
  public:
-  Decoder(std::string_view source, int document, std::vector<Object>* out)
-      : source_(source), document_(document), out_(out) {}
+  Decoder(std::string_view source, int document, std::vector<Object>* out,
+          std::vector<GenericObject>* generic)
+      : source_(source), document_(document), out_(out), generic_(generic) {}
 
   void DecodeRoot(const YamlNode* root) {
     if (root->kind != YamlNode::Kind::kMap) {
@@ -151,6 +152,13 @@ class Decoder {
       const KindSpec* spec = nullptr;
       for (const KindSpec& k : kKinds) {
         if (k.kind == kind) spec = &k;
+      }
+      if (spec == nullptr && generic_ != nullptr) {
+        if (api_version.empty()) Fail(top.Path("apiVersion"), "required");
+        generic_->push_back(internal::DecodeGeneric(node, prefix, api_version, kind));
+        generic_->back().source = source_;
+        generic_->back().document = document_;
+        return;
       }
       if (spec == nullptr) {
         Fail(top.Path("kind"),
@@ -208,6 +216,7 @@ class Decoder {
   std::string source_;
   int document_;
   std::vector<Object>* out_;
+  std::vector<GenericObject>* generic_;  // null: untyped kinds are refused
 };
 
 }  // namespace
@@ -245,6 +254,12 @@ DecodeError::DecodeError(std::string source, int document, std::string object, s
 
 std::vector<Object> DecodeManifests(std::string_view text, std::string_view source_name,
                                     const DecodeLimits& limits) {
+  return DecodeManifests(text, source_name, limits, nullptr);
+}
+
+std::vector<Object> DecodeManifests(std::string_view text, std::string_view source_name,
+                                    const DecodeLimits& limits,
+                                    std::vector<GenericObject>* generic) {
   std::string source(source_name);
   if (text.size() > limits.max_input_bytes) {
     throw DecodeError(source, 0, "", "",
@@ -266,12 +281,17 @@ std::vector<Object> DecodeManifests(std::string_view text, std::string_view sour
           "too many documents (the limit is " + std::to_string(limits.max_documents) + ")");
     }
     if (doc.root == nullptr || doc.root->kind == YamlNode::Kind::kNull) continue;
-    Decoder(source, index, &out).DecodeRoot(doc.root);
+    Decoder(source, index, &out, generic).DecodeRoot(doc.root);
   }
   return out;
 }
 
 std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits) {
+  return DecodeFile(path, limits, nullptr);
+}
+
+std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits,
+                               std::vector<GenericObject>* generic) {
   std::error_code ec;
   uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) throw DecodeError(path, 0, "", "", "cannot read file: " + ec.message());
@@ -286,7 +306,7 @@ std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limi
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw DecodeError(path, 0, "", "", "cannot read file: I/O error");
-  return DecodeManifests(buffer.str(), path, limits);
+  return DecodeManifests(buffer.str(), path, limits, generic);
 }
 
 }  // namespace schedhost::model

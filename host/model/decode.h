@@ -23,6 +23,7 @@
 #include "host/model/pdb.h"
 #include "host/model/pod.h"
 #include "host/model/priority_class.h"
+#include "host/model/value_node.h"
 
 namespace schedhost::model {
 
@@ -80,5 +81,41 @@ std::vector<Object> DecodeManifests(std::string_view text, std::string_view sour
 // DecodeFile reads `path` and decodes it with the path as source name; throws DecodeError when
 // the file cannot be read or is too large.
 std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits = {});
+
+// GenericObject is a document of a kind the model does not type: an object of an API kind that
+// a plugin declares (a PodGroup, a PersistentVolumeClaim), kept as a value tree. Whether its kind
+// is declared is for the caller to judge; the decoder only reads it.
+struct GenericObject {
+  // api_version and kind are as written ("scheduling.x-k8s.io/v1alpha1", "PodGroup").
+  std::string api_version;
+  std::string kind;
+  // namespace_name is metadata.namespace as written ("" when absent); name is metadata.name.
+  std::string namespace_name;
+  std::string name;
+  // tree is the whole document; every node's location is the object, "<Kind> <namespace/name>"
+  // (a reader adds the field's path, as the SDK's ArgsReader::Document does).
+  std::shared_ptr<const ValueNode> tree;
+  // source and document say where it was read, for messages ("demo.yaml", 1-based).
+  std::string source;
+  int document = 0;
+
+  // Describe renders "<Kind> <namespace/name>" (or "<Kind> <name>" without a namespace).
+  std::string Describe() const;
+};
+
+// DecodeManifests, with documents of kinds the model does not type appended to *generic (in
+// input order) instead of refused. Typed kinds decode as above; a generic document must have
+// apiVersion, kind and metadata.name.
+std::vector<Object> DecodeManifests(std::string_view text, std::string_view source_name,
+                                    const DecodeLimits& limits,
+                                    std::vector<GenericObject>* generic);
+// DecodeFile, with untyped kinds appended to *generic (see above).
+std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits,
+                               std::vector<GenericObject>* generic);
+
+// ValueTreeFromJson converts a JSON value (an API object) into a value tree whose nodes'
+// locations are `object` ("<Kind> <namespace/name>"). Integers stay integers, other
+// numbers are floats; null values and their keys are left out.
+ValueNode ValueTreeFromJson(const std::string& json_text, std::string_view object);
 
 }  // namespace schedhost::model

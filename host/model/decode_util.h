@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/model/affinity.h"
+#include "host/model/decode.h"
 #include "host/model/decode_api.h"
 #include "host/model/labels.h"
 #include "host/model/meta.h"
@@ -21,6 +22,12 @@
 #include "host/model/yaml_tree.h"
 
 namespace schedhost::model::internal {
+
+// DecodeGeneric reads an object of a kind the model does not type into a GenericObject (its
+// source and document left for the caller); fails through Fail when metadata.name is missing or
+// a map is malformed. `prefix` is the path of the object in its document ("" or "items[3]").
+GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
+                            const std::string& api_version, const std::string& kind);
 
 // Describe names a node's type for error messages ("a list", "an object", "string \"x\"").
 std::string Describe(const YamlNode* node);

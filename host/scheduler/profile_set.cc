@@ -194,6 +194,18 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
     set->expanded_.push_back(std::move(expanded));
   }
   CheckQueueSortAgreement(set->expanded_);
+  // Plugins that declare one group and resource share its mirror: they must agree on it.
+  store::ObjectStore agreement;
+  for (const auto& fw : set->frameworks_) {
+    for (const store::KindInfo& kind : fw->DeclaredKinds()) {
+      try {
+        agreement.Declare(kind);
+      } catch (const store::StoreError& e) {
+        throw ProfileSetError("profile \"" + fw->profile_name() + "\": " + e.what());
+      }
+    }
+  }
+  set->kinds_ = agreement.Kinds();
   return set;
 }
 

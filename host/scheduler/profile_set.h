@@ -68,6 +68,9 @@ class ProfileSet {
   const std::vector<std::filesystem::path>& plugin_dirs() const { return plugin_dirs_; }
   /// Describe renders profiles, points, plugins, weights and libraries for people.
   std::string Describe() const;
+  /// DeclaredKinds returns the API kinds the set's plugins declare, without repeats; Build has
+  /// checked that declarations of one group and resource agree.
+  const std::vector<store::KindInfo>& DeclaredKinds() const { return kinds_; }
 
   ~ProfileSet();
 
@@ -79,6 +82,7 @@ class ProfileSet {
   std::vector<config::ExpandedProfile> expanded_;
   std::shared_ptr<framework::Parallelizer> parallelizer_;
   std::vector<std::unique_ptr<framework::Framework>> frameworks_;
+  std::vector<store::KindInfo> kinds_;
 };
 
 }  // namespace schedhost::scheduler

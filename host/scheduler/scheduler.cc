@@ -51,6 +51,7 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
     return RejectWaiting(uid, plugin, message);
   };
   toolkit_ = std::make_unique<preemption::Toolkit>(store_, queue_->nominator(), std::move(to));
+  DeclareKinds(profiles_->set());
   Wire(profiles_->set());
   if (virtual_clock_ != nullptr) {
     auto manual = std::make_unique<ManualExecutor>();

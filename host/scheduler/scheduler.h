@@ -206,6 +206,9 @@ class Scheduler {
 
   // Hot swap (swap.cc): wiring a set's frameworks to this scheduler, every set still alive,
   // rejecting a waiting pod in whichever set holds it, and parking a pod without a profile.
+  // DeclareKinds registers the set's declared kinds with the store's ObjectStore; throws
+  // SchedulerError, declaring nothing, when one disagrees with a kind already mirrored.
+  void DeclareKinds(const ProfileSet& set);
   void Wire(const ProfileSet& set);
   void Unwire(const ProfileSet& set);
   std::vector<std::shared_ptr<const ProfileRuntime>> LiveRuntimes() const;

@@ -31,6 +31,7 @@ void Scheduler::Wire(const ProfileSet& set) {
     fw->SetNominator(&queue_->nominator());
     fw->SetClock(clock_.get());
     fw->SetClusterAccess(toolkit_.get());
+    fw->SetObjects(&store_.objects());
     fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
       const model::Pod* p = model::Pod::FromView(pod);
       if (p == nullptr) return framework::Status::Error("bind: not a pod view the host made");
@@ -48,6 +49,21 @@ void Scheduler::Wire(const ProfileSet& set) {
   }
 }
 
+void Scheduler::DeclareKinds(const ProfileSet& set) {
+  // Every kind first checked, then declared: a refused set declares nothing. A kind no longer
+  // declared keeps its table until the host restarts (its objects stay readable by nobody).
+  for (const store::KindInfo& kind : set.DeclaredKinds()) {
+    const std::optional<store::KindInfo> known = store_.objects().FindKey(kind.Key());
+    if (known && !(*known == kind)) {
+      throw SchedulerError("declared kind " + kind.ApiVersion() + " " + kind.kind + " (" +
+                           kind.Key() + ") disagrees with " + known->ApiVersion() + " " +
+                           known->kind + ", which this host already mirrors; restart the host "
+                           "to change a kind's version or scope");
+    }
+  }
+  for (const store::KindInfo& kind : set.DeclaredKinds()) store_.objects().Declare(kind);
+}
+
 void Scheduler::Unwire(const ProfileSet& set) {
   for (const auto& fw : set.frameworks()) {
     fw->SetSnapshot(nullptr);
@@ -55,6 +71,7 @@ void Scheduler::Unwire(const ProfileSet& set) {
     fw->SetClock(nullptr);
     fw->SetBinder(nullptr);
     fw->SetClusterAccess(nullptr);
+    fw->SetObjects(nullptr);
   }
 }
 
@@ -105,6 +122,7 @@ uint64_t Scheduler::ReplaceProfiles(std::shared_ptr<const ProfileSet> set) {
   // events (control thread, no scheduler lock held, as the ABI promises).
   auto runtime = std::make_shared<const ProfileRuntime>(std::move(set));
   if (stopping_.load()) throw SchedulerError("the scheduler is stopping; profiles not replaced");
+  DeclareKinds(runtime->set());
   Wire(runtime->set());
   uint64_t generation = 0;
   {

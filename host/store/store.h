@@ -26,6 +26,7 @@
 
 #include "host/model/decode.h"
 #include "host/store/event.h"
+#include "host/store/object_store.h"
 #include "host/store/store_error.h"
 
 namespace schedhost::store {
@@ -153,6 +154,9 @@ class Store {
   uint64_t failed_callbacks() const { return failed_callbacks_.load(); }
   // limits returns the store's limits.
   const Limits& limits() const { return limits_; }
+  // objects returns the objects of the API kinds plugins declare, kept beside the typed kinds.
+  ObjectStore& objects() { return objects_; }
+  const ObjectStore& objects() const { return objects_; }
 
  private:
   struct Watcher;
@@ -245,6 +249,7 @@ class Store {
   bool delivering_ = false;
   std::condition_variable idle_cv_;
   std::atomic<uint64_t> failed_callbacks_{0};
+  ObjectStore objects_;
 };
 
 }  // namespace schedhost::store

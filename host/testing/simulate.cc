@@ -16,6 +16,7 @@ using nlohmann::ordered_json;
 struct Inputs {
   config::HostConfig config;
   std::vector<model::Object> objects;
+  std::vector<model::GenericObject> generic;  // objects of kinds plugins declare
   std::filesystem::path plugin_dir;
 };
 
@@ -33,7 +34,7 @@ Inputs Read(std::string_view config_toml, std::string_view manifests,
       in.config.libraries.push_back(std::move(spec));
     }
   }
-  in.objects = model::DecodeManifests(manifests, "manifests.yaml");
+  in.objects = model::DecodeManifests(manifests, "manifests.yaml", {}, &in.generic);
   in.plugin_dir = internal::ResolvePluginDir(options.plugin_dir);
   return in;
 }
@@ -108,7 +109,8 @@ SimulationResult Simulate(std::string_view config_toml, std::string_view manifes
                           const SimulateOptions& options) {
   return internal::Guard("Simulate", [&] {
     Inputs in = Read(config_toml, manifests, options);
-    cli::SimulationResult r = cli::Simulate(in.config, in.objects, in.plugin_dir, options.seed);
+    cli::SimulationResult r =
+        cli::Simulate(in.config, in.objects, in.generic, in.plugin_dir, options.seed);
     SimulationResult out;
     for (const cli::SimulatedPod& p : r.pods) {
       out.pods.push_back({p.namespace_name, p.name, p.node, p.nominated_node, p.status, p.message});
@@ -124,6 +126,10 @@ ExplainResult Explain(std::string_view config_toml, std::string_view manifests,
                       const SimulateOptions& options) {
   return internal::Guard("Explain", [&] {
     Inputs in = Read(config_toml, manifests, options);
+    if (!in.generic.empty()) {
+      throw cli::SimulationError("Explain does not take objects of declared kinds yet (" +
+                                 in.generic.front().Describe() + ")");
+    }
     const ordered_json doc =
         cli::ExplainEachPod(std::move(in.config), in.objects, in.plugin_dir, options.seed);
     ExplainResult out;

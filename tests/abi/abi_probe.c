@@ -47,6 +47,7 @@ SCHEDHOST_PROBE(priority_class_view, schedhost_priority_class_view)
 SCHEDHOST_PROBE(host_api, schedhost_host_api)
 SCHEDHOST_PROBE(plugin_descriptor, schedhost_plugin_descriptor)
 SCHEDHOST_PROBE(library_negotiation, schedhost_library_negotiation)
+SCHEDHOST_PROBE(kind_decl, schedhost_kind_decl)
 
 /* Enumerations (fields carry them as int32_t; the probe makes their enumerators visible). */
 SCHEDHOST_PROBE(enum_code, enum schedhost_code)
@@ -63,6 +64,7 @@ SCHEDHOST_PROBE(enum_queueing_hint, enum schedhost_queueing_hint)
 SCHEDHOST_PROBE(enum_config_kind, enum schedhost_config_kind)
 SCHEDHOST_PROBE(enum_log_level, enum schedhost_log_level)
 SCHEDHOST_PROBE(enum_node_summary_flag, enum schedhost_node_summary_flag)
+SCHEDHOST_PROBE(enum_kind_scope, enum schedhost_kind_scope)
 
 /* Opaque handles. */
 SCHEDHOST_PROBE(host, schedhost_host)
@@ -81,3 +83,4 @@ SCHEDHOST_PROBE(state_destroy_fn, schedhost_state_destroy_fn)
 SCHEDHOST_PROBE(state_clone_fn, schedhost_state_clone_fn)
 SCHEDHOST_PROBE(plugin_library_fn, schedhost_plugin_library_fn)
 SCHEDHOST_PROBE(id, schedhost_id)
+SCHEDHOST_PROBE(object_fn, schedhost_object_fn)

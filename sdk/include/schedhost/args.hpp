@@ -254,6 +254,14 @@ class ArgsReader {
     return ArgsReader(root, std::string(), std::string());
   }
 
+  /// Object reads `node`, the part at `path` ("spec") of an object of a declared kind
+  /// (Host::GetObject): paths start at `path` ("spec.minMember"), and errors name the object,
+  /// "PodGroup team-a/gang: spec.minMember: must be at least 1". An object carries fields a
+  /// plugin has no use for: read what you need and do not call Done(). since: sdk 1.5
+  static ArgsReader Object(const Args& node, std::string path) {
+    return ArgsReader(node, std::move(path), std::string());
+  }
+
   /// Int reads an optional integer, `opts.fallback` when absent.
   int64_t Int(std::string_view key, const IntOptions& opts = {}) {
     return ReadInt(key, opts, false);

@@ -47,7 +47,7 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 4
+#define SCHEDHOST_ABI_MINOR 5
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
 #define SCHEDHOST_SDK_VERSION "1.4.0"
 
@@ -609,6 +609,41 @@ enum schedhost_config_kind {
 };
 
 /* ------------------------------------------------------------------------------------------ */
+/* Declared API kinds (objects beyond pods and nodes)                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Scope of a declared kind. since: abi 1.5 */
+enum schedhost_kind_scope { SCHEDHOST_KIND_CLUSTER = 0, SCHEDHOST_KIND_NAMESPACED = 1 };
+
+/**
+ * An API kind a plugin reads, e.g. {"scheduling.x-k8s.io", "v1alpha1", "podgroups",
+ * "PodGroup", SCHEDHOST_KIND_NAMESPACED}. The host keeps one mirror per group and resource,
+ * shared by every plugin that declares it, and fills it before the plugin's first cycle:
+ * in Kubernetes mode from the API server, in embedded mode from the objects applied to the
+ * host (schedctl apply, simulate -f), which accepts a document of the kind only while a loaded
+ * plugin declares it. Two declarations of one group and resource must agree on version, kind
+ * and scope. OWNERSHIP: plugin-owned, static (lives as long as the library). since: abi 1.5
+ */
+typedef struct schedhost_kind_decl {
+  size_t struct_size;
+  schedhost_str group;    /* API group; "" for the core group (apiVersion "v1") */
+  schedhost_str version;  /* e.g. "v1alpha1" */
+  schedhost_str resource; /* plural, lower case, e.g. "podgroups" */
+  schedhost_str kind;     /* e.g. "PodGroup" */
+  int32_t scope;          /* enum schedhost_kind_scope */
+  int32_t reserved0;      /* zero */
+  /** Mirror only the objects matching this label selector (kubectl syntax); "" mirrors all. A
+   *  host that cannot honour a selector refuses the plugin rather than mirror more. */
+  schedhost_str label_selector;
+  /** Likewise for a field selector ("metadata.namespace=team-a"); "" mirrors all. */
+  schedhost_str field_selector;
+} schedhost_kind_decl;
+
+/** Callback of object_list: non-zero stops the listing. since: abi 1.5 */
+typedef int32_t (*schedhost_object_fn)(void* user, const schedhost_config* object)
+    SCHEDHOST_NOEXCEPT;
+
+/* ------------------------------------------------------------------------------------------ */
 /* Preemption toolkit types                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -931,6 +966,54 @@ typedef struct schedhost_host_api {
    * since: abi 1.4
    */
   schedhost_str (*config_key_location)(const schedhost_config* node) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.5: objects of declared kinds. --- */
+
+  /**
+   * Reads one object of a kind the calling plugin declared. The object is a tree read with the
+   * config_* accessors (the same family as plugin arguments): its root is a table holding
+   * apiVersion, kind, metadata, spec and status as the API server serves them; JSON numbers
+   * without a fraction are INT, others FLOAT; null values are absent. config_location of any
+   * node names the object ("PodGroup team-a/gang"), for error messages that add the field. Objects are read from the cycle's object snapshot, taken when the cycle started:
+   * every read in one cycle sees the same state, and nothing blocks a writer.
+   * @param host the calling plugin instance.
+   * @param state the running cycle's state (any extension point that has one).
+   * @param kind index of the kind in the plugin descriptor's `kinds`.
+   * @param namespace_name the object's namespace; ignored for cluster-scoped kinds.
+   * @param name the object's name.
+   * @param out receives the object's root; NULL on any failure. OWNERSHIP: host-owned, valid
+   *        while `state` lives (until the cycle ends); copy what you keep.
+   * @return SCHEDHOST_OK; SCHEDHOST_E_NOT_FOUND when there is no such object;
+   *         SCHEDHOST_E_OUT_OF_RANGE when the plugin declared no kind `kind`;
+   *         SCHEDHOST_E_NOT_AVAILABLE when the kind is not mirrored (see object_kind_status);
+   *         SCHEDHOST_E_INVALID_ARGUMENT for a NULL host, state or out.
+   * since: abi 1.5
+   */
+  int32_t (*object_get)(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
+                        schedhost_str namespace_name, schedhost_str name,
+                        const schedhost_config** out) SCHEDHOST_NOEXCEPT;
+  /**
+   * Calls `fn` for every object of a declared kind in `namespace_name` ("" for every namespace,
+   * and for cluster-scoped kinds), ordered by namespace and name, until fn returns non-zero.
+   * Objects are as object_get reads them (host-owned, valid while `state` lives).
+   * @return SCHEDHOST_OK (also when fn stopped early); the errors of object_get.
+   * since: abi 1.5
+   */
+  int32_t (*object_list)(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
+                         schedhost_str namespace_name, schedhost_object_fn fn,
+                         void* user) SCHEDHOST_NOEXCEPT;
+  /**
+   * Whether a declared kind is mirrored, so that a plugin can tell "no such object" from "this
+   * host cannot see objects of the kind" and answer UnschedulableAndUnresolvable saying why.
+   * @param message receives why the kind is not available ("" when it is); OWNERSHIP:
+   *        host-owned, valid for the life of the process. May be NULL.
+   * @return SCHEDHOST_OK when the kind is mirrored and synced; SCHEDHOST_E_NOT_AVAILABLE when it
+   *         is not (the API server does not serve it, RBAC forbids it, or the host keeps no
+   *         cluster state); SCHEDHOST_E_OUT_OF_RANGE when the plugin declared no kind `kind`.
+   * since: abi 1.5
+   */
+  int32_t (*object_kind_status)(schedhost_host* host, uint32_t kind,
+                                schedhost_str* message) SCHEDHOST_NOEXCEPT;
 } schedhost_host_api;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1060,6 +1143,17 @@ typedef struct schedhost_plugin_descriptor {
                          const schedhost_pod_view* pod,
                          const schedhost_node_info_view* const* nodes, size_t nodes_len,
                          int64_t* scores, schedhost_status* status) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.5: the API kinds the plugin reads. --- */
+
+  /**
+   * The API kinds this plugin reads through object_get and object_list, which name a kind by
+   * its index here. The host refuses the plugin when a declaration is malformed or disagrees
+   * with another plugin's declaration of the same group and resource. OWNERSHIP: plugin-owned,
+   * static. NULL with kinds_len 0: none. since: abi 1.5
+   */
+  const schedhost_kind_decl* const* kinds;
+  size_t kinds_len;
 } schedhost_plugin_descriptor;
 
 /**

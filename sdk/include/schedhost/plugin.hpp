@@ -396,6 +396,18 @@ class QueuedPod {
 class CycleState;
 class NodeStatusMap;
 
+/// Kind declares an API kind a plugin reads (abi 1.5). A plugin lists its kinds in
+///   static constexpr std::array<schedhost::Kind, 1> kKinds = {{
+///       {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true}}};
+/// and names them by their index there in Host::GetObject and Host::ListObjects.
+struct Kind {
+  std::string_view group;     // "" for the core group
+  std::string_view version;   // "v1alpha1"
+  std::string_view resource;  // "podgroups"
+  std::string_view kind;      // "PodGroup"
+  bool namespaced = true;
+};
+
 /// Host is the framework handle of one plugin instance: interning, logging, the snapshot.
 class Host {
  public:
@@ -459,6 +471,27 @@ class Host {
   template <class Fn>
   Status FindCandidates(CycleState& state, const Pod& pod, const NodeStatusMap& statuses,
                         const schedhost_preemption_callbacks* callbacks, Fn&& fn) const;
+
+  /// GetObject reads object `namespace_name`/`name` of the declared kind `kind` (its index in
+  /// kKinds) as of this cycle, as an Args tree (apiVersion, kind, metadata, spec, status):
+  /// ArgsReader::Document(object) decodes it into a struct with the helpers plugin arguments use,
+  /// and its errors name the object and the field ("PodGroup team-a/gang: spec.minMember: is
+  /// required"). Valid until the cycle ends; copy what you keep. Absent (present() false) when
+  /// there is no such object, and when the host cannot tell (*rc says which: SCHEDHOST_OK,
+  /// SCHEDHOST_E_NOT_FOUND, SCHEDHOST_E_NOT_AVAILABLE — see KindAvailable — or another error;
+  /// hosts older than abi 1.5 answer SCHEDHOST_E_NOT_AVAILABLE).
+  Args GetObject(const CycleState& state, uint32_t kind, std::string_view namespace_name,
+                 std::string_view name, int32_t* rc = nullptr) const noexcept;
+  /// ListObjects calls `fn(Args object)` for each object of the declared kind `kind` in
+  /// `namespace_name` ("": every namespace), ordered by namespace and name, while fn returns
+  /// true. Returns SCHEDHOST_OK or GetObject's errors.
+  template <class Fn>
+  int32_t ListObjects(const CycleState& state, uint32_t kind, std::string_view namespace_name,
+                      Fn&& fn) const;
+  /// KindAvailable is true when the host mirrors the declared kind `kind`; otherwise `why`
+  /// (may be null) says why not (the API server does not serve it, RBAC forbids it, an older
+  /// host), for an UnschedulableAndUnresolvable status that tells the user.
+  bool KindAvailable(uint32_t kind, std::string* why = nullptr) const;
 
  private:
   Status BindPodTo(schedhost_status* status, const Pod& pod, std::string_view node,
@@ -581,6 +614,61 @@ class PreFilterResult {
   const schedhost_host_api* api_;
   schedhost_pre_filter_result* r_;
 };
+
+inline Args Host::GetObject(const CycleState& state, uint32_t kind,
+                            std::string_view namespace_name, std::string_view name,
+                            int32_t* rc) const noexcept {
+  const schedhost_config* out = nullptr;
+  int32_t code = SCHEDHOST_E_NOT_AVAILABLE;
+  if (SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_get) && api_->object_get != nullptr) {
+    code = api_->object_get(host_, state.raw(), kind, ToStr(namespace_name), ToStr(name), &out);
+  }
+  if (rc != nullptr) *rc = code;
+  return Args(api_, code == SCHEDHOST_OK ? out : nullptr);
+}
+
+template <class Fn>
+int32_t Host::ListObjects(const CycleState& state, uint32_t kind, std::string_view namespace_name,
+                          Fn&& fn) const {
+  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_list) || api_->object_list == nullptr) {
+    return SCHEDHOST_E_NOT_AVAILABLE;
+  }
+  struct Ctx {
+    const schedhost_host_api* api;
+    Fn* fn;
+    std::exception_ptr error;
+  } ctx{api_, &fn, nullptr};
+  const int32_t rc = api_->object_list(
+      host_, state.raw(), kind, ToStr(namespace_name),
+      [](void* user, const schedhost_config* object) noexcept -> int32_t {
+        auto* c = static_cast<Ctx*>(user);
+        try {
+          return (*c->fn)(Args(c->api, object)) ? 0 : 1;
+        } catch (...) {
+          c->error = std::current_exception();  // rethrown on this side of the host
+          return 1;
+        }
+      },
+      &ctx);
+  if (ctx.error) std::rethrow_exception(ctx.error);
+  return rc;
+}
+
+inline bool Host::KindAvailable(uint32_t kind, std::string* why) const {
+  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_kind_status) ||
+      api_->object_kind_status == nullptr) {
+    if (why != nullptr) *why = "the host speaks plugin ABI 1." + std::to_string(api_->abi_minor) +
+                               " and mirrors no declared kinds (abi 1.5 does)";
+    return false;
+  }
+  schedhost_str message{};
+  const int32_t rc = api_->object_kind_status(host_, kind, &message);
+  if (why != nullptr) {
+    *why = rc == SCHEDHOST_E_OUT_OF_RANGE ? "no declared kind #" + std::to_string(kind)
+                                          : std::string(ToView(message));
+  }
+  return rc == SCHEDHOST_OK;
+}
 
 inline Status Host::BindPod(const CycleState& state, const Pod& pod, std::string_view node,
                             std::string context) const {
@@ -907,6 +995,32 @@ void Destroy(void* p) noexcept {
   delete static_cast<T*>(p);
 }
 
+// KindTable holds the C declarations of T::kKinds and the array of pointers the descriptor
+// hands the host (static, as the ABI requires).
+template <class T>
+struct KindTable {
+  static constexpr std::array<schedhost_kind_decl, std::size(T::kKinds)> kDecls = [] {
+    std::array<schedhost_kind_decl, std::size(T::kKinds)> out{};
+    for (size_t i = 0; i < out.size(); ++i) {
+      const Kind& k = T::kKinds[i];
+      out[i].struct_size = sizeof(schedhost_kind_decl);
+      out[i].group = {k.group.data(), k.group.size()};
+      out[i].version = {k.version.data(), k.version.size()};
+      out[i].resource = {k.resource.data(), k.resource.size()};
+      out[i].kind = {k.kind.data(), k.kind.size()};
+      out[i].scope = k.namespaced ? SCHEDHOST_KIND_NAMESPACED : SCHEDHOST_KIND_CLUSTER;
+      out[i].label_selector = {"", 0};
+      out[i].field_selector = {"", 0};
+    }
+    return out;
+  }();
+  static constexpr std::array<const schedhost_kind_decl*, std::size(T::kKinds)> kPointers = [] {
+    std::array<const schedhost_kind_decl*, std::size(T::kKinds)> out{};
+    for (size_t i = 0; i < out.size(); ++i) out[i] = &kDecls[i];
+    return out;
+  }();
+};
+
 template <class T>
 constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
   schedhost_plugin_descriptor d{};
@@ -915,6 +1029,10 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
   d.version = {T::kVersion.data(), T::kVersion.size()};
   d.create = &Create<T>;
   d.destroy = &Destroy<T>;
+  if constexpr (requires { T::kKinds; }) {
+    d.kinds = KindTable<T>::kPointers.data();
+    d.kinds_len = KindTable<T>::kPointers.size();
+  }
   if constexpr (std::is_base_of_v<PreEnqueuePlugin, T>) {
     d.pre_enqueue = [](void* i, const schedhost_pod_view* pod, schedhost_status* st) noexcept -> int32_t {
       try {

@@ -1,0 +1,123 @@
+// The host table's entries for objects of declared kinds (abi 1.5): object_get, object_list and
+// object_kind_status. Reads go to the cycle's object snapshot (CycleState::Objects), so they take
+// no lock after the first one of a cycle.
+#include "host/framework/framework.h"
+#include "host/framework/plugin_instance.h"
+#include "host/model/interner.h"
+
+namespace schedhost::framework {
+namespace {
+
+// Resolved is a checked request: the kind's table key and scope, and the snapshot's table.
+struct Resolved {
+  int32_t rc = SCHEDHOST_OK;
+  const store::KindInfo* info = nullptr;
+  const store::KindObjects* table = nullptr;
+};
+
+Resolved Resolve(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind) {
+  Resolved r;
+  if (host == nullptr || state == nullptr) {
+    r.rc = SCHEDHOST_E_INVALID_ARGUMENT;
+    return r;
+  }
+  const PluginInstance* plugin = host->plugin;
+  if (plugin == nullptr || kind >= plugin->kinds.size()) {
+    r.rc = SCHEDHOST_E_OUT_OF_RANGE;
+    return r;
+  }
+  r.info = &plugin->kinds[kind];
+  const store::ObjectStore* objects = host->framework ? host->framework->objects() : nullptr;
+  if (objects == nullptr) {
+    r.rc = SCHEDHOST_E_NOT_AVAILABLE;
+    return r;
+  }
+  r.table = CycleState::From(state)->Objects(*objects)->Find(plugin->kind_keys[kind]);
+  if (r.table == nullptr) r.rc = SCHEDHOST_E_NOT_AVAILABLE;
+  return r;
+}
+
+// NamespaceOf is where a request looks: "" for cluster-scoped kinds, "default" for an empty one.
+std::string_view NamespaceOf(const store::KindInfo& info, schedhost_str ns) {
+  if (!info.namespaced) return {};
+  return ns.len == 0 ? std::string_view("default") : View(ns);
+}
+
+// Unavailable tells a miss in a kind the host cannot mirror from a plain miss.
+bool Unavailable(schedhost_host* host, uint32_t kind) {
+  const store::ObjectStore* objects = host->framework->objects();
+  return !objects->Available(host->plugin->kind_keys[kind], nullptr);
+}
+
+int32_t ObjectGet(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
+                  schedhost_str namespace_name, schedhost_str name,
+                  const schedhost_config** out) noexcept {
+  if (out == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = nullptr;
+  try {
+    const Resolved r = Resolve(host, state, kind);
+    if (r.rc != SCHEDHOST_OK) return r.rc;
+    const store::StoredObject* object = r.table->Get(NamespaceOf(*r.info, namespace_name), View(name));
+    if (object == nullptr) {
+      return Unavailable(host, kind) ? SCHEDHOST_E_NOT_AVAILABLE : SCHEDHOST_E_NOT_FOUND;
+    }
+    *out = config::AsAbi(object->tree.get());
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+int32_t ObjectList(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
+                   schedhost_str namespace_name, schedhost_object_fn fn, void* user) noexcept {
+  if (fn == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  try {
+    const Resolved r = Resolve(host, state, kind);
+    if (r.rc != SCHEDHOST_OK) return r.rc;
+    if (r.table->items().empty() && Unavailable(host, kind)) return SCHEDHOST_E_NOT_AVAILABLE;
+    const auto [first, last] =
+        r.table->InNamespace(r.info->namespaced ? View(namespace_name) : std::string_view());
+    for (auto it = first; it != last; ++it) {
+      if (fn(user, config::AsAbi((*it)->tree.get())) != 0) break;
+    }
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+int32_t ObjectKindStatus(schedhost_host* host, uint32_t kind, schedhost_str* message) noexcept {
+  if (message != nullptr) *message = schedhost_str{"", 0};
+  try {
+    if (host == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+    if (host->plugin == nullptr || kind >= host->plugin->kinds.size()) {
+      return SCHEDHOST_E_OUT_OF_RANGE;
+    }
+    const store::ObjectStore* objects = host->framework ? host->framework->objects() : nullptr;
+    std::string why;
+    if (objects == nullptr) {
+      why = "this host keeps no cluster state for " + host->plugin->kind_keys[kind];
+    } else if (objects->Available(host->plugin->kind_keys[kind], &why)) {
+      return SCHEDHOST_OK;
+    }
+    if (message != nullptr) {
+      // Interned: the text lives as long as the process, as the ABI promises.
+      const std::string_view text =
+          model::Interner::Global().Str(model::Interner::Global().Intern(why));
+      *message = schedhost_str{text.data(), text.size()};
+    }
+    return SCHEDHOST_E_NOT_AVAILABLE;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
+}  // namespace
+
+void FillObjectEntries(schedhost_host_api* api) {
+  api->object_get = &ObjectGet;
+  api->object_list = &ObjectList;
+  api->object_kind_status = &ObjectKindStatus;
+}
+
+}  // namespace schedhost::framework

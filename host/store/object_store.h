@@ -1,0 +1,131 @@
+// ObjectStore: the objects of the API kinds plugins declare (PodGroups, ElasticQuotas,
+// PersistentVolumeClaims, ...), kept as value trees beside the typed kinds of Store. One table
+// per declared group and resource, shared by every plugin that declares it. Readers take an
+// ObjectSnapshot: an immutable view of every table, cached until the next write, so a cycle reads
+// a consistent state without a lock and a writer never waits for a reader. Thread-safe.
+//
+//   store.objects().Declare({"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true});
+//   store.objects().Apply("podgroups.scheduling.x-k8s.io", "team-a", "gang", tree);
+//   auto snapshot = store.objects().Snapshot();
+//   const StoredObject* pg = snapshot->Find("podgroups.scheduling.x-k8s.io")->Get("team-a", "gang");
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/model/value_node.h"
+#include "host/store/store_error.h"
+
+namespace schedhost::store {
+
+// KindInfo is one declared API kind.
+struct KindInfo {
+  std::string group;  // "" for the core group
+  std::string version;
+  std::string resource;  // plural, lower case
+  std::string kind;
+  bool namespaced = true;
+
+  // Key names the table: "<resource>.<group>" ("<resource>" for the core group), as kubectl
+  // names resources ("podgroups.scheduling.x-k8s.io").
+  std::string Key() const { return group.empty() ? resource : resource + "." + group; }
+  // ApiVersion is "<group>/<version>" ("<version>" for the core group).
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+  friend bool operator==(const KindInfo&, const KindInfo&) = default;
+};
+
+// StoredObject is one object as stored; immutable once made.
+struct StoredObject {
+  std::string namespace_name;  // "" for cluster-scoped kinds
+  std::string name;
+  uint64_t resource_version = 0;
+  std::shared_ptr<const model::ValueNode> tree;
+};
+
+// KindObjects is an immutable table of one kind's objects, ordered by namespace and name.
+class KindObjects {
+ public:
+  explicit KindObjects(std::vector<std::shared_ptr<const StoredObject>> items)
+      : items_(std::move(items)) {}
+
+  // Get returns the object `namespace_name`/`name`, or nullptr.
+  const StoredObject* Get(std::string_view namespace_name, std::string_view name) const;
+  // InNamespace returns the objects of `namespace_name` ("" : every object), in order.
+  std::pair<const std::shared_ptr<const StoredObject>*, const std::shared_ptr<const StoredObject>*>
+  InNamespace(std::string_view namespace_name) const;
+  // items returns every object, in order.
+  const std::vector<std::shared_ptr<const StoredObject>>& items() const { return items_; }
+
+ private:
+  std::vector<std::shared_ptr<const StoredObject>> items_;
+};
+
+// ObjectSnapshot is every declared kind's table at one moment.
+class ObjectSnapshot {
+ public:
+  // Find returns the table of the kind keyed `key` (KindInfo::Key), or nullptr when no such kind
+  // is declared.
+  const KindObjects* Find(std::string_view key) const;
+
+ private:
+  friend class ObjectStore;
+  std::map<std::string, std::shared_ptr<const KindObjects>, std::less<>> tables_;
+};
+
+class ObjectStore {
+ public:
+  ObjectStore() = default;
+  ObjectStore(const ObjectStore&) = delete;
+  ObjectStore& operator=(const ObjectStore&) = delete;
+
+  // Declare registers `kind` (again: nothing changes); StoreError(kInvalid) when it disagrees
+  // with the declaration of the same group and resource already registered (version, kind or
+  // scope), naming both.
+  void Declare(const KindInfo& kind);
+  // Kinds returns every declared kind, ordered by key.
+  std::vector<KindInfo> Kinds() const;
+  // FindKind returns the declared kind whose objects read apiVersion `api_version`, kind `kind`.
+  std::optional<KindInfo> FindKind(std::string_view api_version, std::string_view kind) const;
+  // FindKey returns the declared kind keyed `key`.
+  std::optional<KindInfo> FindKey(std::string_view key) const;
+
+  // Apply creates or replaces the object `namespace_name`/`name` of the kind keyed `key` and
+  // returns it as stored, with a new resource version; kNotFound when the kind is not declared,
+  // kInvalid for an empty name or a namespace on a cluster-scoped kind.
+  std::shared_ptr<const StoredObject> Apply(std::string_view key, std::string namespace_name,
+                                            std::string name,
+                                            std::shared_ptr<const model::ValueNode> tree);
+  // Delete removes the object and returns its last state; nullptr when it was not there.
+  std::shared_ptr<const StoredObject> Delete(std::string_view key, std::string_view namespace_name,
+                                             std::string_view name);
+  // Snapshot returns every table as of now (the same snapshot until the next write).
+  std::shared_ptr<const ObjectSnapshot> Snapshot() const;
+
+  // SetUnavailable records why the kind keyed `key` cannot be mirrored ("" : it can); Available
+  // reads it back: true with "" when the kind is mirrored.
+  void SetUnavailable(std::string_view key, std::string why);
+  bool Available(std::string_view key, std::string* why) const;
+
+ private:
+  struct Table {
+    KindInfo info;
+    std::shared_ptr<const KindObjects> objects = std::make_shared<KindObjects>(
+        std::vector<std::shared_ptr<const StoredObject>>{});
+    std::string unavailable;
+  };
+
+  Table& TableOf(std::string_view key);  // holds mu_; throws kNotFound
+
+  mutable std::mutex mu_;
+  std::map<std::string, Table, std::less<>> tables_;
+  uint64_t version_ = 0;
+  mutable std::shared_ptr<const ObjectSnapshot> snapshot_;  // null: rebuild at the next read
+};
+
+}  // namespace schedhost::store
