@@ -1,7 +1,6 @@
 #include "host/store/object_store.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace schedhost::store {
 namespace {
@@ -9,7 +8,8 @@ namespace {
 using Item = std::shared_ptr<const StoredObject>;
 
 bool Less(const Item& a, std::string_view ns, std::string_view name) {
-  return std::tie(a->namespace_name, a->name) < std::tie(ns, name);
+  const std::string_view a_ns = a->namespace_name;
+  return a_ns != ns ? a_ns < ns : std::string_view(a->name) < name;
 }
 
 std::string Describe(const KindInfo& k) {
