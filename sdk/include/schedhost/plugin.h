@@ -49,7 +49,7 @@ extern "C" {
 /** Minor version of this header; grows with every append. since: abi 1.0 */
 #define SCHEDHOST_ABI_MINOR 5
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.4.0"
+#define SCHEDHOST_SDK_VERSION "1.5.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
