@@ -112,8 +112,11 @@ TEST(RegistryTest, RefusesBadDescriptorsAndChangesNothing) {
 
 TEST(RegistryTest, TheAbi10DescriptorEndsWhereTheAbi12AppendsBegin) {
   EXPECT_EQ(kDescriptorSizeV1_0, offsetof(schedhost_plugin_descriptor, filter_batch));
-  EXPECT_EQ(sizeof(schedhost_plugin_descriptor),
+  // abi 1.5 appended the declared kinds right after the batched entries.
+  EXPECT_EQ(offsetof(schedhost_plugin_descriptor, kinds),
             offsetof(schedhost_plugin_descriptor, score_batch) + sizeof(void*));
+  EXPECT_EQ(sizeof(schedhost_plugin_descriptor),
+            offsetof(schedhost_plugin_descriptor, kinds_len) + sizeof(size_t));
 }
 
 TEST(RegistryTest, AnAbi10DescriptorWithoutBatchedEntriesIsAccepted) {

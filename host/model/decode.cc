@@ -154,7 +154,10 @@ class Decoder {
         if (k.kind == kind) spec = &k;
       }
       if (spec == nullptr && generic_ != nullptr) {
-        if (api_version.empty()) Fail(top.Path("apiVersion"), "required");
+        if (api_version.empty()) {
+          Fail(top.Path("apiVersion"), "required (kind " + internal::Quote(kind) +
+                                           " is not built in: its apiVersion says whose it is)");
+        }
         generic_->push_back(internal::DecodeGeneric(node, prefix, api_version, kind));
         generic_->back().source = source_;
         generic_->back().document = document_;

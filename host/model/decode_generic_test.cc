@@ -80,7 +80,8 @@ TEST(DecodeGenericTest, StillRefusesWhatCannotBeAnObject) {
   EXPECT_THAT([&] { DecodeManifests("apiVersion: x.io/v1\nkind: Thing\nmetadata: {}\n", "t.yaml", {}, &generic); },
               ::testing::ThrowsMessage<DecodeError>(HasSubstr("metadata.name: required")));
   EXPECT_THAT([&] { DecodeManifests("kind: Thing\nmetadata: {name: a}\n", "t.yaml", {}, &generic); },
-              ::testing::ThrowsMessage<DecodeError>(HasSubstr("apiVersion: required")));
+              ::testing::ThrowsMessage<DecodeError>(
+                  HasSubstr("apiVersion: required (kind \"Thing\" is not built in")));
   EXPECT_THAT([&] { DecodeManifests("apiVersion: x.io/v1\nkind: Thing\nmetadata: {name: a}\nspec: {a: 1, a: 2}\n", "t.yaml", {}, &generic); },
               ::testing::ThrowsMessage<DecodeError>(HasSubstr("spec")));
   EXPECT_TRUE(generic.empty());
