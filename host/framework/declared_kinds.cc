@@ -33,7 +33,9 @@ bool ValidName(std::string_view s) {
 std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
                                      const std::string& who) {
   std::vector<store::KindInfo> out;
-  if (!SCHEDHOST_HAS_FIELD(&d, schedhost_plugin_descriptor, kinds_len) || d.kinds_len == 0) {
+  // Read only within struct_size (docs/abi.md rule 4): a descriptor before abi 1.5 declares none.
+  if (d.struct_size < offsetof(schedhost_plugin_descriptor, kinds_len) + sizeof(d.kinds_len) ||
+      d.kinds_len == 0) {
     return out;
   }
   if (d.kinds == nullptr) {
