@@ -91,8 +91,10 @@ void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
 
 void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds,
                   const std::vector<model::GenericObject>& generic) {
-  for (const store::KindInfo& kind : kinds) store.objects().Declare(kind);
+  store.objects().Declare(kinds);
   for (const model::GenericObject& object : generic) {
+    const std::string where = object.source + ": document " + std::to_string(object.document) +
+                              " (" + object.Describe() + ")";
     const std::optional<store::KindInfo> kind =
         store.objects().FindKind(object.api_version, object.kind);
     if (!kind) {
@@ -100,18 +102,16 @@ void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds
       for (const store::KindInfo& k : kinds) {
         declared += (declared.empty() ? "" : ", ") + k.ApiVersion() + " " + k.kind;
       }
-      throw SimulationError(
-          object.source + ": document " + std::to_string(object.document) + " (" +
-          object.Describe() + "): kind: unsupported kind \"" + object.kind + "\" of apiVersion \"" +
-          object.api_version + "\"; supported: v1 Pod, v1 Node, policy/v1 PodDisruptionBudget, "
-          "scheduling.k8s.io/v1 PriorityClass, v1 Namespace, and the kinds the loaded plugins "
-          "declare (" + (declared.empty() ? std::string("none") : declared) + ")");
+      throw SimulationError(where + ": kind: unsupported kind \"" + object.kind +
+                            "\" of apiVersion \"" + object.api_version + "\"; supported: " +
+                            std::string(model::kBuiltinKinds) +
+                            ", and the kinds the loaded plugins declare (" +
+                            (declared.empty() ? std::string("none") : declared) + ")");
     }
     try {
       store.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree);
     } catch (const store::StoreError& e) {
-      throw SimulationError(object.source + ": document " + std::to_string(object.document) +
-                            " (" + object.Describe() + ") was refused: " + e.what());
+      throw SimulationError(where + " was refused: " + e.what());
     }
   }
 }

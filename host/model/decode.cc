@@ -36,9 +36,6 @@ constexpr KindSpec kKinds[] = {
     {"Namespace", "v1", false, "NamespaceList", ApiKind::kNamespace},
 };
 
-constexpr std::string_view kSupportedKinds =
-    "supported: v1 Pod, v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 "
-    "PriorityClass, v1 Namespace, or a v1 List of them";
 
 // FindScalar returns a scalar field of a map without failing on malformed input.
 std::string FindScalar(const YamlNode* map, std::string_view key) {
@@ -165,7 +162,8 @@ class Decoder {
       }
       if (spec == nullptr) {
         Fail(top.Path("kind"),
-             "unsupported kind " + internal::Quote(kind) + "; " + std::string(kSupportedKinds));
+             "unsupported kind " + internal::Quote(kind) + "; supported: " +
+                 std::string(kBuiltinKinds) + ", or a v1 List of them");
       }
       identity = Identity(node, *spec);
       if (api_version.empty()) Fail(top.Path("apiVersion"), "required");

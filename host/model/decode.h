@@ -27,6 +27,11 @@
 
 namespace schedhost::model {
 
+// kBuiltinKinds names the kinds the decoder types, as messages list them.
+inline constexpr std::string_view kBuiltinKinds =
+    "v1 Pod, v1 Node, policy/v1 PodDisruptionBudget, scheduling.k8s.io/v1 PriorityClass, "
+    "v1 Namespace";
+
 // Object is one decoded object.
 using Object =
     std::variant<std::shared_ptr<const Pod>, std::shared_ptr<const Node>,

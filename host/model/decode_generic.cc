@@ -63,8 +63,7 @@ class TreeBuilder {
         for (size_t i = 0; i < node->items.size(); ++i) {
           ValueNode child;
           const std::string child_path = path + "[" + std::to_string(i) + "]";
-          // A null element stays: arrays keep their indexes.
-          if (!Build(node->items[i], child_path, depth + 1, &child)) child.location = object_;
+          Build(node->items[i], child_path, depth + 1, &child);  // a null stays: indexes hold
           out->children.push_back(std::move(child));
         }
         return true;
@@ -170,10 +169,6 @@ void FromJson(const nlohmann::json& j, const std::string& object, const std::str
   }
 }
 
-std::string Identity(const std::string& kind, const std::string& ns, const std::string& name) {
-  return kind + " " + (ns.empty() ? name : ns + "/" + name);
-}
-
 }  // namespace
 
 GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
@@ -187,7 +182,7 @@ GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
   if (out.name.empty()) Fail(meta.Path("name"), "required");
   out.namespace_name = ReadString(meta.Get("namespace"), meta.Path("namespace"));
   auto tree = std::make_shared<ValueNode>();
-  TreeBuilder(Identity(kind, out.namespace_name, out.name)).Build(object, prefix, 0, tree.get());
+  TreeBuilder(out.Describe()).Build(object, prefix, 0, tree.get());
   out.tree = std::move(tree);
   return out;
 }

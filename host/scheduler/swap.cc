@@ -50,18 +50,14 @@ void Scheduler::Wire(const ProfileSet& set) {
 }
 
 void Scheduler::DeclareKinds(const ProfileSet& set) {
-  // Every kind first checked, then declared: a refused set declares nothing. A kind no longer
-  // declared keeps its table until the host restarts (its objects stay readable by nobody).
-  for (const store::KindInfo& kind : set.DeclaredKinds()) {
-    const std::optional<store::KindInfo> known = store_.objects().FindKey(kind.Key());
-    if (known && !(*known == kind)) {
-      throw SchedulerError("declared kind " + kind.ApiVersion() + " " + kind.kind + " (" +
-                           kind.Key() + ") disagrees with " + known->ApiVersion() + " " +
-                           known->kind + ", which this host already mirrors; restart the host "
-                           "to change a kind's version or scope");
-    }
+  // All or nothing: a refused set declares nothing. A kind no longer declared keeps its table
+  // until the host restarts (its objects stay readable by nobody).
+  try {
+    store_.objects().Declare(set.DeclaredKinds());
+  } catch (const store::StoreError& e) {
+    throw SchedulerError(std::string(e.what()) +
+                         "; restart the host to change a kind's version or scope");
   }
-  for (const store::KindInfo& kind : set.DeclaredKinds()) store_.objects().Declare(kind);
 }
 
 void Scheduler::Unwire(const ProfileSet& set) {

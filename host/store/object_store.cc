@@ -52,21 +52,28 @@ const KindObjects* ObjectSnapshot::Find(std::string_view key) const {
   return it == tables_.end() ? nullptr : it->second.get();
 }
 
-void ObjectStore::Declare(const KindInfo& kind) {
-  if (kind.version.empty() || kind.resource.empty() || kind.kind.empty()) {
-    throw StoreError(ErrorCode::kInvalid,
-                     "declared kind " + Describe(kind) + ": version, resource and kind are required");
-  }
+void ObjectStore::Declare(const std::vector<KindInfo>& kinds) {
   std::lock_guard lock(mu_);
-  auto it = tables_.find(kind.Key());
-  if (it != tables_.end()) {
-    if (it->second.info == kind) return;
-    throw StoreError(ErrorCode::kInvalid, "declared kind " + Describe(kind) +
-                                              " disagrees with the declaration already in use, " +
-                                              Describe(it->second.info));
+  // Everything checked before anything is registered: a refused list changes nothing.
+  std::map<std::string, const KindInfo*, std::less<>> seen;
+  for (const KindInfo& kind : kinds) {
+    if (kind.version.empty() || kind.resource.empty() || kind.kind.empty()) {
+      throw StoreError(ErrorCode::kInvalid, "declared kind " + Describe(kind) +
+                                                ": version, resource and kind are required");
+    }
+    const KindInfo* known = nullptr;
+    if (auto it = tables_.find(kind.Key()); it != tables_.end()) known = &it->second.info;
+    if (auto it = seen.find(kind.Key()); it != seen.end()) known = it->second;
+    if (known != nullptr && !(*known == kind)) {
+      throw StoreError(ErrorCode::kInvalid, "declared kind " + Describe(kind) +
+                                                " disagrees with the declaration already in use, " +
+                                                Describe(*known));
+    }
+    seen.emplace(kind.Key(), &kind);
   }
-  tables_[kind.Key()].info = kind;
-  snapshot_.reset();
+  for (const KindInfo& kind : kinds) {
+    if (tables_.emplace(kind.Key(), Table{.info = kind}).second) snapshot_.reset();
+  }
 }
 
 std::vector<KindInfo> ObjectStore::Kinds() const {

@@ -87,7 +87,10 @@ class ObjectStore {
   // Declare registers `kind` (again: nothing changes); StoreError(kInvalid) when it disagrees
   // with the declaration of the same group and resource already registered (version, kind or
   // scope), naming both.
-  void Declare(const KindInfo& kind);
+  void Declare(const KindInfo& kind) { Declare(std::vector<KindInfo>{kind}); }
+  // Declare registers every kind of `kinds`, or none: StoreError as above for the first that is
+  // malformed or disagrees with a registered kind or an earlier one of `kinds`.
+  void Declare(const std::vector<KindInfo>& kinds);
   // Kinds returns every declared kind, ordered by key.
   std::vector<KindInfo> Kinds() const;
   // FindKind returns the declared kind whose objects read apiVersion `api_version`, kind `kind`.

@@ -47,6 +47,22 @@ TEST(ObjectStoreTest, DeclarationsOfOneResourceMustAgree) {
   EXPECT_THROW(store.Declare(KindInfo{"x.io", "", "things", "Thing", true}), StoreError);
 }
 
+TEST(ObjectStoreTest, AListOfDeclarationsIsTakenWholeOrNotAtAll) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  KindInfo other = kPodGroup;
+  other.version = "v1beta1";
+  EXPECT_THAT([&] { store.Declare(std::vector<KindInfo>{kClass, other}); },
+              ::testing::ThrowsMessage<StoreError>(HasSubstr("scheduling.x-k8s.io/v1beta1")));
+  KindInfo scope = kClass;
+  scope.namespaced = true;  // disagrees with kClass, earlier in the same list
+  EXPECT_THAT([&] { store.Declare(std::vector<KindInfo>{kClass, scope}); },
+              ::testing::ThrowsMessage<StoreError>(HasSubstr("cluster-scoped")));
+  EXPECT_FALSE(store.FindKey(kClass.Key())) << "a refused list declared one of its kinds";
+  store.Declare(std::vector<KindInfo>{kClass, kPodGroup});
+  EXPECT_EQ(store.Kinds().size(), 2u);
+}
+
 TEST(ObjectStoreTest, ObjectsAreKeptByNamespaceAndNameInOrder) {
   ObjectStore store;
   store.Declare(kPodGroup);
