@@ -38,6 +38,7 @@
 #include "host/framework/waiting_pods.h"
 #include "host/loader/loader.h"
 #include "host/model/pod.h"
+#include "host/queue/cluster_event.h"
 
 namespace schedhost::queue {
 class Nominator;
@@ -219,8 +220,10 @@ class Framework {
   Status RunPreEnqueuePlugins(const schedhost_pod_view* pod);
   /// QueueSortLess orders two queued pods with the QueueSort plugin.
   bool QueueSortLess(const schedhost_queued_pod& a, const schedhost_queued_pod& b);
-  /// EventsToRegister collects every plugin's cluster-event registrations, by plugin name.
-  std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> EventsToRegister();
+  /// EventsToRegister collects every plugin's cluster-event registrations, by plugin name, with
+  /// a declared kind's registration naming the kind by key; FrameworkError for a registration of
+  /// a kind index the plugin does not declare.
+  std::vector<std::pair<std::string, std::vector<queue::EventRegistration>>> EventsToRegister();
 
   /// PreFilterExtensionsActive is whether a PreFilter plugin not skipped in `state` has AddPod
   /// or RemovePod. Without one, adding or removing a pod in a simulation leaves `state` as it

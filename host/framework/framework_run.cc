@@ -62,9 +62,9 @@ bool Framework::QueueSortLess(const schedhost_queued_pod& a, const schedhost_que
   return p->desc->queue_sort_less(p->instance, &a, &b) != 0;
 }
 
-std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>>
+std::vector<std::pair<std::string, std::vector<queue::EventRegistration>>>
 Framework::EventsToRegister() {
-  std::vector<std::pair<std::string, std::vector<schedhost_event_registration>>> out;
+  std::vector<std::pair<std::string, std::vector<queue::EventRegistration>>> out;
   for (const auto& inst : instances_) {
     if (!SCHEDHOST_HAS_FIELD(inst->desc, schedhost_plugin_descriptor, events_to_register) ||
         inst->desc->events_to_register == nullptr) {
@@ -73,8 +73,21 @@ Framework::EventsToRegister() {
     const schedhost_event_registration* regs = nullptr;
     size_t n = 0;
     if (inst->desc->events_to_register(inst->instance, &regs, &n) != SCHEDHOST_SUCCESS) continue;
-    std::vector<schedhost_event_registration> copy;
-    if (regs != nullptr) copy.assign(regs, regs + n);
+    std::vector<queue::EventRegistration> copy;
+    for (size_t i = 0; regs != nullptr && i < n; ++i) {
+      queue::EventRegistration reg{regs[i].event, regs[i].hint, ""};
+      if (reg.event.resource >= SCHEDHOST_RESOURCE_DECLARED_KIND) {
+        const auto index = static_cast<size_t>(reg.event.resource - SCHEDHOST_RESOURCE_DECLARED_KIND);
+        if (index >= inst->kind_keys.size()) {
+          throw FrameworkError("plugin " + inst->name + ": EventsToRegister entry " +
+                               std::to_string(i) + " registers for declared kind " +
+                               std::to_string(index) + ", but the plugin declares " +
+                               std::to_string(inst->kind_keys.size()) + " kind(s)");
+        }
+        reg.kind = inst->kind_keys[index];
+      }
+      copy.push_back(std::move(reg));
+    }
     out.emplace_back(inst->name, std::move(copy));
   }
   return out;

@@ -6,8 +6,15 @@
 
 namespace schedhost::queue {
 
-bool EventMatches(const schedhost_cluster_event& registered, const ClusterEvent& ev) {
+bool EventMatches(const EventRegistration& registration, const ClusterEvent& ev) {
   if (ev.IsWildcard()) return true;
+  const schedhost_cluster_event& registered = registration.event;
+  if (!registration.kind.empty() || !ev.kind.empty()) {
+    // Declared kinds: a registration for the same kind, or a wildcard one, hears them.
+    const bool resource_matches = registered.resource == SCHEDHOST_RESOURCE_WILDCARD ||
+                                  (!registration.kind.empty() && registration.kind == ev.kind);
+    return resource_matches && (registered.actions & ev.actions) != 0;
+  }
   if (registered.resource == SCHEDHOST_RESOURCE_WILDCARD &&
       (registered.actions & SCHEDHOST_ACTION_ALL) == SCHEDHOST_ACTION_ALL) {
     return true;
@@ -152,6 +159,23 @@ ClusterEvent MakeNodeDeleteEvent(std::shared_ptr<const model::Node> node) {
   ev.actions = SCHEDHOST_ACTION_DELETE;
   ev.old_obj.node = std::move(node);
   ev.label = "NodeDelete";
+  return ev;
+}
+
+ClusterEvent MakeObjectEvent(std::string kind, std::string_view kind_name,
+                             std::shared_ptr<const model::ValueNode> old_obj,
+                             std::shared_ptr<const model::ValueNode> new_obj) {
+  ClusterEvent ev;
+  ev.resource = SCHEDHOST_RESOURCE_DECLARED_KIND;
+  ev.kind = std::move(kind);
+  ev.actions = old_obj == nullptr   ? SCHEDHOST_ACTION_ADD
+               : new_obj == nullptr ? SCHEDHOST_ACTION_DELETE
+                                    : SCHEDHOST_ACTION_UPDATE;
+  ev.label = std::string(kind_name) + (old_obj == nullptr   ? "Add"
+                                       : new_obj == nullptr ? "Delete"
+                                                            : "Update");
+  ev.old_obj.object = std::move(old_obj);
+  ev.new_obj.object = std::move(new_obj);
   return ev;
 }
 

@@ -16,19 +16,23 @@
 
 #include "host/model/node.h"
 #include "host/model/pod.h"
+#include "host/model/value_node.h"
 
 namespace schedhost::queue {
 
-/// EventObject is the object an event is about: at most one of pod / node is set.
+/// EventObject is the object an event is about: at most one of pod / node / object is set.
 struct EventObject {
   std::shared_ptr<const model::Pod> pod;
   std::shared_ptr<const model::Node> node;
+  std::shared_ptr<const model::ValueNode> object;  // an object of a declared kind
 };
 
 /// ClusterEvent is one change in the cluster, with the objects before and after it.
 struct ClusterEvent {
-  schedhost_event_resource resource = SCHEDHOST_RESOURCE_WILDCARD;
+  // For an object of a declared kind, SCHEDHOST_RESOURCE_DECLARED_KIND with `kind` set.
+  int32_t resource = SCHEDHOST_RESOURCE_WILDCARD;
   int32_t actions = SCHEDHOST_ACTION_ALL;  // schedhost_event_action bits.
+  std::string kind;                        // a declared kind's key ("podgroups.scheduling.x-k8s.io")
   EventObject old_obj;                     // Empty for additions.
   EventObject new_obj;                     // Empty for deletions.
   std::string label;                       // For metrics and logs, e.g. "NodeAdd".
@@ -38,10 +42,20 @@ struct ClusterEvent {
   bool IsWildcard() const { return resource == SCHEDHOST_RESOURCE_WILDCARD; }
 };
 
-/// EventMatches is true when a plugin that registered for `registered` cares about `ev`:
+/// EventRegistration is one event a plugin registered for (EventsToRegister), as the host reads
+/// it: a registration for one of the plugin's declared kinds (resource
+/// SCHEDHOST_RESOURCE_DECLARED_KIND + i) names the kind by key.
+struct EventRegistration {
+  schedhost_cluster_event event{};  // as the plugin wrote it
+  schedhost_queueing_hint_fn hint = nullptr;
+  std::string kind;  // the declared kind's key; "" for the built-in resources
+};
+
+/// EventMatches is true when a plugin that registered `registered` cares about `ev`:
 /// a wildcard registration or wildcard event matches everything, resource Pod matches assigned
-/// and unscheduled pods too, and the action bits must intersect.
-bool EventMatches(const schedhost_cluster_event& registered, const ClusterEvent& ev);
+/// and unscheduled pods too, a declared kind matches events of that kind only, and the action
+/// bits must intersect.
+bool EventMatches(const EventRegistration& registered, const ClusterEvent& ev);
 
 /// PodUpdateMayMakeSchedulable is upstream's "pod updated" test for pending pods: true when
 /// anything but status and resourceVersion differs (a status-only update never helps).
@@ -70,6 +84,12 @@ std::optional<ClusterEvent> MakeNodeUpdateEvent(std::shared_ptr<const model::Nod
                                                 std::shared_ptr<const model::Node> new_node);
 /// MakeNodeDeleteEvent describes a node that went away.
 ClusterEvent MakeNodeDeleteEvent(std::shared_ptr<const model::Node> node);
+/// MakeObjectEvent describes an add (old null), update or delete (new null) of an object of the
+/// declared kind keyed `kind` (`kind_name` labels it, e.g. "PodGroupUpdate"). An update carries
+/// every update bit.
+ClusterEvent MakeObjectEvent(std::string kind, std::string_view kind_name,
+                             std::shared_ptr<const model::ValueNode> old_obj,
+                             std::shared_ptr<const model::ValueNode> new_obj);
 /// MakeWildcardEvent is an event every pod reacts to, labelled `label`.
 ClusterEvent MakeWildcardEvent(std::string label);
 

@@ -18,11 +18,31 @@ bool Bound(const PodPtr& pod) { return pod && !pod->node_name().empty(); }
 
 void EventRouter::Start() {
   watch_id_ = s_.store_.Watch(0, [this](const store::Event& e) { Route(e); });
+  // Objects stored before now concern no unschedulable pod yet: no backlog to replay.
+  object_watch_id_ = s_.store_.objects().Watch([this](const store::ObjectEvent& e) { RouteObject(e); });
 }
 
 void EventRouter::Stop() {
   if (watch_id_ != 0) s_.store_.Unwatch(watch_id_);
+  if (object_watch_id_ != 0) s_.store_.objects().Unwatch(object_watch_id_);
   watch_id_ = 0;
+  object_watch_id_ = 0;
+}
+
+void EventRouter::RouteObject(const store::ObjectEvent& event) {
+  try {
+    const std::optional<store::KindInfo> kind = s_.store_.objects().FindKey(event.key);
+    auto tree = [](const std::shared_ptr<const store::StoredObject>& o) {
+      return o ? o->tree : nullptr;
+    };
+    const bool deleted = event.type == store::EventType::kDeleted;
+    s_.queue_->MoveAllToActiveOrBackoffQueue(queue::MakeObjectEvent(
+        event.key, kind ? kind->kind : event.key, tree(event.old_object),
+        deleted ? nullptr : tree(event.object)));
+  } catch (const std::exception& e) {
+    spdlog::error("scheduler: routing {} {} {}/{} failed: {}", store::ToString(event.type),
+                  event.key, event.object->namespace_name, event.object->name, e.what());
+  }
 }
 
 void EventRouter::Route(const store::Event& event) {

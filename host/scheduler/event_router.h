@@ -1,13 +1,14 @@
 // EventRouter: turns store events into cache and queue updates (upstream's event handlers).
 // Nodes go to the cache and wake unschedulable pods (node add / update / delete events). Bound
 // pods go to the cache (an add confirms an assumed pod) and wake pods through the
-// AssignedPod* events. Unbound pods whose schedulerName names a profile are added to, updated
+// AssignedPod* events. Objects of declared kinds wake pods through their own events. Unbound pods whose schedulerName names a profile are added to, updated
 // in or deleted from the queue, and a deleted pod waiting at Permit is rejected.
 #pragma once
 
 #include <cstdint>
 
 #include "host/store/event.h"
+#include "host/store/object_store.h"
 
 namespace schedhost::scheduler {
 
@@ -28,6 +29,9 @@ class EventRouter {
 
   /// Route applies one store event.
   void Route(const store::Event& event);
+  /// RouteObject wakes the pods an event of a declared kind may help (upstream's handlers for
+  /// PVCs, StorageClasses and the like: the queue asks the rejecting plugins' hints).
+  void RouteObject(const store::ObjectEvent& event);
 
  private:
   void RoutePod(const store::Event& event);
@@ -37,6 +41,7 @@ class EventRouter {
 
   Scheduler& s_;
   uint64_t watch_id_ = 0;
+  uint64_t object_watch_id_ = 0;
 };
 
 }  // namespace schedhost::scheduler

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "host/config/config_tree.h"
 #include "host/framework/plugin_instance.h"
 
 namespace schedhost::scheduler {
@@ -18,7 +19,17 @@ schedhost_queued_pod Queued(const queue::QueuedPodInfo& info) {
 }
 
 schedhost_event_object Object(const queue::EventObject& o) {
-  return schedhost_event_object{o.pod ? o.pod->view() : nullptr, o.node ? o.node->view() : nullptr};
+  return schedhost_event_object{o.pod ? o.pod->view() : nullptr, o.node ? o.node->view() : nullptr,
+                                config::AsAbi(o.object.get())};
+}
+
+// DeclaredResource is the event resource a declared kind's event reads as for `plugin`: its own
+// index of the kind, or WILDCARD when it does not declare the kind (a wildcard registration).
+int32_t DeclaredResource(const framework::PluginInstance& plugin, std::string_view kind) {
+  for (size_t i = 0; i < plugin.kind_keys.size(); ++i) {
+    if (plugin.kind_keys[i] == kind) return SCHEDHOST_KIND_EVENT(i);
+  }
+  return SCHEDHOST_RESOURCE_WILDCARD;
 }
 
 }  // namespace
@@ -72,14 +83,15 @@ bool ProfileRuntime::Hint(std::string_view plugin, const model::Pod& pod,
 }
 
 bool AskQueueingHint(const framework::PluginInstance& plugin,
-                     std::span<const schedhost_event_registration> registrations,
+                     std::span<const queue::EventRegistration> registrations,
                      const model::Pod& pod, const queue::ClusterEvent& ev) {
-  const schedhost_cluster_event cev{ev.resource, ev.actions};
+  schedhost_cluster_event cev{ev.resource, ev.actions};
   const schedhost_event_object old_obj = Object(ev.old_obj);
   const schedhost_event_object new_obj = Object(ev.new_obj);
-  for (const schedhost_event_registration& reg : registrations) {
-    if (!queue::EventMatches(reg.event, ev)) continue;
+  for (const queue::EventRegistration& reg : registrations) {
+    if (!queue::EventMatches(reg, ev)) continue;
     if (reg.hint == nullptr) return true;
+    if (!ev.kind.empty()) cev.resource = DeclaredResource(plugin, ev.kind);
     if (reg.hint(plugin.instance, pod.view(), &cev, &old_obj, &new_obj) != SCHEDHOST_QUEUE_SKIP) {
       return true;
     }
@@ -95,7 +107,7 @@ queue::EventInterest ProfileRuntime::Interest(const queue::ClusterEvent& ev) con
       if (pe.plugin == nullptr) continue;  // Hint answers true for it
       const bool hears =
           std::any_of(pe.registrations.begin(), pe.registrations.end(),
-                      [&](const auto& reg) { return queue::EventMatches(reg.event, ev); });
+                      [&](const auto& reg) { return queue::EventMatches(reg, ev); });
       if (!hears) deaf.push_back(name);
     }
     out.deaf.emplace_back(profile, std::move(deaf));

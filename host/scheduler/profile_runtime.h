@@ -54,7 +54,7 @@ class ProfileRuntime {
  private:
   struct PluginEvents {
     const framework::PluginInstance* plugin = nullptr;
-    std::vector<schedhost_event_registration> registrations;
+    std::vector<queue::EventRegistration> registrations;
   };
   using PluginMap = std::map<std::string, PluginEvents, std::less<>>;
 
@@ -67,7 +67,7 @@ class ProfileRuntime {
 /// `ev` may make `pod` schedulable: true when a registration matches and its hint (if any) says
 /// Queue. ProfileRuntime::Hint and the SDK's test harness both ask through it.
 bool AskQueueingHint(const framework::PluginInstance& plugin,
-                     std::span<const schedhost_event_registration> registrations,
+                     std::span<const queue::EventRegistration> registrations,
                      const model::Pod& pod, const queue::ClusterEvent& ev);
 
 /// MakeQueueCallbacks builds the queue's callbacks: `less` from `initial` (QueueSort is shared by

@@ -5,6 +5,19 @@
 namespace schedhost::store {
 namespace {
 
+// The object stores this thread is delivering events for: a write made inside a callback leaves
+// its event to the running delivery loop.
+thread_local std::vector<const ObjectStore*> t_delivering;
+
+bool DeliveringHere(const ObjectStore* store) {
+  return std::find(t_delivering.begin(), t_delivering.end(), store) != t_delivering.end();
+}
+
+std::string UidOf(const model::ValueNode* tree) {
+  const model::ValueNode* uid = tree == nullptr ? nullptr : tree->Find("metadata.uid");
+  return uid != nullptr && uid->kind == SCHEDHOST_CONFIG_STRING ? uid->string_value : "";
+}
+
 using Item = std::shared_ptr<const StoredObject>;
 
 bool Less(const Item& a, std::string_view ns, std::string_view name) {
@@ -111,7 +124,18 @@ ObjectStore::Table& ObjectStore::TableOf(std::string_view key) {
 std::shared_ptr<const StoredObject> ObjectStore::Apply(
     std::string_view key, std::string namespace_name, std::string name,
     std::shared_ptr<const model::ValueNode> tree) {
-  std::lock_guard lock(mu_);
+  std::shared_ptr<const StoredObject> stored;
+  {
+    std::lock_guard lock(mu_);
+    stored = ApplyLocked(key, std::move(namespace_name), std::move(name), std::move(tree));
+  }
+  Deliver();
+  return stored;
+}
+
+std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
+    std::string_view key, std::string namespace_name, std::string name,
+    std::shared_ptr<const model::ValueNode> tree) {
   Table& table = TableOf(key);
   if (name.empty()) throw StoreError(ErrorCode::kInvalid, table.info.kind + ": metadata.name is required");
   if (!table.info.namespaced && !namespace_name.empty()) {
@@ -123,6 +147,7 @@ std::shared_ptr<const StoredObject> ObjectStore::Apply(
   auto object = std::make_shared<StoredObject>();
   object->namespace_name = std::move(namespace_name);
   object->name = std::move(name);
+  object->uid = UidOf(tree.get());
   object->resource_version = ++version_;
   object->tree = std::move(tree);
   // Copy on write: readers keep the table they took.
@@ -131,21 +156,37 @@ std::shared_ptr<const StoredObject> ObjectStore::Apply(
                              [](const Item& a, const Item& b) {
                                return Less(a, b->namespace_name, b->name);
                              });
+  ObjectEvent event{.key = table.info.Key(), .object = object};
   if (it != items.end() && (*it)->namespace_name == object->namespace_name &&
       (*it)->name == object->name) {
+    event.type = EventType::kModified;
+    event.old_object = *it;
     *it = object;
   } else {
     items.insert(it, object);
   }
   table.objects = std::make_shared<KindObjects>(std::move(items));
   snapshot_.reset();
+  event.resource_version = object->resource_version;
+  if (!watchers_.empty()) pending_.push_back(std::move(event));
   return object;
 }
 
 std::shared_ptr<const StoredObject> ObjectStore::Delete(std::string_view key,
                                                         std::string_view namespace_name,
                                                         std::string_view name) {
-  std::lock_guard lock(mu_);
+  std::shared_ptr<const StoredObject> gone;
+  {
+    std::lock_guard lock(mu_);
+    gone = DeleteLocked(key, namespace_name, name);
+  }
+  Deliver();
+  return gone;
+}
+
+std::shared_ptr<const StoredObject> ObjectStore::DeleteLocked(std::string_view key,
+                                                              std::string_view namespace_name,
+                                                              std::string_view name) {
   Table& table = TableOf(key);
   std::string_view ns = table.info.namespaced && namespace_name.empty() ? "default"
                         : table.info.namespaced                          ? namespace_name
@@ -159,7 +200,90 @@ std::shared_ptr<const StoredObject> ObjectStore::Delete(std::string_view key,
   ++version_;
   table.objects = std::make_shared<KindObjects>(std::move(items));
   snapshot_.reset();
+  if (!watchers_.empty()) {
+    pending_.push_back(ObjectEvent{.type = EventType::kDeleted,
+                                   .key = table.info.Key(),
+                                   .object = gone,
+                                   .old_object = gone,
+                                   .resource_version = version_});
+  }
   return gone;
+}
+
+void ObjectStore::Clear(std::string_view key) {
+  {
+    std::lock_guard lock(mu_);
+    Table& table = TableOf(key);
+    for (const Item& item : table.objects->items()) {
+      ++version_;
+      if (watchers_.empty()) continue;
+      pending_.push_back(ObjectEvent{.type = EventType::kDeleted,
+                                     .key = table.info.Key(),
+                                     .object = item,
+                                     .old_object = item,
+                                     .resource_version = version_});
+    }
+    table.objects = std::make_shared<KindObjects>(std::vector<Item>{});
+    snapshot_.reset();
+  }
+  Deliver();
+}
+
+bool ObjectStore::Undeclare(std::string_view key) {
+  std::lock_guard lock(mu_);
+  auto it = tables_.find(key);
+  if (it == tables_.end()) return false;
+  tables_.erase(it);
+  snapshot_.reset();
+  return true;
+}
+
+uint64_t ObjectStore::resource_version() const {
+  std::lock_guard lock(mu_);
+  return version_;
+}
+
+uint64_t ObjectStore::Watch(std::function<void(const ObjectEvent&)> fn) {
+  std::lock_guard lock(mu_);
+  const uint64_t id = next_watch_id_++;
+  watchers_.emplace(id, std::make_shared<std::function<void(const ObjectEvent&)>>(std::move(fn)));
+  return id;
+}
+
+bool ObjectStore::Unwatch(uint64_t id) {
+  {
+    std::lock_guard lock(mu_);
+    if (watchers_.erase(id) == 0) return false;
+  }
+  // Wait for a delivery that may still be calling it (unless that delivery is ours).
+  if (!DeliveringHere(this)) {
+    std::lock_guard wait(deliver_mu_);
+  }
+  return true;
+}
+
+void ObjectStore::Deliver() {
+  if (DeliveringHere(this)) return;  // the running loop below picks the event up
+  std::lock_guard deliver(deliver_mu_);
+  t_delivering.push_back(this);
+  for (;;) {
+    ObjectEvent event;
+    std::vector<std::shared_ptr<std::function<void(const ObjectEvent&)>>> fns;
+    {
+      std::lock_guard lock(mu_);
+      if (pending_.empty()) break;
+      event = std::move(pending_.front());
+      pending_.pop_front();
+      for (const auto& [id, fn] : watchers_) fns.push_back(fn);
+    }
+    for (const auto& fn : fns) {
+      try {
+        (*fn)(event);
+      } catch (...) {  // NOLINT(bugprone-empty-catch): a watcher's failure is its own
+      }
+    }
+  }
+  t_delivering.pop_back();
 }
 
 std::shared_ptr<const ObjectSnapshot> ObjectStore::Snapshot() const {

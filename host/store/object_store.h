@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "host/model/value_node.h"
+#include "host/store/event.h"
 #include "host/store/store_error.h"
 
 namespace schedhost::store {
@@ -44,8 +47,22 @@ struct KindInfo {
 struct StoredObject {
   std::string namespace_name;  // "" for cluster-scoped kinds
   std::string name;
+  std::string uid;  // metadata.uid as applied ("" when it had none)
   uint64_t resource_version = 0;
   std::shared_ptr<const model::ValueNode> tree;
+};
+
+// ObjectEvent is one change of an object of a declared kind, delivered to watchers in version
+// order.
+struct ObjectEvent {
+  EventType type = EventType::kAdded;
+  std::string key;  // the kind's KindInfo::Key
+  // object is the new state (ADDED, MODIFIED) or the last stored state (DELETED).
+  std::shared_ptr<const StoredObject> object;
+  // old_object is the state before the change (MODIFIED, DELETED); null for ADDED.
+  std::shared_ptr<const StoredObject> old_object;
+  // resource_version is the ObjectStore version the change created.
+  uint64_t resource_version = 0;
 };
 
 // KindObjects is an immutable table of one kind's objects, ordered by namespace and name.
@@ -107,6 +124,23 @@ class ObjectStore {
   // Delete removes the object and returns its last state; nullptr when it was not there.
   std::shared_ptr<const StoredObject> Delete(std::string_view key, std::string_view namespace_name,
                                              std::string_view name);
+  // Clear removes every object of the kind keyed `key` (DELETED for each); kNotFound when the
+  // kind is not declared. Kubernetes mode clears a kind it can no longer mirror.
+  void Clear(std::string_view key);
+  // Undeclare forgets the kind keyed `key` with its objects (no event: nothing reads the kind any
+  // more); false when it was not declared.
+  bool Undeclare(std::string_view key);
+  // resource_version returns the newest version handed out (0 for a new store).
+  uint64_t resource_version() const;
+
+  // Watch calls `fn` with every later change, in version order, and returns an id for Unwatch.
+  // Callbacks run with the store's lock released, one at a time; a write returns once its
+  // event was delivered (a write made inside a callback: right after that callback). A callback
+  // that throws has its exception dropped.
+  uint64_t Watch(std::function<void(const ObjectEvent&)> fn);
+  // Unwatch stops a watch; once it returns (outside a callback) fn is not called again.
+  bool Unwatch(uint64_t id);
+
   // Snapshot returns every table as of now (the same snapshot until the next write).
   std::shared_ptr<const ObjectSnapshot> Snapshot() const;
 
@@ -124,8 +158,21 @@ class ObjectStore {
   };
 
   Table& TableOf(std::string_view key);  // holds mu_; throws kNotFound
+  // The writes, with mu_ held; their events go to pending_.
+  std::shared_ptr<const StoredObject> ApplyLocked(std::string_view key, std::string namespace_name,
+                                                  std::string name,
+                                                  std::shared_ptr<const model::ValueNode> tree);
+  std::shared_ptr<const StoredObject> DeleteLocked(std::string_view key,
+                                                   std::string_view namespace_name,
+                                                   std::string_view name);
+  // Deliver hands the pending events to the watchers (called without mu_).
+  void Deliver();
 
   mutable std::mutex mu_;
+  std::deque<ObjectEvent> pending_;  // guarded by mu_
+  std::map<uint64_t, std::shared_ptr<std::function<void(const ObjectEvent&)>>> watchers_;  // mu_
+  uint64_t next_watch_id_ = 1;                                                                // mu_
+  std::mutex deliver_mu_;  // held by the one delivering thread
   std::map<std::string, Table, std::less<>> tables_;
   uint64_t version_ = 0;
   mutable std::shared_ptr<const ObjectSnapshot> snapshot_;  // null: rebuild at the next read

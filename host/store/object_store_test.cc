@@ -132,5 +132,64 @@ TEST(ObjectStoreTest, AKindCanBeMarkedUnavailableWithTheReason) {
   EXPECT_THAT(why, HasSubstr("no loaded plugin declares"));
 }
 
+TEST(ObjectStoreTest, WatchersSeeEveryChangeInOrderWithTheStateBefore) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  std::vector<std::string> seen;
+  const uint64_t id = store.Watch([&](const ObjectEvent& e) {
+    std::string line = std::string(ToString(e.type)) + " " + e.key + " " +
+                       e.object->namespace_name + "/" + e.object->name + " " +
+                       std::to_string(MinMember(e.object.get())) + " rv" +
+                       std::to_string(e.resource_version);
+    if (e.old_object) line += " was " + std::to_string(MinMember(e.old_object.get()));
+    seen.push_back(line);
+  });
+  store.Apply(kPodGroup.Key(), "a", "g", Tree(2));
+  store.Apply(kPodGroup.Key(), "a", "g", Tree(3));
+  store.Delete(kPodGroup.Key(), "a", "g");
+  store.Apply(kPodGroup.Key(), "a", "h", Tree(4));
+  store.Apply(kPodGroup.Key(), "b", "h", Tree(5));
+  store.Clear(kPodGroup.Key());
+  EXPECT_THAT(seen, ::testing::ElementsAre(
+                        "ADDED podgroups.scheduling.x-k8s.io a/g 2 rv1",
+                        "MODIFIED podgroups.scheduling.x-k8s.io a/g 3 rv2 was 2",
+                        "DELETED podgroups.scheduling.x-k8s.io a/g 3 rv3 was 3",
+                        "ADDED podgroups.scheduling.x-k8s.io a/h 4 rv4",
+                        "ADDED podgroups.scheduling.x-k8s.io b/h 5 rv5",
+                        "DELETED podgroups.scheduling.x-k8s.io a/h 4 rv6 was 4",
+                        "DELETED podgroups.scheduling.x-k8s.io b/h 5 rv7 was 5"));
+  EXPECT_EQ(store.resource_version(), 7u);
+  EXPECT_EQ(store.Snapshot()->Find(kPodGroup.Key())->items().size(), 0u);
+  EXPECT_TRUE(store.Unwatch(id));
+  EXPECT_FALSE(store.Unwatch(id));
+  store.Apply(kPodGroup.Key(), "a", "g", Tree(6));
+  EXPECT_EQ(seen.size(), 7u);
+}
+
+TEST(ObjectStoreTest, AWriteInsideACallbackIsDeliveredAfterIt) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  std::vector<std::string> order;
+  store.Watch([&](const ObjectEvent& e) {
+    order.push_back("first " + e.object->name);
+    if (e.object->name == "g") store.Apply(kPodGroup.Key(), "a", "echo", Tree(1));
+  });
+  store.Watch([&](const ObjectEvent& e) { order.push_back("second " + e.object->name); });
+  store.Apply(kPodGroup.Key(), "a", "g", Tree(1));
+  EXPECT_THAT(order, ::testing::ElementsAre("first g", "second g", "first echo", "second echo"));
+}
+
+TEST(ObjectStoreTest, UndeclareForgetsTheKindAndItsObjects) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  store.Apply(kPodGroup.Key(), "a", "g", Tree(1));
+  EXPECT_TRUE(store.Undeclare(kPodGroup.Key()));
+  EXPECT_FALSE(store.Undeclare(kPodGroup.Key()));
+  EXPECT_EQ(store.Snapshot()->Find(kPodGroup.Key()), nullptr);
+  EXPECT_FALSE(store.FindKey(kPodGroup.Key()));
+  store.Declare(kPodGroup);
+  EXPECT_EQ(store.Snapshot()->Find(kPodGroup.Key())->items().size(), 0u);
+}
+
 }  // namespace
 }  // namespace schedhost::store

@@ -129,7 +129,7 @@ std::vector<EventRegistration> Harness::EventsToRegister() {
   return Guard("EventsToRegister", [&] {
     std::vector<EventRegistration> out;
     for (const auto& [plugin, regs] : impl_->host.framework().EventsToRegister()) {
-      for (const schedhost_event_registration& reg : regs) {
+      for (const queue::EventRegistration& reg : regs) {
         out.push_back({plugin, reg.event.resource, reg.event.actions, reg.hint != nullptr});
       }
     }

@@ -86,8 +86,44 @@ TEST(EventMatchesTest, Table) {
     ClusterEvent ev;
     ev.resource = c.resource;
     ev.actions = c.actions;
-    EXPECT_EQ(EventMatches(c.registered, ev), c.want) << c.name;
+    EXPECT_EQ(EventMatches(EventRegistration{c.registered, nullptr, ""}, ev), c.want) << c.name;
   }
+}
+
+TEST(EventMatchesTest, DeclaredKindsMatchByKey) {
+  const std::string kGroups = "podgroups.scheduling.x-k8s.io";
+  const ClusterEvent add = MakeObjectEvent(kGroups, "PodGroup", nullptr,
+                                           std::make_shared<model::ValueNode>());
+  const ClusterEvent update = MakeObjectEvent(kGroups, "PodGroup",
+                                              std::make_shared<model::ValueNode>(),
+                                              std::make_shared<model::ValueNode>());
+  const ClusterEvent del = MakeObjectEvent(kGroups, "PodGroup",
+                                           std::make_shared<model::ValueNode>(), nullptr);
+  EXPECT_EQ(add.label, "PodGroupAdd");
+  EXPECT_EQ(update.label, "PodGroupUpdate");
+  EXPECT_EQ(update.actions, SCHEDHOST_ACTION_UPDATE);
+  EXPECT_EQ(del.label, "PodGroupDelete");
+  EXPECT_EQ(del.new_obj.object, nullptr);
+
+  const EventRegistration groups_add{{SCHEDHOST_KIND_EVENT(1), SCHEDHOST_ACTION_ADD}, nullptr,
+                                     kGroups};
+  EXPECT_TRUE(EventMatches(groups_add, add));
+  EXPECT_FALSE(EventMatches(groups_add, update)) << "actions must intersect";
+  const EventRegistration quotas{{SCHEDHOST_KIND_EVENT(0), SCHEDHOST_ACTION_ALL}, nullptr,
+                                 "elasticquotas.scheduling.x-k8s.io"};
+  EXPECT_FALSE(EventMatches(quotas, add)) << "another declared kind";
+  const EventRegistration wildcard_delete{{SCHEDHOST_RESOURCE_WILDCARD, SCHEDHOST_ACTION_DELETE},
+                                          nullptr, ""};
+  EXPECT_TRUE(EventMatches(wildcard_delete, del));
+  EXPECT_FALSE(EventMatches(wildcard_delete, add));
+  // No built-in registration hears a declared kind, and no declared one a built-in event.
+  const EventRegistration node_all{{SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ALL}, nullptr, ""};
+  EXPECT_FALSE(EventMatches(node_all, add));
+  ClusterEvent node_add;
+  node_add.resource = SCHEDHOST_RESOURCE_NODE;
+  node_add.actions = SCHEDHOST_ACTION_ADD;
+  EXPECT_FALSE(EventMatches(groups_add, node_add));
+  EXPECT_TRUE(EventMatches(groups_add, MakeWildcardEvent("flush")));
 }
 
 TEST(PodUpdateTest, WhatMayMakeAPodSchedulable) {

@@ -516,8 +516,8 @@ TEST_P(NodeAffinityHintTest, QueuesOnlyNodesThatNowMatch) {
   size_t n = 0;
   ASSERT_EQ(inst.desc->events_to_register(inst.instance, &regs, &n), SCHEDHOST_SUCCESS);
   auto pod = h.MakePod(PodYaml("p", "  nodeSelector: {zone: a}\n"));
-  schedhost_event_object old_obj{nullptr, c.before ? NodeView(h, c.before) : nullptr};
-  schedhost_event_object new_obj{nullptr, c.after ? NodeView(h, c.after) : nullptr};
+  schedhost_event_object old_obj{nullptr, c.before ? NodeView(h, c.before) : nullptr, nullptr};
+  schedhost_event_object new_obj{nullptr, c.after ? NodeView(h, c.after) : nullptr, nullptr};
   EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &old_obj, &new_obj), c.want);
 }
 

@@ -573,8 +573,8 @@ TEST(NodeResourcesFitEvents, NodeHintQueuesOnlyWhenThePodCouldNowFit) {
   ASSERT_EQ(inst.desc->events_to_register(inst.instance, &regs, &n), SCHEDHOST_SUCCESS);
   auto pod = h.MakePod(PodYaml("p", "", R"({cpu: "2", memory: 1Gi})"));
   auto hint = [&](const char* before, const char* after) {
-    schedhost_event_object old_obj{nullptr, before ? NodeView(h, before) : nullptr};
-    schedhost_event_object new_obj{nullptr, after ? NodeView(h, after) : nullptr};
+    schedhost_event_object old_obj{nullptr, before ? NodeView(h, before) : nullptr, nullptr};
+    schedhost_event_object new_obj{nullptr, after ? NodeView(h, after) : nullptr, nullptr};
     return regs[1].hint(inst.instance, pod->view(), &regs[1].event, &old_obj, &new_obj);
   };
   EXPECT_EQ(hint(nullptr, "small"), SCHEDHOST_QUEUE_SKIP);       // added, still too small
@@ -596,8 +596,8 @@ TEST(NodeResourcesFitEvents, PodHintSkipsDeletedUnboundPods) {
   auto pod = h.MakePod(PodYaml("p", "", R"({cpu: "2"})"));
   auto bound = h.MakePod(PodYaml("bound", "n1", R"({cpu: "1"})"));
   auto pending = h.MakePod(PodYaml("pending", "", R"({cpu: "1"})"));
-  schedhost_event_object was_bound{bound->view(), nullptr};
-  schedhost_event_object was_pending{pending->view(), nullptr};
+  schedhost_event_object was_bound{bound->view(), nullptr, nullptr};
+  schedhost_event_object was_pending{pending->view(), nullptr, nullptr};
   EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &was_bound, nullptr),
             SCHEDHOST_QUEUE);
   EXPECT_EQ(regs[0].hint(inst.instance, pod->view(), &regs[0].event, &was_pending, nullptr),

@@ -709,7 +709,7 @@ TEST(PodTopologySpreadEvents, HintsSkipIrrelevantChanges) {
   framework::Framework& fw = h.framework();
   const framework::PluginInstance* pi = fw.FindPlugin(kName);
   ASSERT_NE(pi, nullptr);
-  std::vector<schedhost_event_registration> regs;
+  std::vector<queue::EventRegistration> regs;
   for (const auto& [plugin, r] : fw.EventsToRegister()) {
     if (plugin == kName) regs = r;
   }
@@ -717,7 +717,7 @@ TEST(PodTopologySpreadEvents, HintsSkipIrrelevantChanges) {
   auto waiting = h.MakePod(PodYaml("p", "{foo: x}", "", kZone1));
   auto pod_hint = [&](const std::string& yaml) {
     auto changed = h.MakePod(yaml);
-    schedhost_event_object obj{changed->view(), nullptr};
+    schedhost_event_object obj{changed->view(), nullptr, nullptr};
     return regs[0].hint(pi->instance, waiting->view(), &regs[0].event, nullptr, &obj);
   };
   EXPECT_EQ(pod_hint(PodYaml("m", "{foo: x}", "a1")), SCHEDHOST_QUEUE);
@@ -729,7 +729,7 @@ TEST(PodTopologySpreadEvents, HintsSkipIrrelevantChanges) {
   const auto& snap = h.snapshot();
   for (size_t i = 0; i < snap.size(); ++i) {
     const schedhost_node_view* node = snap.views()[i]->node;
-    schedhost_event_object obj{nullptr, node};
+    schedhost_event_object obj{nullptr, node, nullptr};
     const int32_t got = regs[1].hint(pi->instance, waiting->view(), &regs[1].event, nullptr, &obj);
     // upstream: only a node carrying the constraint's key can matter.
     EXPECT_EQ(got, snap.at(i).node()->name() == "a1" ? SCHEDHOST_QUEUE : SCHEDHOST_QUEUE_SKIP);

@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 5
+#define SCHEDHOST_ABI_MINOR 6
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.5.0"
+#define SCHEDHOST_SDK_VERSION "1.6.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -514,6 +514,14 @@ typedef struct schedhost_node_info_view {
  *   event when every parked pod must be retried whatever its plugins said (after a profile
  *   swap, or when a pod has stayed unschedulable for the maximum time). Such an event matches
  *   every registration and is never passed to a hint.
+ * - SCHEDHOST_RESOURCE_DECLARED_KIND + i (SCHEDHOST_KIND_EVENT(i)): an object of the kind the
+ *   plugin declares at index i of its descriptor's `kinds` was added, updated or deleted (an
+ *   update carries every SCHEDHOST_ACTION_UPDATE bit). The hint gets the objects in the event
+ *   objects' `object` field (old: NULL for an add; new: NULL for a delete), and the event's
+ *   resource as SCHEDHOST_KIND_EVENT(i) with the plugin's own index of the kind (a wildcard
+ *   registration's hint gets an event of a kind the plugin does not declare as WILDCARD, the
+ *   object set). A registration of an index past kinds_len fails the profile's build with an
+ *   error naming the plugin. since: abi 1.6
  */
 enum schedhost_event_resource {
   SCHEDHOST_RESOURCE_POD = 0,
@@ -522,8 +530,12 @@ enum schedhost_event_resource {
   SCHEDHOST_RESOURCE_NODE = 3,
   SCHEDHOST_RESOURCE_PDB = 4,
   SCHEDHOST_RESOURCE_PRIORITY_CLASS = 5,
-  SCHEDHOST_RESOURCE_WILDCARD = 6
+  SCHEDHOST_RESOURCE_WILDCARD = 6,
+  SCHEDHOST_RESOURCE_DECLARED_KIND = 0x10000 /* since: abi 1.6 */
 };
+
+/** The event resource of the plugin's declared kind at index i of `kinds`. since: abi 1.6 */
+#define SCHEDHOST_KIND_EVENT(i) ((int32_t)SCHEDHOST_RESOURCE_DECLARED_KIND + (int32_t)(i))
 
 /** Action bits of a cluster event; combine with |. since: abi 1.0 */
 enum schedhost_event_action {
@@ -552,12 +564,19 @@ typedef struct schedhost_cluster_event {
 enum schedhost_queueing_hint { SCHEDHOST_QUEUE_SKIP = 0, SCHEDHOST_QUEUE = 1 };
 
 /**
- * An object an event is about: exactly one of pod / node is set (PDB and PriorityClass events
- * carry neither in abi 1.0). since: abi 1.0
+ * An object an event is about: exactly one of pod / node / object is set (PDB and PriorityClass
+ * events carry none). Host-owned, valid during the hint. since: abi 1.0
  */
 typedef struct schedhost_event_object {
   const schedhost_pod_view* pod;
   const schedhost_node_view* node;
+  /* --- Appended in abi 1.6. --- */
+  /**
+   * An object of a declared kind (SCHEDHOST_KIND_EVENT events only; read it with the config_*
+   * accessors, as object_get's). A host before 1.6 sends no such event, so a plugin reads this
+   * field only for them. since: abi 1.6
+   */
+  const schedhost_config* object;
 } schedhost_event_object;
 
 /**

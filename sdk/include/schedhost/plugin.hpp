@@ -749,11 +749,19 @@ class EnqueueExtensions {
 /// QueueingHint is a queueing hint's answer: may the event make the rejected pod schedulable?
 enum class QueueingHint : int32_t { kSkip = SCHEDHOST_QUEUE_SKIP, kQueue = SCHEDHOST_QUEUE };
 
-/// EventObject is one side of a cluster event: the pod or the node it is about (neither for an
-/// add's old side or a delete's new side). Valid during the hint call only.
+/// EventObject is one side of a cluster event: the pod, the node or the object of a declared
+/// kind it is about (none for an add's old side or a delete's new side). Valid during the hint
+/// call only.
 class EventObject {
  public:
   explicit EventObject(const schedhost_event_object* o) noexcept : o_(o) {}
+  /// object is the object of a declared kind (SCHEDHOST_KIND_EVENT events, abi 1.6 hosts), read
+  /// like Host::GetObject's; absent (Args::present() false) for any other event or side.
+  Args object(const Host& host) const noexcept {
+    const schedhost_host_api* api = host.api();
+    if (o_ == nullptr || api == nullptr || api->abi_minor < 6) return Args(api, nullptr);
+    return Args(api, o_->object);
+  }
   std::optional<Pod> pod() const noexcept {
     return o_ != nullptr && o_->pod != nullptr ? std::optional<Pod>(Pod(o_->pod)) : std::nullopt;
   }

@@ -1,12 +1,15 @@
 // TicketGate: a test plugin that reads an API kind the host has never heard of. It declares
 // example.schedhost.io/v1 Ticket (namespaced); a pod labelled ticket=<name> may run only on the
 // nodes its Ticket lists in spec.nodes, and only while spec.approved is true. A pod without the
-// label is not its business (PreFilter Skip).
+// label is not its business (PreFilter Skip). A Ticket added or updated wakes the pods that name
+// it (a queueing hint on the Ticket event); other Tickets leave them parked.
 #include <schedhost/plugin.hpp>
 
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +24,8 @@ struct TicketState {
 
 class TicketGate final : public schedhost::Plugin,
                          public schedhost::PreFilterPlugin,
-                         public schedhost::FilterPlugin {
+                         public schedhost::FilterPlugin,
+                         public schedhost::EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "TicketGate";
   static constexpr std::string_view kVersion = "1.0.0";
@@ -64,6 +68,21 @@ class TicketGate final : public schedhost::Plugin,
     return Status::Success();
   }
 
+  std::span<const schedhost_event_registration> EventsToRegister() override;
+
+  // OnTicket queues the pod only when the Ticket it names changed.
+  schedhost::QueueingHint OnTicket(const schedhost::Pod& pod, const schedhost_cluster_event& event,
+                                   const schedhost::EventObject&,
+                                   const schedhost::EventObject& new_obj) const {
+    if (event.resource != SCHEDHOST_KIND_EVENT(0)) return schedhost::QueueingHint::kQueue;
+    const schedhost::Args ticket = new_obj.object(host());
+    const std::optional<schedhost::Id> wanted = pod.labels().Get(label_);
+    if (!wanted || !ticket.present()) return schedhost::QueueingHint::kSkip;
+    const bool same = ticket["metadata"]["name"].String("") == host().IdString(*wanted) &&
+                      ticket["metadata"]["namespace"].String("default") == pod.namespace_name();
+    return same ? schedhost::QueueingHint::kQueue : schedhost::QueueingHint::kSkip;
+  }
+
   Status Filter(const schedhost::CycleState& state, const schedhost::Pod&,
                 const schedhost::NodeInfo& node) override {
     const TicketState* ticket = state.Read<TicketState>(state_key_);
@@ -76,9 +95,16 @@ class TicketGate final : public schedhost::Plugin,
   }
 
  private:
+  static const schedhost_event_registration kEvents[];
   schedhost::Id label_;
   schedhost::Id state_key_;
 };
+
+constexpr schedhost_event_registration TicketGate::kEvents[] = {
+    schedhost::OnEvent<&TicketGate::OnTicket>(SCHEDHOST_KIND_EVENT(0),
+                                              SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE)};
+
+std::span<const schedhost_event_registration> TicketGate::EventsToRegister() { return kEvents; }
 
 }  // namespace
 
