@@ -184,18 +184,21 @@ grpc::Status ClusterService::Apply(grpc::ServerContext*, const v1::ApplyRequest*
                    std::to_string(kMaxManifestBytes));
   }
   std::vector<model::Object> objects;
+  std::vector<model::GenericObject> generic;
   try {
     model::DecodeLimits limits;
     limits.max_input_bytes = kMaxManifestBytes;
-    objects = model::DecodeManifests(manifest, "manifest", limits);
+    objects = model::DecodeManifests(manifest, "manifest", limits, &generic);
   } catch (const model::DecodeError& e) {
     return Invalid(e.what());
   }
-  if (objects.size() != 1) {
-    return Invalid(objects.empty() ? "manifest: holds no object"
-                                   : "manifest: holds " + std::to_string(objects.size()) +
-                                         " objects; Apply takes exactly one");
+  const size_t count = objects.size() + generic.size();
+  if (count != 1) {
+    return Invalid(count == 0 ? "manifest: holds no object"
+                              : "manifest: holds " + std::to_string(count) +
+                                    " objects; Apply takes exactly one");
   }
+  if (!generic.empty()) return ApplyDeclared(generic.front(), response);
   const std::string what = store::Describe(objects.front());
   return std::visit(
       [&](const auto& ptr) { return ApplyTyped(store_, *ptr, what, manifest, response); },
@@ -208,6 +211,13 @@ grpc::Status ClusterService::Delete(grpc::ServerContext*, const v1::DeleteReques
     return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, read_only_);
   }
   std::optional<store::Kind> kind;
+  if (request->kind() == v1::DECLARED) {
+    for (const grpc::Status& s : {CheckName(request->name(), "name", true),
+                                  CheckNamespace(request->namespace_(), "namespace")}) {
+      if (!s.ok()) return s;
+    }
+    return DeleteDeclared(*request, response);
+  }
   for (const grpc::Status& s :
        {CheckKind(request->kind(), "kind", kind), CheckName(request->name(), "name", true),
         CheckNamespace(request->namespace_(), "namespace")}) {
@@ -230,6 +240,13 @@ grpc::Status ClusterService::Delete(grpc::ServerContext*, const v1::DeleteReques
 grpc::Status ClusterService::Get(grpc::ServerContext*, const v1::GetRequest* request,
                                  v1::GetResponse* response) {
   std::optional<store::Kind> kind;
+  if (request->kind() == v1::DECLARED) {
+    for (const grpc::Status& s : {CheckName(request->name(), "name", true),
+                                  CheckNamespace(request->namespace_(), "namespace")}) {
+      if (!s.ok()) return s;
+    }
+    return GetDeclared(*request, response);
+  }
   for (const grpc::Status& s :
        {CheckKind(request->kind(), "kind", kind), CheckName(request->name(), "name", true),
         CheckNamespace(request->namespace_(), "namespace")}) {
@@ -252,8 +269,10 @@ grpc::Status ClusterService::Get(grpc::ServerContext*, const v1::GetRequest* req
 grpc::Status ClusterService::List(grpc::ServerContext*, const v1::ListRequest* request,
                                   v1::ListResponse* response) {
   std::optional<store::Kind> kind;
-  for (const grpc::Status& s : {CheckKind(request->kind(), "kind", kind),
-                                CheckNamespace(request->namespace_(), "namespace")}) {
+  const bool declared = request->kind() == v1::DECLARED;
+  for (const grpc::Status& s :
+       {declared ? grpc::Status::OK : CheckKind(request->kind(), "kind", kind),
+        CheckNamespace(request->namespace_(), "namespace")}) {
     if (!s.ok()) return s;
   }
   if (request->label_selector().size() > kMaxSelectorBytes) {
@@ -266,6 +285,7 @@ grpc::Status ClusterService::List(grpc::ServerContext*, const v1::ListRequest* r
   } catch (const SelectorError& e) {
     return Invalid(std::string("label_selector: ") + e.what());
   }
+  if (declared) return ListDeclared(*request, selector, response);
   const std::string& ns = store::Namespaced(*kind) ? request->namespace_() : std::string();
   // Read before listing: a watch from this version may repeat a change the list already shows,
   // but never misses one.

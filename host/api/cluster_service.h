@@ -13,6 +13,8 @@
 #include <atomic>
 #include <cstddef>
 
+#include "host/api/label_selector.h"
+#include "host/model/decode.h"
 #include "host/store/store.h"
 #include "schedhost/v1/cluster.grpc.pb.h"
 
@@ -32,6 +34,8 @@ grpc::Status ToStatus(const store::StoreError& error);
 
 // ToProto fills `out` with `object`: identity fields plus its manifest as Kubernetes JSON.
 void ToProto(const model::Object& object, v1::Object& out);
+// ToProto fills `out` with an object of the declared kind keyed `key`.
+void ToProto(const std::string& key, const store::StoredObject& object, v1::Object& out);
 
 // ClusterService implements schedhost.v1.Cluster; thread-safe, as gRPC calls it.
 class ClusterService final : public v1::Cluster::Service {
@@ -59,6 +63,17 @@ class ClusterService final : public v1::Cluster::Service {
   void Shutdown();
 
  private:
+  // Objects of declared kinds (cluster_declared.cc).
+  grpc::Status Declared(const std::string& resource, const char* field,
+                        store::KindInfo& out) const;
+  grpc::Status ApplyDeclared(const model::GenericObject& object, v1::ApplyResponse* response);
+  grpc::Status DeleteDeclared(const v1::DeleteRequest& request, v1::DeleteResponse* response);
+  grpc::Status GetDeclared(const v1::GetRequest& request, v1::GetResponse* response);
+  grpc::Status ListDeclared(const v1::ListRequest& request, const LabelSelector& selector,
+                            v1::ListResponse* response);
+  grpc::Status WatchDeclared(grpc::ServerContext* context, const v1::WatchRequest& request,
+                             grpc::ServerWriter<v1::WatchEvent>* writer);
+
   store::Store& store_;
   std::string read_only_;  // "" : writes allowed
   std::atomic<bool> shutting_down_{false};

@@ -38,6 +38,14 @@ struct Stream {
 
 grpc::Status ClusterService::Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
                                    grpc::ServerWriter<v1::WatchEvent>* writer) {
+  if (!request->resources().empty()) {
+    if (!request->kinds().empty()) {
+      return internal::Invalid(
+          "kinds: cannot be combined with resources (declared kinds have their own versions): "
+          "watch them in two streams");
+    }
+    return WatchDeclared(context, *request, writer);
+  }
   bool kinds[5] = {};
   bool any_kind = request->kinds().empty();
   for (int i = 0; i < request->kinds_size(); ++i) {

@@ -1,4 +1,5 @@
-// `schedctl apply -f FILE...`: manifests to Cluster.Apply, one object per call, in file order.
+// `schedctl apply -f FILE...`: manifests to Cluster.Apply, one object per call, in file order
+// (per file, objects of kinds the host does not type first: see RunApply).
 //
 // Every file is decoded with the host's own decoder before anything is sent, so a bad manifest
 // is reported with its file, document and field path and changes nothing (kubectl validates
@@ -7,6 +8,7 @@
 // objects, and the server decodes it back to the same object. Only identity the user wrote is
 // sent: metadata.resourceVersion (a precondition) and a uid that appears in the file, never the
 // uid the decoder generates for an object without one.
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -72,6 +74,16 @@ Decoded ToRequest(const model::Object& object, const std::string& text, const st
   return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), name};
 }
 
+// GenericTypeName is kubectl's type prefix of an object of a kind the host does not type: the
+// kind in lower case and its group ("ticket.example.schedhost.io").
+std::string GenericTypeName(const model::GenericObject& object) {
+  std::string out = object.kind;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const size_t slash = object.api_version.find('/');
+  if (slash != std::string::npos) out += "." + object.api_version.substr(0, slash);
+  return out;
+}
+
 const char* ResultWord(v1::ApplyResult result) {
   switch (result) {
     case v1::CREATED:
@@ -94,7 +106,16 @@ int RunApply(Client& client, const std::vector<std::string>& files, std::istream
     for (const std::string& path : files) {
       const std::string text = ReadInput(path, in);
       const std::string source = path == "-" ? "<stdin>" : path;
-      for (const model::Object& object : model::DecodeManifests(text, source)) {
+      std::vector<model::GenericObject> generic;
+      const std::vector<model::Object> objects =
+          model::DecodeManifests(text, source, model::DecodeLimits{}, &generic);
+      // Objects of other kinds (a plugin's PodGroups, Tickets) go first, as the server sends
+      // them whole: whether a loaded plugin declares their kind is the server's to say.
+      for (const model::GenericObject& object : generic) {
+        requests.push_back(Decoded{source, model::ValueTreeToJson(*object.tree),
+                                   GenericTypeName(object), object.name});
+      }
+      for (const model::Object& object : objects) {
         requests.push_back(ToRequest(object, text, source));
       }
     }

@@ -1,4 +1,5 @@
 // Tables, ages, JSON and YAML output.
+#include <cctype>
 #include "host/cli/printers.h"
 
 #include <algorithm>
@@ -188,7 +189,7 @@ bool PrintObjects(const std::vector<v1::Object>& objects, bool single, const std
                   const std::string& list_version, std::ostream& out) {
   if (format == "name") {
     for (const v1::Object& o : objects)
-      out << TypeName(ResourceOf(o.kind())) << "/" << o.name() << "\n";
+      out << TypeNameOf(o) << "/" << o.name() << "\n";
     return true;
   }
   if (format != "json" && format != "yaml") return false;
@@ -209,6 +210,38 @@ bool PrintObjects(const std::vector<v1::Object>& objects, bool single, const std
     out << ToYaml(doc);
   }
   return true;
+}
+
+std::string TypeNameOf(const v1::Object& object) {
+  if (object.kind() != v1::DECLARED) return TypeName(ResourceOf(object.kind()));
+  std::string kind;
+  std::string api_version;
+  try {
+    const Json manifest = ParseManifest(object);
+    kind = manifest.value("kind", std::string());
+    api_version = manifest.value("apiVersion", std::string());
+  } catch (const std::exception&) {
+    return object.resource();
+  }
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const size_t slash = api_version.find('/');
+  return slash == std::string::npos ? kind : kind + "." + api_version.substr(0, slash);
+}
+
+bool IsUnknownResource(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT &&
+         (status.error_message().rfind("resource: ", 0) == 0 ||
+          status.error_message().rfind("resources[", 0) == 0);
+}
+
+int ReportUnknownResource(std::string_view name, const grpc::Status& status, std::ostream& err) {
+  std::string detail = status.error_message();
+  if (const size_t at = detail.find("declared: "); at != std::string::npos) {
+    detail = "declared: " + detail.substr(at + 10);
+  }
+  err << "error: the server doesn't have a resource type \"" << name << "\" (schedhost serves "
+      << KnownResources() << "; " << detail << ")\n";
+  return 1;
 }
 
 }  // namespace schedhost::cli

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <grpcpp/support/status.h>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "schedhost/v1/cluster.pb.h"
@@ -44,6 +46,17 @@ std::string Age(const Json& manifest);
 
 // ParseManifest parses an object's JSON manifest; throws std::runtime_error naming the object.
 Json ParseManifest(const v1::Object& object);
+
+// TypeNameOf is kubectl's type prefix of `object`: "pod", or for an object of a declared kind
+// its kind in lower case with its group ("ticket.example.schedhost.io").
+std::string TypeNameOf(const v1::Object& object);
+
+// IsUnknownResource is true for the server's refusal of a resource name no plugin declares.
+bool IsUnknownResource(const grpc::Status& status);
+
+// ReportUnknownResource writes kubectl's "doesn't have a resource type" error for `name`, with
+// the server's list of declared kinds.
+int ReportUnknownResource(std::string_view name, const grpc::Status& status, std::ostream& err);
 
 // ToYaml renders `value` as block YAML the way kubectl prints it (strings quoted only where a
 // plain scalar would read as something else).

@@ -50,6 +50,16 @@ const Resource* FindResourceOrReport(std::string_view name, std::ostream& err) {
   return r;
 }
 
+const Resource& DeclaredResource() {
+  static constexpr Resource kDeclared{v1::DECLARED, "", "", "", "", true};
+  return kDeclared;
+}
+
+const Resource& ResourceFor(std::string_view name) {
+  const Resource* r = FindResource(name);
+  return r != nullptr ? *r : DeclaredResource();
+}
+
 const Resource& ResourceOf(v1::Kind kind) {
   for (const Resource& r : kResources) {
     if (r.kind == kind) return r;
@@ -75,7 +85,7 @@ std::string KnownResources() {
     if (!out.empty()) out += ", ";
     out += std::string(r.plural) + " (" + std::string(r.short_name) + ")";
   }
-  return out;
+  return out + ", and the kinds its plugins declare";
 }
 
 }  // namespace schedhost::cli

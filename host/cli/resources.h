@@ -32,6 +32,13 @@ const Resource* FindResource(std::string_view name);
 // type" error (with the known names) to `err` when there is none.
 const Resource* FindResourceOrReport(std::string_view name, std::ostream& err);
 
+// DeclaredResource stands for a name FindResource does not know: the server resolves it among
+// the kinds its plugins declare (plural, singular, kind or plural.group).
+const Resource& DeclaredResource();
+
+// ResourceFor is FindResource, or DeclaredResource when the name is not a built-in kind's.
+const Resource& ResourceFor(std::string_view name);
+
 // ResourceOf returns the resource of a proto kind (never null for a known kind).
 const Resource& ResourceOf(v1::Kind kind);
 

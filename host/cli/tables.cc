@@ -114,6 +114,9 @@ Table MakeTable(const Resource& r, const std::vector<Json>& items, bool wide, bo
       header = {"NAME", "VALUE", "GLOBAL-DEFAULT", "AGE"};
       if (wide) header.emplace_back("PREEMPTIONPOLICY");
       break;
+    case v1::DECLARED:
+      header = {"NAME", "AGE"};  // kubectl's columns for a kind without printer columns
+      break;
     default:
       header = {"NAME", "STATUS", "AGE"};
       break;
@@ -134,6 +137,9 @@ Table MakeTable(const Resource& r, const std::vector<Json>& items, bool wide, bo
         break;
       case v1::PRIORITY_CLASS:
         row = PriorityClassRow(item, wide);
+        break;
+      case v1::DECLARED:
+        row = {Str(item, {"metadata", "name"}), Age(item)};
         break;
       default:
         row = {Str(item, {"metadata", "name"}), "Active", Age(item)};

@@ -11,7 +11,7 @@ namespace {
 
 std::string EventLine(const v1::WatchEvent& event) {
   const v1::Object& object = event.object();
-  std::string line = v1::EventType_Name(event.type()) + " " + TypeName(ResourceOf(object.kind())) +
+  std::string line = v1::EventType_Name(event.type()) + " " + TypeNameOf(object) +
                      "/" + object.name();
   if (!object.namespace_().empty()) line += " namespace=" + object.namespace_();
   line += " rv=" + std::to_string(event.resource_version());
@@ -28,15 +28,18 @@ std::string EventLine(const v1::WatchEvent& event) {
 }  // namespace
 
 int RunWatch(Client& client, const WatchOptions& o, std::ostream& out, std::ostream& err) {
-  const Resource* r = FindResourceOrReport(o.resource, err);
-  if (r == nullptr) return 1;
+  const Resource* r = &ResourceFor(o.resource);
   if (o.timeout_seconds < 0) {
     err << "error: --timeout must not be negative\n";
     return 1;
   }
   if (!client.Connect(err)) return 1;
   v1::WatchRequest request;
-  request.add_kinds(r->kind);
+  if (r->kind == v1::DECLARED) {
+    request.add_resources(o.resource);
+  } else {
+    request.add_kinds(r->kind);
+  }
   if (r->namespaced) request.set_namespace_(NamespaceOf(o.scope));
   request.set_resource_version(o.resource_version);
   grpc::ClientContext context;
@@ -68,6 +71,9 @@ int RunWatch(Client& client, const WatchOptions& o, std::ostream& out, std::ostr
   if (status.ok() ||
       (o.timeout_seconds > 0 && status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
     return 0;
+  }
+  if (r->kind == v1::DECLARED && IsUnknownResource(status)) {
+    return ReportUnknownResource(o.resource, status, err);
   }
   return ReportError(status, err);
 }

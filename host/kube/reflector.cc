@@ -86,6 +86,18 @@ Reflector::Spec Reflector::Namespaces() {
       nullptr};
 }
 
+Reflector::Spec Reflector::Declared(const store::KindInfo& kind) {
+  Spec spec;
+  spec.name = kind.Key();
+  spec.path = (kind.group.empty() ? "/api/" + kind.version
+                                  : "/apis/" + kind.group + "/" + kind.version) +
+              "/" + kind.resource;
+  spec.declared = kind.Key();
+  spec.declared_kind = kind.kind;
+  spec.declared_namespaced = kind.namespaced;
+  return spec;
+}
+
 Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
     : client_(client), store_(store), spec_(std::move(spec)) {}
 
@@ -113,6 +125,42 @@ bool Reflector::WaitForSync(std::chrono::nanoseconds timeout) {
          synced_.load();
 }
 
+std::string Reflector::unavailable() const {
+  std::lock_guard lock(mu_);
+  return unavailable_;
+}
+
+bool Reflector::Namespaced() const {
+  return spec_.declared.empty() ? store::Namespaced(spec_.store_kind) : spec_.declared_namespaced;
+}
+
+void Reflector::Unavailable(const ApiError& error) {
+  const std::string why =
+      error.status() == 404
+          ? "the API server does not serve " + spec_.path + " (is the CustomResourceDefinition "
+                "for " + spec_.declared + " installed?)"
+          : "the credentials may not list and watch " + spec_.declared +
+                " (RBAC: grant the verbs list and watch on resource " + spec_.declared +
+                "): " + error.what();
+  bool changed = false;
+  {
+    std::lock_guard lock(mu_);
+    changed = unavailable_ != why;
+    unavailable_ = why;
+    ++stats_.errors;
+    stats_.last_error = error.what();
+  }
+  // What was mirrored is no longer known to exist: nothing is read on a guess.
+  index_.clear();
+  try {
+    store_.objects().Clear(spec_.declared);
+    store_.objects().SetUnavailable(spec_.declared, why);
+  } catch (const store::StoreError&) {
+    // undeclared meanwhile: the reflector is being stopped
+  }
+  if (changed) spdlog::warn("kubernetes: declared kind {} is unavailable: {}", spec_.name, why);
+}
+
 std::string Reflector::fatal() const {
   std::lock_guard lock(mu_);
   return fatal_;
@@ -138,13 +186,14 @@ bool Reflector::Sleep(std::chrono::milliseconds d) {
 
 std::string Reflector::KeyOf(const nlohmann::json& object) const {
   std::string name = StringAt(object, "metadata", "name");
-  if (!store::Namespaced(spec_.store_kind)) return name;
+  if (!Namespaced()) return name;
   return StringAt(object, "metadata", "namespace") + "/" + name;
 }
 
 void Reflector::Run() {
   std::mt19937_64 rng(std::random_device{}());
   std::chrono::milliseconds backoff(800);
+  std::chrono::milliseconds unavailable_backoff(1000);
   std::string rv;
   while (!stop_.load()) {
     try {
@@ -163,6 +212,17 @@ void Reflector::Run() {
       continue;
     } catch (const ApiError& e) {
       if (stop_.load() || client_.cancelled()) break;
+      if (!spec_.declared.empty() && (e.status() == 403 || e.status() == 404)) {
+        Unavailable(e);
+        MarkSynced();
+        rv.clear();
+        std::uniform_real_distribution<double> jitter(1.0, 1.5);
+        const auto wait = std::chrono::milliseconds(
+            static_cast<int64_t>(static_cast<double>(unavailable_backoff.count()) * jitter(rng)));
+        unavailable_backoff = std::min(unavailable_backoff * 2, std::chrono::milliseconds(30'000));
+        if (!Sleep(wait)) break;
+        continue;
+      }
       if (spec_.optional && e.status() == 403) {
         if (!synced_.load()) {
           spdlog::info(
@@ -218,10 +278,20 @@ std::string Reflector::List() {
     if (!seen.contains(key)) vanished.push_back(key);
   }
   for (const std::string& key : vanished) Remove(key);
+  bool was_unavailable = false;
   {
     std::lock_guard lock(mu_);
     ++stats_.lists;
     fatal_.clear();
+    was_unavailable = !unavailable_.empty();
+    unavailable_.clear();
+  }
+  if (!spec_.declared.empty()) {
+    try {
+      store_.objects().SetUnavailable(spec_.declared, "");
+    } catch (const store::StoreError&) {
+    }
+    if (was_unavailable) spdlog::info("kubernetes: declared kind {} is available again", spec_.name);
   }
   if (!synced_.load()) {
     spdlog::info("kubernetes: {}: synced ({} objects, resourceVersion {})", spec_.name,
@@ -314,8 +384,18 @@ void Reflector::Apply(const nlohmann::json& object) {
   auto it = index_.find(key);
   if (it != index_.end() && it->second.uid == uid && it->second.resource_version == rv) return;
   try {
-    model::ApiObject data = model::DecodeApiObject(object, spec_.kind);
-    std::visit([this](auto& d) { store_.MirrorApply(std::move(d)); }, data);
+    if (!spec_.declared.empty()) {
+      const std::string ns = Namespaced() ? StringAt(object, "metadata", "namespace") : "";
+      const std::string name = StringAt(object, "metadata", "name");
+      const std::string label =
+          spec_.declared_kind + " " + (ns.empty() ? name : ns + "/" + name);
+      store_.objects().Apply(spec_.declared, ns, name,
+                             std::make_shared<const model::ValueNode>(
+                                 model::ValueTreeFromJson(object, label)));
+    } else {
+      model::ApiObject data = model::DecodeApiObject(object, spec_.kind);
+      std::visit([this](auto& d) { store_.MirrorApply(std::move(d)); }, data);
+    }
   } catch (const model::DecodeError& e) {
     spdlog::warn("kubernetes: {}: skipping {}: {}", spec_.name, key, e.what());
     std::lock_guard lock(mu_);
@@ -333,6 +413,18 @@ void Reflector::Apply(const nlohmann::json& object) {
 void Reflector::Remove(const std::string& key) {
   if (index_.erase(key) == 0) return;
   const size_t slash = key.find('/');
+  if (!spec_.declared.empty()) {
+    try {
+      if (Namespaced() && slash != std::string::npos) {
+        store_.objects().Delete(spec_.declared, key.substr(0, slash), key.substr(slash + 1));
+      } else {
+        store_.objects().Delete(spec_.declared, "", key);
+      }
+    } catch (const store::StoreError& e) {
+      spdlog::warn("kubernetes: {}: cannot remove {}: {}", spec_.name, key, e.what());
+    }
+    return;
+  }
   if (store::Namespaced(spec_.store_kind) && slash != std::string::npos) {
     store_.MirrorDelete(spec_.store_kind, key.substr(0, slash), key.substr(slash + 1));
   } else {

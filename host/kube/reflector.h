@@ -23,6 +23,7 @@
 
 #include "host/kube/api_client.h"
 #include "host/model/decode_api.h"
+#include "host/store/object_store.h"
 #include "host/store/store.h"
 
 namespace schedhost::kube {
@@ -59,6 +60,15 @@ class Reflector {
     // connection whose peer vanished without closing it), and the reflector lists again after
     // its backoff, as after any failed watch.
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(2)};
+    // declared is the key of a kind a plugin declares (store::KindInfo::Key), mirrored into the
+    // store's ObjectStore as value trees instead of a typed kind. Such a kind may be missing:
+    // when the API server does not serve it (404: its CRD is not installed, or was deleted) or
+    // the credentials may not read it (403), the reflector empties its table, marks it
+    // unavailable with the reason (plugins read it through object_kind_status), counts as
+    // synced, and lists again after a backoff (1 s doubling to 30 s) until it can.
+    std::string declared;
+    std::string declared_kind;  // "PodGroup", for messages
+    bool declared_namespaced = true;
   };
   // The specs for the kinds the scheduler reads.
   static Spec Pods();
@@ -66,6 +76,8 @@ class Reflector {
   static Spec PodDisruptionBudgets();
   static Spec PriorityClasses();
   static Spec Namespaces();
+  // Declared is the spec of a kind a plugin declares.
+  static Spec Declared(const store::KindInfo& kind);
 
   Reflector(ApiClient& client, store::Store& store, Spec spec);
   ~Reflector();
@@ -83,6 +95,8 @@ class Reflector {
   bool synced() const { return synced_.load(); }
   // WaitForSync waits for the first list, up to `timeout`; false on timeout or Stop.
   bool WaitForSync(std::chrono::nanoseconds timeout);
+  // unavailable returns why a declared kind cannot be mirrored now, or "".
+  std::string unavailable() const;
   // fatal returns the error that makes waiting pointless (401, 403 on list), or "".
   std::string fatal() const;
   const Spec& spec() const { return spec_; }
@@ -105,6 +119,9 @@ class Reflector {
   void Remove(const std::string& key);
   std::string KeyOf(const nlohmann::json& object) const;
   void Fail(const std::string& error, bool fatal);
+  // Unavailable empties a declared kind's table and records why it cannot be mirrored.
+  void Unavailable(const ApiError& error);
+  bool Namespaced() const;
   void MarkSynced();
   bool Sleep(std::chrono::milliseconds d);
 
@@ -119,6 +136,7 @@ class Reflector {
   std::condition_variable cv_;
   ReflectorStats stats_;
   std::string fatal_;
+  std::string unavailable_;  // guarded by mu_
 };
 
 }  // namespace schedhost::kube

@@ -123,4 +123,13 @@ std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limi
 // numbers are floats; null values and their keys are left out.
 ValueNode ValueTreeFromJson(const std::string& json_text, std::string_view object);
 
+// ValueTreeToJson renders a value tree as compact JSON, tables' keys in their order. With
+// `without_identity`, the root's metadata leaves out uid, resourceVersion, creationTimestamp,
+// generation and managedFields: what two states of one object compare equal without.
+std::string ValueTreeToJson(const ValueNode& tree, bool without_identity = false);
+
+// SetMetadataString sets metadata.<field> of the object `tree` to `value` (adding metadata and
+// the field when absent).
+void SetMetadataString(ValueNode& tree, std::string_view field, std::string value);
+
 }  // namespace schedhost::model

@@ -28,4 +28,8 @@ using ApiObject = std::variant<PodData, NodeData, PodDisruptionBudgetData, Prior
 // DecodeApiObject decodes `object` as `kind`; throws DecodeError (source "api").
 ApiObject DecodeApiObject(const nlohmann::json& object, ApiKind kind);
 
+// ValueTreeFromJson converts an API object of a declared kind into a value tree whose nodes'
+// locations are `object` ("<Kind> <namespace/name>"), as ValueTreeFromJson of its text does.
+ValueNode ValueTreeFromJson(const nlohmann::json& json, std::string_view object);
+
 }  // namespace schedhost::model

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "host/model/decode.h"
+#include "host/model/decode_api.h"
 #include "host/model/decode_util.h"
 
 namespace schedhost::model {
@@ -194,10 +195,80 @@ std::string GenericObject::Describe() const {
 }
 
 ValueNode ValueTreeFromJson(const std::string& json_text, std::string_view object) {
-  const nlohmann::json j = nlohmann::json::parse(json_text);
+  return ValueTreeFromJson(nlohmann::json::parse(json_text), object);
+}
+
+ValueNode ValueTreeFromJson(const nlohmann::json& json, std::string_view object) {
   ValueNode root;
-  internal::FromJson(j, std::string(object), "", 0, &root);
+  internal::FromJson(json, std::string(object), "", 0, &root);
   return root;
+}
+
+namespace {
+
+nlohmann::ordered_json ToJson(const ValueNode& node, bool root_without_identity, int depth) {
+  switch (node.kind) {
+    case SCHEDHOST_CONFIG_STRING: return node.string_value;
+    case SCHEDHOST_CONFIG_INT: return node.int_value;
+    case SCHEDHOST_CONFIG_FLOAT: return node.float_value;
+    case SCHEDHOST_CONFIG_BOOL: return node.bool_value;
+    case SCHEDHOST_CONFIG_ARRAY: {
+      nlohmann::ordered_json out = nlohmann::ordered_json::array();
+      for (const ValueNode& child : node.children) out.push_back(ToJson(child, false, depth + 1));
+      return out;
+    }
+    case SCHEDHOST_CONFIG_TABLE: {
+      nlohmann::ordered_json out = nlohmann::ordered_json::object();
+      const bool metadata = root_without_identity && depth == 1;
+      for (const ValueNode& child : node.children) {
+        if (metadata && (child.key == "uid" || child.key == "resourceVersion" ||
+                         child.key == "creationTimestamp" || child.key == "generation" ||
+                         child.key == "managedFields")) {
+          continue;
+        }
+        out[child.key] = ToJson(child, root_without_identity && depth == 0 &&
+                                           child.key == "metadata", depth + 1);
+      }
+      return out;
+    }
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string ValueTreeToJson(const ValueNode& tree, bool without_identity) {
+  return ToJson(tree, without_identity, 0).dump();
+}
+
+void SetMetadataString(ValueNode& tree, std::string_view field, std::string value) {
+  if (tree.kind != SCHEDHOST_CONFIG_TABLE) return;
+  ValueNode* meta = nullptr;
+  for (ValueNode& child : tree.children) {
+    if (child.key == "metadata" && child.kind == SCHEDHOST_CONFIG_TABLE) meta = &child;
+  }
+  if (meta == nullptr) {
+    ValueNode m;
+    m.kind = SCHEDHOST_CONFIG_TABLE;
+    m.key = "metadata";
+    m.location = tree.location;
+    tree.children.push_back(std::move(m));
+    meta = &tree.children.back();
+  }
+  for (ValueNode& child : meta->children) {
+    if (child.key == field) {
+      child.kind = SCHEDHOST_CONFIG_STRING;
+      child.children.clear();
+      child.string_value = std::move(value);
+      return;
+    }
+  }
+  ValueNode v;
+  v.kind = SCHEDHOST_CONFIG_STRING;
+  v.key = std::string(field);
+  v.string_value = std::move(value);
+  v.location = meta->location;
+  meta->children.push_back(std::move(v));
 }
 
 }  // namespace schedhost::model

@@ -10,6 +10,8 @@
 // such pods there and queues them again; nothing is lost and nothing is queued twice.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "host/framework/plugin_instance.h"
 #include "host/queue/cluster_event.h"
 #include "host/scheduler/scheduler.h"
@@ -50,8 +52,8 @@ void Scheduler::Wire(const ProfileSet& set) {
 }
 
 void Scheduler::DeclareKinds(const ProfileSet& set) {
-  // All or nothing: a refused set declares nothing. A kind no longer declared keeps its table
-  // until the host restarts (its objects stay readable by nobody).
+  // All or nothing: a refused set declares nothing. A kind the set adds is mirrored (Kubernetes
+  // mode: listed) before Declare returns, so before the set goes live.
   try {
     store_.objects().Declare(set.DeclaredKinds());
   } catch (const store::StoreError& e) {
@@ -121,13 +123,23 @@ uint64_t Scheduler::ReplaceProfiles(std::shared_ptr<const ProfileSet> set) {
   DeclareKinds(runtime->set());
   Wire(runtime->set());
   uint64_t generation = 0;
+  std::shared_ptr<const ProfileRuntime> replaced;
   {
     std::lock_guard lock(profiles_mu_);
     std::erase_if(retired_, [](const auto& weak) { return weak.expired(); });
     retired_.emplace_back(profiles_);
+    replaced = profiles_;
     profiles_ = runtime;
     generation = ++generation_;
   }
+  // Kinds the new set no longer reads: a mirror of an API server stops following them.
+  std::vector<store::KindInfo> dropped;
+  const std::vector<store::KindInfo> kept = runtime->set().DeclaredKinds();
+  for (const store::KindInfo& kind : replaced->set().DeclaredKinds()) {
+    if (std::find(kept.begin(), kept.end(), kind) == kept.end()) dropped.push_back(kind);
+  }
+  replaced.reset();
+  store_.objects().Release(dropped);
   // The queue takes the new QueueSort (and lets go of the old set's); re-heapifying activeQ
   // costs O(n) comparisons and is a no-op when the order did not change.
   queue_->Reorder([runtime](const queue::QueuedPodInfo& a, const queue::QueuedPodInfo& b) {

@@ -1,6 +1,10 @@
 #include "host/store/object_store.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "host/model/decode.h"
+#include "host/model/meta.h"
 
 namespace schedhost::store {
 namespace {
@@ -11,6 +15,12 @@ thread_local std::vector<const ObjectStore*> t_delivering;
 
 bool DeliveringHere(const ObjectStore* store) {
   return std::find(t_delivering.begin(), t_delivering.end(), store) != t_delivering.end();
+}
+
+std::string MetadataField(const model::ValueNode& tree, std::string_view field) {
+  const model::ValueNode* meta = tree.Find("metadata");
+  const model::ValueNode* v = meta == nullptr ? nullptr : meta->Find(field);
+  return v != nullptr && v->kind == SCHEDHOST_CONFIG_STRING ? v->string_value : "";
 }
 
 std::string UidOf(const model::ValueNode* tree) {
@@ -66,7 +76,7 @@ const KindObjects* ObjectSnapshot::Find(std::string_view key) const {
 }
 
 void ObjectStore::Declare(const std::vector<KindInfo>& kinds) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   // Everything checked before anything is registered: a refused list changes nothing.
   std::map<std::string, const KindInfo*, std::less<>> seen;
   for (const KindInfo& kind : kinds) {
@@ -84,9 +94,30 @@ void ObjectStore::Declare(const std::vector<KindInfo>& kinds) {
     }
     seen.emplace(kind.Key(), &kind);
   }
+  std::vector<KindInfo> added;
   for (const KindInfo& kind : kinds) {
-    if (tables_.emplace(kind.Key(), Table{.info = kind}).second) snapshot_.reset();
+    if (tables_.emplace(kind.Key(), Table{.info = kind}).second) {
+      snapshot_.reset();
+      added.push_back(kind);
+    }
   }
+  auto hook = hooks_.added;
+  lock.unlock();
+  if (hook && !added.empty()) hook(added);
+}
+
+void ObjectStore::SetHooks(KindHooks hooks) {
+  std::lock_guard lock(mu_);
+  hooks_ = std::move(hooks);
+}
+
+void ObjectStore::Release(const std::vector<KindInfo>& kinds) {
+  std::function<void(const std::vector<KindInfo>&)> hook;
+  {
+    std::lock_guard lock(mu_);
+    hook = hooks_.dropped;
+  }
+  if (hook && !kinds.empty()) hook(kinds);
 }
 
 std::vector<KindInfo> ObjectStore::Kinds() const {
@@ -123,11 +154,11 @@ ObjectStore::Table& ObjectStore::TableOf(std::string_view key) {
 
 std::shared_ptr<const StoredObject> ObjectStore::Apply(
     std::string_view key, std::string namespace_name, std::string name,
-    std::shared_ptr<const model::ValueNode> tree) {
+    std::shared_ptr<const model::ValueNode> tree, const ObjectWrite& write) {
   std::shared_ptr<const StoredObject> stored;
   {
     std::lock_guard lock(mu_);
-    stored = ApplyLocked(key, std::move(namespace_name), std::move(name), std::move(tree));
+    stored = ApplyLocked(key, std::move(namespace_name), std::move(name), std::move(tree), write);
   }
   Deliver();
   return stored;
@@ -135,7 +166,7 @@ std::shared_ptr<const StoredObject> ObjectStore::Apply(
 
 std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
     std::string_view key, std::string namespace_name, std::string name,
-    std::shared_ptr<const model::ValueNode> tree) {
+    std::shared_ptr<const model::ValueNode> tree, const ObjectWrite& write) {
   Table& table = TableOf(key);
   if (name.empty()) throw StoreError(ErrorCode::kInvalid, table.info.kind + ": metadata.name is required");
   if (!table.info.namespaced && !namespace_name.empty()) {
@@ -144,11 +175,56 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
                                               namespace_name + "\")");
   }
   if (table.info.namespaced && namespace_name.empty()) namespace_name = "default";
+  const std::string what = table.info.kind + " " +
+                           (namespace_name.empty() ? name : namespace_name + "/" + name);
+  const StoredObject* current = table.objects->Get(namespace_name, name);
+  if (write.expected_version != 0) {
+    if (current == nullptr) {
+      throw StoreError(ErrorCode::kNotFound,
+                       what + " not found, but resourceVersion " +
+                           std::to_string(write.expected_version) + " was given");
+    }
+    if (current->resource_version != write.expected_version) {
+      throw StoreError(ErrorCode::kConflict,
+                       what + ": resourceVersion " + std::to_string(write.expected_version) +
+                           " is not current (" + std::to_string(current->resource_version) +
+                           "): read it again and retry");
+    }
+  }
+  const uint64_t version = version_ + 1;
+  if (write.stamp) {
+    std::string uid = UidOf(tree.get());
+    if (current != nullptr && !uid.empty() && uid != current->uid) {
+      throw StoreError(ErrorCode::kConflict, what + ": metadata.uid " + uid +
+                                                 " does not match the stored object's " +
+                                                 current->uid);
+    }
+    if (uid.empty()) uid = current != nullptr ? current->uid : model::GenerateUid();
+    auto stamped = std::make_shared<model::ValueNode>(tree ? *tree : model::ValueNode{});
+    if (stamped->kind == SCHEDHOST_CONFIG_NONE) stamped->kind = SCHEDHOST_CONFIG_TABLE;
+    model::SetMetadataString(*stamped, "name", name);
+    if (table.info.namespaced) model::SetMetadataString(*stamped, "namespace", namespace_name);
+    model::SetMetadataString(*stamped, "uid", std::move(uid));
+    model::SetMetadataString(*stamped, "resourceVersion", std::to_string(version));
+    std::string created = current != nullptr && current->tree
+                              ? MetadataField(*current->tree, "creationTimestamp")
+                              : "";
+    if (created.empty()) {
+      // Whole seconds, as the API server stamps it.
+      const int64_t seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+      created = model::FormatRfc3339(seconds * 1'000'000'000);
+    }
+    model::SetMetadataString(*stamped, "creationTimestamp", std::move(created));
+    tree = std::move(stamped);
+  }
+  version_ = version;
   auto object = std::make_shared<StoredObject>();
   object->namespace_name = std::move(namespace_name);
   object->name = std::move(name);
   object->uid = UidOf(tree.get());
-  object->resource_version = ++version_;
+  object->resource_version = version;
   object->tree = std::move(tree);
   // Copy on write: readers keep the table they took.
   std::vector<Item> items = table.objects->items();
@@ -174,11 +250,13 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
 
 std::shared_ptr<const StoredObject> ObjectStore::Delete(std::string_view key,
                                                         std::string_view namespace_name,
-                                                        std::string_view name) {
+                                                        std::string_view name,
+                                                        std::string_view expected_uid,
+                                                        uint64_t expected_version) {
   std::shared_ptr<const StoredObject> gone;
   {
     std::lock_guard lock(mu_);
-    gone = DeleteLocked(key, namespace_name, name);
+    gone = DeleteLocked(key, namespace_name, name, expected_uid, expected_version);
   }
   Deliver();
   return gone;
@@ -186,7 +264,9 @@ std::shared_ptr<const StoredObject> ObjectStore::Delete(std::string_view key,
 
 std::shared_ptr<const StoredObject> ObjectStore::DeleteLocked(std::string_view key,
                                                               std::string_view namespace_name,
-                                                              std::string_view name) {
+                                                              std::string_view name,
+                                                              std::string_view expected_uid,
+                                                              uint64_t expected_version) {
   Table& table = TableOf(key);
   std::string_view ns = table.info.namespaced && namespace_name.empty() ? "default"
                         : table.info.namespaced                          ? namespace_name
@@ -196,6 +276,17 @@ std::shared_ptr<const StoredObject> ObjectStore::DeleteLocked(std::string_view k
                              [](const Item& a, const auto& k) { return Less(a, k.first, k.second); });
   if (it == items.end() || (*it)->namespace_name != ns || (*it)->name != name) return nullptr;
   Item gone = *it;
+  if ((!expected_uid.empty() && expected_uid != gone->uid) ||
+      (expected_version != 0 && expected_version != gone->resource_version)) {
+    throw StoreError(ErrorCode::kConflict,
+                     table.info.kind + " " + (ns.empty() ? "" : std::string(ns) + "/") +
+                         std::string(name) + ": the precondition (uid " +
+                         std::string(expected_uid.empty() ? "any" : expected_uid) +
+                         ", resourceVersion " +
+                         (expected_version == 0 ? "any" : std::to_string(expected_version)) +
+                         ") does not match the stored object (uid " + gone->uid +
+                         ", resourceVersion " + std::to_string(gone->resource_version) + ")");
+  }
   items.erase(it);
   ++version_;
   table.objects = std::make_shared<KindObjects>(std::move(items));

@@ -95,6 +95,19 @@ class ObjectSnapshot {
   std::map<std::string, std::shared_ptr<const KindObjects>, std::less<>> tables_;
 };
 
+// ObjectWrite qualifies ObjectStore::Apply.
+struct ObjectWrite {
+  // expected_version, when not 0, is the version the writer read: the write happens only while
+  // the stored object still has it (kConflict otherwise; kNotFound when there is none).
+  uint64_t expected_version = 0;
+  // stamp makes the store the owner of the object's identity, as in embedded mode: the stored
+  // tree gets metadata.namespace, .name, .uid (kept across updates; a different uid given is
+  // kConflict; generated on create when none is given), .resourceVersion and
+  // .creationTimestamp (kept across updates). Without it (a
+  // mirror of an API server) the tree is stored as given.
+  bool stamp = false;
+};
+
 class ObjectStore {
  public:
   ObjectStore() = default;
@@ -108,6 +121,19 @@ class ObjectStore {
   // Declare registers every kind of `kinds`, or none: StoreError as above for the first that is
   // malformed or disagrees with a registered kind or an earlier one of `kinds`.
   void Declare(const std::vector<KindInfo>& kinds);
+  // KindHooks let a mirror of an API server follow the declarations: `added` runs with the kinds
+  // a Declare registered (after it, outside the store's lock; it may block until they are
+  // listed), `dropped` with the kinds a Release let go of.
+  struct KindHooks {
+    std::function<void(const std::vector<KindInfo>&)> added;
+    std::function<void(const std::vector<KindInfo>&)> dropped;
+  };
+  // SetHooks installs `hooks` (empty functions: none).
+  void SetHooks(KindHooks hooks);
+  // Release says no loaded plugin declares `kinds` any more. With a `dropped` hook (Kubernetes
+  // mode) it is told, and forgets them; without one the tables stay (embedded mode: the objects
+  // are the user's, and the kind is accepted until the host restarts).
+  void Release(const std::vector<KindInfo>& kinds);
   // Kinds returns every declared kind, ordered by key.
   std::vector<KindInfo> Kinds() const;
   // FindKind returns the declared kind whose objects read apiVersion `api_version`, kind `kind`.
@@ -120,10 +146,15 @@ class ObjectStore {
   // kInvalid for an empty name or a namespace on a cluster-scoped kind.
   std::shared_ptr<const StoredObject> Apply(std::string_view key, std::string namespace_name,
                                             std::string name,
-                                            std::shared_ptr<const model::ValueNode> tree);
+                                            std::shared_ptr<const model::ValueNode> tree,
+                                            const ObjectWrite& write = {});
   // Delete removes the object and returns its last state; nullptr when it was not there.
+  // `expected_uid` / `expected_version`, when set, are preconditions (kConflict when the stored
+  // object differs).
   std::shared_ptr<const StoredObject> Delete(std::string_view key, std::string_view namespace_name,
-                                             std::string_view name);
+                                             std::string_view name,
+                                             std::string_view expected_uid = {},
+                                             uint64_t expected_version = 0);
   // Clear removes every object of the kind keyed `key` (DELETED for each); kNotFound when the
   // kind is not declared. Kubernetes mode clears a kind it can no longer mirror.
   void Clear(std::string_view key);
@@ -161,14 +192,18 @@ class ObjectStore {
   // The writes, with mu_ held; their events go to pending_.
   std::shared_ptr<const StoredObject> ApplyLocked(std::string_view key, std::string namespace_name,
                                                   std::string name,
-                                                  std::shared_ptr<const model::ValueNode> tree);
+                                                  std::shared_ptr<const model::ValueNode> tree,
+                                                  const ObjectWrite& write);
   std::shared_ptr<const StoredObject> DeleteLocked(std::string_view key,
                                                    std::string_view namespace_name,
-                                                   std::string_view name);
+                                                   std::string_view name,
+                                                   std::string_view expected_uid,
+                                                   uint64_t expected_version);
   // Deliver hands the pending events to the watchers (called without mu_).
   void Deliver();
 
   mutable std::mutex mu_;
+  KindHooks hooks_;  // guarded by mu_ (copied out to run)
   std::deque<ObjectEvent> pending_;  // guarded by mu_
   std::map<uint64_t, std::shared_ptr<std::function<void(const ObjectEvent&)>>> watchers_;  // mu_
   uint64_t next_watch_id_ = 1;                                                                // mu_

@@ -123,7 +123,7 @@ void SchedctlTest::SetUp() {
   server_ = "unix://" + socket_.string();
   const fs::path config = dir_.path() / "schedhost.toml";
   // state_dir beside the config (relative paths resolve there), never /var/lib/schedhost.
-  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n[api]\nlisten = \"" << server_
+  std::ofstream(config) << "[host]\nstate_dir = \"state\"\n" << HostKeys() << "[api]\nlisten = \"" << server_
                         << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
                         << Profile();
   pid_ = StartSchedhostd(config);

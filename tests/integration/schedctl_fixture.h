@@ -59,6 +59,8 @@ class SchedctlTest : public ::testing::Test {
   }
   // Profile is TOML appended to the daemon's config (profiles, plugin_config); none by default.
   virtual std::string Profile() { return ""; }
+  // HostKeys are lines added to the config's [host] table (e.g. libraries); none by default.
+  virtual std::string HostKeys() { return ""; }
 
   // Ctl runs schedctl against this test's server (--server first, as a global flag).
   Result Ctl(std::vector<std::string> args);

@@ -1,0 +1,337 @@
+// ClusterService for objects of declared kinds (kind DECLARED): the kinds loaded plugins declare
+// live in the store's ObjectStore as value trees, keyed by kubectl's resource name
+// ("podgroups.scheduling.x-k8s.io"). Apply keeps the manifest whole and lets the host own the
+// identity (metadata.namespace, name, uid, resourceVersion); the other calls name the kind by
+// `resource`. Watches have no history to replay: 0 starts from the current objects, the latest
+// version resumes, anything else is OUT_OF_RANGE.
+#include <cctype>
+#include <chrono>
+#include <charconv>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "host/api/cluster_kinds.h"
+#include "host/api/cluster_service.h"
+#include "host/api/label_selector.h"
+
+namespace schedhost::api {
+namespace {
+
+using internal::Invalid;
+
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+
+std::string DeclaredList(const store::ObjectStore& objects) {
+  std::string out;
+  for (const store::KindInfo& k : objects.Kinds()) {
+    out += (out.empty() ? "" : ", ") + k.Key() + " (" + k.ApiVersion() + " " + k.kind + ")";
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// MetadataString reads metadata.<field> of `tree` ("" when absent or not a string).
+std::string MetadataString(const model::ValueNode& tree, std::string_view field) {
+  const model::ValueNode* meta = tree.Find("metadata");
+  const model::ValueNode* v = meta == nullptr ? nullptr : meta->Find(field);
+  return v != nullptr && v->kind == SCHEDHOST_CONFIG_STRING ? v->string_value : "";
+}
+
+model::Labels LabelsOf(const model::ValueNode& tree) {
+  model::Labels out;
+  const model::ValueNode* meta = tree.Find("metadata");
+  const model::ValueNode* labels = meta == nullptr ? nullptr : meta->Find("labels");
+  if (labels == nullptr || labels->kind != SCHEDHOST_CONFIG_TABLE) return out;
+  for (const model::ValueNode& l : labels->children) {
+    if (l.kind == SCHEDHOST_CONFIG_STRING) out.emplace_back(l.key, l.string_value);
+  }
+  return out;
+}
+
+v1::EventType ProtoType(store::EventType type) {
+  switch (type) {
+    case store::EventType::kAdded: return v1::ADDED;
+    case store::EventType::kModified: return v1::MODIFIED;
+    case store::EventType::kDeleted: return v1::DELETED;
+  }
+  return v1::EVENT_TYPE_UNSPECIFIED;
+}
+
+}  // namespace
+
+void ToProto(const std::string& key, const store::StoredObject& object, v1::Object& out) {
+  out.set_kind(v1::DECLARED);
+  out.set_resource(key);
+  out.set_namespace_(object.namespace_name);
+  out.set_name(object.name);
+  out.set_uid(object.uid);
+  out.set_resource_version(object.resource_version);
+  out.set_manifest(object.tree ? model::ValueTreeToJson(*object.tree) : "{}");
+}
+
+grpc::Status ClusterService::Declared(const std::string& resource, const char* field,
+                                      store::KindInfo& out) const {
+  if (resource.empty()) {
+    return Invalid(std::string(field) + ": required for kind DECLARED (e.g. \"podgroups." +
+                   "scheduling.x-k8s.io\"); declared: " + DeclaredList(store_.objects()));
+  }
+  // kubectl's spellings: plural.group (the key), plural, singular (the kind in lower case), the
+  // kind, each unqualified one only when one declared kind answers to it.
+  std::optional<store::KindInfo> kind = store_.objects().FindKey(resource);
+  if (!kind) {
+    const std::string lower = Lower(resource);
+    int matches = 0;
+    for (const store::KindInfo& k : store_.objects().Kinds()) {
+      const std::string singular = Lower(k.kind);
+      const std::string group = k.group.empty() ? "" : "." + k.group;
+      if (lower == k.resource || lower == singular || lower == singular + group ||
+          lower == Lower(k.Key())) {
+        ++matches;
+        kind = k;
+      }
+    }
+    if (matches > 1) {
+      return Invalid(std::string(field) + ": \"" + resource +
+                     "\" names more than one declared kind; qualify it with its group (" +
+                     DeclaredList(store_.objects()) + ")");
+    }
+  }
+  if (!kind) {
+    return Invalid(std::string(field) + ": no loaded plugin declares the kind \"" + resource +
+                   "\"; declared: " + DeclaredList(store_.objects()));
+  }
+  out = std::move(*kind);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterService::ApplyDeclared(const model::GenericObject& object,
+                                           v1::ApplyResponse* response) {
+  const std::optional<store::KindInfo> kind =
+      store_.objects().FindKind(object.api_version, object.kind);
+  if (!kind) {
+    return Invalid("manifest: document 1 (" + object.Describe() + "): kind: unsupported kind \"" +
+                   object.kind + "\" of apiVersion \"" + object.api_version + "\"; supported: " +
+                   std::string(model::kBuiltinKinds) +
+                   ", and the kinds the loaded plugins declare (" +
+                   DeclaredList(store_.objects()) + ")");
+  }
+  if (!kind->namespaced && !object.namespace_name.empty()) {
+    return Invalid("manifest: metadata.namespace: " + object.kind +
+                   " is cluster-scoped and has no namespace (got \"" + object.namespace_name +
+                   "\")");
+  }
+  if (grpc::Status s = internal::CheckName(object.name, "manifest: metadata.name", true); !s.ok()) {
+    return s;
+  }
+  if (grpc::Status s = internal::CheckNamespace(object.namespace_name, "manifest: metadata.namespace");
+      !s.ok()) {
+    return s;
+  }
+  store::ObjectWrite write{.stamp = true};
+  const std::string rv = MetadataString(*object.tree, "resourceVersion");
+  if (!rv.empty()) {
+    const auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), write.expected_version);
+    if (ec != std::errc() || end != rv.data() + rv.size() || write.expected_version == 0) {
+      return Invalid("manifest: metadata.resourceVersion: \"" + rv +
+                     "\" is not a version this host handed out");
+    }
+  }
+  const std::string ns = kind->namespaced && object.namespace_name.empty() ? "default"
+                                                                           : object.namespace_name;
+  try {
+    const auto snapshot = store_.objects().Snapshot();
+    const store::KindObjects* table = snapshot->Find(kind->Key());
+    const store::StoredObject* current = table ? table->Get(ns, object.name) : nullptr;
+    const std::string uid = MetadataString(*object.tree, "uid");
+    if (current != nullptr && (write.expected_version == 0 ||
+                               write.expected_version == current->resource_version) &&
+        (uid.empty() || uid == current->uid)) {
+      // UNCHANGED when the manifest says nothing new: compared without the identity fields,
+      // with the namespace and name the host would stamp.
+      model::ValueNode candidate = *object.tree;
+      model::SetMetadataString(candidate, "name", object.name);
+      if (kind->namespaced) model::SetMetadataString(candidate, "namespace", ns);
+      if (model::ValueTreeToJson(candidate, true) == model::ValueTreeToJson(*current->tree, true)) {
+        ToProto(kind->Key(), *current, *response->mutable_object());
+        response->set_result(v1::UNCHANGED);
+        return grpc::Status::OK;
+      }
+    }
+    const auto stored = store_.objects().Apply(kind->Key(), ns, object.name, object.tree, write);
+    ToProto(kind->Key(), *stored, *response->mutable_object());
+    response->set_result(current == nullptr ? v1::CREATED : v1::CONFIGURED);
+    return grpc::Status::OK;
+  } catch (const store::StoreError& e) {
+    return ToStatus(e);
+  }
+}
+
+grpc::Status ClusterService::DeleteDeclared(const v1::DeleteRequest& request,
+                                            v1::DeleteResponse* response) {
+  store::KindInfo kind;
+  if (grpc::Status s = Declared(request.resource(), "resource", kind); !s.ok()) return s;
+  try {
+    const auto gone = store_.objects().Delete(kind.Key(), request.namespace_(), request.name(),
+                                              request.uid(), request.resource_version());
+    if (gone == nullptr) {
+      return {grpc::StatusCode::NOT_FOUND,
+              kind.kind + " " +
+                  (kind.namespaced ? (request.namespace_().empty() ? "default"
+                                                                   : request.namespace_()) +
+                                         "/"
+                                   : "") +
+                  request.name() + " not found"};
+    }
+    ToProto(kind.Key(), *gone, *response->mutable_object());
+    return grpc::Status::OK;
+  } catch (const store::StoreError& e) {
+    return ToStatus(e);
+  }
+}
+
+grpc::Status ClusterService::GetDeclared(const v1::GetRequest& request,
+                                         v1::GetResponse* response) {
+  store::KindInfo kind;
+  if (grpc::Status s = Declared(request.resource(), "resource", kind); !s.ok()) return s;
+  const std::string ns = !kind.namespaced               ? ""
+                         : request.namespace_().empty() ? "default"
+                                                        : request.namespace_();
+  const auto snapshot = store_.objects().Snapshot();
+  const store::KindObjects* table = snapshot->Find(kind.Key());
+  const store::StoredObject* found = table ? table->Get(ns, request.name()) : nullptr;
+  if (found == nullptr) {
+    return {grpc::StatusCode::NOT_FOUND,
+            kind.kind + " " + (ns.empty() ? "" : ns + "/") + request.name() + " not found"};
+  }
+  ToProto(kind.Key(), *found, *response->mutable_object());
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterService::ListDeclared(const v1::ListRequest& request,
+                                          const LabelSelector& selector,
+                                          v1::ListResponse* response) {
+  store::KindInfo kind;
+  if (grpc::Status s = Declared(request.resource(), "resource", kind); !s.ok()) return s;
+  // One snapshot: the version and the items agree.
+  response->set_resource_version(store_.objects().resource_version());
+  const auto snapshot = store_.objects().Snapshot();
+  const store::KindObjects* table = snapshot->Find(kind.Key());
+  if (table == nullptr) return grpc::Status::OK;
+  const auto [first, last] = table->InNamespace(kind.namespaced ? request.namespace_() : "");
+  for (auto it = first; it != last; ++it) {
+    if (!selector.Matches(LabelsOf(*(*it)->tree))) continue;
+    ToProto(kind.Key(), **it, *response->add_items());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterService::WatchDeclared(grpc::ServerContext* context,
+                                           const v1::WatchRequest& request,
+                                           grpc::ServerWriter<v1::WatchEvent>* writer) {
+  std::vector<store::KindInfo> kinds;
+  for (int i = 0; i < request.resources_size(); ++i) {
+    store::KindInfo kind;
+    const std::string field = "resources[" + std::to_string(i) + "]";
+    if (grpc::Status s = Declared(request.resources(i), field.c_str(), kind); !s.ok()) return s;
+    kinds.push_back(std::move(kind));
+  }
+  const std::string& ns = request.namespace_();
+  if (grpc::Status s = internal::CheckNamespace(ns, "namespace"); !s.ok()) return s;
+  if (shutting_down_) return {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
+
+  struct Stream {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<store::ObjectEvent> events;
+    bool overflowed = false;
+  };
+  auto stream = std::make_shared<Stream>();
+  auto wanted = [kinds, ns](const std::string& key, const store::StoredObject& o) {
+    for (const store::KindInfo& k : kinds) {
+      if (k.Key() == key) return !k.namespaced || ns.empty() || o.namespace_name == ns;
+    }
+    return false;
+  };
+  // Watch first, then read the state: an event between the two is in both, and the version
+  // check below drops the older copy.
+  const uint64_t id = store_.objects().Watch([stream, wanted](const store::ObjectEvent& e) {
+    if (!wanted(e.key, *e.object)) return;
+    std::lock_guard lock(stream->mu);
+    if (stream->events.size() >= kMaxWatchBacklog) stream->overflowed = true;
+    if (!stream->overflowed) stream->events.push_back(e);
+    stream->cv.notify_one();
+  });
+  const uint64_t from = request.resource_version();
+  const uint64_t now = store_.objects().resource_version();
+  grpc::Status result = grpc::Status::OK;
+  uint64_t sent = from;
+  v1::WatchEvent out;
+  if (from != 0 && from != now) {
+    result = {grpc::StatusCode::OUT_OF_RANGE,
+              "resource_version: " + std::to_string(from) + " is not the latest version of the "
+              "declared kinds (" + std::to_string(now) + ") and no history is kept for them; " +
+              "list again and watch from the list's resource_version"};
+  } else if (from == 0) {
+    const auto snapshot = store_.objects().Snapshot();
+    for (const store::KindInfo& k : kinds) {
+      const store::KindObjects* table = snapshot->Find(k.Key());
+      if (table == nullptr) continue;
+      for (const auto& item : table->items()) {
+        if (!wanted(k.Key(), *item)) continue;
+        out.Clear();
+        out.set_type(v1::ADDED);
+        out.set_resource_version(item->resource_version);
+        ToProto(k.Key(), *item, *out.mutable_object());
+        if (!writer->Write(out)) {
+          store_.objects().Unwatch(id);
+          return grpc::Status::OK;
+        }
+      }
+    }
+    sent = now;
+  }
+  std::deque<store::ObjectEvent> batch;
+  while (result.ok()) {
+    {
+      std::unique_lock lock(stream->mu);
+      stream->cv.wait_for(lock, kPollInterval,
+                          [&] { return !stream->events.empty() || stream->overflowed; });
+      batch.swap(stream->events);
+      if (batch.empty() && stream->overflowed) {
+        result = {grpc::StatusCode::RESOURCE_EXHAUSTED,
+                  "the watcher fell more than " + std::to_string(kMaxWatchBacklog) +
+                      " events behind; list again and watch from the list's resource_version"};
+        break;
+      }
+    }
+    if (context->IsCancelled()) break;
+    if (shutting_down_) {
+      result = {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
+      break;
+    }
+    bool write_failed = false;
+    for (const store::ObjectEvent& e : batch) {
+      if (e.resource_version <= sent) continue;  // already in the initial state
+      out.Clear();
+      out.set_type(ProtoType(e.type));
+      out.set_resource_version(e.resource_version);
+      ToProto(e.key, *e.object, *out.mutable_object());
+      if (!writer->Write(out)) {
+        write_failed = true;
+        break;
+      }
+    }
+    batch.clear();
+    if (write_failed) break;
+  }
+  store_.objects().Unwatch(id);
+  return result;
+}
+
+}  // namespace schedhost::api
