@@ -174,13 +174,19 @@ bool ServiceHost::Ready(std::string* body) const {
     *body = "not ready: " + why;
     return false;
   }
+  // Ready, but saying what it cannot see: pods that need it wait with a message, others go on.
+  const std::string degraded = source_->Degraded();
   const store::Leadership l = source_->leadership();
-  if (!l.enabled) return true;
+  if (!l.enabled) {
+    if (!degraded.empty()) *body = "ok, degraded: " + degraded;
+    return true;
+  }
   // A standby is ready: its mirror is warm and it takes over at once (as kube-scheduler's).
   *body = l.leading ? "ok: leading (lease " + l.lease + ", identity " + l.identity + ")"
                     : "ok: standby (lease " + l.lease + " held by " +
                           (l.holder.empty() ? std::string("nobody") : l.holder) + ", identity " +
                           l.identity + ")";
+  if (!degraded.empty()) *body += "; degraded: " + degraded;
   return true;
 }
 
@@ -267,6 +273,14 @@ void ServiceHost::Start() {
     // The mirror is filled before the scheduler is wired, so the cache and the queue start
     // from the whole cluster (as kube-scheduler waits for its informers to sync). A standby
     // that delays its mirror until elected starts empty and fills it then.
+    // The kinds the plugins declare are mirrored with the rest (the scheduler declares them
+    // again, which changes nothing).
+    try {
+      store_.objects().Declare(profiles->DeclaredKinds());
+    } catch (const store::StoreError& e) {
+      metrics_server_.reset();
+      throw ServiceHostError(e.what());
+    }
     if (!source_->DelaysMirrorUntilElected()) {
       source_->Start(store_);
       std::string why;

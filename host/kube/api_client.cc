@@ -15,6 +15,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <istream>
+#include <limits>
 #include <optional>
 #include <streambuf>
 #include <thread>
@@ -225,7 +226,10 @@ class Connection {
     Open(connect_timeout);
     Write(request, connect_timeout);
     http::response_parser<http::buffer_body> parser;
-    parser.body_limit(boost::none);
+    // No limit, spelt as the largest one: Boost 1.74 compares a Content-Length against an
+    // empty optional as exceeding it, so body_limit(boost::none) fails every non-chunked
+    // answer (a 404 or 410 with a body) with "body limit exceeded".
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
     Await([&](auto& stream, auto done) { http::async_read_header(stream, buffer_, parser, done); },
           idle_timeout, "reading the watch header");
     const int status = static_cast<int>(parser.get().result_int());

@@ -69,14 +69,90 @@ void KubeMode::Start(store::Store& store) {
     reflectors_.push_back(std::make_unique<Reflector>(*client_, store, std::move(spec)));
   }
   for (auto& r : reflectors_) r->Start();
+  store_ = &store;
+  // The kinds the loaded plugins declare, then whatever reloads add (listed before the new set
+  // goes live) or drop.
+  Mirror(store.objects().Kinds(), /*wait=*/false);
+  store.objects().SetHooks({.added = [this](const auto& kinds) { Mirror(kinds, true); },
+                            .dropped = [this](const auto& kinds) { Forget(kinds); }});
   // Last: Healthy (another thread) reads reflectors_ once this is set. Stop joins the elector,
   // which may be the thread running this, before it reads either.
   started_.store(true);
 }
 
+void KubeMode::Mirror(const std::vector<store::KindInfo>& kinds, bool wait) {
+  std::vector<Reflector*> started;
+  {
+    std::lock_guard lock(declared_mu_);
+    for (const store::KindInfo& kind : kinds) {
+      if (declared_.contains(kind.Key())) continue;
+      Reflector::Spec spec = Reflector::Declared(kind);
+      spec.idle_timeout =
+          std::chrono::duration_cast<std::chrono::milliseconds>(config_.watch_idle_timeout);
+      auto r = std::make_unique<Reflector>(*client_, *store_, std::move(spec));
+      spdlog::info("kubernetes: mirroring {} ({} {}), declared by a loaded plugin", kind.Key(),
+                   kind.ApiVersion(), kind.kind);
+      r->Start();
+      started.push_back(r.get());
+      declared_.emplace(kind.Key(), std::move(r));
+    }
+  }
+  if (!wait) return;
+  const auto deadline = std::chrono::steady_clock::now() + config_.sync_timeout;
+  for (Reflector* r : started) {
+    while (!r->WaitForSync(std::chrono::milliseconds(200))) {
+      if (std::chrono::steady_clock::now() >= deadline || !r->fatal().empty()) {
+        spdlog::warn("kubernetes: {} not listed within the sync timeout; the new profiles go "
+                     "live without it (its plugins read it as unavailable until it is)",
+                     r->spec().name);
+        break;
+      }
+    }
+  }
+}
+
+void KubeMode::Forget(const std::vector<store::KindInfo>& kinds) {
+  std::lock_guard lock(declared_mu_);
+  for (const store::KindInfo& kind : kinds) {
+    auto it = declared_.find(kind.Key());
+    if (it == declared_.end()) continue;
+    it->second->Stop();
+    retired_.push_back(std::move(it->second));
+    declared_.erase(it);
+    store_->objects().Undeclare(kind.Key());
+    spdlog::info("kubernetes: no loaded plugin declares {} any more; stopped mirroring it",
+                 kind.Key());
+  }
+}
+
+std::vector<std::string> KubeMode::DeclaredKinds() const {
+  std::lock_guard lock(declared_mu_);
+  std::vector<std::string> out;
+  for (const auto& [key, r] : declared_) out.push_back(key);
+  return out;
+}
+
+std::string KubeMode::Degraded() const {
+  std::lock_guard lock(declared_mu_);
+  std::string out;
+  for (const auto& [key, r] : declared_) {
+    if (std::string why = r->unavailable(); !why.empty()) {
+      out += (out.empty() ? "" : "; ") + std::string("declared kind ") + key +
+             " unavailable: " + why;
+    }
+  }
+  return out;
+}
+
 bool KubeMode::WaitForSync(std::string* why) {
   const auto deadline = std::chrono::steady_clock::now() + config_.sync_timeout;
-  for (auto& r : reflectors_) {
+  std::vector<Reflector*> all;
+  for (auto& r : reflectors_) all.push_back(r.get());
+  {
+    std::lock_guard lock(declared_mu_);
+    for (auto& [key, r] : declared_) all.push_back(r.get());
+  }
+  for (Reflector* r : all) {
     for (;;) {
       if (r->WaitForSync(std::chrono::milliseconds(200))) break;
       if (std::string fatal = r->fatal(); !fatal.empty()) {
@@ -99,6 +175,15 @@ bool KubeMode::Healthy(std::string* why) const {
   if (!started_) {
     *why = "standby with delay_cache_until_active: the mirror starts once this replica leads";
     return false;
+  }
+  {
+    std::lock_guard lock(declared_mu_);
+    for (const auto& [key, r] : declared_) {
+      if (!r->synced()) {
+        *why = key + " not synced";
+        return false;
+      }
+    }
   }
   for (const auto& r : reflectors_) {
     if (!r->synced()) {
@@ -138,10 +223,15 @@ void KubeMode::Stop() {
   // First: the lease is released (the scheduler has stopped binding), so a standby takes over
   // without waiting for it to run out; the writer's fence is closed from here on.
   if (elector_ != nullptr) elector_->Stop();
+  if (store_ != nullptr) store_->objects().SetHooks({});
+  std::lock_guard lock(declared_mu_);
   for (auto& r : reflectors_) r->Stop();
+  for (auto& [key, r] : declared_) r->Stop();
   client_->Cancel();
   if (started_) writer_->Stop();
   for (auto& r : reflectors_) r->Join();
+  for (auto& [key, r] : declared_) r->Join();
+  for (auto& r : retired_) r->Join();
 }
 
 }  // namespace schedhost::kube

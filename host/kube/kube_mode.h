@@ -1,6 +1,7 @@
 // KubeMode: the cluster source schedhostd uses with a `[kubernetes]` table. It resolves the
 // credentials (kubeconfig or in-cluster), mirrors Pods, Nodes, Namespaces,
-// PodDisruptionBudgets and PriorityClasses into the store with one reflector each, and gives
+// PodDisruptionBudgets and PriorityClasses into the store with one reflector each (and every
+// API kind a loaded plugin declares into its ObjectStore, following reloads), and gives
 // the scheduler a Writer that binds, patches status, evicts and records events through the API.
 //
 //   auto kube = std::make_unique<kube::KubeMode>(*config.kubernetes);  // throws KubeconfigError
@@ -8,7 +9,9 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,8 @@ class KubeMode final : public store::ClusterSource {
   bool WaitForSync(std::string* why) override;
   std::shared_ptr<store::ClusterWriter> writer() override { return writer_; }
   bool Healthy(std::string* why) const override;
+  // Degraded names the declared kinds that cannot be mirrored (no CRD, forbidden), with why.
+  std::string Degraded() const override;
   std::string description() const override;
   // Campaign runs the leader election of [kubernetes.leader_election] (its own API client, so
   // renewals never queue behind bindings), or elects this replica at once when it is disabled.
@@ -46,11 +51,25 @@ class KubeMode final : public store::ClusterSource {
 
   ApiClient& client() { return *client_; }
   const std::vector<std::unique_ptr<Reflector>>& reflectors() const { return reflectors_; }
+  // DeclaredKinds returns the keys of the declared kinds mirrored now.
+  std::vector<std::string> DeclaredKinds() const;
   Writer* kube_writer() const { return writer_.get(); }
   LeaderElector* elector() const { return elector_.get(); }
 
  private:
+  // Mirror starts a reflector per kind in `kinds` not mirrored yet; with `wait`, returns once
+  // each has been listed (or found unavailable), or the sync timeout passed.
+  void Mirror(const std::vector<store::KindInfo>& kinds, bool wait);
+  // Forget stops mirroring `kinds` and removes them from the store.
+  void Forget(const std::vector<store::KindInfo>& kinds);
+
   config::KubernetesConfig config_;
+  store::Store* store_ = nullptr;  // set by Start
+  // The reflectors of declared kinds, by key; retired ones end with Stop (their watch may be
+  // waiting on the server).
+  mutable std::mutex declared_mu_;
+  std::map<std::string, std::unique_ptr<Reflector>, std::less<>> declared_;
+  std::vector<std::unique_ptr<Reflector>> retired_;
   std::unique_ptr<ApiClient> client_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::shared_ptr<Writer> writer_;

@@ -200,6 +200,7 @@ void Reflector::Run() {
       if (rv.empty()) {
         rv = List();
         backoff = std::chrono::milliseconds(800);
+        unavailable_backoff = std::chrono::milliseconds(1000);
       }
       rv = Watch(rv);
       backoff = std::chrono::milliseconds(800);
@@ -219,7 +220,7 @@ void Reflector::Run() {
         std::uniform_real_distribution<double> jitter(1.0, 1.5);
         const auto wait = std::chrono::milliseconds(
             static_cast<int64_t>(static_cast<double>(unavailable_backoff.count()) * jitter(rng)));
-        unavailable_backoff = std::min(unavailable_backoff * 2, std::chrono::milliseconds(30'000));
+        unavailable_backoff = std::min(unavailable_backoff * 2, std::chrono::milliseconds(10'000));
         if (!Sleep(wait)) break;
         continue;
       }
@@ -345,6 +346,7 @@ std::string Reflector::Watch(std::string rv) {
             if (std::string v = ResourceVersionOf(object); !v.empty()) rv = std::move(v);
             continue;
           }
+          if (stop_.load()) return false;  // stopped: apply nothing more
           if (type == "ADDED" || type == "MODIFIED") {
             Apply(object);
           } else if (type == "DELETED") {

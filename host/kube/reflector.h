@@ -65,7 +65,7 @@ class Reflector {
     // when the API server does not serve it (404: its CRD is not installed, or was deleted) or
     // the credentials may not read it (403), the reflector empties its table, marks it
     // unavailable with the reason (plugins read it through object_kind_status), counts as
-    // synced, and lists again after a backoff (1 s doubling to 30 s) until it can.
+    // synced, and lists again after a backoff (1 s doubling to 10 s) until it can.
     std::string declared;
     std::string declared_kind;  // "PodGroup", for messages
     bool declared_namespaced = true;

@@ -95,6 +95,9 @@ class ClusterSource {
   virtual std::shared_ptr<ClusterWriter> writer() = 0;
   // Healthy is false (with *why) while the mirror cannot follow the cluster.
   virtual bool Healthy(std::string* why) const = 0;
+  // Degraded says what the mirror cannot follow while it is otherwise healthy (a kind a plugin
+  // declares that the cluster does not serve); "" when nothing.
+  virtual std::string Degraded() const { return ""; }
   // description names the cluster for messages ("the API server at https://10.0.0.1:6443").
   virtual std::string description() const = 0;
   // Campaign enters the leader election when the source runs one: `elected` runs once this
