@@ -390,7 +390,30 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
       // the measured time; the decoded objects are released when the operation ends.
       std::vector<model::Object> objects;
       objects.reserve(op.count);
-      for (size_t k = 0; k < op.count; ++k) objects.push_back(DecodeOne(op, k));
+      std::vector<model::GenericObject> generic;  // objects of kinds plugins declare
+      for (size_t k = 0; k < op.count; ++k) {
+        if (op.kind != OpKind::kCreateObjects) {
+          objects.push_back(DecodeOne(op, k));
+          continue;
+        }
+        std::variant<model::Object, model::GenericObject> any = DecodeAny(op, k);
+        if (auto* typed = std::get_if<model::Object>(&any)) {
+          objects.push_back(std::move(*typed));
+        } else {
+          generic.push_back(std::get<model::GenericObject>(std::move(any)));
+        }
+      }
+      for (const model::GenericObject& g : generic) {
+        const std::optional<store::KindInfo> declared =
+            store.objects().FindKind(g.api_version, g.kind);
+        if (!declared) {
+          throw BenchError("ops[" + std::to_string(i) + "]: " + g.Describe() +
+                           ": no loaded plugin declares " + g.api_version + " " + g.kind +
+                           " (load one with --config)");
+        }
+        store.objects().Apply(declared->Key(), g.namespace_name, g.name, g.tree,
+                              store::ObjectWrite{.stamp = true});
+      }
       pending.object_bytes = AllocatedBytes() - bytes_before -
                              static_cast<int64_t>(objects.capacity() * sizeof(model::Object));
       if (op.measured && !measuring) {

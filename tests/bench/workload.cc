@@ -73,6 +73,18 @@ model::Object DecodeOne(const Op& op, size_t index) {
   return objects.front();
 }
 
+std::variant<model::Object, model::GenericObject> DecodeAny(const Op& op, size_t index) {
+  std::vector<model::GenericObject> generic;
+  std::vector<model::Object> objects = model::DecodeManifests(
+      RenderTemplate(op.template_text, index), op.template_name, model::DecodeLimits{}, &generic);
+  if (objects.size() + generic.size() != 1) {
+    throw WorkloadError(op.template_name + ": a template holds exactly one object, not " +
+                        std::to_string(objects.size() + generic.size()));
+  }
+  if (!generic.empty()) return std::move(generic.front());
+  return objects.front();
+}
+
 Workload LoadWorkload(const std::filesystem::path& path, double scale) {
   if (!(scale > 0)) throw WorkloadError("--scale must be > 0");
   const std::string where = path.string();
@@ -124,7 +136,11 @@ Workload LoadWorkload(const std::filesystem::path& path, double scale) {
       }
       model::Object sample;
       try {
-        sample = DecodeOne(op, 0);
+        if (op.kind == OpKind::kCreateObjects) {
+          DecodeAny(op, 0);  // any kind; whether a plugin declares it is for the run to say
+        } else {
+          sample = DecodeOne(op, 0);
+        }
       } catch (const std::exception& e) {
         throw WorkloadError(field + ".template: " + e.what());
       }

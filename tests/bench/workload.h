@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "host/model/decode.h"
@@ -74,5 +75,9 @@ std::string RenderTemplate(std::string_view text, size_t index);
 /// DecodeOne renders `op`'s template for `index` and decodes it; throws WorkloadError unless it
 /// holds exactly one object.
 model::Object DecodeOne(const Op& op, size_t index);
+
+/// DecodeAny is DecodeOne that also takes an object of a kind the model does not type (a
+/// createObjects template of a kind a plugin declares), returned as a GenericObject.
+std::variant<model::Object, model::GenericObject> DecodeAny(const Op& op, size_t index);
 
 }  // namespace schedhost::bench
