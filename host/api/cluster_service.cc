@@ -157,6 +157,7 @@ grpc::Status ToStatus(const store::StoreError& error) {
     case store::ErrorCode::kLimitExceeded: code = grpc::StatusCode::RESOURCE_EXHAUSTED; break;
     case store::ErrorCode::kSuperseded: code = grpc::StatusCode::ABORTED; break;
     case store::ErrorCode::kUnavailable: code = grpc::StatusCode::UNAVAILABLE; break;
+    case store::ErrorCode::kForbidden: code = grpc::StatusCode::PERMISSION_DENIED; break;
   }
   return {code, error.what()};
 }

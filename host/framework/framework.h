@@ -39,6 +39,7 @@
 #include "host/loader/loader.h"
 #include "host/model/pod.h"
 #include "host/queue/cluster_event.h"
+#include "host/store/object_write.h"
 
 namespace schedhost::queue {
 class Nominator;
@@ -191,6 +192,14 @@ class Framework {
   /// plugins such as DefaultBinder). Set once by the host before scheduling starts.
   using BindFn = std::function<Status(const schedhost_pod_view* pod, std::string_view node)>;
   void SetBinder(BindFn fn) { binder_ = std::move(fn); }
+  /// ObjectWriteFn writes an object of a declared kind for a plugin (object_write); throws
+  /// store::StoreError.
+  using ObjectWriteFn =
+      std::function<void(const store::KindInfo&, store::ObjectWriteOp, std::string_view namespace_name,
+                         std::string_view name, std::string_view body)>;
+  /// SetObjectWriter points object_write at the cluster (null: SCHEDHOST_E_NOT_AVAILABLE).
+  void SetObjectWriter(ObjectWriteFn fn) { object_writer_ = std::move(fn); }
+  const ObjectWriteFn& object_writer() const { return object_writer_; }
   const BindFn& binder() const { return binder_; }
   /// SetClusterAccess gives the host API its cluster objects, actions and preemption toolkit
   /// (not owned; null: those entries answer SCHEDHOST_E_NOT_AVAILABLE). Set by the host before
@@ -323,6 +332,7 @@ class Framework {
   std::atomic<const cache::Snapshot*> snapshot_{nullptr};
   std::atomic<const queue::Nominator*> nominator_{nullptr};
   BindFn binder_;
+  ObjectWriteFn object_writer_;
   std::atomic<ClusterAccess*> cluster_access_{nullptr};
   std::atomic<const store::ObjectStore*> objects_{nullptr};
   CycleScratch scratch_;

@@ -1,5 +1,5 @@
-// The host table's entries for objects of declared kinds (abi 1.5): object_get, object_list and
-// object_kind_status. Reads go to the cycle's object snapshot (CycleState::Objects), so they take
+// The host table's entries for objects of declared kinds: object_get, object_list and
+// object_kind_status (abi 1.5), object_write (abi 1.6). Reads go to the cycle's object snapshot (CycleState::Objects), so they take
 // no lock after the first one of a cycle.
 #include "host/framework/framework.h"
 #include "host/framework/plugin_instance.h"
@@ -112,12 +112,69 @@ int32_t ObjectKindStatus(schedhost_host* host, uint32_t kind, schedhost_str* mes
   }
 }
 
+// The message of this thread's last object_write: host-owned until its next call.
+thread_local std::string t_write_message;
+
+int32_t WriteResult(int32_t rc, std::string message, schedhost_str* out) {
+  t_write_message = std::move(message);
+  if (out != nullptr) *out = schedhost_str{t_write_message.data(), t_write_message.size()};
+  return rc;
+}
+
+int32_t ObjectWrite(schedhost_host* host, uint32_t kind, int32_t op, schedhost_str namespace_name,
+                    schedhost_str name, schedhost_str body, schedhost_str* message) noexcept {
+  try {
+    if (host == nullptr || host->framework == nullptr) {
+      return WriteResult(SCHEDHOST_E_INVALID_ARGUMENT, "object_write: no host", message);
+    }
+    const PluginInstance* plugin = host->plugin;
+    if (plugin == nullptr || kind >= plugin->kinds.size()) {
+      return WriteResult(SCHEDHOST_E_OUT_OF_RANGE,
+                         "object_write: the plugin declares no kind " + std::to_string(kind),
+                         message);
+    }
+    if (!store::ValidWriteOp(op)) {
+      return WriteResult(SCHEDHOST_E_INVALID_ARGUMENT,
+                         "object_write: unknown op " + std::to_string(op), message);
+    }
+    const Framework::ObjectWriteFn& writer = host->framework->object_writer();
+    if (!writer) {
+      return WriteResult(SCHEDHOST_E_NOT_AVAILABLE, "object_write: this host has no cluster to "
+                         "write to", message);
+    }
+    auto view = [](schedhost_str s) {
+      return s.data == nullptr ? std::string_view() : std::string_view(s.data, s.len);
+    };
+    writer(plugin->kinds[kind], static_cast<store::ObjectWriteOp>(op), view(namespace_name),
+           view(name), view(body));
+    return WriteResult(SCHEDHOST_OK, "", message);
+  } catch (const store::StoreError& e) {
+    int32_t rc = SCHEDHOST_E_UNAVAILABLE;
+    switch (e.code()) {
+      case store::ErrorCode::kNotFound: rc = SCHEDHOST_E_NOT_FOUND; break;
+      case store::ErrorCode::kAlreadyExists: rc = SCHEDHOST_E_ALREADY_EXISTS; break;
+      case store::ErrorCode::kConflict:
+      case store::ErrorCode::kSuperseded: rc = SCHEDHOST_E_CONFLICT; break;
+      case store::ErrorCode::kInvalid:
+      case store::ErrorCode::kLimitExceeded: rc = SCHEDHOST_E_INVALID_ARGUMENT; break;
+      case store::ErrorCode::kForbidden: rc = SCHEDHOST_E_FORBIDDEN; break;
+      case store::ErrorCode::kUnavailable: rc = SCHEDHOST_E_UNAVAILABLE; break;
+    }
+    return WriteResult(rc, e.what(), message);
+  } catch (const std::exception& e) {
+    return WriteResult(SCHEDHOST_E_INTERNAL, std::string("object_write: ") + e.what(), message);
+  } catch (...) {
+    return WriteResult(SCHEDHOST_E_INTERNAL, "object_write: an unknown failure", message);
+  }
+}
+
 }  // namespace
 
 void FillObjectEntries(schedhost_host_api* api) {
   api->object_get = &ObjectGet;
   api->object_list = &ObjectList;
   api->object_kind_status = &ObjectKindStatus;
+  api->object_write = &ObjectWrite;
 }
 
 }  // namespace schedhost::framework

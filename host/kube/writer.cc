@@ -401,4 +401,64 @@ void Writer::SendEvent(const Event& event) {
   ++(ok ? stats_.events : stats_.event_errors);
 }
 
+void Writer::WriteObject(const store::KindInfo& kind, store::ObjectWriteOp op,
+                         std::string_view namespace_name, std::string_view name,
+                         std::string_view body) {
+  using Op = store::ObjectWriteOp;
+  const std::string ns = !kind.namespaced          ? ""
+                         : namespace_name.empty() ? "default"
+                                                  : std::string(namespace_name);
+  std::string collection =
+      (kind.group.empty() ? "/api/" + kind.version : "/apis/" + kind.group + "/" + kind.version) +
+      (ns.empty() ? "" : "/namespaces/" + UrlEscape(ns)) + "/" + kind.resource;
+  const std::string item = collection + "/" + UrlEscape(name);
+  const std::string what = std::string(op == Op::kCreate ? "creating" : op == Op::kDelete
+                                                                           ? "deleting"
+                                                                           : "writing") +
+                           " " + kind.kind + " " + (ns.empty() ? "" : ns + "/") +
+                           std::string(name);
+  std::string method = "PUT";
+  std::string target = item;
+  std::string content_type = "application/json";
+  switch (op) {
+    case Op::kCreate: method = "POST"; target = collection; break;
+    case Op::kUpdate: break;
+    case Op::kUpdateStatus: target = item + "/status"; break;
+    case Op::kMergePatch:
+      method = "PATCH";
+      content_type = "application/merge-patch+json";
+      break;
+    case Op::kMergePatchStatus:
+      method = "PATCH";
+      target = item + "/status";
+      content_type = "application/merge-patch+json";
+      break;
+    case Op::kDelete: method = "DELETE"; break;
+  }
+  Response r;
+  try {
+    r = client_.Call(method, target, op == Op::kDelete ? std::string_view() : body, content_type,
+                     fence_);
+  } catch (const ApiError& e) {
+    if (e.not_sent()) {
+      throw store::StoreError(store::ErrorCode::kUnavailable,
+                              what + ": not sent, this replica no longer leads");
+    }
+    throw store::StoreError(store::ErrorCode::kUnavailable, what + ": " + e.what());
+  }
+  if (r.status >= 200 && r.status < 300) return;
+  const ApiError error = ApiError::From(r, what);
+  store::ErrorCode code = store::ErrorCode::kUnavailable;
+  switch (r.status) {
+    case 400: case 415: case 422: code = store::ErrorCode::kInvalid; break;
+    case 403: code = store::ErrorCode::kForbidden; break;
+    case 404: code = store::ErrorCode::kNotFound; break;
+    case 409:
+      code = op == Op::kCreate ? store::ErrorCode::kAlreadyExists : store::ErrorCode::kConflict;
+      break;
+    default: break;
+  }
+  throw store::StoreError(code, error.what());
+}
+
 }  // namespace schedhost::kube

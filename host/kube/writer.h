@@ -78,6 +78,13 @@ class Writer final : public store::ClusterWriter {
   void ReportUnschedulable(const model::Pod& pod, std::string_view reason,
                            std::string_view message) override;
 
+  // WriteObject sends a plugin's write of a declared kind's object to the API server at once
+  // (POST, PUT, PATCH application/merge-patch+json, the /status subresource, DELETE), behind
+  // the leader fence; the mirror's watch brings the result back.
+  void WriteObject(const store::KindInfo& kind, store::ObjectWriteOp op,
+                   std::string_view namespace_name, std::string_view name,
+                   std::string_view body) override;
+
   WriterStats stats() const;
   // forbidden returns the last 403 a binding got while no binding has succeeded since (RBAC
   // withdrawn: the host cannot do its work), or "".

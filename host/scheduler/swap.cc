@@ -34,6 +34,10 @@ void Scheduler::Wire(const ProfileSet& set) {
     fw->SetClock(clock_.get());
     fw->SetClusterAccess(toolkit_.get());
     fw->SetObjects(&store_.objects());
+    fw->SetObjectWriter([this](const store::KindInfo& kind, store::ObjectWriteOp op,
+                               std::string_view ns, std::string_view name, std::string_view body) {
+      writer_->WriteObject(kind, op, ns, name, body);
+    });
     fw->SetBinder([this](const schedhost_pod_view* pod, std::string_view node) {
       const model::Pod* p = model::Pod::FromView(pod);
       if (p == nullptr) return framework::Status::Error("bind: not a pod view the host made");
@@ -70,6 +74,7 @@ void Scheduler::Unwire(const ProfileSet& set) {
     fw->SetBinder(nullptr);
     fw->SetClusterAccess(nullptr);
     fw->SetObjects(nullptr);
+    fw->SetObjectWriter(nullptr);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "host/model/pod.h"
+#include "host/store/object_write.h"
 #include "host/store/store.h"
 
 namespace schedhost::store {
@@ -41,6 +42,11 @@ class ClusterWriter {
   virtual void ReportScheduled(const model::Pod& /*pod*/, std::string_view /*node*/) {}
   virtual void ReportUnschedulable(const model::Pod& /*pod*/, std::string_view /*reason*/,
                                    std::string_view /*message*/) {}
+  // WriteObject writes an object of a declared kind for a plugin (store::WriteObject says what
+  // each op does). Throws StoreError: kNotFound, kAlreadyExists, kConflict, kInvalid,
+  // kForbidden, kUnavailable.
+  virtual void WriteObject(const KindInfo& kind, ObjectWriteOp op, std::string_view namespace_name,
+                           std::string_view name, std::string_view body) = 0;
 };
 
 // StoreWriter writes to the embedded store.
@@ -59,6 +65,10 @@ class StoreWriter final : public ClusterWriter {
   void Evict(const model::Pod& victim, const model::Pod* /*preemptor*/) override {
     store_.Delete<model::Pod>(victim.namespace_name(), victim.name(),
                               Preconditions{std::string(victim.uid()), 0});
+  }
+  void WriteObject(const KindInfo& kind, ObjectWriteOp op, std::string_view namespace_name,
+                   std::string_view name, std::string_view body) override {
+    store::WriteObject(store_.objects(), kind, op, namespace_name, name, body);
   }
 
  private:

@@ -23,6 +23,8 @@ std::string_view ToString(ErrorCode code) {
       return "Superseded";
     case ErrorCode::kUnavailable:
       return "Unavailable";
+    case ErrorCode::kForbidden:
+      return "Forbidden";
   }
   return "Unknown";
 }

@@ -21,6 +21,7 @@ enum class ErrorCode {
   // drop the request and do not retry; the watch brings the object's new state.
   kSuperseded,
   kUnavailable,  // The cluster did not answer or failed (Kubernetes mode); worth a retry later.
+  kForbidden,    // The credentials may not do this (Kubernetes mode: RBAC).
 };
 
 // ToString names an error code ("NotFound", "AlreadyExists", ...).

@@ -2,7 +2,8 @@
 // (ticket_gate/) declares example.schedhost.io/v1 Ticket, so the daemon takes Tickets with
 // `schedctl apply`, lists them with `schedctl get tickets`, streams them with `schedctl watch`,
 // and a Ticket created, approved or deleted reaches the plugin's queueing hint: a pod parked
-// for want of its Ticket is scheduled once the Ticket exists, and only then.
+// for want of its Ticket is scheduled once the Ticket exists, and only then; PostBind writes
+// the Ticket's status back through the host.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -96,6 +97,15 @@ TEST_F(DeclaredKindsDaemonTest, ATicketAppliedLaterWakesThePodThatNamesIt) {
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
   EXPECT_EQ(applied.out, "ticket.example.schedhost.io/late configured\n");
   EXPECT_EQ(NodeOf("waits", std::chrono::seconds(20)), "n2");
+  // PostBind recorded the pod in its Ticket's status (object_write, a status merge patch).
+  nlohmann::json late;
+  const auto written = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    late = nlohmann::json::parse(Ctl({"get", "ticket", "late", "-n", "team-a", "-o", "json"}).out);
+  } while (!late.contains("status") && std::chrono::steady_clock::now() < written);
+  EXPECT_EQ(late["status"]["lastPod"], "team-a/waits") << late.dump();
+  EXPECT_EQ(late["status"]["lastNode"], "n2");
+  EXPECT_EQ(late["spec"]["approved"], true);
   // The hint kept the pod naming another Ticket parked: still pending, still not found.
   EXPECT_EQ(PodNodes()["team-a/other"], "");
   EXPECT_THAT(Ctl({"describe", "pod", "other", "-n", "team-a"}).out,

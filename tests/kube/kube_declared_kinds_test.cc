@@ -3,7 +3,8 @@
 // The host starts before the Ticket CRD exists, says so (readiness body, the pod's message),
 // picks the kind up once the CRD is installed and RBAC lets it read it, schedules on the
 // Tickets it mirrors (a new Ticket wakes the pod that names it), tells a malformed Ticket apart
-// without stopping the watch, and marks the kind unavailable again when the CRD is deleted.
+// without stopping the watch, writes a Ticket's status back from PostBind (object_write), and
+// marks the kind unavailable again when the CRD is deleted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -29,6 +30,7 @@ const char* const kTicketCrd = R"({
     "scope": "Namespaced",
     "names": {"plural": "tickets", "singular": "ticket", "kind": "Ticket"},
     "versions": [{"name": "v1", "served": true, "storage": true,
+                  "subresources": {"status": {}},
                   "schema": {"openAPIV3Schema": {"type": "object",
                     "x-kubernetes-preserve-unknown-fields": true}}}]
   }
@@ -102,7 +104,10 @@ TEST_F(KubeDeclaredKindsTest, TicketsFromTheApiServerAsTheirCrdAndRbacComeAndGo)
               {"metadata", {{"name", "schedhost-test-tickets"}}},
               {"rules", Json::array({{{"apiGroups", {"example.schedhost.io"}},
                                       {"resources", {"tickets"}},
-                                      {"verbs", {"get", "list", "watch"}}}})}});
+                                      {"verbs", {"get", "list", "watch"}}},
+                                     {{"apiGroups", {"example.schedhost.io"}},
+                                      {"resources", {"tickets/status"}},
+                                      {"verbs", {"patch"}}}})}});
   Kubectl({"create", "clusterrolebinding", "schedhost-test-tickets",
            "--clusterrole=schedhost-test-tickets", "--user=" + cp_->user()});
   ASSERT_TRUE(WaitFor([&] { return kube_->Degraded().find("is the CustomResourceDefinition") !=
@@ -117,6 +122,12 @@ TEST_F(KubeDeclaredKindsTest, TicketsFromTheApiServerAsTheirCrdAndRbacComeAndGo)
   Create(Ticket("go", Json::array({node})));
   ASSERT_TRUE(WaitFor([&] { return NodeOf("waits") == node; }, std::chrono::seconds(30)))
       << Message("waits");
+  // PostBind wrote the pod into the Ticket's status, through the API server.
+  ASSERT_TRUE(WaitFor([&] {
+    const Json t = Get("ticket", "go");
+    return t.is_object() && t.contains("status") && t["status"].value("lastNode", "") == node;
+  })) << Get("ticket", "go").dump();
+  EXPECT_EQ(Get("ticket", "go")["status"]["lastPod"], ns_ + "/waits");
 
   // A Ticket that does not decode as the plugin expects: the pod waits naming the field, the
   // watch goes on (a good Ticket after it still schedules its pod).

@@ -129,7 +129,15 @@ enum schedhost_result {
   SCHEDHOST_E_NOT_FOUND = -3,
   SCHEDHOST_E_WRONG_TYPE = -4,
   SCHEDHOST_E_OUT_OF_RANGE = -5,
-  SCHEDHOST_E_INTERNAL = -6
+  SCHEDHOST_E_INTERNAL = -6,
+  /** A write's resourceVersion precondition failed: read again and retry. since: abi 1.6 */
+  SCHEDHOST_E_CONFLICT = -7,
+  /** A create of an object that exists. since: abi 1.6 */
+  SCHEDHOST_E_ALREADY_EXISTS = -8,
+  /** The cluster refused the host's credentials for the request (RBAC). since: abi 1.6 */
+  SCHEDHOST_E_FORBIDDEN = -9,
+  /** The cluster did not answer or failed; worth a later retry. since: abi 1.6 */
+  SCHEDHOST_E_UNAVAILABLE = -10
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -658,6 +666,29 @@ typedef struct schedhost_kind_decl {
   schedhost_str field_selector;
 } schedhost_kind_decl;
 
+/**
+ * What object_write does with its body (JSON text). since: abi 1.6
+ * - CREATE: the body is the whole object; SCHEDHOST_E_ALREADY_EXISTS when it exists.
+ * - UPDATE: the body is the whole object; its metadata.resourceVersion, when set, must be the
+ *   stored one (SCHEDHOST_E_CONFLICT otherwise).
+ * - UPDATE_STATUS: the status subresource: only the body's status is stored.
+ * - MERGE_PATCH: an RFC 7386 JSON merge patch of the object (kubectl patch --type merge).
+ *   Strategic merge patches are not offered: the API server refuses them for custom resources.
+ * - MERGE_PATCH_STATUS: a merge patch of the status subresource.
+ * - DELETE: the body is ignored.
+ * Whether UPDATE and MERGE_PATCH change the status too is the kind's choice in Kubernetes mode
+ * (a CRD with subresources.status ignores it); the embedded store keeps whatever is written.
+ * Write status with the _STATUS ops to be right in both.
+ */
+enum schedhost_write_op {
+  SCHEDHOST_WRITE_CREATE = 0,
+  SCHEDHOST_WRITE_UPDATE = 1,
+  SCHEDHOST_WRITE_UPDATE_STATUS = 2,
+  SCHEDHOST_WRITE_MERGE_PATCH = 3,
+  SCHEDHOST_WRITE_MERGE_PATCH_STATUS = 4,
+  SCHEDHOST_WRITE_DELETE = 5
+};
+
 /** Callback of object_list: non-zero stops the listing. since: abi 1.5 */
 typedef int32_t (*schedhost_object_fn)(void* user, const schedhost_config* object)
     SCHEDHOST_NOEXCEPT;
@@ -1033,6 +1064,33 @@ typedef struct schedhost_host_api {
    */
   int32_t (*object_kind_status)(schedhost_host* host, uint32_t kind,
                                 schedhost_str* message) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.6: writing objects of declared kinds. --- */
+
+  /**
+   * Writes an object of a kind the calling plugin declared: through the API server in
+   * Kubernetes mode (behind the leader's fence; the mirror's watch brings the result back, so a
+   * read in the same cycle still sees the cycle's snapshot), into the store in embedded mode
+   * (the host owns uid, resourceVersion and creationTimestamp). Blocks for the round trip: call
+   * it from PreBind, Bind, PostBind or Permit, never from Filter or Score.
+   * @param kind index of the kind in the plugin descriptor's `kinds`.
+   * @param op a schedhost_write_op.
+   * @param namespace_name the object's namespace ("" reads as "default" for namespaced kinds;
+   *        ignored for cluster-scoped ones).
+   * @param body JSON text: the object (CREATE, UPDATE, UPDATE_STATUS) or a merge patch.
+   * @param message receives why the write failed ("" on success); OWNERSHIP: host-owned, valid
+   *        on this thread until its next object_write. May be NULL.
+   * @return SCHEDHOST_OK; SCHEDHOST_E_NOT_FOUND; SCHEDHOST_E_ALREADY_EXISTS;
+   *         SCHEDHOST_E_CONFLICT (stale resourceVersion); SCHEDHOST_E_FORBIDDEN (RBAC);
+   *         SCHEDHOST_E_INVALID_ARGUMENT (an unknown op, a body that is not a JSON object or
+   *         names another object, or the API server's validation); SCHEDHOST_E_OUT_OF_RANGE
+   *         (no kind `kind`); SCHEDHOST_E_UNAVAILABLE (the cluster failed, or this replica does
+   *         not lead); SCHEDHOST_E_NOT_AVAILABLE (no cluster to write to).
+   * since: abi 1.6
+   */
+  int32_t (*object_write)(schedhost_host* host, uint32_t kind, int32_t op,
+                          schedhost_str namespace_name, schedhost_str name, schedhost_str body,
+                          schedhost_str* message) SCHEDHOST_NOEXCEPT;
 } schedhost_host_api;
 
 /* ------------------------------------------------------------------------------------------ */

@@ -492,6 +492,14 @@ class Host {
   /// (may be null) says why not (the API server does not serve it, RBAC forbids it, an older
   /// host), for an UnschedulableAndUnresolvable status that tells the user.
   bool KindAvailable(uint32_t kind, std::string* why = nullptr) const;
+  /// WriteObject writes an object of the declared kind `kind` (abi 1.6): `op` is a
+  /// schedhost_write_op, `body` the object or merge patch as JSON text. Returns SCHEDHOST_OK or
+  /// the error (SCHEDHOST_E_CONFLICT, _NOT_FOUND, _ALREADY_EXISTS, _FORBIDDEN, _UNAVAILABLE,
+  /// ...), with the host's reason in *message (may be null); an older host answers
+  /// SCHEDHOST_E_NOT_AVAILABLE. Blocks for the round trip: PreBind, Bind, PostBind, Permit only.
+  int32_t WriteObject(uint32_t kind, int32_t op, std::string_view namespace_name,
+                      std::string_view name, std::string_view body,
+                      std::string* message = nullptr) const noexcept;
 
  private:
   Status BindPodTo(schedhost_status* status, const Pod& pod, std::string_view node,
@@ -651,6 +659,31 @@ int32_t Host::ListObjects(const CycleState& state, uint32_t kind, std::string_vi
       },
       &ctx);
   if (ctx.error) std::rethrow_exception(ctx.error);
+  return rc;
+}
+
+inline int32_t Host::WriteObject(uint32_t kind, int32_t op, std::string_view namespace_name,
+                                 std::string_view name, std::string_view body,
+                                 std::string* message) const noexcept {
+  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_write) ||
+      api_->object_write == nullptr) {
+    if (message != nullptr) {
+      try {
+        *message = "this host is older than abi 1.6 and cannot write objects";
+      } catch (...) {
+      }
+    }
+    return SCHEDHOST_E_NOT_AVAILABLE;
+  }
+  schedhost_str why{};
+  const int32_t rc = api_->object_write(host_, kind, op, ToStr(namespace_name), ToStr(name),
+                                        ToStr(body), &why);
+  if (message != nullptr) {
+    try {
+      message->assign(why.data == nullptr ? "" : std::string_view(why.data, why.len));
+    } catch (...) {
+    }
+  }
   return rc;
 }
 

@@ -2,7 +2,9 @@
 // example.schedhost.io/v1 Ticket (namespaced); a pod labelled ticket=<name> may run only on the
 // nodes its Ticket lists in spec.nodes, and only while spec.approved is true. A pod without the
 // label is not its business (PreFilter Skip). A Ticket added or updated wakes the pods that name
-// it (a queueing hint on the Ticket event); other Tickets leave them parked.
+// it (a queueing hint on the Ticket event); other Tickets leave them parked. Once a pod is
+// bound, PostBind records it in its Ticket's status (a merge patch of the status subresource:
+// status.lastPod, status.lastNode), and a write the host refuses is logged with its reason.
 #include <schedhost/plugin.hpp>
 
 #include <algorithm>
@@ -25,7 +27,8 @@ struct TicketState {
 class TicketGate final : public schedhost::Plugin,
                          public schedhost::PreFilterPlugin,
                          public schedhost::FilterPlugin,
-                         public schedhost::EnqueueExtensions {
+                         public schedhost::EnqueueExtensions,
+                         public schedhost::PostBindPlugin {
  public:
   static constexpr std::string_view kName = "TicketGate";
   static constexpr std::string_view kVersion = "1.0.0";
@@ -69,6 +72,24 @@ class TicketGate final : public schedhost::Plugin,
   }
 
   std::span<const schedhost_event_registration> EventsToRegister() override;
+
+  void PostBind(schedhost::CycleState&, const schedhost::Pod& pod,
+                std::string_view node) override {
+    const std::optional<schedhost::Id> ticket = pod.labels().Get(label_);
+    if (!ticket) return;
+    const std::string patch = std::string(R"({"status":{"lastPod":")") +
+                              std::string(pod.namespace_name()) + "/" + std::string(pod.name()) +
+                              R"(","lastNode":")" + std::string(node) + R"("}})";
+    std::string why;
+    const int32_t rc = host().WriteObject(0, SCHEDHOST_WRITE_MERGE_PATCH_STATUS,
+                                          pod.namespace_name(), host().IdString(*ticket), patch,
+                                          &why);
+    if (rc != SCHEDHOST_OK) {
+      host().Log(SCHEDHOST_LOG_WARN, "TicketGate: recording pod " + std::string(pod.name()) +
+                                         " in its ticket failed (" + std::to_string(rc) +
+                                         "): " + why);
+    }
+  }
 
   // OnTicket queues the pod only when the Ticket it names changed.
   schedhost::QueueingHint OnTicket(const schedhost::Pod& pod, const schedhost_cluster_event& event,
