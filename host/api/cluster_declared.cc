@@ -5,22 +5,17 @@
 // `resource`. Watches have no history to replay: 0 starts from the current objects, the latest
 // version resumes, anything else is OUT_OF_RANGE.
 #include <cctype>
-#include <chrono>
 #include <charconv>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 
 #include "host/api/cluster_kinds.h"
 #include "host/api/cluster_service.h"
 #include "host/api/label_selector.h"
+#include "host/api/watch_stream.h"
 
 namespace schedhost::api {
 namespace {
 
 using internal::Invalid;
-
-constexpr auto kPollInterval = std::chrono::milliseconds(100);
 
 std::string DeclaredList(const store::ObjectStore& objects) {
   std::string out;
@@ -54,14 +49,6 @@ model::Labels LabelsOf(const model::ValueNode& tree) {
   return out;
 }
 
-v1::EventType ProtoType(store::EventType type) {
-  switch (type) {
-    case store::EventType::kAdded: return v1::ADDED;
-    case store::EventType::kModified: return v1::MODIFIED;
-    case store::EventType::kDeleted: return v1::DELETED;
-  }
-  return v1::EVENT_TYPE_UNSPECIFIED;
-}
 
 }  // namespace
 
@@ -245,13 +232,7 @@ grpc::Status ClusterService::WatchDeclared(grpc::ServerContext* context,
   if (grpc::Status s = internal::CheckNamespace(ns, "namespace"); !s.ok()) return s;
   if (shutting_down_) return {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
 
-  struct Stream {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<store::ObjectEvent> events;
-    bool overflowed = false;
-  };
-  auto stream = std::make_shared<Stream>();
+  auto stream = std::make_shared<internal::WatchStream<store::ObjectEvent>>();
   auto wanted = [kinds, ns](const std::string& key, const store::StoredObject& o) {
     for (const store::KindInfo& k : kinds) {
       if (k.Key() == key) return !k.namespaced || ns.empty() || o.namespace_name == ns;
@@ -261,74 +242,54 @@ grpc::Status ClusterService::WatchDeclared(grpc::ServerContext* context,
   // Watch first, then read the state: an event between the two is in both, and the version
   // check below drops the older copy.
   const uint64_t id = store_.objects().Watch([stream, wanted](const store::ObjectEvent& e) {
-    if (!wanted(e.key, *e.object)) return;
-    std::lock_guard lock(stream->mu);
-    if (stream->events.size() >= kMaxWatchBacklog) stream->overflowed = true;
-    if (!stream->overflowed) stream->events.push_back(e);
-    stream->cv.notify_one();
+    if (wanted(e.key, *e.object)) stream->Push(e);
   });
   const uint64_t from = request.resource_version();
   const uint64_t now = store_.objects().resource_version();
-  grpc::Status result = grpc::Status::OK;
-  uint64_t sent = from;
+  const auto too_old = [from, now] {
+    return grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                        "resource_version: " + std::to_string(from) +
+                            " is not the latest version of the declared kinds (" +
+                            std::to_string(now) +
+                            ") and no history is kept for them; list again and watch from the "
+                            "list's resource_version");
+  };
   v1::WatchEvent out;
+  auto send = [&](store::EventType type, const std::string& key, const store::StoredObject& o,
+                  uint64_t version) {
+    out.Clear();
+    out.set_type(internal::ProtoEventType(type));
+    out.set_resource_version(version);
+    ToProto(key, o, *out.mutable_object());
+    return writer->Write(out);
+  };
+  grpc::Status result = grpc::Status::OK;
   if (from != 0 && from != now) {
-    result = {grpc::StatusCode::OUT_OF_RANGE,
-              "resource_version: " + std::to_string(from) + " is not the latest version of the "
-              "declared kinds (" + std::to_string(now) + ") and no history is kept for them; " +
-              "list again and watch from the list's resource_version"};
-  } else if (from == 0) {
-    const auto snapshot = store_.objects().Snapshot();
-    for (const store::KindInfo& k : kinds) {
-      const store::KindObjects* table = snapshot->Find(k.Key());
-      if (table == nullptr) continue;
-      for (const auto& item : table->items()) {
-        if (!wanted(k.Key(), *item)) continue;
-        out.Clear();
-        out.set_type(v1::ADDED);
-        out.set_resource_version(item->resource_version);
-        ToProto(k.Key(), *item, *out.mutable_object());
-        if (!writer->Write(out)) {
-          store_.objects().Unwatch(id);
-          return grpc::Status::OK;
+    result = too_old();
+  } else {
+    bool gone = false;
+    if (from == 0) {
+      const auto snapshot = store_.objects().Snapshot();
+      for (const store::KindInfo& k : kinds) {
+        const store::KindObjects* table = snapshot->Find(k.Key());
+        for (size_t j = 0; table != nullptr && !gone && j < table->items().size(); ++j) {
+          const auto& item = table->items()[j];
+          if (wanted(k.Key(), *item)) {
+            gone = !send(store::EventType::kAdded, k.Key(), *item, item->resource_version);
+          }
         }
       }
     }
-    sent = now;
-  }
-  std::deque<store::ObjectEvent> batch;
-  while (result.ok()) {
-    {
-      std::unique_lock lock(stream->mu);
-      stream->cv.wait_for(lock, kPollInterval,
-                          [&] { return !stream->events.empty() || stream->overflowed; });
-      batch.swap(stream->events);
-      if (batch.empty() && stream->overflowed) {
-        result = {grpc::StatusCode::RESOURCE_EXHAUSTED,
-                  "the watcher fell more than " + std::to_string(kMaxWatchBacklog) +
-                      " events behind; list again and watch from the list's resource_version"};
-        break;
-      }
+    const uint64_t sent = now;  // what the initial state (or the client) has seen
+    if (!gone) {
+      result = internal::PumpWatch(
+          context, *stream, shutting_down_, too_old,
+          "list again and watch from the list's resource_version",
+          [&](const store::ObjectEvent& e) {
+            if (e.resource_version <= sent) return true;  // already in the initial state
+            return send(e.type, e.key, *e.object, e.resource_version);
+          });
     }
-    if (context->IsCancelled()) break;
-    if (shutting_down_) {
-      result = {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
-      break;
-    }
-    bool write_failed = false;
-    for (const store::ObjectEvent& e : batch) {
-      if (e.resource_version <= sent) continue;  // already in the initial state
-      out.Clear();
-      out.set_type(ProtoType(e.type));
-      out.set_resource_version(e.resource_version);
-      ToProto(e.key, *e.object, *out.mutable_object());
-      if (!writer->Write(out)) {
-        write_failed = true;
-        break;
-      }
-    }
-    batch.clear();
-    if (write_failed) break;
   }
   store_.objects().Unwatch(id);
   return result;

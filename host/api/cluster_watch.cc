@@ -1,40 +1,11 @@
-// ClusterService::Watch: a store watch feeding a per-stream queue. The store runs callbacks on
-// the writer's thread, so the callback only filters and queues; this RPC's thread encodes and
-// writes, and ends the stream when the client goes, the host stops or the client falls too far
-// behind.
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-
+// ClusterService::Watch: a store watch feeding a per-stream queue (watch_stream.h). The store
+// runs callbacks on the writer's thread, so the callback only filters and queues; this RPC's
+// thread encodes and writes.
 #include "host/api/cluster_kinds.h"
 #include "host/api/cluster_service.h"
+#include "host/api/watch_stream.h"
 
 namespace schedhost::api {
-namespace {
-
-// How often a waiting stream looks at cancellation and shutdown.
-constexpr auto kPollInterval = std::chrono::milliseconds(100);
-
-v1::EventType ProtoType(store::EventType type) {
-  switch (type) {
-    case store::EventType::kAdded: return v1::ADDED;
-    case store::EventType::kModified: return v1::MODIFIED;
-    case store::EventType::kDeleted: return v1::DELETED;
-  }
-  return v1::EVENT_TYPE_UNSPECIFIED;
-}
-
-// Stream is what the store's callback shares with the RPC thread.
-struct Stream {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<store::Event> events;
-  bool overflowed = false;
-  bool expired = false;  // The store resynced a watch that asked for a version: history is gone.
-};
-
-}  // namespace
 
 grpc::Status ClusterService::Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
                                    grpc::ServerWriter<v1::WatchEvent>* writer) {
@@ -74,7 +45,7 @@ grpc::Status ClusterService::Watch(grpc::ServerContext* context, const v1::Watch
   if (from != 0 && from < store_.oldest_replayable_rv()) return too_old();
   if (shutting_down_) return {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
 
-  auto stream = std::make_shared<Stream>();
+  auto stream = std::make_shared<internal::WatchStream<store::Event>>();
   uint64_t id = 0;
   try {
     id = store_.Watch(from, [stream, any_kind, kinds, ns, from](const store::Event& e) {
@@ -82,58 +53,21 @@ grpc::Status ClusterService::Watch(grpc::ServerContext* context, const v1::Watch
       if (!ns.empty() && store::Namespaced(e.kind) && store::NamespaceOf(e.object) != ns) {
         return;
       }
-      std::lock_guard lock(stream->mu);
-      if (e.resync && from != 0) stream->expired = true;
-      if (stream->events.size() >= kMaxWatchBacklog) stream->overflowed = true;
-      if (!stream->expired && !stream->overflowed) stream->events.push_back(e);
-      stream->cv.notify_one();
+      stream->Push(e, e.resync && from != 0);
     });
   } catch (const store::StoreError& e) {
     return ToStatus(e);
   }
-
-  grpc::Status result = grpc::Status::OK;
-  std::deque<store::Event> batch;
   v1::WatchEvent out;
-  while (true) {
-    {
-      std::unique_lock lock(stream->mu);
-      stream->cv.wait_for(lock, kPollInterval, [&] {
-        return !stream->events.empty() || stream->expired || stream->overflowed;
+  grpc::Status result = internal::PumpWatch(
+      context, *stream, shutting_down_, too_old,
+      "watch again from the last resource_version received", [&](const store::Event& e) {
+        out.Clear();
+        out.set_type(internal::ProtoEventType(e.type));
+        out.set_resource_version(e.resource_version);
+        ToProto(e.object, *out.mutable_object());
+        return writer->Write(out);
       });
-      batch.swap(stream->events);
-      if (batch.empty()) {
-        if (stream->expired) {
-          result = too_old();
-          break;
-        }
-        if (stream->overflowed) {
-          result = {grpc::StatusCode::RESOURCE_EXHAUSTED,
-                    "the watcher fell more than " + std::to_string(kMaxWatchBacklog) +
-                        " events behind; watch again from the last resource_version received"};
-          break;
-        }
-      }
-    }
-    if (context->IsCancelled()) break;
-    if (shutting_down_) {
-      result = {grpc::StatusCode::UNAVAILABLE, "the host is shutting down"};
-      break;
-    }
-    bool write_failed = false;
-    for (const store::Event& e : batch) {
-      out.Clear();
-      out.set_type(ProtoType(e.type));
-      out.set_resource_version(e.resource_version);
-      ToProto(e.object, *out.mutable_object());
-      if (!writer->Write(out)) {
-        write_failed = true;  // The client is gone.
-        break;
-      }
-    }
-    batch.clear();
-    if (write_failed) break;
-  }
   store_.Unwatch(id);
   return result;
 }
