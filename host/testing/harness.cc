@@ -92,7 +92,10 @@ void Harness::UsePlugins(const std::vector<std::string>& plugins, std::string_vi
 
 void Harness::AddObjects(std::string_view yaml) {
   Guard("AddObjects", [&] {
-    std::vector<model::Object> objects = model::DecodeManifests(yaml, "AddObjects");
+    std::vector<model::GenericObject> generic;
+    std::vector<model::Object> objects =
+        model::DecodeManifests(yaml, "AddObjects", model::DecodeLimits{}, &generic);
+    impl_->host.AddGeneric(generic);
     for (model::Object& obj : objects) {
       if (auto* pod = std::get_if<std::shared_ptr<const model::Pod>>(&obj)) {
         *pod = internal::WithUid(*pod);

@@ -96,8 +96,30 @@ Framework& Harness::framework() {
       return Status::Success();
     });
   }
+  if (framework_->objects() == nullptr) {
+    objects_.Declare(framework_->DeclaredKinds());
+    framework_->SetObjects(&objects_);
+    std::vector<model::GenericObject> pending;
+    pending.swap(generic_);
+    AddGeneric(pending);
+  }
   framework_->SetSnapshot(&snapshot());
   return *framework_;
+}
+
+void Harness::AddGeneric(const std::vector<model::GenericObject>& objects) {
+  if (!framework_) {
+    generic_.insert(generic_.end(), objects.begin(), objects.end());
+    return;
+  }
+  for (const model::GenericObject& o : objects) {
+    const std::optional<store::KindInfo> kind = objects_.FindKind(o.api_version, o.kind);
+    if (!kind) {
+      throw std::runtime_error(o.Describe() + ": no plugin of the profile declares " +
+                               o.api_version + " " + o.kind);
+    }
+    objects_.Apply(kind->Key(), o.namespace_name, o.name, o.tree, store::ObjectWrite{.stamp = true});
+  }
 }
 
 const cache::Snapshot& Harness::snapshot() {

@@ -20,6 +20,7 @@
 
 #include "host/cache/snapshot.h"
 #include "host/framework/framework.h"
+#include "host/store/object_store.h"
 #include "host/loader/loader.h"
 #include "host/model/decode.h"
 #include "host/model/node.h"
@@ -61,6 +62,11 @@ class Harness {
   void AddObjects(std::string_view yaml);
   /// AddObjects adds decoded objects the same way.
   void AddObjects(const std::vector<model::Object>& objects);
+  /// AddGeneric adds objects of kinds the profile's plugins declare (applied once the profile
+  /// is built; an object of a kind no plugin declares fails it, naming the kind).
+  void AddGeneric(const std::vector<model::GenericObject>& objects);
+  /// objects is the store the plugins' object_get and object_list read.
+  store::ObjectStore& objects() { return objects_; }
   /// MakePod decodes one pod manifest.
   std::shared_ptr<const model::Pod> MakePod(std::string_view yaml) const;
 
@@ -98,6 +104,8 @@ class Harness {
   std::unique_ptr<loader::PluginRegistry> registry_;
   std::string config_toml_;
   std::unique_ptr<Framework> framework_;
+  store::ObjectStore objects_;
+  std::vector<model::GenericObject> generic_;  // added before the profile was built
   std::vector<std::shared_ptr<const model::Node>> nodes_;
   std::vector<std::shared_ptr<const model::Pod>> pods_;
   std::vector<std::shared_ptr<const model::Namespace>> namespaces_;

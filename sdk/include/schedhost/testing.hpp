@@ -262,7 +262,10 @@ class Harness {
   /// [profile.plugin_config.<Name>] table). Without SetConfig or UsePlugins: the default profile.
   void UsePlugins(const std::vector<std::string>& plugins, std::string_view extra_toml = "");
   /// AddObjects adds the Nodes, bound Pods and Namespaces of `yaml` (one or more manifests) to
-  /// the cluster; other kinds are ignored. Throws Error for a manifest the host refuses.
+  /// the cluster, and the objects of kinds the profile's plugins declare (a PodGroup, a kind of
+  /// your own) to what Host::GetObject reads; built-in kinds the host does not model are
+  /// ignored. Throws Error for a manifest the host refuses, or (when the profile is built) for
+  /// an object of a kind no plugin of it declares.
   void AddObjects(std::string_view yaml);
 
   /// PluginNames lists the profile's plugins (any point); builds the profile (throws Error for

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <optional>
+#include <schedhost/args.hpp>
 #include <schedhost/names.hpp>
 #include <string>
 #include <utility>
@@ -49,10 +50,29 @@ schedhost::Status NodePool::PreFilter(schedhost::CycleState& state, const schedh
   // Skip also skips this plugin's Filter (and AddPod/RemovePod) for the cycle: right for a pod
   // without the label, which Filter passes everywhere, wrong for one with it.
   if (!pool) return schedhost::Status::Skip();
-  if (max_pods_ == 0) return {};
+  // The pool's NodePool object, when there is one, sets its limit.
+  const std::string pool_name(host().IdString(*pool));
+  int64_t limit = max_pods_;
+  int32_t rc = SCHEDHOST_OK;
+  const schedhost::Args object = host().GetObject(state, 0, "", pool_name, &rc);
+  if (rc == SCHEDHOST_OK) {
+    try {
+      schedhost::ArgsReader spec = schedhost::ArgsReader::Object(object["spec"], "spec");
+      limit = spec.Int("maxPods", {.min = 0, .fallback = max_pods_});
+    } catch (const schedhost::ArgsError& e) {
+      return schedhost::Status::UnschedulableAndUnresolvable(e.what());
+    }
+  } else if (rc != SCHEDHOST_E_NOT_FOUND) {
+    std::string why;
+    host().KindAvailable(0, &why);
+    return schedhost::Status::UnschedulableAndUnresolvable("cannot read NodePool objects: " +
+                                                           why);
+  }
+  if (limit == 0) return {};
   // One walk over the snapshot per cycle; Filter then reads one number per node.
   auto s = std::make_unique<PoolState>();
   s->pool = *pool;
+  s->limit = limit;
   for (size_t i = 0; i < host().NodeCount(); ++i) {
     const std::optional<schedhost::NodeInfo> ni = host().NodeAt(i);
     if (!ni) continue;
@@ -88,7 +108,7 @@ schedhost::Status NodePool::Filter(const schedhost::CycleState& state,
     return schedhost::Status::UnschedulableAndUnresolvable(std::string(kReasonPrefix) +
                                                            std::string(host().IdString(*want)));
   }
-  if (const auto* s = state.Read<PoolState>(state_key_); s != nullptr && s->pods >= max_pods_) {
+  if (const auto* s = state.Read<PoolState>(state_key_); s != nullptr && s->pods >= s->limit) {
     return schedhost::Status::Unschedulable(std::string(kFullPrefix) +
                                             std::string(host().IdString(*want)));
   }
@@ -123,8 +143,21 @@ schedhost::QueueingHint NodePool::OnPodDelete(const schedhost::Pod& pod,
   const std::optional<schedhost::Id> want = pod.labels().Get(label_id_);
   const std::optional<schedhost::Pod> gone = old_obj.pod();
   if (!want || !gone) return schedhost::QueueingHint::kQueue;
-  return max_pods_ > 0 && gone->labels().Get(label_id_) == want ? schedhost::QueueingHint::kQueue
-                                                                 : schedhost::QueueingHint::kSkip;
+  return gone->labels().Get(label_id_) == want ? schedhost::QueueingHint::kQueue
+                                                : schedhost::QueueingHint::kSkip;
+}
+
+schedhost::QueueingHint NodePool::OnNodePoolChange(const schedhost::Pod& pod,
+                                                   const schedhost_cluster_event& /*event*/,
+                                                   const schedhost::EventObject& /*old_obj*/,
+                                                   const schedhost::EventObject& new_obj) const {
+  // A new or changed limit matters to the pods of that pool only.
+  const std::optional<schedhost::Id> want = pod.labels().Get(label_id_);
+  const schedhost::Args object = new_obj.object(host());
+  if (!want || !object.present()) return schedhost::QueueingHint::kQueue;
+  return object["metadata"]["name"].String("") == host().IdString(*want)
+             ? schedhost::QueueingHint::kQueue
+             : schedhost::QueueingHint::kSkip;
 }
 
 std::span<const schedhost_event_registration> NodePool::EventsToRegister() {
@@ -133,6 +166,8 @@ std::span<const schedhost_event_registration> NodePool::EventsToRegister() {
           SCHEDHOST_RESOURCE_NODE, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_LABEL),
       schedhost::OnEvent<&NodePool::OnPodDelete>(SCHEDHOST_RESOURCE_ASSIGNED_POD,
                                                  SCHEDHOST_ACTION_DELETE),
+      schedhost::OnEvent<&NodePool::OnNodePoolChange>(
+          SCHEDHOST_KIND_EVENT(0), SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE),
   };
   return kEvents;
 }

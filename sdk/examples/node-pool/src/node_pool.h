@@ -6,6 +6,9 @@
 // the pods that need them.
 //
 // With `max_pods` set, a pool holds at most that many pods that asked for it: a cross-node rule.
+// A NodePool object (example.com/v1, cluster-scoped, named after the pool: an API kind of the
+// plugin's own, which the host mirrors because the plugin declares it) sets its pool's limit in
+// spec.maxPods instead; a change of it wakes the pods of its pool.
 // PreFilter walks the snapshot once and counts them into CycleState, Filter reads the count, and
 // AddPod/RemovePod keep it right when the host asks "what if this pod were there / were gone"
 // (nominated pods of higher priority, preemption's victims).
@@ -17,6 +20,7 @@
 //   max_pods = 10          # optional; 0 or absent: no limit
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <schedhost/plugin.hpp>
 #include <span>
@@ -43,13 +47,19 @@ class NodePool final : public schedhost::Plugin,
   static constexpr std::string_view kFullPrefix = "node pool is full: ";
   /// kStateKey names the CycleState entry PreFilter writes.
   static constexpr std::string_view kStateKey = "example.com/NodePool";
+  /// kKinds declares the API kind NodePool reads: NodePool objects, one per pool, whose
+  /// spec.maxPods overrides max_pods for that pool. Index 0 names it in GetObject.
+  static constexpr std::array<schedhost::Kind, 1> kKinds = {
+      {{"example.com", "v1", "nodepools", "NodePool", /*namespaced=*/false}}};
 
   /// NodePool reads `label` (a qualified label name) and `max_pods` (>= 0); any other key
   /// throws ArgsError.
   NodePool(const schedhost::Host& host, const schedhost::Args& args);
 
-  /// PreFilter counts, for a pod that asks for a pool while max_pods is set, the pods on that
-  /// pool's nodes that asked for it too, and stores the count. A pod without the label gets Skip
+  /// PreFilter reads the pool's limit (its NodePool object's spec.maxPods, else max_pods) and,
+  /// when there is one, counts the pods on that pool's nodes that asked for it too, and stores
+  /// the count. A NodePool that does not decode, or a host that cannot see NodePools, leaves
+  /// the pod pending saying why (UnschedulableAndUnresolvable): no limit is guessed. A pod without the label gets Skip
   /// (the host then skips this plugin's Filter, AddPod and RemovePod for it).
   schedhost::Status PreFilter(schedhost::CycleState& state, const schedhost::Pod& pod,
                               schedhost::PreFilterResult& result) override;
@@ -74,8 +84,9 @@ class NodePool final : public schedhost::Plugin,
                           const schedhost::NodeInfo& ni, int64_t& score) override;
 
   /// EventsToRegister: a pod rejected here may fit after a node of its pool is added or
-  /// relabelled into it, or, with max_pods, after a pod of its pool is deleted; the queueing
-  /// hints (OnNodeChange, OnPodDelete) tell those events from the others.
+  /// relabelled into it, after a pod of its pool is deleted, or after its pool's NodePool
+  /// object changes; the queueing hints (OnNodeChange, OnPodDelete, OnNodePoolChange) tell
+  /// those events from the others.
   std::span<const schedhost_event_registration> EventsToRegister() override;
 
   /// label is the configured pool label key.
@@ -85,6 +96,7 @@ class NodePool final : public schedhost::Plugin,
   // PoolState is what PreFilter counted: copyable, so the host can clone it for AddPod/RemovePod.
   struct PoolState {
     schedhost::Id pool = SCHEDHOST_ID_EMPTY;  // the pod's pool label value
+    int64_t limit = 0;                        // the pool's limit (> 0)
     int64_t pods = 0;                         // pods on the pool's nodes that asked for it
   };
   schedhost::QueueingHint OnNodeChange(const schedhost::Pod& pod,
@@ -95,6 +107,10 @@ class NodePool final : public schedhost::Plugin,
                                       const schedhost_cluster_event& event,
                                       const schedhost::EventObject& old_obj,
                                       const schedhost::EventObject& new_obj) const;
+  schedhost::QueueingHint OnNodePoolChange(const schedhost::Pod& pod,
+                                           const schedhost_cluster_event& event,
+                                           const schedhost::EventObject& old_obj,
+                                           const schedhost::EventObject& new_obj) const;
   // InPool tells whether `pod` asked for `pool` and `ni` belongs to it.
   bool InPool(const schedhost::Pod& pod, const schedhost::NodeInfo& ni, schedhost::Id pool) const;
 

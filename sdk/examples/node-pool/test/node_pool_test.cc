@@ -154,7 +154,7 @@ TEST_F(NodePoolTest, BadArgumentsFailTheProfileWithTheirLocation) {
 
 TEST_F(NodePoolTest, RequeuesOnlyForItsPool) {
   const auto regs = h_.EventsToRegister();
-  ASSERT_EQ(regs.size(), 2u);
+  ASSERT_EQ(regs.size(), 3u);
   EXPECT_EQ(regs[0].plugin, "NodePool");
   EXPECT_EQ(regs[0].resource, SCHEDHOST_RESOURCE_NODE);
   EXPECT_EQ(regs[0].actions, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE_NODE_LABEL);
@@ -162,6 +162,9 @@ TEST_F(NodePoolTest, RequeuesOnlyForItsPool) {
   EXPECT_EQ(regs[1].resource, SCHEDHOST_RESOURCE_ASSIGNED_POD);
   EXPECT_EQ(regs[1].actions, SCHEDHOST_ACTION_DELETE);
   EXPECT_TRUE(regs[1].has_hint);
+  EXPECT_EQ(regs[2].resource, SCHEDHOST_KIND_EVENT(0));  // NodePool objects
+  EXPECT_EQ(regs[2].actions, SCHEDHOST_ACTION_ADD | SCHEDHOST_ACTION_UPDATE);
+  EXPECT_TRUE(regs[2].has_hint);
 
   const std::string pod = PodYaml("trainer", {{kPool, "gpu"}});
   const std::string plain = NodeYaml("n");
@@ -182,10 +185,10 @@ TEST_F(NodePoolTest, RequeuesOnlyForItsPool) {
            Case{"node resized", Event::NodeUpdate(plain, NodeYaml("n", {}, {{"cpu", "64"}})),
                 QueueingHint::kSkip},
            Case{"node deleted", Event::NodeDelete(plain), QueueingHint::kSkip},
-           // Without max_pods a pool is never full: a pod leaving it changes nothing here.
+           // A pod leaving its pool may make room (a limit may come from a NodePool object).
            Case{"pod of its pool deleted",
                 Event::AssignedPodDelete(PodYaml("t1", {{kPool, "gpu"}}, {}, "gpu-1")),
-                QueueingHint::kSkip},
+                QueueingHint::kQueue},
        }) {
     EXPECT_EQ(h_.Hint("NodePool", pod, c.event), c.want) << c.name;
   }
@@ -196,6 +199,28 @@ TEST_F(NodePoolTest, RequeuesOnlyForItsPool) {
   EXPECT_EQ(h_.Hint("NodePool", pod,
                     Event::AssignedPodDelete(PodYaml("b1", {{kPool, "batch"}}, {}, "batch-1"))),
             QueueingHint::kSkip);
+}
+
+// A NodePool object sets its pool's limit, over max_pods; one that does not decode leaves the
+// pod pending naming the field.
+TEST_F(NodePoolTest, ANodePoolObjectSetsItsPoolsLimit) {
+  h_.AddObjects(NodeYaml("gpu-2", {{kPool, "gpu"}}) + "---\n" +
+                PodYaml("t1", {{kPool, "gpu"}}, {}, "gpu-1") + "---\n" +
+                "apiVersion: example.com/v1\nkind: NodePool\nmetadata: {name: gpu}\n"
+                "spec: {maxPods: 1}\n---\n"
+                "apiVersion: example.com/v1\nkind: NodePool\nmetadata: {name: batch}\n"
+                "spec: {maxPods: many}\n");
+  // No max_pods in the config: the object's limit alone fills the gpu pool.
+  const auto full = h_.ScheduleOne(PodYaml("t2", {{kPool, "gpu"}}));
+  EXPECT_EQ(full.node, "");
+  EXPECT_THAT(full.message, HasSubstr("node pool is full: gpu"));
+  const auto bad = h_.ScheduleOne(PodYaml("b1", {{kPool, "batch"}}));
+  EXPECT_EQ(bad.node, "");
+  EXPECT_THAT(bad.message, HasSubstr("NodePool batch: spec.maxPods"));
+  // A pool without an object has max_pods' limit: none here.
+  EXPECT_EQ(h_.ScheduleOne(PodYaml("g1", {{kPool, "general"}})).node, "");
+  h_.AddObjects(NodeYaml("general-2", {{kPool, "general"}}));
+  EXPECT_EQ(h_.ScheduleOne(PodYaml("g1", {{kPool, "general"}})).node, "general-2");
 }
 
 std::string Read(const std::string& path) {
