@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "tests/kube/kube_fixture.h"
 
 namespace schedhost::kube {
@@ -156,6 +158,46 @@ TEST_F(KubeDeclaredKindsTest, TicketsFromTheApiServerAsTheirCrdAndRbacComeAndGo)
                                    std::string::npos; }))
       << Message("after-crd");
   EXPECT_EQ(NodeOf("after-crd"), "");
+}
+
+// Reloads follow the declarations: a set that drops the kind's last plugin stops its watch and
+// forgets it; one that brings the plugin back has the kind listed before it goes live.
+TEST_F(KubeDeclaredKindsTest, ReloadsStartAndStopTheMirrorOfADeclaredKind) {
+  Kubectl({"apply", "-f", "-"}, kTicketCrd);
+  Create(Json{{"apiVersion", "rbac.authorization.k8s.io/v1"},
+              {"kind", "ClusterRole"},
+              {"metadata", {{"name", "schedhost-test-tickets"}}},
+              {"rules", Json::array({{{"apiGroups", {"example.schedhost.io"}},
+                                      {"resources", {"tickets"}},
+                                      {"verbs", {"get", "list", "watch"}}}})}});
+  Kubectl({"create", "clusterrolebinding", "schedhost-test-tickets",
+           "--clusterrole=schedhost-test-tickets", "--user=" + cp_->user()});
+  ASSERT_TRUE(WaitFor([&] {
+    return cp_->Kubectl({"get", "tickets", "-n", ns_}).exit_code == 0;  // the CRD is served
+  }));
+  Create(Ticket("kept", Json::array({"n"})));
+  const std::string with_gate = TicketConfig();
+  StartHost(with_gate);
+  const std::string key = "tickets.example.schedhost.io";
+  EXPECT_EQ(kube_->DeclaredKinds(), std::vector<std::string>{key});
+  ASSERT_TRUE(WaitFor([&] { return kube_->Degraded().empty(); })) << kube_->Degraded();
+  const auto mirrored = [&] {
+    const store::KindObjects* t = host_->store().objects().Snapshot()->Find(key);
+    return t == nullptr ? size_t{0} : t->items().size();
+  };
+  EXPECT_EQ(mirrored(), 1u);
+
+  std::ofstream(dir_.path() / "schedhost.toml") << Config();  // without TicketGate
+  api::ReloadResult r = host_->Reload();
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_TRUE(kube_->DeclaredKinds().empty());
+  EXPECT_FALSE(host_->store().objects().FindKey(key));
+
+  std::ofstream(dir_.path() / "schedhost.toml") << with_gate;
+  r = host_->Reload();
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(kube_->DeclaredKinds(), std::vector<std::string>{key});
+  EXPECT_EQ(mirrored(), 1u) << "listed before the reload returned";
 }
 
 }  // namespace
