@@ -8,6 +8,7 @@
 
 #include <array>
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "host/config/config_error.h"
 #include "host/config/config_tree.h"
 #include "host/config/host_config.h"
+#include "host/framework/plugin_instance.h"
 #include "host/loader/loader.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/scheduler/profile_set.h"
@@ -242,6 +244,33 @@ grpc::Status AdminService::ListPlugins(grpc::ServerContext*, const v1::ListPlugi
       }
     }
     for (std::string& profile : EnablingProfiles(set, name)) out->add_profiles(std::move(profile));
+  }
+  // The kinds the live plugins declare, with the plugins and whether the host can see them.
+  std::map<std::string, std::pair<store::KindInfo, std::set<std::string>>> kinds;
+  for (const auto& fw : set.frameworks()) {
+    for (const std::string& name : fw->PluginNames()) {
+      const framework::PluginInstance* plugin = fw->FindPlugin(name);
+      if (plugin == nullptr) continue;
+      for (const store::KindInfo& kind : plugin->kinds) {
+        auto& entry = kinds[kind.Key()];
+        entry.first = kind;
+        entry.second.insert(name);
+      }
+    }
+  }
+  const auto snapshot = store_.objects().Snapshot();
+  for (const auto& [key, entry] : kinds) {
+    v1::DeclaredKind* out = response->add_declared_kinds();
+    out->set_resource(key);
+    out->set_api_version(entry.first.ApiVersion());
+    out->set_kind(entry.first.kind);
+    out->set_namespaced(entry.first.namespaced);
+    for (const std::string& plugin : entry.second) out->add_plugins(plugin);
+    std::string why;
+    out->set_available(store_.objects().Available(key, &why));
+    out->set_unavailable_reason(why);
+    const store::KindObjects* table = snapshot->Find(key);
+    out->set_objects(table == nullptr ? 0 : table->items().size());
   }
   if (options_.library_store) {
     for (const loader::LibraryVersion& v : options_.library_store->Versions()) {

@@ -35,6 +35,17 @@ int RunPlugins(Client& client, std::ostream& out, std::ostream& err) {
     return 0;
   }
   table.Print(out);
+  if (response.declared_kinds_size() > 0) {
+    // The API kinds the plugins read, and whether the host can see them.
+    Table kinds({"RESOURCE", "KIND", "PLUGINS", "OBJECTS", "STATUS"});
+    for (const v1::DeclaredKind& k : response.declared_kinds()) {
+      kinds.AddRow({k.resource(), k.api_version() + " " + k.kind(), Join(k.plugins()),
+                    std::to_string(k.objects()),
+                    k.available() ? "mirrored" : "unavailable: " + k.unavailable_reason()});
+    }
+    out << "\nDeclared kinds:\n";
+    kinds.Print(out);
+  }
   if (response.library_versions_size() > 0) {
     // Every loaded version, the live set's and those still draining after a reload. The shadow
     // copy's name follows from state_dir and the digest, so it is left to the API.

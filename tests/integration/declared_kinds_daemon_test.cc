@@ -156,6 +156,13 @@ TEST_F(DeclaredKindsDaemonTest, SchedctlReadsWritesAndWatchesTickets) {
                                                    "namespace=team-a rv=[0-9]+\n"
                                                    "DELETED ticket.example.schedhost.io/t1 "
                                                    "namespace=team-a rv=[0-9]+\n"));
+  // schedctl plugins lists the kind, who declares it and what the host holds.
+  Result plugins = Ctl({"plugins"});
+  ASSERT_EQ(plugins.exit_code, 0) << plugins.err;
+  EXPECT_THAT(plugins.out, ::testing::ContainsRegex(
+                               "Declared kinds:\nRESOURCE +KIND +PLUGINS +OBJECTS +STATUS\n"
+                               "tickets.example.schedhost.io +example.schedhost.io/v1 Ticket +"
+                               "TicketGate +0 +mirrored\n"));
   Result gone = Ctl({"get", "ticket", "t1", "-n", "team-a"});
   EXPECT_EQ(gone.exit_code, 1);
   EXPECT_EQ(gone.err, "Error from server (NotFound): ticket \"t1\" not found\n");
