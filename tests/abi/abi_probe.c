@@ -65,6 +65,7 @@ SCHEDHOST_PROBE(enum_config_kind, enum schedhost_config_kind)
 SCHEDHOST_PROBE(enum_log_level, enum schedhost_log_level)
 SCHEDHOST_PROBE(enum_node_summary_flag, enum schedhost_node_summary_flag)
 SCHEDHOST_PROBE(enum_kind_scope, enum schedhost_kind_scope)
+SCHEDHOST_PROBE(enum_write_op, enum schedhost_write_op)
 
 /* Opaque handles. */
 SCHEDHOST_PROBE(host, schedhost_host)
