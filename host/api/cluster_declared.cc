@@ -31,13 +31,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-// MetadataString reads metadata.<field> of `tree` ("" when absent or not a string).
-std::string MetadataString(const model::ValueNode& tree, std::string_view field) {
-  const model::ValueNode* meta = tree.Find("metadata");
-  const model::ValueNode* v = meta == nullptr ? nullptr : meta->Find(field);
-  return v != nullptr && v->kind == SCHEDHOST_CONFIG_STRING ? v->string_value : "";
-}
-
 model::Labels LabelsOf(const model::ValueNode& tree) {
   model::Labels out;
   const model::ValueNode* meta = tree.Find("metadata");
@@ -121,7 +114,7 @@ grpc::Status ClusterService::ApplyDeclared(const model::GenericObject& object,
     return s;
   }
   store::ObjectWrite write{.stamp = true};
-  const std::string rv = MetadataString(*object.tree, "resourceVersion");
+  const std::string rv = model::MetadataString(*object.tree, "resourceVersion");
   if (!rv.empty()) {
     const auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), write.expected_version);
     if (ec != std::errc() || end != rv.data() + rv.size() || write.expected_version == 0) {
@@ -135,7 +128,7 @@ grpc::Status ClusterService::ApplyDeclared(const model::GenericObject& object,
     const auto snapshot = store_.objects().Snapshot();
     const store::KindObjects* table = snapshot->Find(kind->Key());
     const store::StoredObject* current = table ? table->Get(ns, object.name) : nullptr;
-    const std::string uid = MetadataString(*object.tree, "uid");
+    const std::string uid = model::MetadataString(*object.tree, "uid");
     if (current != nullptr && (write.expected_version == 0 ||
                                write.expected_version == current->resource_version) &&
         (uid.empty() || uid == current->uid)) {

@@ -128,6 +128,9 @@ ValueNode ValueTreeFromJson(const std::string& json_text, std::string_view objec
 // generation and managedFields: what two states of one object compare equal without.
 std::string ValueTreeToJson(const ValueNode& tree, bool without_identity = false);
 
+// MetadataString reads metadata.<field> of the object `tree` ("" when absent or not a string).
+std::string MetadataString(const ValueNode& tree, std::string_view field);
+
 // SetMetadataString sets metadata.<field> of the object `tree` to `value` (adding metadata and
 // the field when absent).
 void SetMetadataString(ValueNode& tree, std::string_view field, std::string value);

@@ -241,6 +241,12 @@ std::string ValueTreeToJson(const ValueNode& tree, bool without_identity) {
   return ToJson(tree, without_identity, 0).dump();
 }
 
+std::string MetadataString(const ValueNode& tree, std::string_view field) {
+  const ValueNode* meta = tree.Find("metadata");
+  const ValueNode* v = meta == nullptr ? nullptr : meta->Find(field);
+  return v != nullptr && v->kind == SCHEDHOST_CONFIG_STRING ? v->string_value : "";
+}
+
 void SetMetadataString(ValueNode& tree, std::string_view field, std::string value) {
   if (tree.kind != SCHEDHOST_CONFIG_TABLE) return;
   ValueNode* meta = nullptr;

@@ -17,15 +17,8 @@ bool DeliveringHere(const ObjectStore* store) {
   return std::find(t_delivering.begin(), t_delivering.end(), store) != t_delivering.end();
 }
 
-std::string MetadataField(const model::ValueNode& tree, std::string_view field) {
-  const model::ValueNode* meta = tree.Find("metadata");
-  const model::ValueNode* v = meta == nullptr ? nullptr : meta->Find(field);
-  return v != nullptr && v->kind == SCHEDHOST_CONFIG_STRING ? v->string_value : "";
-}
-
 std::string UidOf(const model::ValueNode* tree) {
-  const model::ValueNode* uid = tree == nullptr ? nullptr : tree->Find("metadata.uid");
-  return uid != nullptr && uid->kind == SCHEDHOST_CONFIG_STRING ? uid->string_value : "";
+  return tree == nullptr ? "" : model::MetadataString(*tree, "uid");
 }
 
 using Item = std::shared_ptr<const StoredObject>;
@@ -207,7 +200,7 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
     model::SetMetadataString(*stamped, "uid", std::move(uid));
     model::SetMetadataString(*stamped, "resourceVersion", std::to_string(version));
     std::string created = current != nullptr && current->tree
-                              ? MetadataField(*current->tree, "creationTimestamp")
+                              ? model::MetadataString(*current->tree, "creationTimestamp")
                               : "";
     if (created.empty()) {
       // Whole seconds, as the API server stamps it.

@@ -2,6 +2,8 @@
 // stay as they were taken while writes go on, and the availability of a kind.
 #include "host/store/object_store.h"
 
+#include "host/model/decode.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -177,6 +179,18 @@ TEST(ObjectStoreTest, AWriteInsideACallbackIsDeliveredAfterIt) {
   store.Watch([&](const ObjectEvent& e) { order.push_back("second " + e.object->name); });
   store.Apply(kPodGroup.Key(), "a", "g", Tree(1));
   EXPECT_THAT(order, ::testing::ElementsAre("first g", "second g", "first echo", "second echo"));
+}
+
+TEST(ObjectStoreTest, AStampedObjectKeepsItsUidAndDeletesCheckIt) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  const auto created = store.Apply(kPodGroup.Key(), "a", "g", Tree(1), ObjectWrite{.stamp = true});
+  ASSERT_EQ(created->uid.size(), 36u);
+  EXPECT_EQ(model::MetadataString(*created->tree, "uid"), created->uid);
+  const auto updated = store.Apply(kPodGroup.Key(), "a", "g", Tree(2), ObjectWrite{.stamp = true});
+  EXPECT_EQ(updated->uid, created->uid);
+  EXPECT_THROW(store.Delete(kPodGroup.Key(), "a", "g", "another-uid"), StoreError);
+  EXPECT_NE(store.Delete(kPodGroup.Key(), "a", "g", created->uid), nullptr);
 }
 
 TEST(ObjectStoreTest, UndeclareForgetsTheKindAndItsObjects) {

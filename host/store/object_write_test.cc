@@ -57,6 +57,7 @@ TEST(ObjectWriteTest, WritesAsTheApiServerTakesThem) {
   EXPECT_EQ(g["status"], (Json{{"phase", "Pending"}, {"scheduled", 2}}));
   write(ObjectWriteOp::kUpdateStatus, "g", R"({"status":{"phase":"Running"}})");
   EXPECT_EQ(Stored(objects, "g")["status"], (Json{{"phase", "Running"}}));
+  EXPECT_EQ(Stored(objects, "g")["metadata"]["uid"], g["metadata"]["uid"]) << "kept by updates";
 
   // A merge patch merges (null removes); the uid stays.
   write(ObjectWriteOp::kMergePatch, "g", R"({"spec":{"minResources":{"cpu":"2"}},"status":null})");
