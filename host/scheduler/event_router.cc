@@ -31,13 +31,12 @@ void EventRouter::Stop() {
 
 void EventRouter::RouteObject(const store::ObjectEvent& event) {
   try {
-    const std::optional<store::KindInfo> kind = s_.store_.objects().FindKey(event.key);
     auto tree = [](const std::shared_ptr<const store::StoredObject>& o) {
       return o ? o->tree : nullptr;
     };
     const bool deleted = event.type == store::EventType::kDeleted;
     s_.queue_->MoveAllToActiveOrBackoffQueue(queue::MakeObjectEvent(
-        event.key, kind ? kind->kind : event.key, tree(event.old_object),
+        event.key, event.kind, tree(event.old_object),
         deleted ? nullptr : tree(event.object)));
   } catch (const std::exception& e) {
     spdlog::error("scheduler: routing {} {} {}/{} failed: {}", store::ToString(event.type),

@@ -225,7 +225,7 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
                              [](const Item& a, const Item& b) {
                                return Less(a, b->namespace_name, b->name);
                              });
-  ObjectEvent event{.key = table.info.Key(), .object = object};
+  ObjectEvent event{.key = table.info.Key(), .kind = table.info.kind, .object = object};
   if (it != items.end() && (*it)->namespace_name == object->namespace_name &&
       (*it)->name == object->name) {
     event.type = EventType::kModified;
@@ -284,14 +284,18 @@ std::shared_ptr<const StoredObject> ObjectStore::DeleteLocked(std::string_view k
   ++version_;
   table.objects = std::make_shared<KindObjects>(std::move(items));
   snapshot_.reset();
-  if (!watchers_.empty()) {
-    pending_.push_back(ObjectEvent{.type = EventType::kDeleted,
-                                   .key = table.info.Key(),
-                                   .object = gone,
-                                   .old_object = gone,
-                                   .resource_version = version_});
-  }
+  QueueDeleted(table.info, gone);
   return gone;
+}
+
+void ObjectStore::QueueDeleted(const KindInfo& kind, const std::shared_ptr<const StoredObject>& gone) {
+  if (watchers_.empty()) return;
+  pending_.push_back(ObjectEvent{.type = EventType::kDeleted,
+                                 .key = kind.Key(),
+                                 .kind = kind.kind,
+                                 .object = gone,
+                                 .old_object = gone,
+                                 .resource_version = version_});
 }
 
 void ObjectStore::Clear(std::string_view key) {
@@ -300,12 +304,7 @@ void ObjectStore::Clear(std::string_view key) {
     Table& table = TableOf(key);
     for (const Item& item : table.objects->items()) {
       ++version_;
-      if (watchers_.empty()) continue;
-      pending_.push_back(ObjectEvent{.type = EventType::kDeleted,
-                                     .key = table.info.Key(),
-                                     .object = item,
-                                     .old_object = item,
-                                     .resource_version = version_});
+      QueueDeleted(table.info, item);
     }
     table.objects = std::make_shared<KindObjects>(std::vector<Item>{});
     snapshot_.reset();

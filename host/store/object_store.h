@@ -56,7 +56,8 @@ struct StoredObject {
 // order.
 struct ObjectEvent {
   EventType type = EventType::kAdded;
-  std::string key;  // the kind's KindInfo::Key
+  std::string key;   // the kind's KindInfo::Key
+  std::string kind;  // the kind's name ("PodGroup"), for labels and messages
   // object is the new state (ADDED, MODIFIED) or the last stored state (DELETED).
   std::shared_ptr<const StoredObject> object;
   // old_object is the state before the change (MODIFIED, DELETED); null for ADDED.
@@ -199,6 +200,8 @@ class ObjectStore {
                                                    std::string_view name,
                                                    std::string_view expected_uid,
                                                    uint64_t expected_version);
+  // QueueDeleted queues the DELETED event of `gone` at the current version (holds mu_).
+  void QueueDeleted(const KindInfo& kind, const std::shared_ptr<const StoredObject>& gone);
   // Deliver hands the pending events to the watchers (called without mu_).
   void Deliver();
 

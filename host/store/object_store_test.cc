@@ -139,6 +139,7 @@ TEST(ObjectStoreTest, WatchersSeeEveryChangeInOrderWithTheStateBefore) {
   store.Declare(kPodGroup);
   std::vector<std::string> seen;
   const uint64_t id = store.Watch([&](const ObjectEvent& e) {
+    EXPECT_EQ(e.kind, "PodGroup");
     std::string line = std::string(ToString(e.type)) + " " + e.key + " " +
                        e.object->namespace_name + "/" + e.object->name + " " +
                        std::to_string(MinMember(e.object.get())) + " rv" +
