@@ -521,4 +521,10 @@ std::string UrlEscape(std::string_view value) {
   return out;
 }
 
+std::string CollectionPath(const store::KindInfo& kind, std::string_view namespace_name) {
+  return (kind.group.empty() ? "/api/" + kind.version : "/apis/" + kind.group + "/" + kind.version) +
+         (namespace_name.empty() ? "" : "/namespaces/" + UrlEscape(namespace_name)) + "/" +
+         kind.resource;
+}
+
 }  // namespace schedhost::kube

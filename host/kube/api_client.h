@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "host/kube/kubeconfig.h"
+#include "host/store/object_store.h"
 
 namespace boost::asio::ssl {
 class context;
@@ -179,5 +180,10 @@ class ApiClient {
 
 // UrlEscape percent-encodes a query value.
 std::string UrlEscape(std::string_view value);
+
+// CollectionPath is the API path of `kind`'s objects: in namespace `namespace_name`, or across
+// namespaces (and for a cluster-scoped kind) when it is "" — "/apis/<group>/<version>[/namespaces/
+// <ns>]/<resource>", "/api/<version>/..." for the core group.
+std::string CollectionPath(const store::KindInfo& kind, std::string_view namespace_name);
 
 }  // namespace schedhost::kube

@@ -89,17 +89,16 @@ Reflector::Spec Reflector::Namespaces() {
 Reflector::Spec Reflector::Declared(const store::KindInfo& kind) {
   Spec spec;
   spec.name = kind.Key();
-  spec.path = (kind.group.empty() ? "/api/" + kind.version
-                                  : "/apis/" + kind.group + "/" + kind.version) +
-              "/" + kind.resource;
-  spec.declared = kind.Key();
-  spec.declared_kind = kind.kind;
-  spec.declared_namespaced = kind.namespaced;
+  spec.path = CollectionPath(kind, "");
+  spec.declared = kind;
   return spec;
 }
 
 Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
-    : client_(client), store_(store), spec_(std::move(spec)) {}
+    : client_(client),
+      store_(store),
+      spec_(std::move(spec)),
+      declared_key_(spec_.declared ? spec_.declared->Key() : "") {}
 
 Reflector::~Reflector() {
   Stop();
@@ -131,16 +130,16 @@ std::string Reflector::unavailable() const {
 }
 
 bool Reflector::Namespaced() const {
-  return spec_.declared.empty() ? store::Namespaced(spec_.store_kind) : spec_.declared_namespaced;
+  return spec_.declared ? spec_.declared->namespaced : store::Namespaced(spec_.store_kind);
 }
 
 void Reflector::Unavailable(const ApiError& error) {
   const std::string why =
       error.status() == 404
           ? "the API server does not serve " + spec_.path + " (is the CustomResourceDefinition "
-                "for " + spec_.declared + " installed?)"
-          : "the credentials may not list and watch " + spec_.declared +
-                " (RBAC: grant the verbs list and watch on resource " + spec_.declared +
+                "for " + declared_key_ + " installed?)"
+          : "the credentials may not list and watch " + declared_key_ +
+                " (RBAC: grant the verbs list and watch on resource " + declared_key_ +
                 "): " + error.what();
   bool changed = false;
   {
@@ -153,8 +152,8 @@ void Reflector::Unavailable(const ApiError& error) {
   // What was mirrored is no longer known to exist: nothing is read on a guess.
   index_.clear();
   try {
-    store_.objects().Clear(spec_.declared);
-    store_.objects().SetUnavailable(spec_.declared, why);
+    store_.objects().Clear(declared_key_);
+    store_.objects().SetUnavailable(declared_key_, why);
   } catch (const store::StoreError&) {
     // undeclared meanwhile: the reflector is being stopped
   }
@@ -213,7 +212,7 @@ void Reflector::Run() {
       continue;
     } catch (const ApiError& e) {
       if (stop_.load() || client_.cancelled()) break;
-      if (!spec_.declared.empty() && (e.status() == 403 || e.status() == 404)) {
+      if (!declared_key_.empty() && (e.status() == 403 || e.status() == 404)) {
         Unavailable(e);
         MarkSynced();
         rv.clear();
@@ -287,9 +286,9 @@ std::string Reflector::List() {
     was_unavailable = !unavailable_.empty();
     unavailable_.clear();
   }
-  if (!spec_.declared.empty()) {
+  if (!declared_key_.empty()) {
     try {
-      store_.objects().SetUnavailable(spec_.declared, "");
+      store_.objects().SetUnavailable(declared_key_, "");
     } catch (const store::StoreError&) {
     }
     if (was_unavailable) spdlog::info("kubernetes: declared kind {} is available again", spec_.name);
@@ -386,12 +385,12 @@ void Reflector::Apply(const nlohmann::json& object) {
   auto it = index_.find(key);
   if (it != index_.end() && it->second.uid == uid && it->second.resource_version == rv) return;
   try {
-    if (!spec_.declared.empty()) {
+    if (!declared_key_.empty()) {
       const std::string ns = Namespaced() ? StringAt(object, "metadata", "namespace") : "";
       const std::string name = StringAt(object, "metadata", "name");
       const std::string label =
-          spec_.declared_kind + " " + (ns.empty() ? name : ns + "/" + name);
-      store_.objects().Apply(spec_.declared, ns, name,
+          spec_.declared->kind + " " + (ns.empty() ? name : ns + "/" + name);
+      store_.objects().Apply(declared_key_, ns, name,
                              std::make_shared<const model::ValueNode>(
                                  model::ValueTreeFromJson(object, label)));
     } else {
@@ -415,12 +414,12 @@ void Reflector::Apply(const nlohmann::json& object) {
 void Reflector::Remove(const std::string& key) {
   if (index_.erase(key) == 0) return;
   const size_t slash = key.find('/');
-  if (!spec_.declared.empty()) {
+  if (!declared_key_.empty()) {
     try {
       if (Namespaced() && slash != std::string::npos) {
-        store_.objects().Delete(spec_.declared, key.substr(0, slash), key.substr(slash + 1));
+        store_.objects().Delete(declared_key_, key.substr(0, slash), key.substr(slash + 1));
       } else {
-        store_.objects().Delete(spec_.declared, "", key);
+        store_.objects().Delete(declared_key_, "", key);
       }
     } catch (const store::StoreError& e) {
       spdlog::warn("kubernetes: {}: cannot remove {}: {}", spec_.name, key, e.what());

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -60,15 +61,13 @@ class Reflector {
     // connection whose peer vanished without closing it), and the reflector lists again after
     // its backoff, as after any failed watch.
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(2)};
-    // declared is the key of a kind a plugin declares (store::KindInfo::Key), mirrored into the
-    // store's ObjectStore as value trees instead of a typed kind. Such a kind may be missing:
-    // when the API server does not serve it (404: its CRD is not installed, or was deleted) or
-    // the credentials may not read it (403), the reflector empties its table, marks it
-    // unavailable with the reason (plugins read it through object_kind_status), counts as
-    // synced, and lists again after a backoff (1 s doubling to 10 s) until it can.
-    std::string declared;
-    std::string declared_kind;  // "PodGroup", for messages
-    bool declared_namespaced = true;
+    // declared is a kind a plugin declares, mirrored into the store's ObjectStore as value
+    // trees instead of a typed kind. Such a kind may be missing: when the API server does not
+    // serve it (404: its CRD is not installed, or was deleted) or the credentials may not read
+    // it (403), the reflector empties its table, marks it unavailable with the reason (plugins
+    // read it through object_kind_status), counts as synced, and lists again after a backoff
+    // (1 s doubling to 10 s) until it can.
+    std::optional<store::KindInfo> declared;
   };
   // The specs for the kinds the scheduler reads.
   static Spec Pods();
@@ -137,6 +136,7 @@ class Reflector {
   ReflectorStats stats_;
   std::string fatal_;
   std::string unavailable_;  // guarded by mu_
+  const std::string declared_key_;  // spec_.declared's key ("" for a typed kind)
 };
 
 }  // namespace schedhost::kube

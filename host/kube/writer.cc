@@ -408,9 +408,7 @@ void Writer::WriteObject(const store::KindInfo& kind, store::ObjectWriteOp op,
   const std::string ns = !kind.namespaced          ? ""
                          : namespace_name.empty() ? "default"
                                                   : std::string(namespace_name);
-  std::string collection =
-      (kind.group.empty() ? "/api/" + kind.version : "/apis/" + kind.group + "/" + kind.version) +
-      (ns.empty() ? "" : "/namespaces/" + UrlEscape(ns)) + "/" + kind.resource;
+  const std::string collection = CollectionPath(kind, ns);
   const std::string item = collection + "/" + UrlEscape(name);
   const std::string what = std::string(op == Op::kCreate ? "creating" : op == Op::kDelete
                                                                            ? "deleting"
