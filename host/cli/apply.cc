@@ -8,7 +8,6 @@
 // objects, and the server decodes it back to the same object. Only identity the user wrote is
 // sent: metadata.resourceVersion (a precondition) and a uid that appears in the file, never the
 // uid the decoder generates for an object without one.
-#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -74,16 +73,6 @@ Decoded ToRequest(const model::Object& object, const std::string& text, const st
   return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), name};
 }
 
-// GenericTypeName is kubectl's type prefix of an object of a kind the host does not type: the
-// kind in lower case and its group ("ticket.example.schedhost.io").
-std::string GenericTypeName(const model::GenericObject& object) {
-  std::string out = object.kind;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const size_t slash = object.api_version.find('/');
-  if (slash != std::string::npos) out += "." + object.api_version.substr(0, slash);
-  return out;
-}
-
 const char* ResultWord(v1::ApplyResult result) {
   switch (result) {
     case v1::CREATED:
@@ -113,7 +102,7 @@ int RunApply(Client& client, const std::vector<std::string>& files, std::istream
       // them whole: whether a loaded plugin declares their kind is the server's to say.
       for (const model::GenericObject& object : generic) {
         requests.push_back(Decoded{source, model::ValueTreeToJson(*object.tree),
-                                   GenericTypeName(object), object.name});
+                                   KindTypeName(object.kind, object.api_version), object.name});
       }
       for (const model::Object& object : objects) {
         requests.push_back(ToRequest(object, text, source));

@@ -1,5 +1,4 @@
 // Tables, ages, JSON and YAML output.
-#include <cctype>
 #include "host/cli/printers.h"
 
 #include <algorithm>
@@ -223,9 +222,7 @@ std::string TypeNameOf(const v1::Object& object) {
   } catch (const std::exception&) {
     return object.resource();
   }
-  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const size_t slash = api_version.find('/');
-  return slash == std::string::npos ? kind : kind + "." + api_version.substr(0, slash);
+  return KindTypeName(kind, api_version);
 }
 
 bool IsUnknownResource(const grpc::Status& status) {

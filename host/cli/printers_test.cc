@@ -110,6 +110,8 @@ TEST(ResourcesTest, AcceptsKubectlSpellings) {
   ASSERT_NE(FindResource("pc"), nullptr);
   EXPECT_EQ(TypeName(*FindResource("pc")), "priorityclass.scheduling.k8s.io");
   EXPECT_EQ(GroupPlural(*FindResource("pods")), "pods");
+  EXPECT_EQ(KindTypeName("Ticket", "example.schedhost.io/v1"), "ticket.example.schedhost.io");
+  EXPECT_EQ(KindTypeName("Widget", "v1"), "widget");
   EXPECT_EQ(FindResource("deployments"), nullptr);
 }
 

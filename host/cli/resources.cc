@@ -73,6 +73,13 @@ std::string TypeName(const Resource& r) {
   return out;
 }
 
+std::string KindTypeName(std::string_view kind, std::string_view api_version) {
+  std::string out = Lower(kind);
+  const size_t slash = api_version.find('/');
+  if (slash != std::string_view::npos) out += "." + std::string(api_version.substr(0, slash));
+  return out;
+}
+
 std::string GroupPlural(const Resource& r) {
   std::string out(r.plural);
   if (!r.group.empty()) out += "." + std::string(r.group);

@@ -45,6 +45,11 @@ const Resource& ResourceOf(v1::Kind kind);
 // TypeName is kubectl's type prefix for output lines: "pod", "poddisruptionbudget.policy".
 std::string TypeName(const Resource& r);
 
+// KindTypeName is kubectl's type prefix for an object of a kind schedctl does not know (a kind
+// a plugin declares): the kind in lower case and the group of `api_version`
+// ("ticket.example.schedhost.io"; just the kind for the core group).
+std::string KindTypeName(std::string_view kind, std::string_view api_version);
+
 // GroupPlural is kubectl's resource name in errors: "pods", "priorityclasses.scheduling.k8s.io".
 std::string GroupPlural(const Resource& r);
 
