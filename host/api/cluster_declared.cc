@@ -5,7 +5,6 @@
 // `resource`. Watches have no history to replay: 0 starts from the current objects, the latest
 // version resumes, anything else is OUT_OF_RANGE.
 #include <cctype>
-#include <charconv>
 
 #include "host/api/cluster_kinds.h"
 #include "host/api/cluster_service.h"
@@ -116,11 +115,12 @@ grpc::Status ClusterService::ApplyDeclared(const model::GenericObject& object,
   store::ObjectWrite write{.stamp = true};
   const std::string rv = model::MetadataString(*object.tree, "resourceVersion");
   if (!rv.empty()) {
-    const auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), write.expected_version);
-    if (ec != std::errc() || end != rv.data() + rv.size() || write.expected_version == 0) {
+    const std::optional<uint64_t> version = store::ParseObjectVersion(rv);
+    if (!version) {
       return Invalid("manifest: metadata.resourceVersion: \"" + rv +
                      "\" is not a version this host handed out");
     }
+    write.expected_version = *version;
   }
   const std::string ns = kind->namespaced && object.namespace_name.empty() ? "default"
                                                                            : object.namespace_name;

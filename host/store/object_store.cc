@@ -1,6 +1,7 @@
 #include "host/store/object_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 #include "host/model/decode.h"
@@ -34,6 +35,13 @@ std::string Describe(const KindInfo& k) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> ParseObjectVersion(std::string_view text) {
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v == 0) return std::nullopt;
+  return v;
+}
 
 const StoredObject* KindObjects::Get(std::string_view namespace_name,
                                      std::string_view name) const {

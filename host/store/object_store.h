@@ -96,6 +96,10 @@ class ObjectSnapshot {
   std::map<std::string, std::shared_ptr<const KindObjects>, std::less<>> tables_;
 };
 
+// ParseObjectVersion reads a metadata.resourceVersion the ObjectStore handed out (a decimal
+// number above 0); nullopt for anything else.
+std::optional<uint64_t> ParseObjectVersion(std::string_view text);
+
 // ObjectWrite qualifies ObjectStore::Apply.
 struct ObjectWrite {
   // expected_version, when not 0, is the version the writer read: the write happens only while

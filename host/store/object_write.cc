@@ -1,6 +1,5 @@
 #include "host/store/object_write.h"
 
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -23,13 +22,12 @@ uint64_t ExpectedVersion(const Json& object, const std::string& what) {
   const auto rv = meta->find("resourceVersion");
   if (rv == meta->end() || rv->is_null()) return 0;
   const std::string text = rv->is_string() ? rv->get<std::string>() : rv->dump();
-  uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v == 0) {
+  const std::optional<uint64_t> v = ParseObjectVersion(text);
+  if (!v) {
     throw StoreError(ErrorCode::kConflict, what + ": metadata.resourceVersion \"" + text +
                                                 "\" is not a version this host handed out");
   }
-  return v;
+  return *v;
 }
 
 Json Parse(std::string_view body, const std::string& what) {
