@@ -159,6 +159,20 @@ struct FrameworkOptions {
   bool batch_plugin_calls = true;            // use filter_batch/score_batch where provided
 };
 
+/// OutOfCycleReads marks a plugin call that has no cycle state (PreEnqueue, QueueSort, a
+/// queueing hint): while one lives on a thread, object_get and object_list called with a NULL
+/// state (abi 1.7) read the latest objects of the store, pinned on the first such read so that
+/// every view handed out stays valid, and consistent, until the outermost one ends. Outside
+/// one, a NULL state is refused. Cheap: a thread-local counter until a plugin reads.
+class OutOfCycleReads {
+ public:
+  OutOfCycleReads() noexcept;
+  ~OutOfCycleReads();
+  OutOfCycleReads(const OutOfCycleReads&) = delete;
+  OutOfCycleReads& operator=(const OutOfCycleReads&) = delete;
+};
+
+
 /// Framework runs one profile. Build and destruction happen on the control thread; the Run*
 /// methods may be called from the scheduling thread while Filter/Score fan out to the pool.
 class Framework {
@@ -226,8 +240,10 @@ class Framework {
   /// FindPlugin returns the instance of the plugin named `name`, or nullptr.
   const PluginInstance* FindPlugin(std::string_view name) const;
 
+  /// RunPreEnqueuePlugins runs PreEnqueue (inside an OutOfCycleReads).
   Status RunPreEnqueuePlugins(const schedhost_pod_view* pod);
-  /// QueueSortLess orders two queued pods with the QueueSort plugin.
+  /// QueueSortLess orders two queued pods with the QueueSort plugin (inside an
+  /// OutOfCycleReads).
   bool QueueSortLess(const schedhost_queued_pod& a, const schedhost_queued_pod& b);
   /// EventsToRegister collects every plugin's cluster-event registrations, by plugin name, with
   /// a declared kind's registration naming the kind by key; FrameworkError for a registration of

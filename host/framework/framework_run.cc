@@ -43,6 +43,7 @@ std::string PreFilterExcludedMessage(const std::vector<std::string>& plugins) {
 }
 
 Status Framework::RunPreEnqueuePlugins(const schedhost_pod_view* pod) {
+  const OutOfCycleReads reads;
   for (const auto& ref : At(points_, config::Point::kPreEnqueue)) {
     StatusSink sink;
     Status s = ToStatus(ref.plugin->desc->pre_enqueue(ref.plugin->instance, pod, sink.abi()), sink,
@@ -59,6 +60,7 @@ bool Framework::QueueSortLess(const schedhost_queued_pod& a, const schedhost_que
   const auto& sorts = At(points_, config::Point::kQueueSort);
   if (sorts.empty()) return a.timestamp_ns < b.timestamp_ns;
   const PluginInstance* p = sorts.front().plugin;
+  const OutOfCycleReads reads;
   return p->desc->queue_sort_less(p->instance, &a, &b) != 0;
 }
 

@@ -1,12 +1,39 @@
 // The host table's entries for objects of declared kinds: object_get, object_list and
-// object_kind_status (abi 1.5), object_write (abi 1.6). Reads go to the cycle's object snapshot (CycleState::Objects), so they take
-// no lock after the first one of a cycle.
+// object_kind_status (abi 1.5), object_write (abi 1.6). Reads in a cycle go to the cycle's
+// object snapshot (CycleState::Objects), so they take no lock after the first one of a cycle;
+// reads outside one (a NULL state, abi 1.7) go to the snapshot this thread's OutOfCycleReads
+// pinned.
+#include <memory>
+#include <vector>
+
 #include "host/framework/framework.h"
 #include "host/framework/plugin_instance.h"
 #include "host/model/interner.h"
 
 namespace schedhost::framework {
 namespace {
+
+// OutOfCycle is this thread's OutOfCycleReads nesting and the snapshots its reads pinned, one
+// per store (a process runs one store; tests may run several hosts).
+struct OutOfCycle {
+  int depth = 0;
+  std::vector<std::shared_ptr<const store::ObjectSnapshot>> pins;
+  std::vector<const store::ObjectStore*> stores;
+};
+thread_local OutOfCycle t_out_of_cycle;
+
+// PinnedSnapshot returns the snapshot of `objects` this thread reads outside a cycle, pinning
+// the latest on the first read; null when no OutOfCycleReads is open.
+const store::ObjectSnapshot* PinnedSnapshot(const store::ObjectStore& objects) {
+  OutOfCycle& t = t_out_of_cycle;
+  if (t.depth == 0) return nullptr;
+  for (size_t i = 0; i < t.stores.size(); ++i) {
+    if (t.stores[i] == &objects) return t.pins[i].get();
+  }
+  t.pins.push_back(objects.Snapshot());
+  t.stores.push_back(&objects);
+  return t.pins.back().get();
+}
 
 // Resolved is a checked request: the kind's table key and scope, and the snapshot's table.
 struct Resolved {
@@ -17,7 +44,7 @@ struct Resolved {
 
 Resolved Resolve(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind) {
   Resolved r;
-  if (host == nullptr || state == nullptr) {
+  if (host == nullptr) {
     r.rc = SCHEDHOST_E_INVALID_ARGUMENT;
     return r;
   }
@@ -32,7 +59,13 @@ Resolved Resolve(schedhost_host* host, const schedhost_cycle_state* state, uint3
     r.rc = SCHEDHOST_E_NOT_AVAILABLE;
     return r;
   }
-  r.table = CycleState::From(state)->Objects(*objects)->Find(plugin->kind_keys[kind]);
+  const store::ObjectSnapshot* snapshot =
+      state != nullptr ? CycleState::From(state)->Objects(*objects) : PinnedSnapshot(*objects);
+  if (snapshot == nullptr) {  // a NULL state outside PreEnqueue, QueueSort and hints
+    r.rc = SCHEDHOST_E_INVALID_ARGUMENT;
+    return r;
+  }
+  r.table = snapshot->Find(plugin->kind_keys[kind]);
   if (r.table == nullptr) r.rc = SCHEDHOST_E_NOT_AVAILABLE;
   return r;
 }
@@ -169,6 +202,16 @@ int32_t ObjectWrite(schedhost_host* host, uint32_t kind, int32_t op, schedhost_s
 }
 
 }  // namespace
+
+OutOfCycleReads::OutOfCycleReads() noexcept { ++t_out_of_cycle.depth; }
+
+OutOfCycleReads::~OutOfCycleReads() {
+  OutOfCycle& t = t_out_of_cycle;
+  if (--t.depth == 0 && !t.pins.empty()) {
+    t.pins.clear();
+    t.stores.clear();
+  }
+}
 
 void FillObjectEntries(schedhost_host_api* api) {
   api->object_get = &ObjectGet;

@@ -53,6 +53,7 @@ bool ProfileRuntime::QueueSortLess(const queue::QueuedPodInfo& a,
                                    const queue::QueuedPodInfo& b) const {
   const schedhost_queued_pod qa = Queued(a);
   const schedhost_queued_pod qb = Queued(b);
+  const framework::OutOfCycleReads reads;  // both questions see the same objects
   if (sort_framework_->QueueSortLess(qa, qb)) return true;
   if (sort_framework_->QueueSortLess(qb, qa)) return false;
   // Equal for QueueSort (e.g. same priority, same virtual timestamp): keep creation order.
@@ -88,6 +89,7 @@ bool AskQueueingHint(const framework::PluginInstance& plugin,
   schedhost_cluster_event cev{ev.resource, ev.actions};
   const schedhost_event_object old_obj = Object(ev.old_obj);
   const schedhost_event_object new_obj = Object(ev.new_obj);
+  const framework::OutOfCycleReads reads;
   for (const queue::EventRegistration& reg : registrations) {
     if (!queue::EventMatches(reg, ev)) continue;
     if (reg.hint == nullptr) return true;

@@ -66,10 +66,10 @@ TEST_F(CoschedulingDaemonTest, OneGangBindsWholeTheOtherHoldsNothingSinglePodsBi
   // The gang that does not fit holds no node: none of its pods is bound, and the single pods
   // got the room its released members had.
   for (int i = 1; i <= 4; ++i) {
-    EXPECT_EQ(nodes["etl-" + std::to_string(i)], "") << "etl-" << i;
+    EXPECT_EQ(nodes["validation-" + std::to_string(i)], "") << "validation-" << i;
   }
-  const Result described = Ctl({"describe", "pod", "etl-1"});
-  EXPECT_THAT(described.out, ::testing::HasSubstr("pod group default/etl")) << described.out;
+  const Result described = Ctl({"describe", "pod", "validation-1"});
+  EXPECT_THAT(described.out, ::testing::HasSubstr("pod group default/validation")) << described.out;
 }
 
 }  // namespace

@@ -33,18 +33,23 @@ std::string Config(const std::string& args = "permit_waiting_time_seconds = 5") 
          args + "\n";
 }
 
-// Member returns a pod of group `group` needing `min` members, requesting 1 cpu.
-std::string Member(const std::string& name, const std::string& group, int min,
-                   const std::string& cpu = "1") {
-  return PodYaml(name, cpu, "",
-                 "  labels:\n    scheduling.x-k8s.io/pod-group: " + group +
-                     "\n  annotations:\n    scheduling.x-k8s.io/min-available: \"" +
-                     std::to_string(min) + "\"\n");
+// PodGroupYaml returns a PodGroup `name` of `min` members, with `spec_extra` under spec.
+std::string PodGroupYaml(const std::string& name, int min, const std::string& spec_extra = "") {
+  return "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: " +
+         name + "\n  namespace: default\nspec:\n  minMember: " + std::to_string(min) + "\n" +
+         spec_extra;
 }
 
+// Member returns a pod of PodGroup `group`, requesting `cpu`.
+std::string Member(const std::string& name, const std::string& group,
+                   const std::string& cpu = "1") {
+  return PodYaml(name, cpu, "", "  labels:\n    scheduling.x-k8s.io/pod-group: " + group + "\n");
+}
+
+// Gang returns PodGroup `prefix` of `min` members and `size` members named prefix1..N.
 std::string Gang(const std::string& prefix, int size, int min) {
-  std::string y;
-  for (int i = 1; i <= size; ++i) y += Member(prefix + std::to_string(i), prefix, min);
+  std::string y = PodGroupYaml(prefix, min);
+  for (int i = 1; i <= size; ++i) y += Member(prefix + std::to_string(i), prefix);
   return y;
 }
 
@@ -59,6 +64,18 @@ class CoschedulingTest : public SchedulerTest {
     return n;
   }
   // ExpectNothingHeld: no pod waits at Permit, nothing is assumed, only bound pods are cached.
+  // GroupStatus returns status.<field> of PodGroup default/`name` as the store holds it: the
+  // string of a string, the digits of an integer, "" when absent.
+  std::string GroupStatus(const std::string& name, const std::string& field) {
+    const auto snapshot = store_.objects().Snapshot();
+    const store::KindObjects* table = snapshot->Find("podgroups.scheduling.x-k8s.io");
+    const store::StoredObject* group = table ? table->Get("default", name) : nullptr;
+    const model::ValueNode* status = group ? group->tree->Find("status") : nullptr;
+    const model::ValueNode* value = status ? status->Find(field) : nullptr;
+    if (value == nullptr) return "";
+    return value->kind == SCHEDHOST_CONFIG_INT ? std::to_string(value->int_value)
+                                               : value->string_value;
+  }
   void ExpectNothingHeld(size_t bound) {
     EXPECT_EQ(Waiting().size(), 0u);
     EXPECT_EQ(sched_->bindings_in_flight(), 0u);
@@ -128,9 +145,10 @@ TEST_F(CoschedulingTest, TwoGangsThatDoNotFitTogetherOneBindsTheOtherWaits) {
   Build(Config());
   // 6 cpus for two gangs of 4; their pods arrive interleaved. QueueSort keeps each gang
   // together (a's group was created first), so a assembles whole; b cannot and holds nothing.
-  std::string y = NodeYaml("n1", "3") + NodeYaml("n2", "3");
+  std::string y = NodeYaml("n1", "3") + NodeYaml("n2", "3") + PodGroupYaml("a", 4) +
+                  PodGroupYaml("b", 4);
   for (int i = 1; i <= 4; ++i) {
-    y += Member("a" + std::to_string(i), "a", 4) + Member("b" + std::to_string(i), "b", 4);
+    y += Member("a" + std::to_string(i), "a") + Member("b" + std::to_string(i), "b");
   }
   Apply(y);
   scheduler::RunResult r = Run();  // ends idle: no deadlock, no endless retry
@@ -164,35 +182,102 @@ TEST_F(CoschedulingTest, TooFewMembersAreRejectedEarlyThenCompletedByNewMembers)
   Apply(NodeYaml("n1", "4") + Gang("g", 2, 4));
   Run();
   EXPECT_EQ(Waiting().size(), 0u) << "rejected at PreFilter, never assumed";
-  EXPECT_THAT(MessageOf("g1"), HasSubstr("pod group default/g has 2 of the 4 pods it needs"));
+  EXPECT_THAT(MessageOf("g1"),
+              HasSubstr("pod group default/g has 2 of the 4 pods its PodGroup needs "
+                        "(spec.minMember)"));
   ExpectNothingHeld(0);
   // The missing members arrive. This host sends no event for a new pending pod (upstream's
   // UnscheduledPodAdd) and plugins cannot activate pods (upstream's PodsToActivate), so g1 and
   // g2 come back on the next cluster event that may make room: here a node.
-  Apply(Member("g3", "g", 4) + Member("g4", "g", 4) + NodeYaml("n2", "1"));
+  Apply(Member("g3", "g") + Member("g4", "g") + NodeYaml("n2", "1"));
   Run();
   EXPECT_EQ(Bound("g", 4), 4);
   ExpectNothingHeld(4);
 }
 
-TEST_F(CoschedulingTest, MembersDisagreeingOnMinAvailableUseTheLargest) {
+TEST_F(CoschedulingTest, AMemberWaitsForItsPodGroupAndBindsOnceItIsCreated) {
   Build(Config());
-  Apply(NodeYaml("n1", "4") + Member("g1", "g", 2) + Member("g2", "g", 3));
+  Apply(NodeYaml("n1", "4") + Member("g1", "g") + Member("g2", "g"));
   Run();
-  EXPECT_EQ(Bound("g", 2), 0);
-  EXPECT_THAT(MessageOf("g1"), HasSubstr("has 2 of the 3 pods it needs"));
+  // Held before the queue (PreEnqueue): nothing is tried, nothing bound on a guess.
+  for (const char* name : {"g1", "g2"}) {
+    EXPECT_EQ(NodeOf(name), "") << name;
+    EXPECT_EQ(Where(name), queue::PodLocation::kGated) << name;
+    EXPECT_THAT(MessageOf(name), HasSubstr("PodGroup default/g not found")) << name;
+  }
+  // The PodGroup's creation is an event of the declared kind: its members come back and bind.
+  Apply(PodGroupYaml("g", 2));
+  Run();
+  EXPECT_EQ(Bound("g", 2), 2);
+  ExpectNothingHeld(2);
 }
 
-TEST_F(CoschedulingTest, InvalidMinAvailableKeepsThePodOutWithAClearMessage) {
+TEST_F(CoschedulingTest, ALoweredMinMemberTakesEffectWithoutAReload) {
   Build(Config());
-  Apply(NodeYaml("n1") + PodYaml("bad", "1", "",
-                                 "  labels:\n    scheduling.x-k8s.io/pod-group: g\n  annotations:\n"
-                                 "    scheduling.x-k8s.io/min-available: \"four\"\n"));
+  Apply(NodeYaml("n1", "4") + Gang("g", 2, 3));
+  Run();
+  EXPECT_EQ(Bound("g", 2), 0);
+  EXPECT_THAT(MessageOf("g1"), HasSubstr("has 2 of the 3 pods its PodGroup needs"));
+  // Another PodGroup changing wakes nobody; this one's update wakes its members.
+  Apply(PodGroupYaml("other", 5));
+  Apply(PodGroupYaml("g", 2));
+  Run();
+  EXPECT_EQ(Bound("g", 2), 2);
+}
+
+TEST_F(CoschedulingTest, APodGroupThatDoesNotDecodeKeepsItsMembersOutNamingTheField) {
+  Build(Config());
+  Apply(NodeYaml("n1") +
+        "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n"
+        "  name: g\n  namespace: default\nspec:\n  minMember: four\n" +
+        Member("bad", "g"));
   Run();
   EXPECT_EQ(NodeOf("bad"), "");
-  EXPECT_THAT(MessageOf("bad"),
-              HasSubstr("annotation scheduling.x-k8s.io/min-available is \"four\"; want an "
-                        "integer from 1 to 100000"));
+  EXPECT_THAT(MessageOf("bad"), HasSubstr("PodGroup default/g: spec.minMember: expected an integer"));
+  // Fixed, it lets the pod in.
+  Apply(PodGroupYaml("g", 1));
+  Run();
+  EXPECT_EQ(NodeOf("bad"), "n1");
+}
+
+TEST_F(CoschedulingTest, TheClusterLackingMinResourcesKeepsTheGroupOut) {
+  Build(Config());
+  Apply(NodeYaml("n1", "2") + PodGroupYaml("g", 2, "  minResources:\n    cpu: \"3\"\n") +
+        Member("g1", "g") + Member("g2", "g"));
+  Run();
+  EXPECT_EQ(Bound("g", 2), 0);
+  EXPECT_EQ(Waiting().size(), 0u) << "rejected at PreFilter, never assumed";
+  EXPECT_THAT(MessageOf("g1"), HasSubstr("pod group default/g: the cluster's free resources lack "
+                                         "cpu 1 of its PodGroup's spec.minResources"));
+  // A node with room arrives: the group passes the check and binds.
+  Apply(NodeYaml("n2", "2"));
+  Run();
+  EXPECT_EQ(Bound("g", 2), 2);
+}
+
+TEST_F(CoschedulingTest, ScheduleTimeoutSecondsBoundsThePermitWait) {
+  Build(Config("permit_waiting_time_seconds = 30"));
+  Apply(NodeYaml("n1", "8") + PodGroupYaml("g", 3, "  scheduleTimeoutSeconds: 2\n") +
+        Member("g1", "g") + Member("g2", "g") + Member("g3", "g"));
+  ASSERT_TRUE(Step());
+  ASSERT_TRUE(Step());
+  EXPECT_EQ(Waiting().size(), 2u);
+  store_.Delete<model::Pod>("default", "g3");
+  scheduler::RunResult r = Run();
+  EXPECT_EQ(r.virtual_time, std::chrono::seconds(2)) << "the PodGroup's timeout, not the args'";
+  ExpectNothingHeld(0);
+}
+
+TEST_F(CoschedulingTest, BindingMembersWritesThePodGroupStatus) {
+  Build(Config());
+  Apply(NodeYaml("n1", "4") + Gang("g", 3, 3));
+  EXPECT_EQ(GroupStatus("g", "phase"), "");
+  Run();
+  EXPECT_EQ(Bound("g", 3), 3);
+  EXPECT_EQ(GroupStatus("g", "phase"), "Scheduled");
+  EXPECT_EQ(GroupStatus("g", "scheduled"), "3");
+  EXPECT_THAT(GroupStatus("g", "scheduleStartTime"), ::testing::MatchesRegex(
+                                                         "[0-9]{4}-[0-9]{2}-[0-9]{2}T.*Z"));
 }
 
 TEST_F(CoschedulingTest, PodsWithoutAGroupScheduleAsUsual) {
@@ -252,9 +337,9 @@ TEST(CoschedulingSimulateTest, TheExampleBindsOneGangWholeAndTheSinglePods) {
   }
   for (int i = 1; i <= 4; ++i) {
     EXPECT_EQ(pods["training-" + std::to_string(i)]["status"], "Bound") << i;
-    EXPECT_EQ(pods["etl-" + std::to_string(i)]["status"], "Pending") << i;
-    EXPECT_THAT(pods["etl-" + std::to_string(i)]["message"].get<std::string>(),
-                HasSubstr("pod group default/etl"));
+    EXPECT_EQ(pods["validation-" + std::to_string(i)]["status"], "Pending") << i;
+    EXPECT_THAT(pods["validation-" + std::to_string(i)]["message"].get<std::string>(),
+                HasSubstr("pod group default/validation"));
   }
   EXPECT_EQ(pods["web-1"]["status"], "Bound");
   EXPECT_EQ(pods["web-2"]["status"], "Bound");

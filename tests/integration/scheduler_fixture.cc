@@ -1,5 +1,8 @@
 #include "tests/integration/scheduler_fixture.h"
 
+#include <optional>
+#include <stdexcept>
+
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/decode.h"
@@ -50,9 +53,15 @@ void SchedulerTest::Build(const std::string& toml,
 }
 
 void SchedulerTest::Apply(std::string_view yaml) {
-  for (const model::Object& obj : model::DecodeManifests(yaml, "test.yaml")) {
-    store_.CreateObject(obj);
+  std::vector<model::GenericObject> generic;
+  const std::vector<model::Object> typed = model::DecodeManifests(yaml, "test.yaml", {}, &generic);
+  for (const model::GenericObject& object : generic) {
+    const std::optional<store::KindInfo> kind =
+        store_.objects().FindKind(object.api_version, object.kind);
+    if (!kind) throw std::runtime_error("Apply: no loaded plugin declares " + object.Describe());
+    store_.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree);
   }
+  for (const model::Object& obj : typed) store_.CreateObject(obj);
 }
 
 scheduler::RunResult SchedulerTest::Run() {

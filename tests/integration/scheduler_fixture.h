@@ -41,7 +41,9 @@ class SchedulerTest : public ::testing::Test {
   void Build(const std::string& toml = "",
              const std::vector<const schedhost_plugin_descriptor*>& in_process = {},
              uint64_t seed = 1);
-  /// Apply decodes manifests and creates every object in the store, in order.
+  /// Apply decodes manifests and creates every object in the store: first the documents of
+  /// kinds a loaded plugin declares (after Build), into the store's objects, then the others,
+  /// each in input order.
   void Apply(std::string_view yaml);
   /// Run runs until idle, asserting the invariants after every step and that it ended idle.
   scheduler::RunResult Run();

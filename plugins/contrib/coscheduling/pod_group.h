@@ -1,7 +1,7 @@
-// Pod groups as Coscheduling sees them: the label and annotation that define a group, and the
-// registry of groups the plugin has met (members seen at PreEnqueue, the group's creation time
-// for QueueSort, its min-available and whether it is denied). There is no PodGroup object: a
-// group exists through its pods.
+// Pod groups as Coscheduling sees them: the PodGroup object a group is defined by
+// (scheduling.x-k8s.io/v1alpha1, decoded into PodGroupSpec), the label that makes a pod a
+// member, and the registry of groups the plugin has met (members seen in the queue, the
+// group's creation time for QueueSort, its denial and its resource pre-check).
 #pragma once
 
 #include <chrono>
@@ -13,26 +13,36 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace schedhost::contrib {
 
-/// kPodGroupLabel names the label whose value is the pod's group (same namespace only).
+/// kPodGroupLabel names the label whose value is the pod's PodGroup (same namespace only).
 inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
-/// kMinAvailableAnnotation names the annotation holding the group's minimum size.
-inline constexpr std::string_view kMinAvailableAnnotation = "scheduling.x-k8s.io/min-available";
-/// kMaxMinAvailable bounds min-available (a larger value is refused as invalid).
-inline constexpr int64_t kMaxMinAvailable = 100000;
+/// kMaxMinMember bounds spec.minMember (a larger value is refused as invalid).
+inline constexpr int64_t kMaxMinMember = 100000;
 
-/// MinAvailable is what a pod's annotation says: absent, a valid size, or an error message.
-struct MinAvailable {
-  bool present = false;
-  int32_t value = 1;
-  std::string error;  // non-empty when the annotation is present but invalid
+/// PodGroupSpec is what Coscheduling reads of a PodGroup object.
+struct PodGroupSpec {
+  /// min_member is spec.minMember: the members that must be placed together (absent: 1).
+  int32_t min_member = 1;
+  /// schedule_timeout is spec.scheduleTimeoutSeconds (0: absent, the plugin's default).
+  std::chrono::seconds schedule_timeout{0};
+  /// min_resources is spec.minResources by interned resource name: cpu in millicores, the
+  /// rest in units; "pods" is min_member, as upstream counts it.
+  std::vector<std::pair<Id, int64_t>> min_resources;
+  /// created_ns is metadata.creationTimestamp (Unix ns; 0 when absent).
+  int64_t created_ns = 0;
 };
 
-/// ParseMinAvailable reads kMinAvailableAnnotation from `pod`: a decimal integer in
-/// [1, kMaxMinAvailable]; absent means 1.
-MinAvailable ParseMinAvailable(const Pod& pod);
+/// DecodePodGroup reads `object` (a PodGroup as Host::GetObject returns it); throws ArgsError
+/// naming the object and the field ("PodGroup team-a/gang: spec.minMember: ...").
+PodGroupSpec DecodePodGroup(const Host& host, const Args& object);
+
+/// ParseRfc3339 reads a Kubernetes timestamp ("2026-12-05T05:41:09Z", fractions and offsets
+/// allowed) as Unix nanoseconds; nullopt when it is not one.
+std::optional<int64_t> ParseRfc3339(std::string_view text);
 
 /// GroupKey identifies a group: its namespace and the interned label value.
 struct GroupKey {
@@ -53,10 +63,10 @@ struct SortKey {
 /// two queued pods never changes while they are queued.
 class GroupRegistry {
  public:
-  /// Observe records `uid` as a member of `key` (creating the group with `created_ns`, the
-  /// member's creation time) and its min-available; returns the group's min-available.
-  int32_t Observe(const GroupKey& key, std::string_view namespace_name, std::string_view name,
-                  std::string_view uid, int64_t created_ns, int32_t min_available);
+  /// Observe records `uid` as a member of `key`, creating the group with the PodGroup's
+  /// creation time (its first member's when the PodGroup has none).
+  void Observe(const GroupKey& key, std::string_view namespace_name, std::string_view name,
+               std::string_view uid, int64_t created_ns);
   /// Forget drops `uid` from the members of `key` (the pod was deleted).
   void Forget(const GroupKey& key, std::string_view uid);
   /// Sort returns the sort key of `key`, or nullopt for a group never observed. The views stay
@@ -64,9 +74,8 @@ class GroupRegistry {
   std::optional<SortKey> Sort(const GroupKey& key) const;
   /// Members returns the uids seen as members of `key`.
   std::set<std::string, std::less<>> Members(const GroupKey& key) const;
-  /// MinAvailable returns the group's min-available: the largest any member asked for.
-  int32_t MinAvailable(const GroupKey& key) const;
-  /// Deny marks `key` denied until `until`, with `reason` for the pods it rejects.
+  /// Deny marks `key` denied until `until`, with `reason` for the pods it rejects; it also
+  /// forgets the group's resource pre-check.
   void Deny(const GroupKey& key, std::chrono::steady_clock::time_point until, std::string reason);
   /// Lift ends a denial early (a cluster event may have made room); true when one was lifted.
   bool Lift(const GroupKey& key);
@@ -75,6 +84,12 @@ class GroupRegistry {
   /// Denied returns the reason when `key` is denied at `now`.
   std::optional<std::string> Denied(const GroupKey& key,
                                     std::chrono::steady_clock::time_point now) const;
+  /// Permit records that the group passed its minResources check, good until `until`;
+  /// Permitted tells whether it still holds at `now`.
+  void Permit(const GroupKey& key, std::chrono::steady_clock::time_point until);
+  bool Permitted(const GroupKey& key, std::chrono::steady_clock::time_point now) const;
+  /// Bound records `uid` as bound and returns the uids recorded bound for `key`.
+  std::set<std::string, std::less<>> Bound(const GroupKey& key, std::string_view uid);
 
  private:
   struct Group {
@@ -82,9 +97,11 @@ class GroupRegistry {
     std::string name;
     int64_t created_ns = 0;
     std::chrono::steady_clock::time_point met_at;
-    std::map<std::string, int32_t, std::less<>> members;  // uid -> its min-available
+    std::set<std::string, std::less<>> members;
+    std::set<std::string, std::less<>> bound;
     std::chrono::steady_clock::time_point denied_until{};
     std::string denied_reason;
+    std::chrono::steady_clock::time_point permitted_until{};
   };
   mutable std::shared_mutex mu_;
   std::map<GroupKey, Group> groups_;  // node-based: names stay put once inserted

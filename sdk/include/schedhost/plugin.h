@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 6
+#define SCHEDHOST_ABI_MINOR 7
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.6.0"
+#define SCHEDHOST_SDK_VERSION "1.7.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -1024,20 +1024,28 @@ typedef struct schedhost_host_api {
    * config_* accessors (the same family as plugin arguments): its root is a table holding
    * apiVersion, kind, metadata, spec and status as the API server serves them; JSON numbers
    * without a fraction are INT, others FLOAT; null values are absent. config_location of any
-   * node names the object ("PodGroup team-a/gang"), for error messages that add the field. Objects are read from the cycle's object snapshot, taken when the cycle started:
-   * every read in one cycle sees the same state, and nothing blocks a writer.
+   * node names the object ("PodGroup team-a/gang"), for error messages that add the field.
+   * In a cycle, objects are read from the cycle's object snapshot, taken when the cycle
+   * started: every read in one cycle sees the same state, and nothing blocks a writer.
+   * Outside a cycle (PreEnqueue, QueueSort's less, a queueing hint; since abi 1.7) pass a NULL
+   * state: the objects are the latest the host has, the same for every read until the host's
+   * call into the plugin returns.
    * @param host the calling plugin instance.
-   * @param state the running cycle's state (any extension point that has one).
+   * @param state the running cycle's state (any extension point that has one), or NULL in
+   *        PreEnqueue, QueueSort and queueing hints (abi 1.7; an older host answers
+   *        SCHEDHOST_E_INVALID_ARGUMENT).
    * @param kind index of the kind in the plugin descriptor's `kinds`.
    * @param namespace_name the object's namespace; ignored for cluster-scoped kinds.
    * @param name the object's name.
    * @param out receives the object's root; NULL on any failure. OWNERSHIP: host-owned, valid
-   *        while `state` lives (until the cycle ends); copy what you keep.
+   *        while `state` lives (until the cycle ends), or with a NULL state until the host's
+   *        call into the plugin returns; copy what you keep.
    * @return SCHEDHOST_OK; SCHEDHOST_E_NOT_FOUND when there is no such object;
    *         SCHEDHOST_E_OUT_OF_RANGE when the plugin declared no kind `kind`;
    *         SCHEDHOST_E_NOT_AVAILABLE when the kind is not mirrored (see object_kind_status);
-   *         SCHEDHOST_E_INVALID_ARGUMENT for a NULL host, state or out.
-   * since: abi 1.5
+   *         SCHEDHOST_E_INVALID_ARGUMENT for a NULL host or out, and for a NULL state from
+   *         anywhere but PreEnqueue, QueueSort and queueing hints.
+   * since: abi 1.5 (a NULL state: abi 1.7)
    */
   int32_t (*object_get)(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
                         schedhost_str namespace_name, schedhost_str name,
@@ -1045,9 +1053,10 @@ typedef struct schedhost_host_api {
   /**
    * Calls `fn` for every object of a declared kind in `namespace_name` ("" for every namespace,
    * and for cluster-scoped kinds), ordered by namespace and name, until fn returns non-zero.
-   * Objects are as object_get reads them (host-owned, valid while `state` lives).
+   * Objects are as object_get reads them (host-owned, as long as object_get's; `state` may be
+   * NULL where object_get's may).
    * @return SCHEDHOST_OK (also when fn stopped early); the errors of object_get.
-   * since: abi 1.5
+   * since: abi 1.5 (a NULL state: abi 1.7)
    */
   int32_t (*object_list)(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
                          schedhost_str namespace_name, schedhost_object_fn fn,

@@ -482,12 +482,25 @@ class Host {
   /// hosts older than abi 1.5 answer SCHEDHOST_E_NOT_AVAILABLE).
   Args GetObject(const CycleState& state, uint32_t kind, std::string_view namespace_name,
                  std::string_view name, int32_t* rc = nullptr) const noexcept;
+  /// GetObject without a cycle (sdk 1.7, host abi 1.7): from PreEnqueue, QueueSort's Less and
+  /// queueing hints, which have no CycleState, it reads the latest objects the host has, the
+  /// same for every read until the host's call into the plugin returns (views valid until
+  /// then). An older host answers SCHEDHOST_E_NOT_AVAILABLE.
+  Args GetObject(uint32_t kind, std::string_view namespace_name, std::string_view name,
+                 int32_t* rc = nullptr) const noexcept {
+    return ReadObject(nullptr, kind, namespace_name, name, rc);
+  }
   /// ListObjects calls `fn(Args object)` for each object of the declared kind `kind` in
   /// `namespace_name` ("": every namespace), ordered by namespace and name, while fn returns
   /// true. Returns SCHEDHOST_OK or GetObject's errors.
   template <class Fn>
   int32_t ListObjects(const CycleState& state, uint32_t kind, std::string_view namespace_name,
                       Fn&& fn) const;
+  /// ListObjects without a cycle (sdk 1.7), where GetObject without a cycle may be called.
+  template <class Fn>
+  int32_t ListObjects(uint32_t kind, std::string_view namespace_name, Fn&& fn) const {
+    return ListObjectsIn(nullptr, kind, namespace_name, std::forward<Fn>(fn));
+  }
   /// KindAvailable is true when the host mirrors the declared kind `kind`; otherwise `why`
   /// (may be null) says why not (the API server does not serve it, RBAC forbids it, an older
   /// host), for an UnschedulableAndUnresolvable status that tells the user.
@@ -504,6 +517,14 @@ class Host {
  private:
   Status BindPodTo(schedhost_status* status, const Pod& pod, std::string_view node,
                    std::string context) const;
+  // ReadObject and ListObjectsIn are GetObject and ListObjects with a cycle (a state) or
+  // without one (NULL; abi 1.7).
+  Args ReadObject(const schedhost_cycle_state* state, uint32_t kind,
+                  std::string_view namespace_name, std::string_view name,
+                  int32_t* rc) const noexcept;
+  template <class Fn>
+  int32_t ListObjectsIn(const schedhost_cycle_state* state, uint32_t kind,
+                        std::string_view namespace_name, Fn&& fn) const;
 
   const schedhost_host_api* api_;
   schedhost_host* host_;
@@ -626,10 +647,17 @@ class PreFilterResult {
 inline Args Host::GetObject(const CycleState& state, uint32_t kind,
                             std::string_view namespace_name, std::string_view name,
                             int32_t* rc) const noexcept {
+  return ReadObject(state.raw(), kind, namespace_name, name, rc);
+}
+
+inline Args Host::ReadObject(const schedhost_cycle_state* state, uint32_t kind,
+                             std::string_view namespace_name, std::string_view name,
+                             int32_t* rc) const noexcept {
   const schedhost_config* out = nullptr;
   int32_t code = SCHEDHOST_E_NOT_AVAILABLE;
-  if (SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_get) && api_->object_get != nullptr) {
-    code = api_->object_get(host_, state.raw(), kind, ToStr(namespace_name), ToStr(name), &out);
+  if (SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_get) && api_->object_get != nullptr &&
+      (state != nullptr || api_->abi_minor >= 7)) {
+    code = api_->object_get(host_, state, kind, ToStr(namespace_name), ToStr(name), &out);
   }
   if (rc != nullptr) *rc = code;
   return Args(api_, code == SCHEDHOST_OK ? out : nullptr);
@@ -638,7 +666,14 @@ inline Args Host::GetObject(const CycleState& state, uint32_t kind,
 template <class Fn>
 int32_t Host::ListObjects(const CycleState& state, uint32_t kind, std::string_view namespace_name,
                           Fn&& fn) const {
-  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_list) || api_->object_list == nullptr) {
+  return ListObjectsIn(state.raw(), kind, namespace_name, std::forward<Fn>(fn));
+}
+
+template <class Fn>
+int32_t Host::ListObjectsIn(const schedhost_cycle_state* state, uint32_t kind,
+                            std::string_view namespace_name, Fn&& fn) const {
+  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_list) || api_->object_list == nullptr ||
+      (state == nullptr && api_->abi_minor < 7)) {
     return SCHEDHOST_E_NOT_AVAILABLE;
   }
   struct Ctx {
@@ -647,7 +682,7 @@ int32_t Host::ListObjects(const CycleState& state, uint32_t kind, std::string_vi
     std::exception_ptr error;
   } ctx{api_, &fn, nullptr};
   const int32_t rc = api_->object_list(
-      host_, state.raw(), kind, ToStr(namespace_name),
+      host_, state, kind, ToStr(namespace_name),
       [](void* user, const schedhost_config* object) noexcept -> int32_t {
         auto* c = static_cast<Ctx*>(user);
         try {
