@@ -109,7 +109,9 @@ void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds
                             (declared.empty() ? std::string("none") : declared) + ")");
     }
     try {
-      store.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree);
+      // Stamped as the daemon would (uid, resourceVersion), keeping the times documents give.
+      store.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree,
+                            store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
     } catch (const store::StoreError& e) {
       throw SimulationError(where + " was refused: " + e.what());
     }

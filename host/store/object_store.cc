@@ -210,6 +210,9 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
     std::string created = current != nullptr && current->tree
                               ? model::MetadataString(*current->tree, "creationTimestamp")
                               : "";
+    if (created.empty() && current == nullptr && write.keep_creation_timestamp && tree) {
+      created = model::MetadataString(*tree, "creationTimestamp");
+    }
     if (created.empty()) {
       // Whole seconds, as the API server stamps it.
       const int64_t seconds = std::chrono::duration_cast<std::chrono::seconds>(

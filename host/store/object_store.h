@@ -111,6 +111,10 @@ struct ObjectWrite {
   // .creationTimestamp (kept across updates). Without it (a
   // mirror of an API server) the tree is stored as given.
   bool stamp = false;
+  // keep_creation_timestamp, with stamp, keeps a creationTimestamp the tree gives when the
+  // object is created (a simulation's documents set their own times, as its pods do); the API
+  // server, and so the daemon, sets its own.
+  bool keep_creation_timestamp = false;
 };
 
 class ObjectStore {

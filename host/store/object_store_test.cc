@@ -194,6 +194,25 @@ TEST(ObjectStoreTest, AStampedObjectKeepsItsUidAndDeletesCheckIt) {
   EXPECT_NE(store.Delete(kPodGroup.Key(), "a", "g", created->uid), nullptr);
 }
 
+TEST(ObjectStoreTest, AStampedCreateSetsItsOwnTimeUnlessToldToKeepTheGivenOne) {
+  ObjectStore store;
+  store.Declare(kPodGroup);
+  auto given = std::make_shared<model::ValueNode>(*Tree(1));
+  model::SetMetadataString(*given, "creationTimestamp", "2020-01-02T03:04:05Z");
+  const auto stamped = store.Apply(kPodGroup.Key(), "a", "g", given, ObjectWrite{.stamp = true});
+  EXPECT_NE(model::MetadataString(*stamped->tree, "creationTimestamp"), "2020-01-02T03:04:05Z");
+  const auto kept = store.Apply(kPodGroup.Key(), "a", "h", given,
+                                ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
+  EXPECT_EQ(model::MetadataString(*kept->tree, "creationTimestamp"), "2020-01-02T03:04:05Z");
+  EXPECT_FALSE(model::MetadataString(*kept->tree, "resourceVersion").empty());
+  // An update keeps the stored time, whatever the new tree says.
+  auto later = std::make_shared<model::ValueNode>(*Tree(2));
+  model::SetMetadataString(*later, "creationTimestamp", "2030-01-01T00:00:00Z");
+  const auto updated = store.Apply(kPodGroup.Key(), "a", "h", later,
+                                   ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
+  EXPECT_EQ(model::MetadataString(*updated->tree, "creationTimestamp"), "2020-01-02T03:04:05Z");
+}
+
 TEST(ObjectStoreTest, UndeclareForgetsTheKindAndItsObjects) {
   ObjectStore store;
   store.Declare(kPodGroup);

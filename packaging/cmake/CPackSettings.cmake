@@ -98,10 +98,8 @@ set(CPACK_RPM_CONTRIB_PACKAGE_SUMMARY "${_contrib_summary}")
 set(CPACK_RPM_CONTRIB_PACKAGE_DESCRIPTION "${_contrib_long}")
 set(CPACK_RPM_CONTRIB_PACKAGE_AUTOREQ OFF)
 set(CPACK_RPM_CONTRIB_PACKAGE_AUTOPROV OFF)
-# tomlplusplus: capacity_scheduling.so links it itself to read its quota_file (schedhost needs it
-# too, but a direct dependency is named directly; dpkg-shlibdeps finds it on Debian).
 set(CPACK_RPM_CONTRIB_PACKAGE_REQUIRES
-    "schedhost = ${SCHEDHOST_PACKAGE_VERSION}, tomlplusplus, libstdc++, glibc")
+    "schedhost = ${SCHEDHOST_PACKAGE_VERSION}, libstdc++, glibc")
 set(CPACK_RPM_HOST_PACKAGE_NAME schedhost)
 set(CPACK_RPM_HOST_PACKAGE_SUMMARY "${_host_summary}")
 set(CPACK_RPM_HOST_PACKAGE_DESCRIPTION "${_host_long}")

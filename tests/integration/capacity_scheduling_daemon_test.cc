@@ -1,7 +1,7 @@
 // CapacityScheduling through a running schedhostd: the daemon started on the example profile
 // (the contrib library found by name beside the builtins), the example cluster applied with
-// schedctl, pods watched with `schedctl get`; and a quota file beside the config, changed while
-// the daemon runs and named by a reload. Real time, so only outcomes are asserted.
+// schedctl, pods watched with `schedctl get`; and an ElasticQuota changed with `schedctl apply`
+// while the daemon runs. Real time, so only outcomes are asserted.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -86,30 +86,11 @@ std::string TeamAPod(const std::string& name) {
          "    resources:\n      requests: {cpu: \"1\"}\n";
 }
 
-// Writes `text` to `path` the way the README asks: a temporary file renamed over it.
-void ReplaceFile(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream(tmp, std::ios::trunc) << text;
-  fs::rename(tmp, path);
-}
-
-class CapacitySchedulingQuotaFileDaemonTest : public CapacitySchedulingDaemonTest {
+class CapacitySchedulingQuotaChangeDaemonTest : public CapacitySchedulingDaemonTest {
  protected:
-  void SetUp() override {
-    quotas_ = dir_.path() / "quotas.toml";
-    ReplaceFile(quotas_, Quotas("2"));
-    CapacitySchedulingDaemonTest::SetUp();
-  }
-  // Relative: resolved against the config file's directory (dir_), not the daemon's cwd.
-  std::string Profile() override {
-    return "[[profile]]\nname = \"default-scheduler\"\n"
-           "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-           "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-           "disabled = [{ name = \"*\" }]\n"
-           "[profile.plugin_config.CapacityScheduling]\nquota_file = \"quotas.toml\"\n";
-  }
-  static std::string Quotas(const std::string& max) {
-    return "quotas = [ { namespace = \"team-a\", max = { cpu = \"" + max + "\" } } ]\n";
+  static std::string Quota(const std::string& max) {
+    return "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata:\n"
+           "  name: quota\n  namespace: team-a\nspec:\n  max: {cpu: \"" + max + "\"}\n";
   }
   Result Apply(const std::string& yaml) {
     const fs::path f = dir_.path() / ("apply-" + std::to_string(applied_++) + ".yaml");
@@ -120,11 +101,11 @@ class CapacitySchedulingQuotaFileDaemonTest : public CapacitySchedulingDaemonTes
     return Ctl({"describe", "pod", "-n", "team-a", pod}).out;
   }
 
-  fs::path quotas_;
   int applied_ = 0;
 };
 
-TEST_F(CapacitySchedulingQuotaFileDaemonTest, AChangedFileAppliesAndAReloadNamingABadOneIsRefused) {
+TEST_F(CapacitySchedulingQuotaChangeDaemonTest, AnElasticQuotaChangedWhileRunningApplies) {
+  ASSERT_EQ(Apply(Quota("2")).exit_code, 0);
   ASSERT_EQ(
       Apply(NodeManifest("n1", "8") + TeamAPod("a1") + TeamAPod("a2") + TeamAPod("a3")).exit_code,
       0);
@@ -134,29 +115,19 @@ TEST_F(CapacitySchedulingQuotaFileDaemonTest, AChangedFileAppliesAndAReloadNamin
            Describe("a3").find("more than its max 2") != std::string::npos;
   })) << Ctl({"get", "pods", "-A"}).out
       << Describe("a3");
-
-  // max 3 while running: a3 binds once retried (a node event retries it). The file is looked
-  // at once a second at most, so keep nudging with nodes until it has been picked up.
-  ReplaceFile(quotas_, Quotas("3"));
-  int nudges = 0;
+  // max 3 while running: the update is an event of the kind, and a3 binds without a nudge.
+  ASSERT_EQ(Apply(Quota("3")).exit_code, 0);
+  ASSERT_TRUE(WaitFor([&] { return !Nodes()["team-a/a3"].empty(); })) << Describe("a3");
+  // A quota the plugin cannot use holds its namespace, saying why; the daemon goes on.
+  ASSERT_EQ(Apply(Quota("lots") + TeamAPod("a4")).exit_code, 0);
   ASSERT_TRUE(WaitFor([&] {
-    if (!Nodes()["team-a/a3"].empty()) return true;
-    Apply(NodeManifest("nudge-" + std::to_string(nudges++), "1"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    return false;
-  })) << Describe("a3");
-
-  // A reload while the file is invalid is refused; the running profile keeps its quotas.
-  ReplaceFile(quotas_, "quotas = [ { namespace = \"team-a\", max = { cpu = \"lots\" } } ]\n");
-  const Result reload = Ctl({"reload"});
-  EXPECT_NE(reload.exit_code, 0) << reload.out;
-  EXPECT_THAT(reload.out + reload.err, ::testing::HasSubstr("quotas.toml:1:"));
-  EXPECT_THAT(reload.out + reload.err, ::testing::HasSubstr("\"lots\" is not a quantity"));
-  ASSERT_EQ(Apply(TeamAPod("a4")).exit_code, 0);
-  ASSERT_TRUE(WaitFor([&] {
-    return Describe("a4").find("more than its max 3") != std::string::npos;
+    return Describe("a4").find("ElasticQuota team-a/quota: spec.max.cpu: \"lots\" is not a "
+                               "quantity") != std::string::npos;
   })) << Describe("a4");
   EXPECT_EQ(Nodes()["team-a/a4"], "");
+  const Result listed = Ctl({"get", "elasticquotas", "-n", "team-a"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, ::testing::HasSubstr("quota"));
 }
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include "host/cli/simulate.h"
 #include "host/framework/testing/command.h"
 #include "host/framework/testing/harness.h"
-#include "host/framework/testing/temp_dir.h"
 #include "tests/integration/scheduler_fixture.h"
 
 namespace schedhost::integration {
@@ -37,19 +36,21 @@ metadata: {name: high}
 value: 100
 )";
 
-// Config is the example's profile shape with `quotas` as the plugin's arguments.
-std::string Config(const std::string& quotas) {
-  return "[[profile]]\nname = \"default-scheduler\"\n"
-         "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-         "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-         "disabled = [{ name = \"*\" }]\n"
-         "[profile.plugin_config.CapacityScheduling]\nquotas = [\n" +
-         quotas + "\n]\n";
-}
+// kConfig is the example's profile shape: CapacityScheduling everywhere, the only PostFilter.
+constexpr char kConfig[] =
+    "[[profile]]\nname = \"default-scheduler\"\n"
+    "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+    "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
+    "disabled = [{ name = \"*\" }]\n";
 
-std::string Quota(const std::string& ns, const std::string& min, const std::string& max) {
-  return "{ namespace = \"" + ns + "\", min = { cpu = \"" + min + "\" }, max = { cpu = \"" + max +
-         "\" } },\n";
+// Quota is an ElasticQuota of namespace `ns` with cpu `min` and `max` ("" leaves one out).
+std::string Quota(const std::string& ns, const std::string& min, const std::string& max,
+                  const std::string& name = "quota") {
+  std::string y = "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\n"
+                  "metadata:\n  name: " + name + "\n  namespace: " + ns + "\nspec:\n";
+  if (!min.empty()) y += "  min: {cpu: \"" + min + "\"}\n";
+  if (!max.empty()) y += "  max: {cpu: \"" + max + "\"}\n";
+  return y;
 }
 
 // NsPod is a pod of namespace `ns` requesting `cpu`, of priority class `cls` ("": none), bound
@@ -86,6 +87,11 @@ class CapacitySchedulingTest : public SchedulerTest {
     }
     return bound;
   }
+  // BuildWith builds the profile and applies the ElasticQuotas `quotas`.
+  void BuildWith(const std::string& quotas) {
+    Build(kConfig);
+    Apply(quotas);
+  }
   int Deleted(const std::string& ns, const std::string& prefix, int n) const {
     int deleted = 0;
     for (int i = 1; i <= n; ++i) deleted += Get(ns, prefix + std::to_string(i)) ? 0 : 1;
@@ -95,7 +101,7 @@ class CapacitySchedulingTest : public SchedulerTest {
 
 TEST_F(CapacitySchedulingTest, OverMaxIsRejectedWithAClearMessage) {
   // team-b is idle: team-a may borrow its min, up to team-a's own max.
-  Build(Config(Quota("team-a", "2", "3") + Quota("team-b", "4", "8")));
+  BuildWith(Quota("team-a", "2", "3") + Quota("team-b", "4", "8"));
   Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
         NsPod("a3", "team-a") + NsPod("a4", "team-a"));
   Run();
@@ -110,7 +116,7 @@ TEST_F(CapacitySchedulingTest, OverMaxIsRejectedWithAClearMessage) {
 }
 
 TEST_F(CapacitySchedulingTest, ANamespaceBorrowsBeyondItsMinWhileOthersAreIdle) {
-  Build(Config(Quota("team-a", "2", "8") + Quota("team-b", "4", "8")));
+  BuildWith(Quota("team-a", "2", "8") + Quota("team-b", "4", "8"));
   std::string y = NodeYaml("n1", "4") + NodeYaml("n2", "4");
   for (int i = 1; i <= 7; ++i) y += NsPod("a" + std::to_string(i), "team-a");
   Apply(y);
@@ -124,7 +130,7 @@ TEST_F(CapacitySchedulingTest, ANamespaceBorrowsBeyondItsMinWhileOthersAreIdle) 
 }
 
 TEST_F(CapacitySchedulingTest, PreemptionReturnsBorrowedResourcesToANamespaceUnderItsMin) {
-  Build(Config(Quota("team-a", "4", "8") + Quota("team-b", "4", "8")));
+  BuildWith(Quota("team-a", "4", "8") + Quota("team-b", "4", "8"));
   // team-a fills the cluster (8 cpus) while team-b is idle: 4 high-priority pods, 4 low.
   std::string y = std::string(kClasses) + NodeYaml("n1", "4") + NodeYaml("n2", "4");
   for (int i = 1; i <= 4; ++i) {
@@ -149,7 +155,7 @@ TEST_F(CapacitySchedulingTest, PreemptionReturnsBorrowedResourcesToANamespaceUnd
 }
 
 TEST_F(CapacitySchedulingTest, OnlyBorrowersLoseUnderAnotherNamespacesMinWhateverTheirPriority) {
-  Build(Config(Quota("team-a", "4", "8") + Quota("team-b", "2", "8") + Quota("team-c", "2", "8")));
+  BuildWith(Quota("team-a", "4", "8") + Quota("team-b", "2", "8") + Quota("team-c", "2", "8"));
   // team-a uses exactly its min (low priority, n1); team-c borrows 2 beyond its min (high, n2).
   std::string y = std::string(kClasses) + NodeYaml("n1", "4") + NodeYaml("n2", "4");
   for (int i = 1; i <= 4; ++i) {
@@ -168,7 +174,7 @@ TEST_F(CapacitySchedulingTest, OnlyBorrowersLoseUnderAnotherNamespacesMinWhateve
 }
 
 TEST_F(CapacitySchedulingTest, ANamespaceOverItsMinPreemptsOnlyItsOwnLowerPriorityPods) {
-  Build(Config(Quota("team-a", "2", "3") + Quota("team-b", "2", "8")));
+  BuildWith(Quota("team-a", "2", "3") + Quota("team-b", "2", "8"));
   std::string y = std::string(kClasses) + NodeYaml("n1", "4");
   y += NsPod("a-lo1", "team-a", "1", "low", "n1") + NsPod("a-lo2", "team-a", "1", "low", "n1");
   y += NsPod("a-hi1", "team-a", "1", "high", "n1") + NsPod("b-lo1", "team-b", "1", "low", "n1");
@@ -193,9 +199,9 @@ TEST_F(CapacitySchedulingTest, APodFailingAfterReserveGivesItsUsageBack) {
     r.push_back("volume not ready");
     return SCHEDHOST_ERROR;
   };
-  Build(Config(Quota("team-a", "1", "2") + Quota("team-b", "4", "8")) +
-            "[profile.plugins.pre_bind]\nenabled = [{ name = \"FailOnce\" }]\n",
+  Build(std::string(kConfig) + "[profile.plugins.pre_bind]\nenabled = [{ name = \"FailOnce\" }]\n",
         {fail_once.descriptor()});
+  Apply(Quota("team-a", "1", "2") + Quota("team-b", "4", "8"));
   Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
         NsPod("a3", "team-a"));
   Run();
@@ -210,86 +216,50 @@ TEST_F(CapacitySchedulingTest, APodFailingAfterReserveGivesItsUsageBack) {
   EXPECT_EQ(NodeIn("team-a", "a1"), "n1");
 }
 
-// Watched quota files. The plugin checks the file at most once per quota_file_poll_ms of real
-// time; 0 makes it check at every PreFilter, so each Run() after a change sees it without
-// sleeping. Each write also moves the file's mtime well away from the previous one, so the
-// change shows whatever the file system's timestamp granularity.
-class CapacitySchedulingFileTest : public CapacitySchedulingTest {
- protected:
-  std::string FileConfig() const {
-    return "[[profile]]\nname = \"default-scheduler\"\n"
-           "[profile.plugins.multi_point]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-           "[profile.plugins.post_filter]\nenabled = [{ name = \"CapacityScheduling\" }]\n"
-           "disabled = [{ name = \"*\" }]\n"
-           "[profile.plugin_config.CapacityScheduling]\nquota_file = \"" +
-           path_.string() + "\"\nquota_file_poll_ms = 0\n";
-  }
-  void WriteQuotas(const std::string& text) {
-    std::ofstream(path_, std::ios::trunc) << text;
-    std::filesystem::last_write_time(path_, mtime_ += std::chrono::seconds(10));
-  }
-  framework::testing::TempDir dir_;
-  std::filesystem::path path_ = dir_.path() / "quotas.toml";
-  std::filesystem::file_time_type mtime_ = std::filesystem::file_time_type::clock::now();
-};
-
-TEST_F(CapacitySchedulingFileTest, AQuotaFileAdmitsAsTheSameQuotasInline) {
-  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "3") + Quota("team-b", "4", "8") + "]\n");
-  Build(FileConfig());
-  Apply(NodeYaml("n1", "8") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
-        NsPod("a3", "team-a") + NsPod("a4", "team-a"));
-  Run();
-  EXPECT_EQ(Bound("team-a", "a", 3), 3);
-  EXPECT_EQ(NodeIn("team-a", "a4"), "");
-  EXPECT_THAT(MessageIn("team-a", "a4"),
-              HasSubstr("exceeded quota: namespace team-a would use cpu 4, more than its max 3"));
-}
-
-TEST_F(CapacitySchedulingFileTest, ChangesApplyToLaterCyclesAndBadOnesKeepTheQuotasInForce) {
-  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "3") + Quota("team-b", "4", "8") + "]\n");
-  Build(FileConfig());
+TEST_F(CapacitySchedulingTest, AChangedElasticQuotaAppliesWithoutAReload) {
+  BuildWith(Quota("team-a", "2", "3") + Quota("team-b", "4", "8"));
   Apply(NodeYaml("n1", "16") + NsPod("a1", "team-a") + NsPod("a2", "team-a") +
         NsPod("a3", "team-a") + NsPod("a4", "team-a"));
   Run();
   EXPECT_EQ(NodeIn("team-a", "a4"), "") << "over max 3";
   EXPECT_THAT(MessageIn("team-a", "a4"), HasSubstr("more than its max 3"));
-
-  // max raised to 5: the pod refused is admitted on its next attempt (a node event retries it).
-  WriteQuotas(
-      "[[quotas]]\nnamespace = \"team-a\"\nmin = { cpu = \"2\" }\nmax = { cpu = \"5\" }\n"
-      "[[quotas]]\nnamespace = \"team-b\"\nmin = { cpu = \"4\" }\nmax = { cpu = \"8\" }\n");
-  Apply(NodeYaml("n2", "4"));
+  // max raised to 5: the change is an event of the kind, and the refused pod is admitted.
+  Apply(Quota("team-a", "2", "5"));
   Run();
   EXPECT_NE(NodeIn("team-a", "a4"), "") << MessageIn("team-a", "a4");
+  // A namespace given its first quota is held to it from the next cycle.
+  Apply(Quota("team-c", "1", "1") + NsPod("c1", "team-c") + NsPod("c2", "team-c"));
+  Run();
+  EXPECT_EQ(Bound("team-c", "c", 2), 1);
+  EXPECT_THAT(MessageIn("team-c", "c2"),
+              HasSubstr("namespace team-c would use cpu 2, more than its max 1"));
+  // Its quota deleted, the namespace is limited no more.
+  store_.objects().Delete("elasticquotas.scheduling.x-k8s.io", "team-c", "quota");
+  Run();
+  EXPECT_EQ(Bound("team-c", "c", 2), 2) << MessageIn("team-c", "c2");
+}
 
-  // An invalid file (a bad quantity; then no TOML at all) changes nothing: max stays 5.
-  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "lots") + "]\n");
-  Apply(NsPod("a5", "team-a") + NsPod("a6", "team-a"));
+TEST_F(CapacitySchedulingTest, AnElasticQuotaThatCannotBeUsedHoldsItsNamespaceSayingWhy) {
+  BuildWith(Quota("team-b", "", "8") +
+            "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: ElasticQuota\nmetadata:\n"
+            "  name: quota\n  namespace: team-a\nspec:\n  max: {cpu: lots}\n" +
+            Quota("team-c", "", "4", "first") + Quota("team-c", "", "8", "second"));
+  Apply(NodeYaml("n1", "16") + NsPod("a1", "team-a") + NsPod("b1", "team-b") +
+        NsPod("c1", "team-c") + NsPod("d1", "team-d"));
   Run();
-  EXPECT_NE(NodeIn("team-a", "a5"), "") << MessageIn("team-a", "a5");
-  EXPECT_EQ(NodeIn("team-a", "a6"), "");
-  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
-  WriteQuotas("quotas = [ {");
-  Apply(NodeYaml("n3", "4"));
+  EXPECT_EQ(NodeIn("team-a", "a1"), "");
+  EXPECT_THAT(MessageIn("team-a", "a1"),
+              HasSubstr("ElasticQuota team-a/quota: spec.max.cpu: \"lots\" is not a quantity"));
+  EXPECT_EQ(NodeIn("team-c", "c1"), "");
+  EXPECT_THAT(MessageIn("team-c", "c1"),
+              HasSubstr("namespace team-c has 2 ElasticQuotas (first, second); "
+                        "CapacityScheduling takes one per namespace"));
+  EXPECT_EQ(NodeIn("team-b", "b1"), "n1") << "other namespaces go on";
+  EXPECT_EQ(NodeIn("team-d", "d1"), "n1") << "a namespace without a quota is not limited";
+  // Fixed, the namespace's pod is admitted.
+  Apply(Quota("team-a", "", "2"));
   Run();
-  EXPECT_EQ(NodeIn("team-a", "a6"), "");
-  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
-
-  // A deleted file keeps them too; once it is back, it applies again.
-  std::filesystem::remove(path_);
-  Apply(NodeYaml("n4", "4"));
-  Run();
-  EXPECT_EQ(NodeIn("team-a", "a6"), "");
-  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("more than its max 5"));
-  WriteQuotas("quotas = [\n" + Quota("team-a", "2", "4") + Quota("team-c", "1", "1") + "]\n");
-  Apply(NsPod("c1", "team-c") + NsPod("c2", "team-c") + NodeYaml("n5", "4"));
-  Run();
-  EXPECT_EQ(NodeIn("team-a", "a6"), "") << "max lowered to 4 with 5 used";
-  EXPECT_THAT(MessageIn("team-a", "a6"), HasSubstr("would use cpu 6, more than its max 4"));
-  EXPECT_EQ(Bound("team-c", "c", 2), 1) << "a namespace given its first quota by the file";
-  EXPECT_THAT(MessageIn("team-c", "c2"), HasSubstr("namespace team-c would use cpu 2, more than "
-                                                   "its max 1"));
-  EXPECT_EQ(Bound("team-a", "a", 5), 5) << "pods already bound stay";
+  EXPECT_EQ(NodeIn("team-a", "a1"), "n1") << MessageIn("team-a", "a1");
 }
 
 // The plugin folder's example through `schedctl simulate --config` (the library API the binary

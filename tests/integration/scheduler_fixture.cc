@@ -59,7 +59,8 @@ void SchedulerTest::Apply(std::string_view yaml) {
     const std::optional<store::KindInfo> kind =
         store_.objects().FindKind(object.api_version, object.kind);
     if (!kind) throw std::runtime_error("Apply: no loaded plugin declares " + object.Describe());
-    store_.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree);
+    store_.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree,
+                           store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
   }
   for (const model::Object& obj : typed) store_.CreateObject(obj);
 }

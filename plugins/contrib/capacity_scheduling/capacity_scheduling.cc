@@ -1,6 +1,8 @@
 #include "capacity_scheduling.h"
 
-#include <system_error>
+#include <map>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace schedhost::contrib {
@@ -26,56 +28,77 @@ struct VictimRule {
 
 CapacityScheduling::CapacityScheduling(const Host& host, const Args& args)
     : Plugin(host), state_key_(host.Intern("CapacityScheduling/QuotaState")) {
-  CapacitySchedulingArgs parsed = ParseCapacitySchedulingArgs(args);
-  table_ = std::make_shared<const QuotaTable>(
-      parsed.quotas, [&host](std::string_view s) { return host.Intern(s); });
-  quota_file_ = std::move(parsed.quota_file);
-  quota_file_poll_ = parsed.quota_file_poll;
-  stamp_ = parsed.quota_file_stamp;
-  next_check_ = std::chrono::steady_clock::now() + quota_file_poll_;
+  ParseCapacitySchedulingArgs(args);
 }
 
-std::shared_ptr<const QuotaTable> CapacityScheduling::table() const {
-  std::lock_guard lock(table_mu_);
-  return table_;
-}
-
-void CapacityScheduling::CheckQuotaFile() {
-  if (quota_file_.empty()) return;
-  // One thread checks at a time; any other goes on with the table in force (it is at most one
-  // poll interval old either way), so a cycle never waits for another's file read.
-  std::unique_lock lock(file_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now < next_check_) return;
-  next_check_ = now + quota_file_poll_;
-  const QuotaFileStamp stamp = StatQuotaFile(quota_file_);
-  if (stamp == stamp_) return;
-  stamp_ = stamp;  // whatever comes of it, this version is reported once
-  const std::string prefix = "CapacityScheduling: quota_file " + quota_file_ + ": ";
-  if (stamp.error != 0) {
-    host().Log(SCHEDHOST_LOG_WARN,
-               prefix + std::error_code(stamp.error, std::generic_category()).message() +
-                   "; keeping the quotas in force until it is back");
-    return;
+std::shared_ptr<const CapacityScheduling::Quotas> CapacityScheduling::QuotasOf(
+    const CycleState& state) {
+  // The objects' identities and versions first: cheap, and enough to tell whether anything
+  // changed since the last cycle.
+  std::vector<std::string> from;
+  std::vector<Args> objects;
+  const int32_t rc = host().ListObjects(state, 0, "", [&](Args object) {
+    const Args meta = object["metadata"];
+    from.push_back(meta["namespace"].String("default") + "/" + meta["name"].String("") + "@" +
+                   meta["resourceVersion"].String(""));
+    objects.push_back(object);
+    return true;
+  });
+  std::lock_guard lock(quotas_mu_);
+  if (rc != SCHEDHOST_OK) {
+    std::string why;
+    host().KindAvailable(0, &why);
+    if (why.empty()) why = "the host answered " + std::to_string(rc);
+    if (!quotas_ || quotas_->unavailable != why) {
+      auto q = std::make_shared<Quotas>();
+      q->table = std::make_shared<const QuotaTable>(std::vector<capacity::QuotaSpec>{},
+                                                    [this](std::string_view n) {
+                                                      return host().Intern(n);
+                                                    });
+      q->unavailable = std::move(why);
+      quotas_ = std::move(q);
+      quotas_from_.clear();
+    }
+    return quotas_;
   }
-  std::shared_ptr<const QuotaTable> next;
-  try {
-    next = std::make_shared<const QuotaTable>(
-        LoadQuotaFile(quota_file_), [this](std::string_view s) { return host().Intern(s); });
-  } catch (const std::exception& e) {
-    host().Log(SCHEDHOST_LOG_ERROR,
-               "CapacityScheduling: quota_file not applied, keeping the quotas in force: " +
-                   std::string(e.what()));
-    return;
+  if (quotas_ && quotas_->unavailable.empty() && from == quotas_from_) return quotas_;
+  auto q = std::make_shared<Quotas>();
+  std::vector<capacity::QuotaSpec> specs;
+  std::map<std::string, std::vector<std::string>, std::less<>> names;  // by namespace
+  for (const Args& object : objects) {
+    const Args meta = object["metadata"];
+    names[meta["namespace"].String("default")].push_back(meta["name"].String(""));
   }
-  const size_t n = next->size();
-  {
-    std::lock_guard table_lock(table_mu_);
-    table_ = std::move(next);
+  for (const Args& object : objects) {
+    const std::string ns = object["metadata"]["namespace"].String("default");
+    const std::vector<std::string>& in_ns = names[ns];
+    if (in_ns.size() > 1) {
+      std::string list;
+      for (const std::string& n : in_ns) list += (list.empty() ? "" : ", ") + n;
+      q->invalid.insert_or_assign(ns, "namespace " + ns + " has " +
+                                          std::to_string(in_ns.size()) + " ElasticQuotas (" +
+                                          list + "); CapacityScheduling takes one per namespace");
+      continue;
+    }
+    try {
+      specs.push_back(DecodeElasticQuota(object, ns));
+    } catch (const ArgsError& e) {
+      q->invalid.insert_or_assign(ns, e.what());
+    }
   }
-  host().Log(SCHEDHOST_LOG_INFO,
-             prefix + "applied (" + std::to_string(n) + (n == 1 ? " quota)" : " quotas)"));
+  q->table = std::make_shared<const QuotaTable>(
+      specs, [this](std::string_view n) { return host().Intern(n); });
+  if (quotas_ != nullptr) {
+    host().Log(SCHEDHOST_LOG_INFO,
+               "CapacityScheduling: " + std::to_string(specs.size()) + " ElasticQuota(s) in force" +
+                   (q->invalid.empty()
+                        ? std::string()
+                        : ", " + std::to_string(q->invalid.size()) + " namespace(s) held: " +
+                              q->invalid.begin()->second));
+  }
+  quotas_ = std::move(q);
+  quotas_from_ = std::move(from);
+  return quotas_;
 }
 
 CapacityScheduling::QuotaState CapacityScheduling::Snapshot(
@@ -92,7 +115,7 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(
   // cannot leave the count wrong. Nodes unchanged since the last cycle reuse their sums.
   std::lock_guard lock(nodes_mu_);
   if (nodes_table_ != table) {
-    // The sums are per quota of one table: another table (a quota file change) starts over.
+    // The sums are per quota of one table: another table (an ElasticQuota change) starts over.
     nodes_.clear();
     nodes_table_ = table;
   }
@@ -138,8 +161,17 @@ CapacityScheduling::QuotaState CapacityScheduling::Snapshot(
 }
 
 Status CapacityScheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResult&) {
-  CheckQuotaFile();
-  auto s = std::make_unique<QuotaState>(Snapshot(pod, table()));
+  const std::shared_ptr<const Quotas> quotas = QuotasOf(state);
+  // Nothing is admitted on a guess: a quota the plugin cannot read or use holds the pods it
+  // may govern.
+  if (!quotas->unavailable.empty()) {
+    return Status::UnschedulableAndUnresolvable("cannot read ElasticQuotas: " +
+                                                quotas->unavailable);
+  }
+  if (auto bad = quotas->invalid.find(pod.namespace_name()); bad != quotas->invalid.end()) {
+    return Status::UnschedulableAndUnresolvable(bad->second);
+  }
+  auto s = std::make_unique<QuotaState>(Snapshot(pod, quotas->table));
   const int64_t q = s->quota;
   std::optional<std::string> why;
   if (q >= 0) why = s->table->Check(static_cast<size_t>(q), s->used, s->request);
@@ -211,7 +243,7 @@ Status CapacityScheduling::PostFilter(CycleState& state, const Pod& pod,
   // the dry runs' Filter calls see it too (they clone this state).
   auto* s = state.Read<QuotaState>(state_key_);
   if (s == nullptr) {
-    state.Write(state_key_, std::make_unique<QuotaState>(Snapshot(pod, table())));
+    state.Write(state_key_, std::make_unique<QuotaState>(Snapshot(pod, QuotasOf(state)->table)));
     s = state.Read<QuotaState>(state_key_);
     if (s == nullptr) return Status::Error("CapacityScheduling: cannot keep the quota state");
   }
@@ -237,8 +269,8 @@ Status CapacityScheduling::PostFilter(CycleState& state, const Pod& pod,
 
 Status CapacityScheduling::Reserve(CycleState&, const Pod& pod, std::string_view) {
   nominated_.Remove(pod.uid());
-  // Every reserved pod is remembered, quota or not: the table may gain its namespace (a quota
-  // file change) before the pod reaches the snapshot.
+  // Every reserved pod is remembered, quota or not: the table may gain its namespace (a new
+  // ElasticQuota) before the pod reaches the snapshot.
   reserved_.Add(pod.uid(), pod.namespace_id(), pod.requests());
   return {};
 }

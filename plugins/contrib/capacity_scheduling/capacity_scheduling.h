@@ -1,24 +1,20 @@
 // CapacityScheduling: elastic quotas per namespace after kubernetes-sigs/scheduler-plugins,
-// built only on the SDK. Each quota gives a namespace a guaranteed `min` and a ceiling `max`
-// per resource. PreFilter (and Filter, for preemption's dry runs) refuses a pod that would take
-// its namespace over max, or beyond its min while the cluster's total min is used up. PostFilter
-// preempts through the host's toolkit: a namespace within its min reclaims from namespaces that
-// borrow beyond theirs; otherwise a pod only preempts lower-priority pods of its own namespace.
-//
-//   [profile.plugin_config.CapacityScheduling]
-//   quotas = [
-//     { namespace = "team-a", min = { cpu = "2" }, max = { cpu = "6" } },
-//   ]
-//
-// or, watched while running, `quota_file = "quotas.toml"` holding the same `quotas = [...]`.
+// built only on the SDK. A namespace's quota is its ElasticQuota object
+// (scheduling.x-k8s.io/v1alpha1, a kind the plugin declares): a guaranteed `spec.min` and a
+// ceiling `spec.max` per resource. PreFilter (and Filter, for preemption's dry runs) refuses a
+// pod that would take its namespace over max, or beyond its min while the cluster's total min
+// is used up. PostFilter preempts through the host's toolkit: a namespace within its min
+// reclaims from namespaces that borrow beyond theirs; otherwise a pod only preempts
+// lower-priority pods of its own namespace. A changed ElasticQuota applies from the next
+// cycle; the plugin takes no arguments.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <schedhost/args_tree.hpp>
 #include <schedhost/plugin.hpp>
 #include <string>
 #include <string_view>
@@ -29,46 +25,15 @@
 
 namespace schedhost::contrib {
 
-/// QuotaFileStamp identifies one version of a file by what stat(2) reports: rewriting it
-/// changes its size or times, replacing it (rename) its inode; a missing file has `error` set.
-struct QuotaFileStamp {
-  int error = 0;  // errno of stat(2), 0 when it succeeded
-  uint64_t device = 0;
-  uint64_t inode = 0;
-  int64_t size = 0;
-  int64_t mtime_ns = 0;
-  int64_t ctime_ns = 0;
-  bool operator==(const QuotaFileStamp&) const = default;
-};
+/// ParseCapacitySchedulingArgs checks plugin_config.CapacityScheduling: it takes no
+/// arguments, and the inline quotas and quota file of earlier releases are refused saying
+/// where quotas come from now; throws ArgsError naming the key.
+void ParseCapacitySchedulingArgs(const Args& args);
 
-/// StatQuotaFile returns the stamp of `path` now.
-QuotaFileStamp StatQuotaFile(const std::string& path);
-
-/// CapacitySchedulingArgs are CapacityScheduling's validated arguments.
-struct CapacitySchedulingArgs {
-  /// quotas holds one entry per namespace, in the order configured (inline or in the file).
-  std::vector<capacity::QuotaSpec> quotas;
-  /// quota_file is the absolute path of the watched quota file, "" when the quotas are inline.
-  std::string quota_file;
-  /// quota_file_stamp is the file's stamp taken just before `quotas` were read from it.
-  QuotaFileStamp quota_file_stamp;
-  /// quota_file_poll is how often PreFilter looks at the file at most (0: every cycle).
-  std::chrono::milliseconds quota_file_poll{1000};
-};
-
-/// ParseCapacitySchedulingArgs reads plugin_config.CapacityScheduling; throws ArgsError naming
-/// the field (unknown keys, bad quantities, min above max, a namespace given twice, both
-/// `quotas` and `quota_file`, a quota file that is missing or invalid).
-CapacitySchedulingArgs ParseCapacitySchedulingArgs(const Args& args);
-
-/// ReadTomlFile reads and parses the TOML file `path` into an argument tree located
-/// "path:line:col"; throws ArgsError ("path: cannot open: ...", "path:line:col: invalid TOML:
-/// ...") when it cannot. Files over 1 MiB are refused.
-ArgsTree ReadTomlFile(const std::string& path);
-
-/// LoadQuotaFile reads the quotas of a quota file (top-level `quotas`, validated as inline
-/// ones); throws ArgsError with the file's path:line:col and the field.
-std::vector<capacity::QuotaSpec> LoadQuotaFile(const std::string& path);
+/// DecodeElasticQuota reads `object`, an ElasticQuota as Host::ListObjects returns it, as the
+/// quota of `namespace_name`; throws ArgsError naming the object and the field ("ElasticQuota
+/// team-a/quota: spec.max.cpu: \"lots\" is not a quantity"). A min above max is refused.
+capacity::QuotaSpec DecodeElasticQuota(const Args& object, std::string_view namespace_name);
 
 /// CapacityScheduling is the elastic-quota plugin.
 class CapacityScheduling final : public Plugin,
@@ -80,7 +45,10 @@ class CapacityScheduling final : public Plugin,
                                  public PostBindPlugin {
  public:
   static constexpr std::string_view kName = "CapacityScheduling";
-  static constexpr std::string_view kVersion = "1.1.0";
+  static constexpr std::string_view kVersion = "2.0.0";
+  /// kKinds: the ElasticQuota kind, index 0.
+  static constexpr std::array<Kind, 1> kKinds = {
+      {{"scheduling.x-k8s.io", "v1alpha1", "elasticquotas", "ElasticQuota", true}}};
 
   /// CapacityScheduling validates its arguments (see ParseCapacitySchedulingArgs).
   CapacityScheduling(const Host& host, const Args& args);
@@ -96,14 +64,25 @@ class CapacityScheduling final : public Plugin,
   void Unreserve(CycleState& state, const Pod& pod, std::string_view node) override;
   void PostBind(CycleState& state, const Pod& pod, std::string_view node) override;
 
-  /// table returns the quotas in force, resolved over the host's interned names.
-  std::shared_ptr<const capacity::QuotaTable> table() const;
+  /// Quotas is the ElasticQuotas of one moment, resolved over the host's interned names.
+  struct Quotas {
+    std::shared_ptr<const capacity::QuotaTable> table;
+    /// invalid holds, by namespace, why its ElasticQuota cannot be used (it does not decode, or
+    /// the namespace has more than one): the namespace's pods wait, saying so.
+    std::map<std::string, std::string, std::less<>> invalid;
+    /// unavailable says why the host cannot show ElasticQuotas at all ("" when it can): then
+    /// every pod waits, since any namespace may have a quota the plugin cannot see.
+    std::string unavailable;
+  };
+  /// QuotasOf returns the quotas of `state`'s cycle, decoded again only when an ElasticQuota
+  /// changed since the last cycle.
+  std::shared_ptr<const Quotas> QuotasOf(const CycleState& state);
 
   /// QuotaState is one cycle's view of the quotas (cloned into each preemption dry run, where
   /// AddPod/RemovePod keep `used` in step with the pods added to or removed from the node).
   struct QuotaState {
-    // The table the cycle started with: a quota file change swaps the plugin's table, never
-    // this one, so `quota` and `used` keep meaning the same quotas for the whole cycle.
+    // The table the cycle started with: a changed ElasticQuota makes a new table, never
+    // changes this one, so `quota` and `used` keep meaning the same quotas for the whole cycle.
     std::shared_ptr<const capacity::QuotaTable> table;
     int64_t quota = -1;  // the pod's quota, -1: its namespace has none
     capacity::Amounts request;
@@ -114,10 +93,6 @@ class CapacityScheduling final : public Plugin,
   // Snapshot computes the usage of every quota: pods of the snapshot (bound and assumed) plus
   // pods reserved but not in it yet, and the pod's own quota and request.
   QuotaState Snapshot(const Pod& pod, std::shared_ptr<const capacity::QuotaTable> table);
-  // CheckQuotaFile re-reads the quota file when its stamp changed (at most once per poll
-  // interval): a valid file replaces the table, an invalid or missing one is logged once and
-  // the table kept.
-  void CheckQuotaFile();
   // Update adds (sign 1) or removes (sign -1) `other`'s requests in `state`, if it has a quota.
   void Update(CycleState& state, const Pod& other, int sign) const;
   static int32_t EligibleVictim(void* user, const schedhost_pod_view* preemptor,
@@ -131,16 +106,12 @@ class CapacityScheduling final : public Plugin,
     std::unordered_set<std::string> uids;  // pods of quota namespaces
   };
 
-  // The table in force; replaced whole (never changed in place) when the quota file changes.
-  mutable std::mutex table_mu_;
-  std::shared_ptr<const capacity::QuotaTable> table_;
   Id state_key_ = 0;
-  // The watched quota file ("" when quotas are inline) and what was last seen of it.
-  std::string quota_file_;
-  std::chrono::steady_clock::duration quota_file_poll_{};
-  std::mutex file_mu_;  // guards the two below; PreFilter only try-locks it
-  std::chrono::steady_clock::time_point next_check_{};
-  QuotaFileStamp stamp_;
+  // The quotas last decoded, and the ElasticQuotas they were decoded from ("ns/name@version"
+  // each, in list order): a cycle that lists the same reuses them.
+  std::mutex quotas_mu_;
+  std::shared_ptr<const Quotas> quotas_;
+  std::vector<std::string> quotas_from_;
   // Per-node usage cached by generation (the host bumps it on every change of a node info), so
   // a cycle re-sums only the nodes that changed since the last one.
   std::mutex nodes_mu_;

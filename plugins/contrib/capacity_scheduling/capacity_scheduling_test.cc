@@ -1,19 +1,15 @@
 // CapacityScheduling alone: quantities in messages, the quota checks (max, min, the cluster's total
-// min), the reserved-pod ledger, quota files read directly, and argument validation through a
-// profile built by the host.
+// min), the reserved-pod ledger, and argument validation through a profile built by the host.
+// ElasticQuota objects are decoded in the end-to-end tests.
 // Scheduling end to end is in tests/integration/capacity_scheduling_test.cc.
 #include "capacity_scheduling.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "host/framework/testing/harness.h"
-#include "host/framework/testing/temp_dir.h"
 #include "quota.h"
 
 namespace schedhost::contrib::capacity {
@@ -151,7 +147,7 @@ TEST(ReservedPodsTest, CountsReservedPodsUntilUnreservedOrSeen) {
 }
 
 TEST(ReservedPodsTest, EntriesFollowTheNamespaceWhenTheTableIsReplaced) {
-  // A quota file change may reorder quotas and give a namespace its first quota while pods
+  // A changed ElasticQuota may reorder quotas and give a namespace its first quota while pods
   // are reserved: entries are counted under the table in force, by namespace.
   const QuotaTable before({CpuQuota("team-a"), CpuQuota("team-b")}, &InternTeams);
   const QuotaTable after({CpuQuota("team-c"), CpuQuota("team-b"), CpuQuota("team-a")},
@@ -170,185 +166,25 @@ TEST(ReservedPodsTest, EntriesFollowTheNamespaceWhenTheTableIsReplaced) {
   EXPECT_EQ(new_usage[2][0], 1000) << "team-a moved to index 2";
 }
 
-// Quota files read directly: the same validation as inline quotas, located in the file.
-class CapacitySchedulingQuotaFileTest : public ::testing::Test {
- protected:
-  std::string Write(const std::string& name, const std::string& text) {
-    const std::filesystem::path p = dir_.path() / name;
-    std::ofstream(p, std::ios::trunc) << text;
-    return p.string();
-  }
-  framework::testing::TempDir dir_;
-};
-
-void ExpectSameQuotas(const std::vector<QuotaSpec>& got, const std::vector<QuotaSpec>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    EXPECT_EQ(got[i].namespace_name, want[i].namespace_name) << i;
-    EXPECT_EQ(got[i].min, want[i].min) << i;
-    EXPECT_EQ(got[i].max, want[i].max) << i;
-  }
-}
-
-TEST_F(CapacitySchedulingQuotaFileTest, AFileGivesTheSameQuotasAsInline) {
-  constexpr char kQuotas[] =
-      "  { namespace = \"team-b\", min = { cpu = \"4\" }, max = { cpu = 8, \"nvidia.com/gpu\" = 2 "
-      "} "
-      "},\n"
-      "  { namespace = \"team-a\", min = { cpu = \"2\", memory = \"4Gi\" }, max = { cpu = \"6\" } "
-      "},\n";
-  const ArgsTree inline_args =
-      contrib::ReadTomlFile(Write("config.toml", std::string("quotas = [\n") + kQuotas + "]\n"));
-  const std::vector<QuotaSpec> inline_quotas =
-      contrib::ParseCapacitySchedulingArgs(inline_args.root()).quotas;
-  ASSERT_EQ(inline_quotas.size(), 2u);
-  EXPECT_EQ(inline_quotas[0].namespace_name, "team-b") << "file order kept";
-  EXPECT_EQ(inline_quotas[1].min.at("memory"), int64_t{4} << 30);
-  ExpectSameQuotas(
-      contrib::LoadQuotaFile(Write("a.toml", std::string("quotas = [\n") + kQuotas + "]\n")),
-      inline_quotas);
-  // The array-of-tables form says the same.
-  ExpectSameQuotas(
-      contrib::LoadQuotaFile(Write("b.toml",
-                                   "[[quotas]]\nnamespace = \"team-b\"\nmin = { cpu = \"4\" }\n"
-                                   "max = { cpu = 8, \"nvidia.com/gpu\" = 2 }\n"
-                                   "[[quotas]]\nnamespace = \"team-a\"\n"
-                                   "max.cpu = \"6\"\nmin = { memory = \"4Gi\", cpu = \"2\" }\n")),
-      inline_quotas);
-  EXPECT_TRUE(contrib::LoadQuotaFile(Write("none.toml", "quotas = []\n")).empty());
-}
-
-TEST(CapacitySchedulingQuotaFileExampleTest, TheExampleFileHoldsTheQuotasOfTheExampleConfig) {
-  const char* src = std::getenv("SCHEDHOST_SOURCE_DIR");
-  const std::string dir =
-      std::string(src != nullptr ? src : ".") + "/plugins/contrib/capacity_scheduling/examples/";
-  const ArgsTree config = contrib::ReadTomlFile(dir + "capacity.toml");
-  const Args plugin_config = config.root()["profile"].At(0)["plugin_config"]["CapacityScheduling"];
-  ASSERT_TRUE(plugin_config.present());
-  ExpectSameQuotas(contrib::LoadQuotaFile(dir + "quotas.toml"),
-                   contrib::ParseCapacitySchedulingArgs(plugin_config).quotas);
-}
-
-TEST_F(CapacitySchedulingQuotaFileTest, ARelativePathIsResolvedAgainstTheConfigFilesDirectory) {
-  std::filesystem::create_directories(dir_.path() / "etc");
-  Write("etc/quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
-  const ArgsTree config = contrib::ReadTomlFile(
-      Write("etc/schedhost.toml", "quota_file = \"quotas.toml\"\nquota_file_poll_ms = 0\n"));
-  const contrib::CapacitySchedulingArgs args = contrib::ParseCapacitySchedulingArgs(config.root());
-  EXPECT_EQ(args.quota_file, (dir_.path() / "etc" / "quotas.toml").string());
-  EXPECT_TRUE(std::filesystem::path(args.quota_file).is_absolute());
-  EXPECT_EQ(args.quota_file_poll, std::chrono::milliseconds(0));
-  EXPECT_EQ(args.quota_file_stamp.error, 0);
-  ASSERT_EQ(args.quotas.size(), 1u);
-  EXPECT_EQ(args.quotas[0].max.at("cpu"), 3000);
-}
-
-TEST_F(CapacitySchedulingQuotaFileTest, BadFilesAreRefusedWithFileLineColumnAndField) {
-  for (const auto& [text, want] : std::vector<std::pair<std::string, std::string>>{
-           {"quotas = [\n  { namespace = \"a\", max = { memory = \"4GB\" } },\n]\n",
-            ":2:30: quotas[0].max.memory: \"4GB\" is not a quantity"},
-           {"[[quotas]]\nnamespace = \"a\"\nmin = { cpu = 8 }\nmax = { cpu = 6 }\n",
-            ":3:9: quotas[0].min.cpu: 8 is more than max.cpu 6"},
-           {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]\n",
-            ":1:35: quotas[1].namespace: namespace \"a\" already has a quota"},
-           {"quota = []\n", ":1:1: quota: unknown key; did you mean \"quotas\"?"},
-           {"quotas = [ { namespace = \"a\", mni = {} } ]\n", ":1:31: quotas[0].mni: unknown key"},
-           {"quotas = [ { namespace = \"a\", max = { cpu = 1.5 } } ]\n",
-            ":1:39: quotas[0].max.cpu: expected a quantity"},
-           {"quotas = [ { namespace = \"a\" \n", ":1:"},  // not TOML
-           {"", ": quotas: missing (write `quotas = []` for no quotas)"},
-       }) {
-    const std::string path = Write("bad.toml", text);
-    try {
-      contrib::LoadQuotaFile(path);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const ArgsError& e) {
-      EXPECT_THAT(e.what(), HasSubstr(path + want)) << text;
-    }
-  }
-}
 // Argument validation: the profile is built by the host with the plugin loaded by name.
 std::string Args(const std::string& body) {
   return "[profile.plugin_config.CapacityScheduling]\n" + body + "\n";
 }
 
-TEST(CapacitySchedulingArgsTest, AcceptsQuotasInline) {
+TEST(CapacitySchedulingArgsTest, TakesNoArguments) {
   framework::testing::Harness h;
-  h.OnlyPlugins({"CapacityScheduling"},
-                Args("quotas = [\n"
-                     "  { namespace = \"team-a\", min = { cpu = \"2\", memory = \"4Gi\" }, "
-                     "max = { cpu = 6, memory = \"12Gi\" } },\n"
-                     "  { namespace = \"team-b\", max = { \"nvidia.com/gpu\" = 2 } },\n"
-                     "]"));
+  h.OnlyPlugins({"CapacityScheduling"}, Args(""));
   EXPECT_NO_THROW(h.framework());
 }
 
-TEST(CapacitySchedulingArgsTest, RefusesBadArgumentsNamingTheField) {
+TEST(CapacitySchedulingArgsTest, RefusesTheQuotasOfEarlierReleasesSayingWhereQuotasComeFrom) {
   constexpr char kP[] = "plugin_config.CapacityScheduling.";
   for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
-           {"quota = []", std::string(kP) + "quota: unknown key; did you mean \"quotas\"?"},
-           {"quotas = { namespace = \"a\" }", std::string(kP) + "quotas: expected an array"},
-           {"quotas = [ { namespace = \"a\", mni = {} } ]",
-            std::string(kP) + "quotas[0].mni: unknown key"},
-           {"quotas = [ { min = { cpu = 1 } } ]",
-            std::string(kP) + "quotas[0].namespace: is required"},
-           {"quotas = [ { namespace = \"a\", max = { cpu = \"-1\" } } ]",
-            std::string(kP) + "quotas[0].max.cpu: must be at least 0, got -1"},
-           {"quotas = [ { namespace = \"Team_A\" } ]", "is not a valid namespace name"},
-           {"quotas = [ { namespace = \"a\", min = { cpu = \"8\" }, max = { cpu = \"6\" } } ]",
-            std::string(kP) + "quotas[0].min.cpu: 8 is more than max.cpu 6"},
-           {"quotas = [ { namespace = \"a\", max = { memory = \"4GB\" } } ]",
-            std::string(kP) + "quotas[0].max.memory: \"4GB\" is not a quantity"},
-           {"quotas = [ { namespace = \"a\", max = { cpu = 1.5 } } ]",
-            std::string(kP) + "quotas[0].max.cpu: expected a quantity"},
-           {"quotas = [ { namespace = \"a\" }, { namespace = \"a\" } ]",
-            std::string(kP) + "quotas[1].namespace: namespace \"a\" already has a quota"},
-           {"quota_file = 3", std::string(kP) + "quota_file: expected a string"},
-           {"quota_file = \"quotas.toml\"",
-            std::string(kP) + "quota_file: relative path \"quotas.toml\" but the config was not "
-                              "read from a file"},
-           {"quotas = []\nquota_file_poll_ms = 10",
-            std::string(kP) + "quota_file_poll_ms: only applies with quota_file"},
-       }) {
-    framework::testing::Harness h;
-    h.OnlyPlugins({"CapacityScheduling"}, Args(body));
-    try {
-      h.framework();
-      ADD_FAILURE() << "accepted: " << body;
-    } catch (const std::exception& e) {
-      EXPECT_THAT(e.what(), HasSubstr(want)) << body;
-      EXPECT_THAT(e.what(), HasSubstr("test.toml:")) << body;
-    }
-  }
-}
-
-// quota_file through a profile built by the host: the file is read (and checked) at create.
-TEST_F(CapacitySchedulingQuotaFileTest, AProfileReadsItsQuotasFromTheFile) {
-  const std::string path =
-      Write("quotas.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
-  framework::testing::Harness h;
-  h.OnlyPlugins({"CapacityScheduling"}, Args("quota_file = \"" + path + "\""));
-  EXPECT_NO_THROW(h.framework());
-}
-
-TEST_F(CapacitySchedulingQuotaFileTest, AProfileWithABadQuotaFileIsRefusedSayingWhy) {
-  constexpr char kP[] = "plugin_config.CapacityScheduling.quota_file: ";
-  const std::string good =
-      Write("good.toml", "quotas = [ { namespace = \"team-a\", max = { cpu = 3 } } ]\n");
-  const std::string bad =
-      Write("bad.toml", "quotas = [\n  { namespace = \"a\", max = { cpu = \"lots\" } },\n]\n");
-  const std::string missing = (dir_.path() / "missing.toml").string();
-  for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
-           {"quotas = []\nquota_file = \"" + good + "\"",
-            std::string(kP) + "give the quotas either inline under `quotas` or in `quota_file`, "
-                              "not both"},
-           {"quota_file = \"" + missing + "\"",
-            std::string(kP) + missing + ": cannot open: No such file or directory"},
-           {"quota_file = \"" + bad + "\"",
-            std::string(kP) + bad + ":2:30: quotas[0].max.cpu: \"lots\" is not a quantity"},
-           {"quota_file = \"" + good + "\"\nquota_file_poll_ms = -1",
-            "plugin_config.CapacityScheduling.quota_file_poll_ms: must be in the range [0, "
-            "3600000], got -1"},
+           {"quotas = []", std::string(kP) + "quotas: CapacityScheduling reads its quotas from "
+                                             "ElasticQuota objects"},
+           {"quota_file = \"q.toml\"", std::string(kP) + "quota_file: CapacityScheduling reads"},
+           {"quota = 1", std::string(kP) + "quota: unknown key; CapacityScheduling takes no "
+                                           "arguments"},
        }) {
     framework::testing::Harness h;
     h.OnlyPlugins({"CapacityScheduling"}, Args(body));
