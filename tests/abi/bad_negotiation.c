@@ -53,7 +53,7 @@ SCHEDHOST_EXPORT int32_t schedhost_plugin_library_v1(schedhost_library_negotiati
   NEG_TABLE(neg_one);
   if (is(io, "good")) return 0;
   if (is(io, "reply-minor")) {
-    io->plugin_abi_minor = 7;
+    io->plugin_abi_minor = SCHEDHOST_ABI_MINOR + 1; /* disagrees with the manifest */
     return 0;
   }
   if (is(io, "reply-min-host")) {

@@ -579,9 +579,10 @@ TEST(AbiLoaderTest, ChecksTheNegotiationReply) {
   const std::string file = path.string();
   const size_t small = offsetof(schedhost_plugin_descriptor, post_bind);
   const std::pair<const char*, std::string> cases[] = {
-      {"reply-minor", file +
-                          ": negotiation says ABI 1.7 (min host minor 0) but the manifest says "
-                          "ABI " + kAbi + " (min host minor 0) — the library is inconsistent; rebuild it"},
+      {"reply-minor", file + ": negotiation says ABI 1." +
+                          std::to_string(SCHEDHOST_ABI_MINOR + 1) +
+                          " (min host minor 0) but the manifest says ABI " + kAbi +
+                          " (min host minor 0) — the library is inconsistent; rebuild it"},
       {"reply-min-host",
        file + ": negotiation says ABI " + kAbi + " (min host minor 1) but the manifest says ABI " +
            kAbi + " (min host minor 0)"},
