@@ -110,5 +110,39 @@ void BM_ObjectSnapshotFirstRead(benchmark::State& st) {
 }
 BENCHMARK(BM_ObjectSnapshotFirstRead);
 
+// BM_ObjectGetOutsideCycle is a read where there is no cycle (abi 1.7: PreEnqueue, QueueSort, a
+// hint): the host's call opens an OutOfCycleReads, the read pins the store's latest snapshot,
+// and the call's end lets it go — what a PreEnqueue that reads one object pays per pod.
+void BM_ObjectGetOutsideCycle(benchmark::State& st) {
+  ObjectFixture& f = Fixture();
+  const schedhost_host_api* api = framework::HostApi();
+  const std::string ns = "ns-42";
+  const std::string name = "gang-17";
+  for (auto _ : st) {
+    const framework::OutOfCycleReads reads;
+    const schedhost_config* object = nullptr;
+    if (api->object_get(f.host(), nullptr, 0, {ns.data(), ns.size()},
+                        {name.data(), name.size()}, &object) != SCHEDHOST_OK) {
+      st.SkipWithError("object_get failed");
+      return;
+    }
+    int64_t min_member = 0;
+    api->config_int(api->config_get(api->config_get(object, {"spec", 4}), {"minMember", 9}),
+                    &min_member);
+    benchmark::DoNotOptimize(min_member);
+  }
+}
+BENCHMARK(BM_ObjectGetOutsideCycle);
+
+// BM_OutOfCycleScopeAlone is what a QueueSort comparison pays for the scope when its plugin reads
+// nothing.
+void BM_OutOfCycleScopeAlone(benchmark::State& st) {
+  for (auto _ : st) {
+    const framework::OutOfCycleReads reads;
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_OutOfCycleScopeAlone);
+
 }  // namespace
 }  // namespace schedhost::bench::micro
