@@ -212,19 +212,26 @@ std::vector<schedhost_waiting_pod*> Collect(const Host& host,
 
 }  // namespace
 
-size_t Coscheduling::Placed(const GroupKey& key, std::string_view except_uid) const {
-  std::set<std::string, std::less<>> uids;
-  auto consider = [&](const schedhost_pod_view* p) {
-    if (GroupOf(p) == key && ToView(p->uid) != except_uid) uids.emplace(ToView(p->uid));
-    return false;
-  };
+void Coscheduling::OnNodes(const GroupKey& key, std::set<std::string, std::less<>>& uids) const {
   const size_t n = host().NodeCount();
   for (size_t i = 0; i < n; ++i) {
     std::optional<NodeInfo> ni = host().NodeAt(i);
     if (!ni) continue;
-    for (Pod p : ni->pods()) consider(p.raw());
+    for (Pod p : ni->pods()) {
+      if (GroupOf(p.raw()) == key) uids.emplace(p.uid());
+    }
   }
-  Collect(host(), consider);  // waiting pods are assumed, but count them even if not snapshotted
+}
+
+size_t Coscheduling::Placed(const GroupKey& key, std::string_view except_uid) const {
+  std::set<std::string, std::less<>> uids;
+  OnNodes(key, uids);
+  // Waiting pods are assumed, but count them even if not snapshotted.
+  Collect(host(), [&](const schedhost_pod_view* p) {
+    if (GroupOf(p) == key) uids.emplace(ToView(p->uid));
+    return false;
+  });
+  if (auto self = uids.find(except_uid); self != uids.end()) uids.erase(self);
   return uids.size();
 }
 
@@ -311,14 +318,7 @@ Status Coscheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResul
   }
   // Members: those met in the queue, plus those already assumed, bound or waiting.
   std::set<std::string, std::less<>> members = groups_->Members(*key);
-  const size_t n = host().NodeCount();
-  for (size_t i = 0; i < n; ++i) {
-    std::optional<NodeInfo> ni = host().NodeAt(i);
-    if (!ni) continue;
-    for (Pod p : ni->pods()) {
-      if (GroupOf(p.raw()) == key) members.emplace(p.uid());
-    }
-  }
+  OnNodes(*key, members);
   // A group just met may still be arriving (a member rejected now comes back only on an event):
   // within the grace its members go on to wait at Permit instead.
   const bool assembling = args_.assembly_grace.count() > 0 &&
@@ -416,14 +416,7 @@ void Coscheduling::PostBind(CycleState& state, const Pod& pod, std::string_view)
   // Scheduled: the members bound through this plugin, and those the snapshot holds on a node
   // (bound before this host started, or assumed on their way).
   std::set<std::string, std::less<>> scheduled = groups_->Bound(*key, pod.uid());
-  const size_t n = host().NodeCount();
-  for (size_t i = 0; i < n; ++i) {
-    std::optional<NodeInfo> ni = host().NodeAt(i);
-    if (!ni) continue;
-    for (Pod p : ni->pods()) {
-      if (GroupOf(p.raw()) == key) scheduled.emplace(p.uid());
-    }
-  }
+  OnNodes(*key, scheduled);
   GroupStatus next;
   next.scheduled = static_cast<int64_t>(scheduled.size());
   next.phase = next.scheduled >= spec.min_member ? "Scheduled" : "Scheduling";

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <schedhost/plugin.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -98,6 +99,8 @@ class Coscheduling final : public Plugin,
   std::optional<std::string> LacksResources(const GroupKey& key, const PodGroupSpec& spec) const;
   // PermitTimeout is how long a member of a group with `spec` waits at Permit.
   std::chrono::nanoseconds PermitTimeout(const PodGroupSpec& spec) const;
+  // OnNodes adds to `uids` the members of `key` the snapshot holds on a node (assumed or bound).
+  void OnNodes(const GroupKey& key, std::set<std::string, std::less<>>& uids) const;
   // Placed counts distinct members of `key` that are assumed or bound (the snapshot) or waiting
   // at Permit, leaving `except_uid` out.
   size_t Placed(const GroupKey& key, std::string_view except_uid) const;
