@@ -1,6 +1,9 @@
-// The API kinds a plugin declares (plugin.h, schedhost_kind_decl): read through struct_size,
-// checked, and turned into the store's KindInfo.
+// What a plugin declares beyond its extension points: the API kinds it reads (plugin.h,
+// schedhost_kind_decl), read through struct_size, checked and turned into the store's KindInfo;
+// and the parts of a pod it evaluates (abi 1.7), which decide whether a profile may schedule a
+// pod that uses them.
 #include <algorithm>
+#include <cstddef>
 #include <cctype>
 
 #include "host/framework/framework.h"
@@ -89,6 +92,53 @@ std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
     out.push_back(std::move(info));
   }
   return out;
+}
+
+std::vector<std::string> EvaluatesOf(const schedhost_plugin_descriptor& d, const std::string& who) {
+  std::vector<std::string> out;
+  if (d.struct_size < offsetof(schedhost_plugin_descriptor, evaluates_len) + sizeof(d.evaluates_len) ||
+      d.evaluates_len == 0) {
+    return out;
+  }
+  if (d.evaluates == nullptr) {
+    throw FrameworkError(who + " evaluates " + std::to_string(d.evaluates_len) +
+                         " parts of a pod but its evaluates array is NULL");
+  }
+  for (size_t i = 0; i < d.evaluates_len; ++i) {
+    const std::string part(View(d.evaluates[i]));
+    const bool volume = part.starts_with("spec.volumes.") && part.size() > 13 &&
+                        part.find('.', 13) == std::string::npos;
+    if (!volume && part != "spec.resourceClaims") {
+      throw FrameworkError(who + ": evaluates[" + std::to_string(i) + "] \"" + part +
+                           "\" is not a part of a pod the host asks plugins about; known: "
+                           "spec.volumes.<source> (e.g. spec.volumes.persistentVolumeClaim), "
+                           "spec.resourceClaims");
+    }
+    out.push_back(part);
+  }
+  return out;
+}
+
+std::optional<Status> Framework::Unevaluated(const model::Pod& pod) const {
+  if (!pod.HasNeeds()) return std::nullopt;
+  for (const model::PodNeed& need : pod.data().spec.needs) {
+    const bool evaluated = std::any_of(instances_.begin(), instances_.end(), [&](const auto& inst) {
+      return std::find(inst->evaluates.begin(), inst->evaluates.end(), need.part) !=
+             inst->evaluates.end();
+    });
+    if (evaluated) continue;
+    // Nothing here can tell whether a node suits this part of the pod: it is not placed on a
+    // guess (upstream's scheduler would evaluate it; a pod bound anyway may never start).
+    // Rejected in the host's name: no plugin of the profile registered for events about it, so
+    // any cluster event (a profile reload among them) retries the pod, as for a plugin without
+    // EventsToRegister, instead of backing off and retrying for ever.
+    static const Text kHost = Text::Intern("schedhost");
+    return Status::Make(Code::kUnschedulableAndUnresolvable,
+                        "pod's " + need.what + " at " + need.path + " needs a plugin that "
+                        "evaluates " + need.part + ", and profile \"" + name_ + "\" has none",
+                        kHost);
+  }
+  return std::nullopt;
 }
 
 std::vector<store::KindInfo> Framework::DeclaredKinds() const {

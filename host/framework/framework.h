@@ -68,6 +68,10 @@ class FrameworkError : public std::runtime_error {
 /// throws FrameworkError naming `who` and the declaration when one is malformed, selects
 /// objects (not supported yet) or names a kind the host types itself.
 std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d, const std::string& who);
+/// EvaluatesOf reads and checks the parts of a pod descriptor `d` evaluates (abi 1.7; none
+/// before it): each must name a part of the spec ("spec.volumes.<source>",
+/// "spec.resourceClaims"); FrameworkError naming `who` otherwise.
+std::vector<std::string> EvaluatesOf(const schedhost_plugin_descriptor& d, const std::string& who);
 
 /// PluginInstance is one created plugin of a profile; it keeps its library loaded.
 struct PluginInstance;
@@ -224,6 +228,10 @@ class Framework {
   /// and object_list answer SCHEDHOST_E_NOT_AVAILABLE). Set and cleared as SetClusterAccess.
   void SetObjects(const store::ObjectStore* objects) { objects_.store(objects); }
   const store::ObjectStore* objects() const { return objects_.load(); }
+  /// Unevaluated returns why `pod` may not be scheduled by this profile: the first part of it
+  /// that a plugin must evaluate (model::PodNeed) and none of this profile's plugins does;
+  /// nullopt when there is none (nearly every pod: a flag read).
+  std::optional<Status> Unevaluated(const model::Pod& pod) const;
   /// DeclaredKinds returns the API kinds this profile's plugins declare, without repeats.
   std::vector<store::KindInfo> DeclaredKinds() const;
 

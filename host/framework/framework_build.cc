@@ -66,6 +66,7 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     }
     inst->kinds = KindsOf(*inst->desc, prefix + ": plugin \"" + e.name + "\"");
     for (const store::KindInfo& k : inst->kinds) inst->kind_keys.push_back(k.Key());
+    inst->evaluates = EvaluatesOf(*inst->desc, prefix + ": plugin \"" + e.name + "\"");
     StatusSink sink;
     void* out = nullptr;
     int32_t rc = inst->desc->create(HostApi(), &inst->handle,

@@ -54,6 +54,8 @@ struct PluginInstance {
   // each one's table key (KindInfo::Key) for the snapshot lookup.
   std::vector<store::KindInfo> kinds;
   std::vector<std::string> kind_keys;
+  // The parts of a pod the plugin evaluates (abi 1.7: "spec.volumes.persistentVolumeClaim").
+  std::vector<std::string> evaluates;
 
   PluginInstance() = default;
   PluginInstance(const PluginInstance&) = delete;

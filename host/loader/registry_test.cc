@@ -115,8 +115,11 @@ TEST(RegistryTest, TheAbi10DescriptorEndsWhereTheAbi12AppendsBegin) {
   // abi 1.5 appended the declared kinds right after the batched entries.
   EXPECT_EQ(offsetof(schedhost_plugin_descriptor, kinds),
             offsetof(schedhost_plugin_descriptor, score_batch) + sizeof(void*));
-  EXPECT_EQ(sizeof(schedhost_plugin_descriptor),
+  // abi 1.7 appended the parts of a pod the plugin evaluates right after them.
+  EXPECT_EQ(offsetof(schedhost_plugin_descriptor, evaluates),
             offsetof(schedhost_plugin_descriptor, kinds_len) + sizeof(size_t));
+  EXPECT_EQ(sizeof(schedhost_plugin_descriptor),
+            offsetof(schedhost_plugin_descriptor, evaluates_len) + sizeof(size_t));
 }
 
 TEST(RegistryTest, AnAbi10DescriptorWithoutBatchedEntriesIsAccepted) {

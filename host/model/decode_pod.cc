@@ -104,6 +104,29 @@ PodData DecodePod(const MapReader& object) {
              MapReader gate(item, p);
              s.scheduling_gates.push_back(ReadString(gate.Get("name"), gate.Path("name")));
            });
+  ReadList(spec.Get("volumes"), spec.Path("volumes"),
+           [&](const YamlNode* item, const std::string& p) {
+             MapReader volume(item, p);
+             const std::string name = ReadString(volume.Get("name"), volume.Path("name"));
+             for (const auto& [key, value] : volume.entries()) {
+               if (key == "name" || !VolumeSourceNeedsAPlugin(key)) continue;
+               PodNeed need{"spec.volumes." + std::string(key), volume.Path(key),
+                            "volume \"" + name + "\""};
+               if (key == "persistentVolumeClaim") {
+                 MapReader claim(value, volume.Path(key));
+                 need.what += " (claim \"" +
+                              ReadString(claim.Get("claimName"), claim.Path("claimName")) + "\")";
+               }
+               s.needs.push_back(std::move(need));
+             }
+           });
+  ReadList(spec.Get("resourceClaims"), spec.Path("resourceClaims"),
+           [&](const YamlNode* item, const std::string& p) {
+             MapReader claim(item, p);
+             s.needs.push_back({"spec.resourceClaims", p,
+                                "resource claim \"" +
+                                    ReadString(claim.Get("name"), claim.Path("name")) + "\""});
+           });
   MapReader status(object.Get("status"), object.Path("status"));
   pod.status.nominated_node_name =
       ReadString(status.Get("nominatedNodeName"), status.Path("nominatedNodeName"));

@@ -176,6 +176,54 @@ TEST(DecodeTest, FullPod) {
   EXPECT_NE(v->affinity, nullptr);
 }
 
+TEST(DecodeTest, VolumesAndClaimsAPluginMustEvaluateAreKeptAsNeeds) {
+  auto objects = DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: stateful}
+spec:
+  containers: [{name: c, image: busybox}]
+  volumes:
+  - {name: scratch, emptyDir: {}}
+  - {name: conf, configMap: {name: conf}}
+  - {name: inline, csi: {driver: example.com}}
+  - {name: data, persistentVolumeClaim: {claimName: data-0}}
+  - {name: tmp, ephemeral: {volumeClaimTemplate: {spec: {}}}}
+  - {name: disk, gcePersistentDisk: {pdName: d}}
+  - {name: odd, someFutureSource: {}}
+  resourceClaims:
+  - {name: gpu, resourceClaimName: gpu-claim}
+)", "pod.yaml");
+  auto pod = As<Pod>(objects.at(0));
+  ASSERT_NE(pod, nullptr);
+  EXPECT_TRUE(pod->HasNeeds());
+  const std::vector<PodNeed> want = {
+      {"spec.volumes.persistentVolumeClaim", "spec.volumes[3].persistentVolumeClaim",
+       "volume \"data\" (claim \"data-0\")"},
+      {"spec.volumes.ephemeral", "spec.volumes[4].ephemeral", "volume \"tmp\""},
+      {"spec.volumes.gcePersistentDisk", "spec.volumes[5].gcePersistentDisk", "volume \"disk\""},
+      {"spec.volumes.someFutureSource", "spec.volumes[6].someFutureSource", "volume \"odd\""},
+      {"spec.resourceClaims", "spec.resourceClaims[0]", "resource claim \"gpu\""},
+  };
+  EXPECT_EQ(pod->data().spec.needs, want);
+  // Kept through a pod made again from its data (an update of its status, an assumed copy).
+  PodData again = pod->Decode();
+  again.status.nominated_node_name = "n1";
+  const auto remade = Pod::Make(std::move(again));
+  EXPECT_TRUE(remade->HasNeeds());
+  EXPECT_EQ(remade->data().spec.needs, want);
+
+  auto plain = DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec:
+  containers: [{name: c, image: busybox}]
+  volumes: [{name: scratch, emptyDir: {}}, {name: s, secret: {secretName: s}}]
+)", "plain.yaml");
+  EXPECT_FALSE(As<Pod>(plain.at(0))->HasNeeds());
+}
+
 TEST(DecodeTest, NodeSelectorKeysInAnyOrderAreAllKeptAndFound) {
   auto objects = DecodeManifests(R"(
 apiVersion: v1

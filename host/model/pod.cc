@@ -95,6 +95,18 @@ PodResources ComputePodResources(const PodSpec& spec) {
   return out;
 }
 
+bool VolumeSourceNeedsAPlugin(std::string_view source) {
+  // Upstream's scheduler reads none of these (v1.37: VolumeBinding, VolumeZone,
+  // VolumeRestrictions and NodeVolumeLimits look at claims, ephemeral volumes and the in-tree
+  // disks; an inline csi volume counts against no limit).
+  static constexpr std::string_view kNoMeaning[] = {
+      "azureFile", "cephfs",   "configMap", "csi",    "downwardAPI", "emptyDir",
+      "fc",        "flexVolume", "flocker", "gitRepo", "glusterfs",  "hostPath",
+      "image",     "nfs",      "photonPersistentDisk", "projected", "quobyte", "scaleIO",
+      "secret",    "storageos"};
+  return std::find(std::begin(kNoMeaning), std::end(kNoMeaning), source) == std::end(kNoMeaning);
+}
+
 std::shared_ptr<const Pod> Pod::Make(PodData data) {
   return std::make_shared<const Pod>(MakeKey{}, std::move(data));
 }
@@ -111,7 +123,13 @@ std::string_view Pod::packed() const {
   const std::byte* first = blocks_.first();
   uint32_t length = 0;
   std::memcpy(&length, first, sizeof(length));
-  return {reinterpret_cast<const char*>(first + sizeof(length)), length};
+  return {reinterpret_cast<const char*>(first + sizeof(length)), length & kPackedLengthMask};
+}
+
+bool Pod::HasNeeds() const {
+  uint32_t length = 0;
+  std::memcpy(&length, blocks_.first(), sizeof(length));
+  return (length & kHasNeedsBit) != 0;
 }
 
 std::string Pod::Key() const {

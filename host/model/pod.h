@@ -81,6 +81,23 @@ struct TopologySpreadConstraint {
 };
 
 // PodSpec mirrors the scheduling-relevant fields of core/v1 PodSpec.
+// PodNeed is a part of a pod's spec whose scheduling meaning the host does not evaluate itself
+// (a PersistentVolumeClaim, a DRA claim, a volume source it does not know): the pod is
+// scheduled only by a profile with a plugin that evaluates `part` (plugin.h, `evaluates`).
+struct PodNeed {
+  std::string part;  // what a plugin declares: "spec.volumes.persistentVolumeClaim"
+  std::string path;  // where in this pod: "spec.volumes[0].persistentVolumeClaim"
+  std::string what;  // for messages: "volume \"data\" (claim \"data-0\")"
+
+  friend bool operator==(const PodNeed&, const PodNeed&) = default;
+};
+
+// NeedsOfVolumeSource tells whether a volume source (the key beside a volume's name) has a
+// meaning for scheduling that a plugin must evaluate: false for the sources upstream's
+// scheduler ignores (emptyDir, hostPath, configMap, secret, projected, csi, nfs, ...), true
+// for claims, in-tree disks and any source the host does not know.
+bool VolumeSourceNeedsAPlugin(std::string_view source);
+
 struct PodSpec {
   std::string scheduler_name;  // Defaulted to kDefaultSchedulerName.
   std::string node_name;
@@ -95,6 +112,9 @@ struct PodSpec {
   std::vector<Container> init_containers;
   ResourceList overhead;
   std::vector<std::string> scheduling_gates;  // Gate names.
+  // needs: volumes and claims a plugin must evaluate (decoded from spec.volumes and
+  // spec.resourceClaims; the rest of those is not kept).
+  std::vector<PodNeed> needs;
 
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
@@ -222,6 +242,9 @@ class Pod : private internal::ViewBase<schedhost_pod_view> {
   int64_t non_zero_milli_cpu() const { return base_view.non_zero_milli_cpu; }
   // non_zero_memory returns the memory request with the 200Mi per-container default.
   int64_t non_zero_memory() const { return base_view.non_zero_memory; }
+  // HasNeeds tells whether the pod has parts a plugin must evaluate (spec.needs), without
+  // decoding it; most pods have none.
+  bool HasNeeds() const;
 
  private:
   static std::string_view View(schedhost_str s) { return {s.data, s.len}; }
@@ -232,6 +255,9 @@ class Pod : private internal::ViewBase<schedhost_pod_view> {
   void BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
                  const PodResources& resources);
 
+  // The packed state's 32-bit length keeps HasNeeds in its top bit (BuildView).
+  static constexpr uint32_t kHasNeedsBit = 0x80000000u;
+  static constexpr uint32_t kPackedLengthMask = 0x7fffffffu;
   // packed returns the spec, status and owner apiVersions (pod_pack.h): the first thing in the
   // first block, after their 32-bit length (BuildView), so no member points at them.
   std::string_view packed() const;

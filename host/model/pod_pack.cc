@@ -16,7 +16,8 @@ namespace {
 // Each struct's fields are listed once, in Fields, and both archives walk that list: a field
 // missing there is lost on the way through a made Pod. The size checks below catch a field
 // added to a struct without being added here (on the 64-bit libstdc++ the host is built with).
-static_assert(sizeof(void*) != 8 || sizeof(PodSpec) == 288, "PodSpec changed: update Fields");
+static_assert(sizeof(void*) != 8 || sizeof(PodSpec) == 312, "PodSpec changed: update Fields");
+static_assert(sizeof(void*) != 8 || sizeof(PodNeed) == 96, "PodNeed changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(PodStatus) == 40, "PodStatus changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(Container) == 168, "Container changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(ContainerPort) == 80,
@@ -95,11 +96,15 @@ template <class A, Is<Affinity> T>
 void Fields(A& a, T& x) {
   a(x.node_affinity, x.pod_affinity, x.pod_anti_affinity);
 }
+template <class A, Is<PodNeed> T>
+void Fields(A& a, T& n) {
+  a(n.part, n.path, n.what);
+}
 template <class A, Is<PodSpec> T>
 void Fields(A& a, T& s) {
   a(s.scheduler_name, s.node_name, s.priority, s.priority_class_name, s.preemption_policy,
     s.node_selector, s.affinity, s.tolerations, s.topology_spread_constraints, s.containers,
-    s.init_containers, s.overhead, s.scheduling_gates);
+    s.init_containers, s.overhead, s.scheduling_gates, s.needs);
 }
 
 template <class T>

@@ -154,8 +154,8 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   // The rest of the spec and status is kept only packed, so the view's other strings from
   // them are copies in the arena, as are the metadata's (but the namespace, interned).
   const std::string packed = internal::PackPodState(spec, status, meta.owner_references);
-  if (packed.empty() || packed.size() > UINT32_MAX) {
-    throw std::logic_error("a pod's packed state must take 1 byte to 4 GiB");
+  if (packed.empty() || packed.size() > kPackedLengthMask) {
+    throw std::logic_error("a pod's packed state must take 1 byte to 2 GiB");
   }
   const size_t text_bytes = KeptTextBytes(meta, spec, images, gates);
   const size_t chars = sizeof(uint32_t) + packed.size() + text_bytes;
@@ -165,7 +165,9 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
   // First in the first block, where packed() finds them: the packed state's length and bytes,
   // then the strings the view keeps, end to end (no padding between them).
   auto* length = arena.One<uint32_t>();
-  *length = static_cast<uint32_t>(packed.size());
+  // The top bit of the length says whether the pod has parts a plugin must evaluate, so
+  // HasNeeds reads one word instead of unpacking the spec.
+  *length = static_cast<uint32_t>(packed.size()) | (spec.needs.empty() ? 0 : kHasNeedsBit);
   char* text = arena.Array<char>(packed.size() + text_bytes);
   if (reinterpret_cast<const std::byte*>(length) != blocks_.first()) {
     throw std::logic_error("a pod's packed state is not first in its first block");

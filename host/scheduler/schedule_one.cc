@@ -161,7 +161,12 @@ Scheduler::Attempt Scheduler::SchedulePod(framework::Framework& fw, framework::C
     a.status = Status::Error("no nodes available to schedule pods");
     return a;
   }
-  auto [pre_result, pre] = fw.RunPreFilterPlugins(state, pod.view());
+  // A part of the pod no plugin of the profile evaluates (a claim, an unknown volume source)
+  // fails the cycle as a PreFilter rejection would: every node gets the reason, nothing runs.
+  auto [pre_result, pre] = [&]() -> std::pair<framework::NodeNameSet, Status> {
+    if (std::optional<Status> blind = fw.Unevaluated(pod)) return {std::nullopt, *blind};
+    return fw.RunPreFilterPlugins(state, pod.view());
+  }();
   if (!pre.ok()) {
     if (!pre.IsRejected()) {
       a.status = pre;

@@ -83,6 +83,27 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
       << Get("pod", "big").dump();
 }
 
+// A pod whose claim no plugin of the profile evaluates is not bound on a guess: it waits, with a
+// FailedScheduling condition naming the part of it and what would evaluate it.
+TEST_F(KubeModeTest, APodWithAClaimNoPluginEvaluatesWaitsSayingWhy) {
+  AddNode(ns_ + "-a", "4", "8Gi");
+  StartHost(Config());
+  Json claimed = Pod("claimed", "100m");
+  claimed["spec"]["volumes"] =
+      Json::array({{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "missing"}}}}});
+  Create(claimed);
+  Create(Pod("plain", "100m"));
+  ASSERT_TRUE(WaitFor([&] { return !Condition("claimed", "PodScheduled").is_null(); }));
+  const Json c = Condition("claimed", "PodScheduled");
+  EXPECT_EQ(c.value("reason", ""), "Unschedulable");
+  EXPECT_THAT(c.value("message", ""),
+              ::testing::HasSubstr("pod's volume \"data\" (claim \"missing\") at "
+                                   "spec.volumes[0].persistentVolumeClaim needs a plugin that "
+                                   "evaluates spec.volumes.persistentVolumeClaim"));
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("plain") == ns_ + "-a"; }));
+  EXPECT_EQ(NodeOf("claimed"), "");
+}
+
 TEST_F(KubeModeTest, PodsBoundByAnotherSchedulerCountAtOnce) {
   AddNode(ns_ + "-a", "2", "4Gi");
   AddNode(ns_ + "-b", "2", "4Gi", {{"pool", "b"}});

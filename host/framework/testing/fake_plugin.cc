@@ -36,6 +36,10 @@ const schedhost_plugin_descriptor* FakePlugin::descriptor() {
   desc_ = schedhost_plugin_descriptor{};
   desc_.struct_size = sizeof(schedhost_plugin_descriptor);
   desc_.name = schedhost_str{name.data(), name.size()};
+  evaluates_strs_.clear();
+  for (const std::string& part : evaluates) evaluates_strs_.push_back({part.data(), part.size()});
+  desc_.evaluates = evaluates_strs_.empty() ? nullptr : evaluates_strs_.data();
+  desc_.evaluates_len = evaluates_strs_.size();
   desc_.version = schedhost_str{"0.0.1-test", 10};
   // create: the instance is this FakePlugin. The host handle's PluginInstance carries the
   // descriptor, whose address is inside this object.

@@ -48,6 +48,8 @@ struct FakePlugin {
   std::function<int32_t(std::string_view node, Reasons&)> pre_bind;
   std::function<int32_t(std::string_view node, Reasons&)> bind;
   std::function<void(std::string_view node)> post_bind;
+  /// The parts of a pod the plugin evaluates (abi 1.7), e.g. "spec.volumes.persistentVolumeClaim".
+  std::vector<std::string> evaluates;
 
   int destroyed = 0;
 
@@ -56,6 +58,7 @@ struct FakePlugin {
 
  private:
   schedhost_plugin_descriptor desc_{};
+  std::vector<schedhost_str> evaluates_strs_;
 };
 
 /// FakePlugins owns fakes with stable addresses.

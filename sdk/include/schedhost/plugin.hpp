@@ -399,7 +399,11 @@ class NodeStatusMap;
 /// Kind declares an API kind a plugin reads (abi 1.5). A plugin lists its kinds in
 ///   static constexpr std::array<schedhost::Kind, 1> kKinds = {{
 ///       {"scheduling.x-k8s.io", "v1alpha1", "podgroups", "PodGroup", true}}};
-/// and names them by their index there in Host::GetObject and Host::ListObjects.
+/// and names them by their index there in Host::GetObject and Host::ListObjects. A plugin that
+/// evaluates parts of a pod the host does not (sdk 1.7: a volume source, DRA claims) lists them
+///   static constexpr std::array<std::string_view, 1> kEvaluates = {
+///       "spec.volumes.persistentVolumeClaim"};
+/// and pods using those parts are scheduled only by profiles with such a plugin.
 struct Kind {
   std::string_view group;     // "" for the core group
   std::string_view version;   // "v1alpha1"
@@ -1097,6 +1101,18 @@ struct KindTable {
   }();
 };
 
+// EvaluatesTable holds T::kEvaluates as the C strings the descriptor points at.
+template <class T>
+struct EvaluatesTable {
+  static constexpr std::array<schedhost_str, std::size(T::kEvaluates)> kStrs = [] {
+    std::array<schedhost_str, std::size(T::kEvaluates)> out{};
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] = {T::kEvaluates[i].data(), T::kEvaluates[i].size()};
+    }
+    return out;
+  }();
+};
+
 template <class T>
 constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
   schedhost_plugin_descriptor d{};
@@ -1108,6 +1124,10 @@ constexpr schedhost_plugin_descriptor MakeDescriptor() noexcept {
   if constexpr (requires { T::kKinds; }) {
     d.kinds = KindTable<T>::kPointers.data();
     d.kinds_len = KindTable<T>::kPointers.size();
+  }
+  if constexpr (requires { T::kEvaluates; }) {
+    d.evaluates = EvaluatesTable<T>::kStrs.data();
+    d.evaluates_len = EvaluatesTable<T>::kStrs.size();
   }
   if constexpr (std::is_base_of_v<PreEnqueuePlugin, T>) {
     d.pre_enqueue = [](void* i, const schedhost_pod_view* pod, schedhost_status* st) noexcept -> int32_t {
