@@ -37,8 +37,7 @@ std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
                                      const std::string& who) {
   std::vector<store::KindInfo> out;
   // Read only within struct_size (docs/abi.md rule 4): a descriptor before abi 1.5 declares none.
-  if (d.struct_size < offsetof(schedhost_plugin_descriptor, kinds_len) + sizeof(d.kinds_len) ||
-      d.kinds_len == 0) {
+  if (!SCHEDHOST_HAS_FIELD(&d, schedhost_plugin_descriptor, kinds_len) || d.kinds_len == 0) {
     return out;
   }
   if (d.kinds == nullptr) {
@@ -96,7 +95,8 @@ std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
 
 std::vector<std::string> EvaluatesOf(const schedhost_plugin_descriptor& d, const std::string& who) {
   std::vector<std::string> out;
-  if (d.struct_size < offsetof(schedhost_plugin_descriptor, evaluates_len) + sizeof(d.evaluates_len) ||
+  // A descriptor before abi 1.7 evaluates nothing.
+  if (!SCHEDHOST_HAS_FIELD(&d, schedhost_plugin_descriptor, evaluates_len) ||
       d.evaluates_len == 0) {
     return out;
   }
