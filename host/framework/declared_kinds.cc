@@ -31,13 +31,18 @@ bool ValidName(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || c == '-' || c == '.'; });
 }
 
+// Holds tells whether descriptor `d` reaches `end` bytes: fields past its struct_size are never
+// read (docs/abi.md rule 4). (SCHEDHOST_HAS_FIELD would compare a reference's address to NULL.)
+bool Holds(const schedhost_plugin_descriptor& d, size_t end) { return d.struct_size >= end; }
+
 }  // namespace
 
 std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
                                      const std::string& who) {
   std::vector<store::KindInfo> out;
   // Read only within struct_size (docs/abi.md rule 4): a descriptor before abi 1.5 declares none.
-  if (!SCHEDHOST_HAS_FIELD(&d, schedhost_plugin_descriptor, kinds_len) || d.kinds_len == 0) {
+  if (!Holds(d, offsetof(schedhost_plugin_descriptor, kinds_len) + sizeof(d.kinds_len)) ||
+      d.kinds_len == 0) {
     return out;
   }
   if (d.kinds == nullptr) {
@@ -96,7 +101,7 @@ std::vector<store::KindInfo> KindsOf(const schedhost_plugin_descriptor& d,
 std::vector<std::string> EvaluatesOf(const schedhost_plugin_descriptor& d, const std::string& who) {
   std::vector<std::string> out;
   // A descriptor before abi 1.7 evaluates nothing.
-  if (!SCHEDHOST_HAS_FIELD(&d, schedhost_plugin_descriptor, evaluates_len) ||
+  if (!Holds(d, offsetof(schedhost_plugin_descriptor, evaluates_len) + sizeof(d.evaluates_len)) ||
       d.evaluates_len == 0) {
     return out;
   }
@@ -108,11 +113,11 @@ std::vector<std::string> EvaluatesOf(const schedhost_plugin_descriptor& d, const
     const std::string part(View(d.evaluates[i]));
     const bool volume = part.starts_with("spec.volumes.") && part.size() > 13 &&
                         part.find('.', 13) == std::string::npos;
-    if (!volume && part != "spec.resourceClaims") {
+    if (!volume && part != "spec.resourceClaims" && part != "nodeDeclaredFeatures") {
       throw FrameworkError(who + ": evaluates[" + std::to_string(i) + "] \"" + part +
                            "\" is not a part of a pod the host asks plugins about; known: "
                            "spec.volumes.<source> (e.g. spec.volumes.persistentVolumeClaim), "
-                           "spec.resourceClaims");
+                           "spec.resourceClaims, nodeDeclaredFeatures");
     }
     out.push_back(part);
   }

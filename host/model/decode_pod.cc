@@ -1,4 +1,6 @@
 // Reads a v1 Pod's scheduling-relevant fields from the YAML tree.
+#include <algorithm>
+
 #include "host/model/decode_util.h"
 
 namespace schedhost::model::internal {
@@ -66,6 +68,46 @@ TopologySpreadConstraint ReadSpreadConstraint(const YamlNode* node, const std::s
   return c;
 }
 
+// ReadRequiredNodeFeatures adds a need for each node feature the pod requires, as upstream's
+// nodedeclaredfeatures infers them for scheduling (v1.37: a RestartAllContainers restart rule,
+// host network with a user namespace, bind mount options), once per feature, at its first use.
+void ReadRequiredNodeFeatures(const MapReader& spec, std::vector<PodNeed>& needs) {
+  std::vector<std::string> seen;
+  auto require = [&](const char* feature, const std::string& path) {
+    if (std::find(seen.begin(), seen.end(), feature) != seen.end()) return;
+    seen.emplace_back(feature);
+    needs.push_back({"nodeDeclaredFeatures", path,
+                     std::string("node declared feature ") + feature});
+  };
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    const bool rules = std::string_view(list) != "ephemeralContainers";
+    ReadList(spec.Get(list), spec.Path(list), [&](const YamlNode* item, const std::string& p) {
+      MapReader c(item, p);
+      if (rules) {
+        ReadList(c.Get("restartPolicyRules"), c.Path("restartPolicyRules"),
+                 [&](const YamlNode* rule, const std::string& rp) {
+                   MapReader r(rule, rp);
+                   if (ReadString(r.Get("action"), r.Path("action")) == "RestartAllContainers") {
+                     require("RestartAllContainersOnContainerExits", r.Path("action"));
+                   }
+                 });
+      }
+      ReadList(c.Get("volumeMounts"), c.Path("volumeMounts"),
+               [&](const YamlNode* mount, const std::string& mp) {
+                 MapReader m(mount, mp);
+                 if (!ReadStringList(m.Get("bindMountOptions"), m.Path("bindMountOptions"))
+                          .empty()) {
+                   require("VolumeBindMountOptions", m.Path("bindMountOptions"));
+                 }
+               });
+    });
+  }
+  if (ReadBool(spec.Get("hostNetwork"), spec.Path("hostNetwork")).value_or(false) &&
+      !ReadBool(spec.Get("hostUsers"), spec.Path("hostUsers")).value_or(true)) {
+    require("UserNamespacesHostNetworkSupport", spec.Path("hostUsers"));
+  }
+}
+
 }  // namespace
 
 PodData DecodePod(const MapReader& object) {
@@ -120,6 +162,7 @@ PodData DecodePod(const MapReader& object) {
                s.needs.push_back(std::move(need));
              }
            });
+  ReadRequiredNodeFeatures(spec, s.needs);
   ReadList(spec.Get("resourceClaims"), spec.Path("resourceClaims"),
            [&](const YamlNode* item, const std::string& p) {
              MapReader claim(item, p);

@@ -224,6 +224,46 @@ spec:
   EXPECT_FALSE(As<Pod>(plain.at(0))->HasNeeds());
 }
 
+TEST(DecodeTest, NodeFeaturesThePodRequiresAreNeedsOncePerFeature) {
+  auto objects = DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: featured}
+spec:
+  hostNetwork: true
+  hostUsers: false
+  containers:
+  - name: a
+    image: busybox
+    restartPolicyRules: [{action: RestartAllContainers, exitCodes: {operator: In, values: [42]}}]
+    volumeMounts: [{name: v, mountPath: /v, bindMountOptions: [nosuid]}]
+  - name: b
+    image: busybox
+    restartPolicyRules: [{action: RestartAllContainers, exitCodes: {operator: In, values: [7]}}]
+)", "pod.yaml");
+  auto pod = As<Pod>(objects.at(0));
+  ASSERT_NE(pod, nullptr);
+  const std::vector<PodNeed> want = {
+      {"nodeDeclaredFeatures", "spec.containers[0].restartPolicyRules[0].action",
+       "node declared feature RestartAllContainersOnContainerExits"},
+      {"nodeDeclaredFeatures", "spec.containers[0].volumeMounts[0].bindMountOptions",
+       "node declared feature VolumeBindMountOptions"},
+      {"nodeDeclaredFeatures", "spec.hostUsers",
+       "node declared feature UserNamespacesHostNetworkSupport"},
+  };
+  EXPECT_EQ(pod->data().spec.needs, want);
+  // Host network alone, or a user namespace alone, requires nothing.
+  auto plain = DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec:
+  hostNetwork: true
+  containers: [{name: c, image: busybox, restartPolicyRules: [{action: Restart}]}]
+)", "plain.yaml");
+  EXPECT_FALSE(As<Pod>(plain.at(0))->HasNeeds());
+}
+
 TEST(DecodeTest, NodeSelectorKeysInAnyOrderAreAllKeptAndFound) {
   auto objects = DecodeManifests(R"(
 apiVersion: v1

@@ -1,6 +1,7 @@
 // Nothing is bound on a guess: a pod that uses a part of the spec whose scheduling meaning the
 // host does not evaluate itself (a PersistentVolumeClaim, an ephemeral volume, a DRA claim, a
-// volume source it does not know) is scheduled only by a profile with a plugin that evaluates
+// volume source it does not know, a node feature the node must declare) is scheduled only by a
+// profile with a plugin that evaluates
 // that part (the descriptor's `evaluates`, abi 1.7). Otherwise it stays pending,
 // UnschedulableAndUnresolvable, with the part named; pods without such parts are untouched.
 #include <gmock/gmock.h>
@@ -27,6 +28,7 @@ TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithClaimsSayingWhyAndBindsTheR
         WithVolume("claimed", "{name: data, persistentVolumeClaim: {claimName: data-0}}") +
         WithVolume("ephemeral", "{name: tmp, ephemeral: {volumeClaimTemplate: {spec: {}}}}") +
         PodYaml("dra", "1", "  resourceClaims: [{name: gpu, resourceClaimName: gpu-0}]\n") +
+        PodYaml("userns", "1", "  hostNetwork: true\n  hostUsers: false\n") +
         WithVolume("scratch", "{name: scratch, emptyDir: {}}") +
         WithVolume("config", "{name: conf, configMap: {name: conf}}"));
   Run();
@@ -44,6 +46,10 @@ TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithClaimsSayingWhyAndBindsTheR
   EXPECT_THAT(MessageOf("dra"), HasSubstr("resource claim \"gpu\" at spec.resourceClaims[0] needs "
                                           "a plugin that evaluates spec.resourceClaims"));
   EXPECT_EQ(Where("claimed"), queue::PodLocation::kUnschedulable);
+  EXPECT_EQ(NodeOf("userns"), "");
+  EXPECT_THAT(MessageOf("userns"),
+              HasSubstr("pod's node declared feature UserNamespacesHostNetworkSupport at "
+                        "spec.hostUsers needs a plugin that evaluates nodeDeclaredFeatures"));
   // Volumes without a meaning for scheduling need nothing.
   EXPECT_EQ(NodeOf("scratch"), "n1");
   EXPECT_EQ(NodeOf("config"), "n1");

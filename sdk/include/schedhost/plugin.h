@@ -1248,11 +1248,13 @@ typedef struct schedhost_plugin_descriptor {
    * host reads into the pod view itself. A pod that uses such a part is scheduled only by a
    * profile in which some plugin lists it; otherwise the pod stays pending,
    * UnschedulableAndUnresolvable with the part named, never bound on a guess. The names:
-   * "spec.resourceClaims" (DRA claims), and "spec.volumes.<source>" for a volume source, the key
-   * beside a volume's name ("spec.volumes.persistentVolumeClaim", "spec.volumes.ephemeral",
-   * "spec.volumes.gcePersistentDisk", ...). Sources without a meaning for scheduling (emptyDir,
-   * hostPath, configMap, secret, downwardAPI, projected, image, csi, nfs and the like) need
-   * no plugin. OWNERSHIP: plugin-owned, static. NULL with evaluates_len 0: none.
+   * "spec.resourceClaims" (DRA claims), "nodeDeclaredFeatures" (a node feature the pod
+   * requires, as upstream's NodeDeclaredFeatures infers it), and "spec.volumes.<source>" for a
+   * volume source, the key beside a volume's name ("spec.volumes.persistentVolumeClaim",
+   * "spec.volumes.ephemeral", "spec.volumes.gcePersistentDisk", ...). Sources without a meaning
+   * for scheduling (emptyDir, hostPath, configMap, secret, downwardAPI, projected, image, csi,
+   * nfs and the like) need no plugin. OWNERSHIP: plugin-owned, static. NULL with evaluates_len
+   * 0: none.
    * since: abi 1.7
    */
   const schedhost_str* evaluates;
