@@ -212,6 +212,30 @@ TEST_F(CoschedulingTest, AMemberWaitsForItsPodGroupAndBindsOnceItIsCreated) {
   ExpectNothingHeld(2);
 }
 
+TEST_F(CoschedulingTest, AGroupIsOrderedByItsPodGroupsTimeEvenWhenItsPodsCameFirst) {
+  Build(Config());
+  // b's PodGroup is a year younger than a's, but a's pods (created in 2030) arrive before their
+  // PodGroup and wait for it: the group's place in the queue is its PodGroup's time, not its
+  // pods'.
+  auto late_member = [](const std::string& name) {
+    return PodYaml(name, "1", "",
+                   "  creationTimestamp: \"2030-01-01T00:00:00Z\"\n"
+                   "  labels:\n    scheduling.x-k8s.io/pod-group: a\n");
+  };
+  Apply(NodeYaml("n1", "2") +
+        "---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: b\n"
+        "  namespace: default\n  creationTimestamp: \"2021-01-01T00:00:00Z\"\nspec:\n"
+        "  minMember: 2\n" +
+        late_member("a1") + late_member("a2") + Member("b1", "b") + Member("b2", "b"));
+  Apply("---\napiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\nmetadata:\n  name: a\n"
+        "  namespace: default\n  creationTimestamp: \"2020-01-01T00:00:00Z\"\nspec:\n"
+        "  minMember: 2\n");
+  Run();
+  EXPECT_EQ(Bound("a", 2), 2) << "the older PodGroup's gang goes first";
+  EXPECT_EQ(Bound("b", 2), 0);
+  ExpectNothingHeld(2);
+}
+
 TEST_F(CoschedulingTest, ALoweredMinMemberTakesEffectWithoutAReload) {
   Build(Config());
   Apply(NodeYaml("n1", "4") + Gang("g", 2, 3));

@@ -159,12 +159,10 @@ int32_t Coscheduling::Hint(void* instance, const schedhost_pod_view* pod,
     if ((event->actions & SCHEDHOST_ACTION_ADD) != 0) {
       // Only a new member can help a group short of pods; another pod only takes room.
       if (!sibling) return SCHEDHOST_QUEUE_SKIP;
+      // A pending sibling counts from now on; a group not met yet (its PodGroup missing) is
+      // created by PreEnqueue, with the PodGroup's creation time, not here.
       if (event->resource != SCHEDHOST_RESOURCE_ASSIGNED_POD) {
-        // The group is known when this pod passed PreEnqueue; its creation time comes from
-        // there, so the one given here only stands in for a group never seen.
-        self->groups_->Observe(*mine, Pod(other).namespace_name(),
-                               self->host().IdString(mine->name_id), Pod(other).uid(),
-                               other->creation_timestamp_ns);
+        self->groups_->Join(*mine, Pod(other).uid());
       }
       return SCHEDHOST_QUEUE;
     }

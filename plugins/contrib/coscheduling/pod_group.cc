@@ -117,6 +117,14 @@ void GroupRegistry::Observe(const GroupKey& key, std::string_view namespace_name
   if (g.members.find(uid) == g.members.end()) g.members.emplace(uid);
 }
 
+void GroupRegistry::Join(const GroupKey& key, std::string_view uid) {
+  std::unique_lock lock(mu_);
+  auto it = groups_.find(key);
+  if (it != groups_.end() && it->second.members.find(uid) == it->second.members.end()) {
+    it->second.members.emplace(uid);
+  }
+}
+
 void GroupRegistry::Forget(const GroupKey& key, std::string_view uid) {
   std::unique_lock lock(mu_);
   auto it = groups_.find(key);

@@ -67,6 +67,10 @@ class GroupRegistry {
   /// creation time (its first member's when the PodGroup has none).
   void Observe(const GroupKey& key, std::string_view namespace_name, std::string_view name,
                std::string_view uid, int64_t created_ns);
+  /// Join records `uid` as a member of `key` when the group is known (met through its
+  /// PodGroup); a group not met yet is left for its members' PreEnqueue to create with the
+  /// PodGroup's creation time.
+  void Join(const GroupKey& key, std::string_view uid);
   /// Forget drops `uid` from the members of `key` (the pod was deleted).
   void Forget(const GroupKey& key, std::string_view uid);
   /// Sort returns the sort key of `key`, or nullopt for a group never observed. The views stay
