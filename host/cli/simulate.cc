@@ -95,9 +95,15 @@ void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds
   for (const model::GenericObject& object : generic) {
     const std::string where = object.source + ": document " + std::to_string(object.document) +
                               " (" + object.Describe() + ")";
-    const std::optional<store::KindInfo> kind =
-        store.objects().FindKind(object.api_version, object.kind);
-    if (!kind) {
+    std::shared_ptr<const store::StoredObject> stored;
+    try {
+      // Stamped as the daemon would (uid, resourceVersion), keeping the times documents give.
+      stored = store.objects().ApplyDocument(
+          object, store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
+    } catch (const store::StoreError& e) {
+      throw SimulationError(where + " was refused: " + e.what());
+    }
+    if (!stored) {
       std::string declared;
       for (const store::KindInfo& k : kinds) {
         declared += (declared.empty() ? "" : ", ") + k.ApiVersion() + " " + k.kind;
@@ -107,13 +113,6 @@ void ApplyGeneric(store::Store& store, const std::vector<store::KindInfo>& kinds
                             std::string(model::kBuiltinKinds) +
                             ", and the kinds the loaded plugins declare (" +
                             (declared.empty() ? std::string("none") : declared) + ")");
-    }
-    try {
-      // Stamped as the daemon would (uid, resourceVersion), keeping the times documents give.
-      store.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree,
-                            store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
-    } catch (const store::StoreError& e) {
-      throw SimulationError(where + " was refused: " + e.what());
     }
   }
 }

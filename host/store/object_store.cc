@@ -128,6 +128,13 @@ std::vector<KindInfo> ObjectStore::Kinds() const {
   return out;
 }
 
+std::shared_ptr<const StoredObject> ObjectStore::ApplyDocument(
+    const model::GenericObject& document, const ObjectWrite& write) {
+  const std::optional<KindInfo> kind = FindKind(document.api_version, document.kind);
+  if (!kind) return nullptr;
+  return Apply(kind->Key(), document.namespace_name, document.name, document.tree, write);
+}
+
 std::optional<KindInfo> ObjectStore::FindKind(std::string_view api_version,
                                               std::string_view kind) const {
   std::lock_guard lock(mu_);

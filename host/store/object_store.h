@@ -25,6 +25,10 @@
 #include "host/store/event.h"
 #include "host/store/store_error.h"
 
+namespace schedhost::model {
+struct GenericObject;
+}  // namespace schedhost::model
+
 namespace schedhost::store {
 
 // KindInfo is one declared API kind.
@@ -157,6 +161,11 @@ class ObjectStore {
                                             std::string name,
                                             std::shared_ptr<const model::ValueNode> tree,
                                             const ObjectWrite& write = {});
+  // ApplyDocument applies a decoded document (schedctl simulate, the test harness, a bench op)
+  // to the declared kind its apiVersion and kind name: nullptr, and nothing applied, when no
+  // declared kind matches; otherwise as Apply.
+  std::shared_ptr<const StoredObject> ApplyDocument(const model::GenericObject& document,
+                                                    const ObjectWrite& write = {});
   // Delete removes the object and returns its last state; nullptr when it was not there.
   // `expected_uid` / `expected_version`, when set, are preconditions (kConflict when the stored
   // object differs).

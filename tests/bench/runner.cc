@@ -404,15 +404,11 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
         }
       }
       for (const model::GenericObject& g : generic) {
-        const std::optional<store::KindInfo> declared =
-            store.objects().FindKind(g.api_version, g.kind);
-        if (!declared) {
+        if (!store.objects().ApplyDocument(g, store::ObjectWrite{.stamp = true})) {
           throw BenchError("ops[" + std::to_string(i) + "]: " + g.Describe() +
                            ": no loaded plugin declares " + g.api_version + " " + g.kind +
                            " (load one with --config)");
         }
-        store.objects().Apply(declared->Key(), g.namespace_name, g.name, g.tree,
-                              store::ObjectWrite{.stamp = true});
       }
       pending.object_bytes = AllocatedBytes() - bytes_before -
                              static_cast<int64_t>(objects.capacity() * sizeof(model::Object));

@@ -1,6 +1,5 @@
 #include "tests/integration/scheduler_fixture.h"
 
-#include <optional>
 #include <stdexcept>
 
 #include "host/config/host_config.h"
@@ -56,11 +55,10 @@ void SchedulerTest::Apply(std::string_view yaml) {
   std::vector<model::GenericObject> generic;
   const std::vector<model::Object> typed = model::DecodeManifests(yaml, "test.yaml", {}, &generic);
   for (const model::GenericObject& object : generic) {
-    const std::optional<store::KindInfo> kind =
-        store_.objects().FindKind(object.api_version, object.kind);
-    if (!kind) throw std::runtime_error("Apply: no loaded plugin declares " + object.Describe());
-    store_.objects().Apply(kind->Key(), object.namespace_name, object.name, object.tree,
-                           store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true});
+    if (!store_.objects().ApplyDocument(
+            object, store::ObjectWrite{.stamp = true, .keep_creation_timestamp = true})) {
+      throw std::runtime_error("Apply: no loaded plugin declares " + object.Describe());
+    }
   }
   for (const model::Object& obj : typed) store_.CreateObject(obj);
 }

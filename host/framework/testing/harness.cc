@@ -113,12 +113,10 @@ void Harness::AddGeneric(const std::vector<model::GenericObject>& objects) {
     return;
   }
   for (const model::GenericObject& o : objects) {
-    const std::optional<store::KindInfo> kind = objects_.FindKind(o.api_version, o.kind);
-    if (!kind) {
+    if (!objects_.ApplyDocument(o, store::ObjectWrite{.stamp = true})) {
       throw std::runtime_error(o.Describe() + ": no plugin of the profile declares " +
                                o.api_version + " " + o.kind);
     }
-    objects_.Apply(kind->Key(), o.namespace_name, o.name, o.tree, store::ObjectWrite{.stamp = true});
   }
 }
 
