@@ -4,6 +4,7 @@
 // reads outside one (a NULL state, abi 1.7) go to the snapshot this thread's OutOfCycleReads
 // pinned.
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "host/framework/framework.h"
@@ -17,8 +18,8 @@ namespace {
 // per store (a process runs one store; tests may run several hosts).
 struct OutOfCycle {
   int depth = 0;
-  std::vector<std::shared_ptr<const store::ObjectSnapshot>> pins;
-  std::vector<const store::ObjectStore*> stores;
+  std::vector<std::pair<const store::ObjectStore*, std::shared_ptr<const store::ObjectSnapshot>>>
+      pins;
 };
 thread_local OutOfCycle t_out_of_cycle;
 
@@ -27,12 +28,10 @@ thread_local OutOfCycle t_out_of_cycle;
 const store::ObjectSnapshot* PinnedSnapshot(const store::ObjectStore& objects) {
   OutOfCycle& t = t_out_of_cycle;
   if (t.depth == 0) return nullptr;
-  for (size_t i = 0; i < t.stores.size(); ++i) {
-    if (t.stores[i] == &objects) return t.pins[i].get();
+  for (const auto& [store, pinned] : t.pins) {
+    if (store == &objects) return pinned.get();
   }
-  t.pins.push_back(objects.Snapshot());
-  t.stores.push_back(&objects);
-  return t.pins.back().get();
+  return t.pins.emplace_back(&objects, objects.Snapshot()).second.get();
 }
 
 // Resolved is a checked request: the kind's table key and scope, and the snapshot's table.
@@ -207,10 +206,7 @@ OutOfCycleReads::OutOfCycleReads() noexcept { ++t_out_of_cycle.depth; }
 
 OutOfCycleReads::~OutOfCycleReads() {
   OutOfCycle& t = t_out_of_cycle;
-  if (--t.depth == 0 && !t.pins.empty()) {
-    t.pins.clear();
-    t.stores.clear();
-  }
+  if (--t.depth == 0) t.pins.clear();
 }
 
 void FillObjectEntries(schedhost_host_api* api) {
