@@ -102,9 +102,13 @@ Status Coscheduling::PreEnqueue(const Pod& pod) {
   std::variant<PodGroupSpec, Status> group = ReadGroup(nullptr, *key, pod.namespace_name());
   if (Status* why = std::get_if<Status>(&group)) return std::move(*why);
   const PodGroupSpec& spec = std::get<PodGroupSpec>(group);
-  groups_->Observe(*key, pod.namespace_name(), host().IdString(key->name_id), pod.uid(),
-                   spec.created_ns != 0 ? spec.created_ns : pod.creation_timestamp_ns());
+  Meet(*key, pod, spec);
   return {};
+}
+
+void Coscheduling::Meet(const GroupKey& key, const Pod& pod, const PodGroupSpec& spec) {
+  groups_->Observe(key, pod.namespace_name(), host().IdString(key.name_id), pod.uid(),
+                   spec.created_ns != 0 ? spec.created_ns : pod.creation_timestamp_ns());
 }
 
 bool Coscheduling::Less(const QueuedPod& a, const QueuedPod& b) {
@@ -306,8 +310,7 @@ Status Coscheduling::PreFilter(CycleState& state, const Pod& pod, PreFilterResul
   if (Status* why = std::get_if<Status>(&read)) return reject(std::move(*why));
   const PodGroupSpec& spec = std::get<PodGroupSpec>(read);
   // Without PreEnqueue (queue_sort only, or PreEnqueue disabled) the pod is met here first.
-  groups_->Observe(*key, pod.namespace_name(), name, pod.uid(),
-                   spec.created_ns != 0 ? spec.created_ns : pod.creation_timestamp_ns());
+  Meet(*key, pod, spec);
   const auto now = Clock::now();
   if (std::optional<std::string> why = groups_->Denied(*key, now)) {
     return reject(Status::UnschedulableAndUnresolvable(
@@ -410,7 +413,7 @@ void Coscheduling::PostBind(CycleState& state, const Pod& pod, std::string_view)
   const PodGroupSpec& spec = std::get<PodGroupSpec>(read);
   const std::string_view name = host().IdString(key->name_id);
   std::lock_guard lock(status_mu_);
-  groups_->Observe(*key, pod.namespace_name(), name, pod.uid(), spec.created_ns);
+  Meet(*key, pod, spec);
   // Scheduled: the members bound through this plugin, and those the snapshot holds on a node
   // (bound before this host started, or assumed on their way).
   std::set<std::string, std::less<>> scheduled = groups_->Bound(*key, pod.uid());

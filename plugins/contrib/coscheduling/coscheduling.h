@@ -99,6 +99,9 @@ class Coscheduling final : public Plugin,
   std::optional<std::string> LacksResources(const GroupKey& key, const PodGroupSpec& spec) const;
   // PermitTimeout is how long a member of a group with `spec` waits at Permit.
   std::chrono::nanoseconds PermitTimeout(const PodGroupSpec& spec) const;
+  // Meet records `pod` as a member of `key`, creating the group with its PodGroup's creation
+  // time (the pod's own when the PodGroup has none).
+  void Meet(const GroupKey& key, const Pod& pod, const PodGroupSpec& spec);
   // OnNodes adds to `uids` the members of `key` the snapshot holds on a node (assumed or bound).
   void OnNodes(const GroupKey& key, std::set<std::string, std::less<>>& uids) const;
   // Placed counts distinct members of `key` that are assumed or bound (the snapshot) or waiting
