@@ -1,6 +1,5 @@
 #include "capacity_scheduling.h"
 
-#include <map>
 #include <string>
 #include <vector>
 #include <utility>
@@ -34,16 +33,25 @@ CapacityScheduling::CapacityScheduling(const Host& host, const Args& args)
 std::shared_ptr<const CapacityScheduling::Quotas> CapacityScheduling::QuotasOf(
     const CycleState& state) {
   // The objects' identities and versions first: cheap, and enough to tell whether anything
-  // changed since the last cycle.
+  // changed since the last cycle. The host lists them by namespace, then name.
+  struct Listed {
+    std::string namespace_name;
+    std::string name;
+    Args object;
+  };
+  std::vector<Listed> listed;
   std::vector<std::string> from;
-  std::vector<Args> objects;
   const int32_t rc = host().ListObjects(state, 0, "", [&](Args object) {
     const Args meta = object["metadata"];
-    from.push_back(meta["namespace"].String("default") + "/" + meta["name"].String("") + "@" +
+    listed.push_back({meta["namespace"].String("default"), meta["name"].String(""), object});
+    from.push_back(listed.back().namespace_name + "/" + listed.back().name + "@" +
                    meta["resourceVersion"].String(""));
-    objects.push_back(object);
     return true;
   });
+  auto table_of = [this](const std::vector<capacity::QuotaSpec>& specs) {
+    return std::make_shared<const QuotaTable>(
+        specs, [this](std::string_view n) { return host().Intern(n); });
+  };
   std::lock_guard lock(quotas_mu_);
   if (rc != SCHEDHOST_OK) {
     std::string why;
@@ -51,10 +59,7 @@ std::shared_ptr<const CapacityScheduling::Quotas> CapacityScheduling::QuotasOf(
     if (why.empty()) why = "the host answered " + std::to_string(rc);
     if (!quotas_ || quotas_->unavailable != why) {
       auto q = std::make_shared<Quotas>();
-      q->table = std::make_shared<const QuotaTable>(std::vector<capacity::QuotaSpec>{},
-                                                    [this](std::string_view n) {
-                                                      return host().Intern(n);
-                                                    });
+      q->table = table_of({});
       q->unavailable = std::move(why);
       quotas_ = std::move(q);
       quotas_from_.clear();
@@ -64,30 +69,25 @@ std::shared_ptr<const CapacityScheduling::Quotas> CapacityScheduling::QuotasOf(
   if (quotas_ && quotas_->unavailable.empty() && from == quotas_from_) return quotas_;
   auto q = std::make_shared<Quotas>();
   std::vector<capacity::QuotaSpec> specs;
-  std::map<std::string, std::vector<std::string>, std::less<>> names;  // by namespace
-  for (const Args& object : objects) {
-    const Args meta = object["metadata"];
-    names[meta["namespace"].String("default")].push_back(meta["name"].String(""));
-  }
-  for (const Args& object : objects) {
-    const std::string ns = object["metadata"]["namespace"].String("default");
-    const std::vector<std::string>& in_ns = names[ns];
-    if (in_ns.size() > 1) {
+  for (size_t first = 0, last = 0; first < listed.size(); first = last) {
+    const std::string& ns = listed[first].namespace_name;
+    last = first + 1;
+    while (last < listed.size() && listed[last].namespace_name == ns) ++last;
+    if (last - first > 1) {
       std::string list;
-      for (const std::string& n : in_ns) list += (list.empty() ? "" : ", ") + n;
+      for (size_t i = first; i < last; ++i) list += (i == first ? "" : ", ") + listed[i].name;
       q->invalid.insert_or_assign(ns, "namespace " + ns + " has " +
-                                          std::to_string(in_ns.size()) + " ElasticQuotas (" +
+                                          std::to_string(last - first) + " ElasticQuotas (" +
                                           list + "); CapacityScheduling takes one per namespace");
       continue;
     }
     try {
-      specs.push_back(DecodeElasticQuota(object, ns));
+      specs.push_back(DecodeElasticQuota(listed[first].object, ns));
     } catch (const ArgsError& e) {
       q->invalid.insert_or_assign(ns, e.what());
     }
   }
-  q->table = std::make_shared<const QuotaTable>(
-      specs, [this](std::string_view n) { return host().Intern(n); });
+  q->table = table_of(specs);
   if (quotas_ != nullptr) {
     host().Log(SCHEDHOST_LOG_INFO,
                "CapacityScheduling: " + std::to_string(specs.size()) + " ElasticQuota(s) in force" +
