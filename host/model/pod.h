@@ -92,7 +92,7 @@ struct PodNeed {
   friend bool operator==(const PodNeed&, const PodNeed&) = default;
 };
 
-// NeedsOfVolumeSource tells whether a volume source (the key beside a volume's name) has a
+// VolumeSourceNeedsAPlugin tells whether a volume source (the key beside a volume's name) has a
 // meaning for scheduling that a plugin must evaluate: false for the sources upstream's
 // scheduler ignores (emptyDir, hostPath, configMap, secret, projected, csi, nfs, ...), true
 // for claims, in-tree disks and any source the host does not know.
