@@ -176,6 +176,19 @@ class OutOfCycleReads {
   OutOfCycleReads& operator=(const OutOfCycleReads&) = delete;
 };
 
+/// LatestReads marks the binding cycle's plugin calls (PreBind, Bind, PostBind): while one lives
+/// on a thread, object_get and object_list called with a NULL state (abi 1.8) read the latest
+/// objects of the store at every call, so a plugin waiting for a controller (VolumeBinding's
+/// PreBind) sees its progress; every snapshot a read used stays pinned, and its views valid,
+/// until the outermost one ends. Cheap: a thread-local counter until a plugin reads.
+class LatestReads {
+ public:
+  LatestReads() noexcept;
+  ~LatestReads();
+  LatestReads(const LatestReads&) = delete;
+  LatestReads& operator=(const LatestReads&) = delete;
+};
+
 
 /// Framework runs one profile. Build and destruction happen on the control thread; the Run*
 /// methods may be called from the scheduling thread while Filter/Score fan out to the pool.

@@ -67,6 +67,7 @@ PermitResult Framework::RunPermitPlugins(CycleState& state, const schedhost_pod_
 
 Status Framework::RunPreBindPlugins(CycleState& state, const schedhost_pod_view* pod,
                                     std::string_view node) {
+  const LatestReads reads;  // a NULL state reads the latest objects (abi 1.8)
   const metrics::Stopwatch since;
   Status s = UntimedPreBind(state, pod, node);
   metrics_->ObservePoint(SlotOf(Point::kPreBind), s.code, since);
@@ -75,6 +76,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const schedhost_pod_view*
 
 Status Framework::RunBindPlugins(CycleState& state, const schedhost_pod_view* pod,
                                  std::string_view node) {
+  const LatestReads reads;  // a NULL state reads the latest objects (abi 1.8)
   const metrics::Stopwatch since;
   Status s = UntimedBind(state, pod, node);
   metrics_->ObservePoint(SlotOf(Point::kBind), s.code, since);
@@ -83,6 +85,7 @@ Status Framework::RunBindPlugins(CycleState& state, const schedhost_pod_view* po
 
 void Framework::RunPostBindPlugins(CycleState& state, const schedhost_pod_view* pod,
                                    std::string_view node) {
+  const LatestReads reads;  // a NULL state reads the latest objects (abi 1.8)
   const metrics::Stopwatch since;
   UntimedPostBind(state, pod, node);
   metrics_->ObservePoint(SlotOf(Point::kPostBind), Code::kSuccess, since);

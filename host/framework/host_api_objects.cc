@@ -18,20 +18,32 @@ namespace {
 // per store (a process runs one store; tests may run several hosts).
 struct OutOfCycle {
   int depth = 0;
+  int latest_depth = 0;  // LatestReads nesting
   std::vector<std::pair<const store::ObjectStore*, std::shared_ptr<const store::ObjectSnapshot>>>
       pins;
 };
 thread_local OutOfCycle t_out_of_cycle;
 
-// PinnedSnapshot returns the snapshot of `objects` this thread reads outside a cycle, pinning
-// the latest on the first read; null when no OutOfCycleReads is open.
+// PinnedSnapshot returns the snapshot of `objects` this thread reads outside a cycle: inside an
+// OutOfCycleReads the latest on the first read, then that one; inside a LatestReads the latest
+// at every read (pinned beside the earlier ones unless it is the last one pinned); null when
+// neither is open.
 const store::ObjectSnapshot* PinnedSnapshot(const store::ObjectStore& objects) {
   OutOfCycle& t = t_out_of_cycle;
-  if (t.depth == 0) return nullptr;
-  for (const auto& [store, pinned] : t.pins) {
-    if (store == &objects) return pinned.get();
+  if (t.depth > 0) {
+    for (const auto& [store, pinned] : t.pins) {
+      if (store == &objects) return pinned.get();
+    }
+    return t.pins.emplace_back(&objects, objects.Snapshot()).second.get();
   }
-  return t.pins.emplace_back(&objects, objects.Snapshot()).second.get();
+  if (t.latest_depth == 0) return nullptr;
+  std::shared_ptr<const store::ObjectSnapshot> latest = objects.Snapshot();
+  for (auto it = t.pins.rbegin(); it != t.pins.rend(); ++it) {
+    if (it->first != &objects) continue;
+    if (it->second == latest) return latest.get();
+    break;
+  }
+  return t.pins.emplace_back(&objects, std::move(latest)).second.get();
 }
 
 // Resolved is a checked request: the kind's table key and scope, and the snapshot's table.
@@ -206,7 +218,14 @@ OutOfCycleReads::OutOfCycleReads() noexcept { ++t_out_of_cycle.depth; }
 
 OutOfCycleReads::~OutOfCycleReads() {
   OutOfCycle& t = t_out_of_cycle;
-  if (--t.depth == 0) t.pins.clear();
+  if (--t.depth == 0 && t.latest_depth == 0) t.pins.clear();
+}
+
+LatestReads::LatestReads() noexcept { ++t_out_of_cycle.latest_depth; }
+
+LatestReads::~LatestReads() {
+  OutOfCycle& t = t_out_of_cycle;
+  if (--t.latest_depth == 0 && t.depth == 0) t.pins.clear();
 }
 
 void FillObjectEntries(schedhost_host_api* api) {

@@ -188,6 +188,12 @@ GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
   return out;
 }
 
+std::string ValueJson(const YamlNode* node, const std::string& path) {
+  ValueNode tree;
+  TreeBuilder("").Build(node, path, 0, &tree);
+  return ValueTreeToJson(tree);
+}
+
 }  // namespace internal
 
 std::string GenericObject::Describe() const {

@@ -1,5 +1,6 @@
 // Reads a v1 Pod's scheduling-relevant fields from the YAML tree.
 #include <algorithm>
+#include <utility>
 
 #include "host/model/decode_util.h"
 
@@ -150,6 +151,7 @@ PodData DecodePod(const MapReader& object) {
            [&](const YamlNode* item, const std::string& p) {
              MapReader volume(item, p);
              const std::string name = ReadString(volume.Get("name"), volume.Path("name"));
+             bool first = true;
              for (const auto& [key, value] : volume.entries()) {
                if (key == "name" || !VolumeSourceNeedsAPlugin(key)) continue;
                PodNeed need{"spec.volumes." + std::string(key), volume.Path(key),
@@ -159,6 +161,7 @@ PodData DecodePod(const MapReader& object) {
                  need.what += " (claim \"" +
                               ReadString(claim.Get("claimName"), claim.Path("claimName")) + "\")";
                }
+               if (std::exchange(first, false)) need.volume = ValueJson(item, p);
                s.needs.push_back(std::move(need));
              }
            });

@@ -197,13 +197,18 @@ spec:
   auto pod = As<Pod>(objects.at(0));
   ASSERT_NE(pod, nullptr);
   EXPECT_TRUE(pod->HasNeeds());
+  // Each volume's JSON is kept with its first need (keys in the decoder's order).
   const std::vector<PodNeed> want = {
       {"spec.volumes.persistentVolumeClaim", "spec.volumes[3].persistentVolumeClaim",
-       "volume \"data\" (claim \"data-0\")"},
-      {"spec.volumes.ephemeral", "spec.volumes[4].ephemeral", "volume \"tmp\""},
-      {"spec.volumes.gcePersistentDisk", "spec.volumes[5].gcePersistentDisk", "volume \"disk\""},
-      {"spec.volumes.someFutureSource", "spec.volumes[6].someFutureSource", "volume \"odd\""},
-      {"spec.resourceClaims", "spec.resourceClaims[0]", "resource claim \"gpu\""},
+       "volume \"data\" (claim \"data-0\")",
+       R"({"name":"data","persistentVolumeClaim":{"claimName":"data-0"}})"},
+      {"spec.volumes.ephemeral", "spec.volumes[4].ephemeral", "volume \"tmp\"",
+       R"({"ephemeral":{"volumeClaimTemplate":{"spec":{}}},"name":"tmp"})"},
+      {"spec.volumes.gcePersistentDisk", "spec.volumes[5].gcePersistentDisk", "volume \"disk\"",
+       R"({"gcePersistentDisk":{"pdName":"d"},"name":"disk"})"},
+      {"spec.volumes.someFutureSource", "spec.volumes[6].someFutureSource", "volume \"odd\"",
+       R"({"name":"odd","someFutureSource":{}})"},
+      {"spec.resourceClaims", "spec.resourceClaims[0]", "resource claim \"gpu\"", ""},
   };
   EXPECT_EQ(pod->data().spec.needs, want);
   // Kept through a pod made again from its data (an update of its status, an assumed copy).
@@ -212,6 +217,15 @@ spec:
   const auto remade = Pod::Make(std::move(again));
   EXPECT_TRUE(remade->HasNeeds());
   EXPECT_EQ(remade->data().spec.needs, want);
+  // Plugins see those volumes, and only those, in the view (abi 1.8), located at the pod.
+  for (const Pod* p : {pod.get(), remade.get()}) {
+    const auto* volumes = reinterpret_cast<const ValueNode*>(p->view()->volumes);
+    ASSERT_NE(volumes, nullptr);
+    ASSERT_EQ(volumes->children.size(), 4u);
+    EXPECT_EQ(volumes->location, "Pod default/stateful");
+    EXPECT_EQ(ValueTreeToJson(volumes->children[0]), want[0].volume);
+    EXPECT_EQ(volumes->children[3].Find("name")->string_value, "odd");
+  }
 
   auto plain = DecodeManifests(R"(
 apiVersion: v1
@@ -222,6 +236,7 @@ spec:
   volumes: [{name: scratch, emptyDir: {}}, {name: s, secret: {secretName: s}}]
 )", "plain.yaml");
   EXPECT_FALSE(As<Pod>(plain.at(0))->HasNeeds());
+  EXPECT_EQ(As<Pod>(plain.at(0))->view()->volumes, nullptr);
 }
 
 TEST(DecodeTest, NodeFeaturesThePodRequiresAreNeedsOncePerFeature) {

@@ -29,6 +29,10 @@ namespace schedhost::model::internal {
 GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
                             const std::string& api_version, const std::string& kind);
 
+// ValueJson renders a value (a volume, a part of an object) as compact JSON, typed as the API
+// server would read it (see decode_generic.cc); fails through Fail when it is malformed.
+std::string ValueJson(const YamlNode* node, const std::string& path);
+
 // Describe names a node's type for error messages ("a list", "an object", "string \"x\"").
 std::string Describe(const YamlNode* node);
 // IsAbsent is true for a missing field or an explicit null.

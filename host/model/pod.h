@@ -88,6 +88,9 @@ struct PodNeed {
   std::string part;  // what a plugin declares: "spec.volumes.persistentVolumeClaim"
   std::string path;  // where in this pod: "spec.volumes[0].persistentVolumeClaim"
   std::string what;  // for messages: "volume \"data\" (claim \"data-0\")"
+  // volume is the whole spec.volumes entry as JSON, on the first need of each volume ("" on
+  // the others and on claims and features): what plugins read as the pod view's `volumes`.
+  std::string volume;
 
   friend bool operator==(const PodNeed&, const PodNeed&) = default;
 };

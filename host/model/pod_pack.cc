@@ -17,7 +17,7 @@ namespace {
 // missing there is lost on the way through a made Pod. The size checks below catch a field
 // added to a struct without being added here (on the 64-bit libstdc++ the host is built with).
 static_assert(sizeof(void*) != 8 || sizeof(PodSpec) == 312, "PodSpec changed: update Fields");
-static_assert(sizeof(void*) != 8 || sizeof(PodNeed) == 96, "PodNeed changed: update Fields");
+static_assert(sizeof(void*) != 8 || sizeof(PodNeed) == 128, "PodNeed changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(PodStatus) == 40, "PodStatus changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(Container) == 168, "Container changed: update Fields");
 static_assert(sizeof(void*) != 8 || sizeof(ContainerPort) == 80,
@@ -98,7 +98,7 @@ void Fields(A& a, T& x) {
 }
 template <class A, Is<PodNeed> T>
 void Fields(A& a, T& n) {
-  a(n.part, n.path, n.what);
+  a(n.part, n.path, n.what, n.volume);
 }
 template <class A, Is<PodSpec> T>
 void Fields(A& a, T& s) {

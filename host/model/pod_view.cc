@@ -1,11 +1,13 @@
 // Builds schedhost_pod_view for Pod: every array points into the pod's arena or data.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "host/model/decode.h"
 #include "host/model/interner.h"
 #include "host/model/pod.h"
 #include "host/model/pod_pack.h"
@@ -119,6 +121,22 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t images, 
          Padded(requests * sizeof(schedhost_resource)) +
          Padded(host_ports * sizeof(schedhost_host_port)) + Padded(images * sizeof(schedhost_str)) +
          Padded(gates * sizeof(schedhost_str));
+}
+
+// VolumesTree is the view's `volumes`: the volumes some need names, as an array of the entries
+// (their JSON kept with the need), located at the pod; nullptr when there are none.
+std::unique_ptr<ValueNode> VolumesTree(const std::vector<PodNeed>& needs, const ObjectMeta& meta) {
+  std::unique_ptr<ValueNode> out;
+  for (const PodNeed& need : needs) {
+    if (need.volume.empty()) continue;
+    if (!out) {
+      out = std::make_unique<ValueNode>();
+      out->kind = SCHEDHOST_CONFIG_ARRAY;
+      out->location = "Pod " + meta.namespace_name + "/" + meta.name;
+    }
+    out->children.push_back(ValueTreeFromJson(need.volume, out->location));
+  }
+  return out;
 }
 
 }  // namespace
@@ -276,6 +294,9 @@ void Pod::BuildView(const ObjectMeta& meta, PodSpec& spec, PodStatus& status,
 
   v.preemption_policy = static_cast<int32_t>(
       spec.preemption_policy.value_or(PreemptionPolicy::kPreemptLowerPriority));
+
+  // Last, so that nothing above can throw once the tree is owned by the view (~Pod frees it).
+  v.volumes = reinterpret_cast<const schedhost_config*>(VolumesTree(spec.needs, meta).release());
 }
 
 }  // namespace schedhost::model

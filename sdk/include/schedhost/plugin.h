@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 7
+#define SCHEDHOST_ABI_MINOR 8
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.7.0"
+#define SCHEDHOST_SDK_VERSION "1.8.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -397,6 +397,18 @@ typedef struct schedhost_pod_view {
   int32_t preemption_policy; /* enum schedhost_preemption_policy */
   int32_t reserved0;
   schedhost_str priority_class_name;
+  /* --- Appended in abi 1.8: the volumes a plugin evaluates. --- */
+  /**
+   * The pod's volumes whose source has a meaning for scheduling (persistentVolumeClaim,
+   * ephemeral, the in-tree disks and any source the host does not know; not emptyDir,
+   * configMap, secret, projected, hostPath, csi and the like), in spec.volumes order: an ARRAY
+   * of TABLEs, each entry as the API server serves it ({"name": ..., "persistentVolumeClaim":
+   * {"claimName": ...}}), read with the config_* accessors like object_get's objects
+   * (config_location names the pod). NULL when the pod has none, and from a host before 1.8
+   * (its view is shorter: check struct_size, as the C++ SDK's Pod::volumes() does).
+   * since: abi 1.8
+   */
+  const schedhost_config* volumes;
 } schedhost_pod_view;
 
 /** A container image present on a node. since: abi 1.0 */
@@ -1029,11 +1041,14 @@ typedef struct schedhost_host_api {
    * started: every read in one cycle sees the same state, and nothing blocks a writer.
    * Outside a cycle (PreEnqueue, QueueSort's less, a queueing hint; since abi 1.7) pass a NULL
    * state: the objects are the latest the host has, the same for every read until the host's
-   * call into the plugin returns.
+   * call into the plugin returns. In the binding cycle (PreBind, Bind, PostBind; since abi 1.8)
+   * a NULL state reads the latest objects at every call, so a plugin waiting for a controller
+   * to act on what it wrote sees the controller's progress; every view stays valid until the
+   * host's call into the plugin returns.
    * @param host the calling plugin instance.
    * @param state the running cycle's state (any extension point that has one), or NULL in
-   *        PreEnqueue, QueueSort and queueing hints (abi 1.7; an older host answers
-   *        SCHEDHOST_E_INVALID_ARGUMENT).
+   *        PreEnqueue, QueueSort and queueing hints (abi 1.7) and in PreBind, Bind and PostBind
+   *        (abi 1.8); an older host answers SCHEDHOST_E_INVALID_ARGUMENT.
    * @param kind index of the kind in the plugin descriptor's `kinds`.
    * @param namespace_name the object's namespace; ignored for cluster-scoped kinds.
    * @param name the object's name.
@@ -1044,8 +1059,8 @@ typedef struct schedhost_host_api {
    *         SCHEDHOST_E_OUT_OF_RANGE when the plugin declared no kind `kind`;
    *         SCHEDHOST_E_NOT_AVAILABLE when the kind is not mirrored (see object_kind_status);
    *         SCHEDHOST_E_INVALID_ARGUMENT for a NULL host or out, and for a NULL state from
-   *         anywhere but PreEnqueue, QueueSort and queueing hints.
-   * since: abi 1.5 (a NULL state: abi 1.7)
+   *         anywhere but PreEnqueue, QueueSort, queueing hints, PreBind, Bind and PostBind.
+   * since: abi 1.5 (a NULL state: abi 1.7; in the binding cycle: abi 1.8)
    */
   int32_t (*object_get)(schedhost_host* host, const schedhost_cycle_state* state, uint32_t kind,
                         schedhost_str namespace_name, schedhost_str name,

@@ -293,6 +293,12 @@ class Pod {
     return MakeSpan(v_->owner_refs, v_->owner_refs_len);
   }
   int32_t preemption_policy() const noexcept { return v_->preemption_policy; }
+  /// volumes is the pod's volumes with a meaning for scheduling (claims, ephemeral volumes,
+  /// in-tree disks; host abi 1.8), as the config tree Host::Volumes wraps; nullptr when the pod
+  /// has none or the host is older.
+  const schedhost_config* volumes() const noexcept {
+    return SCHEDHOST_HAS_FIELD(v_, schedhost_pod_view, volumes) ? v_->volumes : nullptr;
+  }
   const schedhost_pod_view* raw() const noexcept { return v_; }
 
  private:
@@ -489,7 +495,9 @@ class Host {
   /// GetObject without a cycle (sdk 1.7, host abi 1.7): from PreEnqueue, QueueSort's Less and
   /// queueing hints, which have no CycleState, it reads the latest objects the host has, the
   /// same for every read until the host's call into the plugin returns (views valid until
-  /// then). An older host answers SCHEDHOST_E_NOT_AVAILABLE.
+  /// then). From PreBind, Bind and PostBind (host abi 1.8) it reads the latest objects at every
+  /// call, to see a controller's progress (views valid until the host's call returns). An older
+  /// host answers SCHEDHOST_E_NOT_AVAILABLE or SCHEDHOST_E_INVALID_ARGUMENT.
   Args GetObject(uint32_t kind, std::string_view namespace_name, std::string_view name,
                  int32_t* rc = nullptr) const noexcept {
     return ReadObject(nullptr, kind, namespace_name, name, rc);
@@ -505,6 +513,11 @@ class Host {
   int32_t ListObjects(uint32_t kind, std::string_view namespace_name, Fn&& fn) const {
     return ListObjectsIn(nullptr, kind, namespace_name, std::forward<Fn>(fn));
   }
+  /// Volumes returns `pod`'s volumes that have a meaning for scheduling (persistentVolumeClaim,
+  /// ephemeral, the in-tree disks and sources the host does not know), in spec.volumes order,
+  /// as an Args array of the entries as the API server serves them; absent when the pod has
+  /// none, and from a host older than abi 1.8. Valid as long as the pod view.
+  Args Volumes(const Pod& pod) const noexcept { return Args(api_, pod.volumes()); }
   /// KindAvailable is true when the host mirrors the declared kind `kind`; otherwise `why`
   /// (may be null) says why not (the API server does not serve it, RBAC forbids it, an older
   /// host), for an UnschedulableAndUnresolvable status that tells the user.
