@@ -8,6 +8,7 @@
 #include "host/config/host_config.h"
 #include "host/framework/plugin_instance.h"
 #include "host/model/decode.h"
+#include "host/store/object_write.h"
 
 namespace schedhost::framework::testing {
 
@@ -99,6 +100,12 @@ Framework& Harness::framework() {
   if (framework_->objects() == nullptr) {
     objects_.Declare(framework_->DeclaredKinds());
     framework_->SetObjects(&objects_);
+    // Plugins write to the same objects they read, as in embedded mode.
+    framework_->SetObjectWriter([this](const store::KindInfo& kind, store::ObjectWriteOp op,
+                                       std::string_view ns, std::string_view name,
+                                       std::string_view body) {
+      store::WriteObject(objects_, kind, op, ns, name, body);
+    });
     std::vector<model::GenericObject> pending;
     pending.swap(generic_);
     AddGeneric(pending);

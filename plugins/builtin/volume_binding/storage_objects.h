@@ -1,0 +1,151 @@
+// The storage API objects VolumeBinding reads (PersistentVolumeClaim, PersistentVolume,
+// StorageClass, CSIDriver, CSIStorageCapacity), decoded from the host's object trees into the
+// few fields scheduling looks at, and the selector matching the PV controller's rules need
+// (node affinity and allowed topologies against a node's labels, a claim's label selector
+// against a volume's labels). Built only on the SDK.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <schedhost/plugin.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedhost::plugins::storage {
+
+// Annotations and names the PV controller and the scheduler share (upstream's constants).
+inline constexpr std::string_view kAnnBindCompleted = "pv.kubernetes.io/bind-completed";
+inline constexpr std::string_view kAnnBoundByController = "pv.kubernetes.io/bound-by-controller";
+inline constexpr std::string_view kAnnSelectedNode = "volume.kubernetes.io/selected-node";
+inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
+inline constexpr std::string_view kNotSupportedProvisioner = "kubernetes.io/no-provisioner";
+
+using StringMap = std::map<std::string, std::string, std::less<>>;
+
+/// Requirement is one node selector or label selector requirement, as written.
+struct Requirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+/// SelectorTerm is one node selector term: its label requirements and its field requirements
+/// (a PV's node affinity is matched against labels only, so a field requirement never matches).
+struct SelectorTerm {
+  std::vector<Requirement> expressions;
+  std::vector<Requirement> fields;
+};
+
+/// LabelSelector is a claim's spec.selector: matchLabels and matchExpressions, ANDed.
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<Requirement> expressions;
+};
+
+/// Claim is what VolumeBinding reads of a PersistentVolumeClaim.
+struct Claim {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  uint64_t resource_version = 0;
+  std::string volume_name;  // spec.volumeName
+  bool has_class = false;   // spec.storageClassName or the beta annotation is set
+  std::string class_name;
+  std::string phase;  // status.phase
+  bool deleting = false;
+  bool bind_completed = false;
+  bool has_annotations = false;
+  std::optional<std::string> selected_node;
+  std::vector<std::string> access_modes;
+  std::optional<int64_t> request_bytes;  // spec.resources.requests.storage
+  std::string volume_mode;               // "Filesystem" when unset
+  std::string attributes_class;          // spec.volumeAttributesClassName
+  std::optional<LabelSelector> selector;
+  std::optional<std::string> controller_uid;  // the controlling owner's uid, when a Pod
+
+  /// Key is "namespace/name".
+  std::string Key() const { return namespace_name + "/" + name; }
+};
+
+/// Volume is what VolumeBinding reads of a PersistentVolume.
+struct Volume {
+  std::string name;
+  uint64_t resource_version = 0;
+  std::string class_name;
+  bool has_claim_ref = false;
+  std::string claim_namespace;
+  std::string claim_name;
+  std::string claim_uid;
+  std::string phase;
+  bool deleting = false;
+  int64_t capacity_bytes = 0;
+  std::vector<std::string> access_modes;
+  std::string volume_mode;  // "Filesystem" when unset
+  std::string attributes_class;
+  StringMap labels;
+  // node_affinity: spec.nodeAffinity.required's terms; nullopt when the volume has none.
+  std::optional<std::vector<SelectorTerm>> node_affinity;
+
+  /// BoundTo tells whether the volume's claimRef names `claim` (and its uid, when set).
+  bool BoundTo(const Claim& claim) const;
+};
+
+/// StorageClass is what VolumeBinding reads of a StorageClass.
+struct StorageClass {
+  std::string name;
+  std::string provisioner;
+  std::optional<std::string> binding_mode;  // volumeBindingMode
+  // allowed_topologies: each term's requirements (key in values), ORed; empty allows all.
+  std::vector<std::vector<Requirement>> allowed_topologies;
+};
+
+/// Capacity is what VolumeBinding reads of a CSIStorageCapacity.
+struct Capacity {
+  std::string namespace_name;
+  std::string name;
+  std::string class_name;
+  std::optional<int64_t> capacity_bytes;
+  std::optional<int64_t> maximum_volume_size_bytes;
+  std::optional<LabelSelector> node_topology;
+  bool topology_valid = true;  // false when nodeTopology does not convert to a selector
+
+  /// Limit is maximumVolumeSize when set, else capacity (upstream's volumeLimit).
+  std::optional<int64_t> Limit() const {
+    return maximum_volume_size_bytes ? maximum_volume_size_bytes : capacity_bytes;
+  }
+};
+
+/// DecodeClaim, DecodeVolume, DecodeStorageClass and DecodeCapacity read an object tree; they
+/// throw ArgsError naming the object and the field when a field the plugin needs is malformed
+/// (a quantity that does not parse, a requirement without a key).
+Claim DecodeClaim(const Args& object);
+Volume DecodeVolume(const Args& object);
+StorageClass DecodeStorageClass(const Args& object);
+Capacity DecodeCapacity(const Args& object);
+/// CSIDriverStorageCapacity reads a CSIDriver's spec.storageCapacity (false when unset).
+bool CSIDriverStorageCapacity(const Args& object);
+
+/// NodeLabels is a node's labels as strings, with its name for field requirements.
+struct NodeLabels {
+  const Host* host = nullptr;
+  Node node;
+
+  /// Get returns the value of label `key`, or nullopt.
+  std::optional<std::string_view> Get(std::string_view key) const;
+};
+
+/// MatchesTerms tells whether `node`'s labels match any of `terms`, as upstream's
+/// MatchNodeSelectorTerms does for a node with labels only: a term with a malformed requirement
+/// or with field requirements matches nothing; an empty term matches nothing.
+bool MatchesTerms(const std::vector<SelectorTerm>& terms, const NodeLabels& node);
+/// MatchesTopology tells whether `node` satisfies a StorageClass's allowedTopologies (an empty
+/// list allows every node), as upstream's MatchTopologySelectorTerms.
+bool MatchesTopology(const std::vector<std::vector<Requirement>>& terms, const NodeLabels& node);
+/// MatchesSelector tells whether `labels` match a label selector (an empty one matches all).
+bool MatchesSelector(const LabelSelector& selector, const StringMap& labels);
+/// MatchesSelectorOnNode is MatchesSelector against a node's labels.
+bool MatchesSelectorOnNode(const LabelSelector& selector, const NodeLabels& node);
+
+}  // namespace schedhost::plugins::storage
