@@ -235,6 +235,14 @@ Json Pod(const model::PodData& d, const Options& o) {
     for (const std::string& g : d.spec.scheduling_gates) a.push_back(Json{{"name", g}});
     spec["schedulingGates"] = std::move(a);
   }
+  // The volumes and DRA claims a plugin evaluates travel as the entries they were read from,
+  // so a pod sent on (schedctl apply) is held or placed as the original would be. Volumes
+  // without a meaning for scheduling are not kept, and not sent.
+  for (const model::PodNeed& need : d.spec.needs) {
+    if (need.source.empty()) continue;
+    const char* field = need.part.starts_with("spec.volumes.") ? "volumes" : "resourceClaims";
+    spec[field].push_back(Json::parse(need.source));
+  }
   Json status = Json::object();
   PutString(status, "nominatedNodeName", d.status.nominated_node_name);
   return Json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", Metadata(d.metadata, o)},

@@ -140,6 +140,32 @@ TEST(EncodeTest, UsesKubernetesFieldNames) {
   EXPECT_EQ(nlohmann::json::parse(EncodeJson(objects[3]))["spec"]["maxUnavailable"], 1);
 }
 
+// What a plugin must evaluate (claims, ephemeral volumes, DRA claims) travels with the pod, so
+// a pod sent on (schedctl apply) is held or placed as the original; other volumes do not.
+TEST(EncodeTest, KeepsTheVolumesAndClaimsPluginsEvaluate) {
+  const auto objects = model::DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers: [{name: c, image: busybox}]
+  volumes:
+  - {name: scratch, emptyDir: {}}
+  - {name: data, persistentVolumeClaim: {claimName: data-0}}
+  resourceClaims: [{name: gpu, resourceClaimName: gpu-0}]
+)", "test");
+  const auto pod = nlohmann::json::parse(EncodeJson(objects.at(0)));
+  EXPECT_EQ(pod["spec"]["volumes"],
+            nlohmann::json::parse(R"([{"name":"data","persistentVolumeClaim":{"claimName":"data-0"}}])"));
+  EXPECT_EQ(pod["spec"]["resourceClaims"],
+            nlohmann::json::parse(R"([{"name":"gpu","resourceClaimName":"gpu-0"}])"));
+  const auto again = model::DecodeManifests(pod.dump(), "encoded");
+  const auto* p = std::get_if<std::shared_ptr<const model::Pod>>(&again.at(0));
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ((*p)->data().spec.needs.size(), 2u);
+  EXPECT_NE((*p)->view()->volumes, nullptr);
+}
+
 TEST(EncodeTest, WithoutIdentityIgnoresVersionUidAndTime) {
   auto a = model::DecodeManifests(
       "{apiVersion: v1, kind: Node, metadata: {name: n, uid: a, resourceVersion: '3'}}", "a");

@@ -11,6 +11,7 @@
 #include "host/scheduler/clock.h"
 #include "host/scheduler/profile_set.h"
 #include "host/store/store.h"
+#include "host/store/volume_controller.h"
 
 namespace schedhost::cli {
 namespace {
@@ -78,6 +79,15 @@ std::vector<size_t> ApplyOrder(const std::vector<model::Object>& objects) {
 
 bool IsPending(const model::Object& obj) { return Rank(obj) == kPendingPodRank; }
 
+std::optional<std::string> HostnameOf(const store::Store& store, std::string_view node) {
+  const std::shared_ptr<const model::Node> n = store.Get<model::Node>("", node);
+  if (n == nullptr) return std::nullopt;
+  for (const auto& [key, value] : n->metadata().labels) {
+    if (key == "kubernetes.io/hostname") return value;
+  }
+  return std::nullopt;
+}
+
 void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
   for (size_t i : ApplyOrder(objects)) {
     try {
@@ -135,7 +145,13 @@ SimulationResult Simulate(
       scheduler::ProfileSet::Build(config, plugin_dir);
   store::Store store;
   internal::ApplyAll(store, objects);
+  // The PV controller and a provisioner, so that claims bind as they would in a cluster
+  // (acting only when a loaded plugin declares claims and volumes).
+  store::VolumeController volumes(store.objects(), [&store](std::string_view node) {
+    return internal::HostnameOf(store, node);
+  });
   internal::ApplyGeneric(store, profiles->DeclaredKinds(), generic);
+  volumes.Reconcile();
 
   scheduler::SchedulerOptions options;
   options.clock = std::make_shared<scheduler::VirtualClock>();

@@ -7,9 +7,10 @@
 namespace schedhost::config {
 
 std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
-  // Upstream's default profile minus its volume plugins (VolumeRestrictions, the node volume
-  // limits, VolumeBinding, VolumeZone): schedhost's model has no volumes, so they are out of
-  // scope. Weights are the upstream default score weights.
+  // Upstream's default profile, in its order, but for the plugins not written yet
+  // (VolumeRestrictions, NodeVolumeLimits; DynamicResources): a pod that needs what they
+  // evaluate is held, saying so. Weights are the upstream default score weights (a score plugin
+  // without one weighs 1).
   return {
       {"SchedulingGates", 0},
       {"PrioritySort", 0},
@@ -19,6 +20,8 @@ std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
       {"NodeAffinity", 2},
       {"NodePorts", 0},
       {"NodeResourcesFit", 1},
+      {"VolumeBinding", 0},
+      {"VolumeZone", 0},
       {"PodTopologySpread", 2},
       {"InterPodAffinity", 2},
       {"DefaultPreemption", 0},

@@ -161,7 +161,7 @@ PodData DecodePod(const MapReader& object) {
                  need.what += " (claim \"" +
                               ReadString(claim.Get("claimName"), claim.Path("claimName")) + "\")";
                }
-               if (std::exchange(first, false)) need.volume = ValueJson(item, p);
+               if (std::exchange(first, false)) need.source = ValueJson(item, p);
                s.needs.push_back(std::move(need));
              }
            });
@@ -171,7 +171,8 @@ PodData DecodePod(const MapReader& object) {
              MapReader claim(item, p);
              s.needs.push_back({"spec.resourceClaims", p,
                                 "resource claim \"" +
-                                    ReadString(claim.Get("name"), claim.Path("name")) + "\""});
+                                    ReadString(claim.Get("name"), claim.Path("name")) + "\"",
+                                ValueJson(item, p)});
            });
   MapReader status(object.Get("status"), object.Path("status"));
   pod.status.nominated_node_name =

@@ -208,7 +208,8 @@ spec:
        R"({"gcePersistentDisk":{"pdName":"d"},"name":"disk"})"},
       {"spec.volumes.someFutureSource", "spec.volumes[6].someFutureSource", "volume \"odd\"",
        R"({"name":"odd","someFutureSource":{}})"},
-      {"spec.resourceClaims", "spec.resourceClaims[0]", "resource claim \"gpu\"", ""},
+      {"spec.resourceClaims", "spec.resourceClaims[0]", "resource claim \"gpu\"",
+       R"({"name":"gpu","resourceClaimName":"gpu-claim"})"},
   };
   EXPECT_EQ(pod->data().spec.needs, want);
   // Kept through a pod made again from its data (an update of its status, an assumed copy).
@@ -223,7 +224,7 @@ spec:
     ASSERT_NE(volumes, nullptr);
     ASSERT_EQ(volumes->children.size(), 4u);
     EXPECT_EQ(volumes->location, "Pod default/stateful");
-    EXPECT_EQ(ValueTreeToJson(volumes->children[0]), want[0].volume);
+    EXPECT_EQ(ValueTreeToJson(volumes->children[0]), want[0].source);
     EXPECT_EQ(volumes->children[3].Find("name")->string_value, "odd");
   }
 

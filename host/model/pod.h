@@ -88,9 +88,10 @@ struct PodNeed {
   std::string part;  // what a plugin declares: "spec.volumes.persistentVolumeClaim"
   std::string path;  // where in this pod: "spec.volumes[0].persistentVolumeClaim"
   std::string what;  // for messages: "volume \"data\" (claim \"data-0\")"
-  // volume is the whole spec.volumes entry as JSON, on the first need of each volume ("" on
-  // the others and on claims and features): what plugins read as the pod view's `volumes`.
-  std::string volume;
+  // source is the whole entry the need comes from as JSON (a spec.volumes or spec.resourceClaims
+  // entry), on the first need of each entry ("" on the others and on node features): what
+  // plugins read as the pod view's `volumes`, and what the pod's JSON carries back.
+  std::string source;
 
   friend bool operator==(const PodNeed&, const PodNeed&) = default;
 };

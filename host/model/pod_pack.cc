@@ -98,7 +98,7 @@ void Fields(A& a, T& x) {
 }
 template <class A, Is<PodNeed> T>
 void Fields(A& a, T& n) {
-  a(n.part, n.path, n.what, n.volume);
+  a(n.part, n.path, n.what, n.source);
 }
 template <class A, Is<PodSpec> T>
 void Fields(A& a, T& s) {

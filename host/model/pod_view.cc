@@ -124,17 +124,17 @@ size_t ReserveBytes(const ObjectMeta& meta, const PodSpec& spec, size_t images, 
 }
 
 // VolumesTree is the view's `volumes`: the volumes some need names, as an array of the entries
-// (their JSON kept with the need), located at the pod; nullptr when there are none.
+// (their JSON kept with the need's source), located at the pod; nullptr when there are none.
 std::unique_ptr<ValueNode> VolumesTree(const std::vector<PodNeed>& needs, const ObjectMeta& meta) {
   std::unique_ptr<ValueNode> out;
   for (const PodNeed& need : needs) {
-    if (need.volume.empty()) continue;
+    if (need.source.empty() || !need.part.starts_with("spec.volumes.")) continue;
     if (!out) {
       out = std::make_unique<ValueNode>();
       out->kind = SCHEDHOST_CONFIG_ARRAY;
       out->location = "Pod " + meta.namespace_name + "/" + meta.name;
     }
-    out->children.push_back(ValueTreeFromJson(need.volume, out->location));
+    out->children.push_back(ValueTreeFromJson(need.source, out->location));
   }
   return out;
 }

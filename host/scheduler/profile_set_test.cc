@@ -29,7 +29,7 @@ TEST(ProfileSetTest, DefaultConfigBuildsTheDefaultProfileFromLoadedLibraries) {
   }
   EXPECT_THAT(scores,
               ::testing::ElementsAre("TaintToleration=3", "NodeAffinity=2", "NodeResourcesFit=1",
-                                     "PodTopologySpread=2", "InterPodAffinity=2",
+                                     "VolumeBinding=1", "PodTopologySpread=2", "InterPodAffinity=2",
                                      "NodeResourcesBalancedAllocation=1", "ImageLocality=1"));
   std::string text = set->Describe();
   EXPECT_THAT(text, HasSubstr("node_resources_fit.so"));

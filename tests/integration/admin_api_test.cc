@@ -103,12 +103,13 @@ TEST_F(AdminApiTest, ListProfilesShowsTheDefaultProfileInUpstreamOrder) {
                           "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind", "PostBind"));
   EXPECT_THAT(PointPlugins(p, "Score"),
               ElementsAre("TaintToleration:3", "NodeAffinity:2", "NodeResourcesFit:1",
-                          "PodTopologySpread:2", "InterPodAffinity:2",
+                          "VolumeBinding:1", "PodTopologySpread:2", "InterPodAffinity:2",
                           "NodeResourcesBalancedAllocation:1", "ImageLocality:1"));
   EXPECT_THAT(PointPlugins(p, "Filter"),
               ElementsAre("NodeUnschedulable:0", "NodeName:0", "TaintToleration:0",
                           "NodeAffinity:0", "NodePorts:0", "NodeResourcesFit:0",
-                          "PodTopologySpread:0", "InterPodAffinity:0"));
+                          "VolumeBinding:0", "VolumeZone:0", "PodTopologySpread:0",
+                          "InterPodAffinity:0"));
   EXPECT_THAT(PointPlugins(p, "PreEnqueue"), ElementsAre("SchedulingGates:0"));
   EXPECT_THAT(PointPlugins(p, "QueueSort"), ElementsAre("PrioritySort:0"));
   EXPECT_THAT(PointPlugins(p, "PostFilter"), ElementsAre("DefaultPreemption:0"));

@@ -160,9 +160,14 @@ TEST_F(DeclaredKindsDaemonTest, SchedctlReadsWritesAndWatchesTickets) {
   Result plugins = Ctl({"plugins"});
   ASSERT_EQ(plugins.exit_code, 0) << plugins.err;
   EXPECT_THAT(plugins.out, ::testing::ContainsRegex(
-                               "Declared kinds:\nRESOURCE +KIND +PLUGINS +OBJECTS +STATUS\n"
-                               "tickets.example.schedhost.io +example.schedhost.io/v1 Ticket +"
+                               "Declared kinds:\nRESOURCE +KIND +PLUGINS +OBJECTS +STATUS\n"));
+  EXPECT_THAT(plugins.out, ::testing::ContainsRegex(
+                               "\ntickets.example.schedhost.io +example.schedhost.io/v1 Ticket +"
                                "TicketGate +0 +mirrored\n"));
+  // The default profile's VolumeBinding declares the storage kinds.
+  EXPECT_THAT(plugins.out, ::testing::ContainsRegex(
+                               "\npersistentvolumeclaims +v1 PersistentVolumeClaim +"
+                               "VolumeBinding,VolumeZone +0 +mirrored\n"));
   Result gone = Ctl({"get", "ticket", "t1", "-n", "team-a"});
   EXPECT_EQ(gone.exit_code, 1);
   EXPECT_EQ(gone.err, "Error from server (NotFound): ticket \"t1\" not found\n");
@@ -172,8 +177,7 @@ TEST_F(DeclaredKindsDaemonTest, KindsNoPluginDeclaresAreRefusedNamingThem) {
   Result get = Ctl({"get", "podgroups"});
   EXPECT_EQ(get.exit_code, 1);
   EXPECT_THAT(get.err, HasSubstr("the server doesn't have a resource type \"podgroups\""));
-  EXPECT_THAT(get.err, HasSubstr("declared: tickets.example.schedhost.io "
-                                 "(example.schedhost.io/v1 Ticket)"));
+  EXPECT_THAT(get.err, HasSubstr("tickets.example.schedhost.io (example.schedhost.io/v1 Ticket)"));
   Result apply = Apply("pg", "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
                              "metadata: {name: g}\nspec: {minMember: 2}\n");
   EXPECT_EQ(apply.exit_code, 1);

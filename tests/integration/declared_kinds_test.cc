@@ -58,13 +58,15 @@ TEST(DeclaredKindsTest, APluginReadsObjectsOfTheKindItDeclares) {
 }
 
 TEST(DeclaredKindsTest, ADocumentOfAKindNoLoadedPluginDeclaresIsRefused) {
-  // The default profile: nobody declares Ticket, and nothing is scheduled.
+  // The default profile: nobody declares Ticket (its VolumeBinding declares the storage kinds),
+  // and nothing is scheduled.
   EXPECT_THAT([] { schedhost::testing::Simulate("", Read(Scenario("cluster.yaml"))); },
               ::testing::ThrowsMessage<std::exception>(::testing::AllOf(
                   HasSubstr("manifests.yaml: document 4 (Ticket team-a/only-n2): kind: "
                             "unsupported kind \"Ticket\" of apiVersion "
                             "\"example.schedhost.io/v1\""),
-                  HasSubstr("the kinds the loaded plugins declare (none)"))));
+                  HasSubstr("the kinds the loaded plugins declare (storage.k8s.io/v1 "
+                            "CSIDriver, "))));
 }
 
 TEST(DeclaredKindsTest, ExplainRefusesObjectsOfDeclaredKindsSayingSo) {

@@ -343,10 +343,10 @@ TEST(MetricsHttp, SchedhostdServesMetricsAndExitsZeroWithPodsInFlight) {
   }
   EXPECT_GE(Value(text, scheduled), 8) << text;
   EXPECT_EQ(Value(text, R"(scheduler_pending_pods{queue="gated"})"), 1) << text;
-  // 16 pods: 2 come bound, gated-job waits at PreEnqueue, the other 13 enter activeQ.
+  // 17 pods: 2 come bound, gated-job waits at PreEnqueue, the other 14 enter activeQ.
   const std::string incoming =
       R"(scheduler_queue_incoming_pods_total{queue="active",event="PodAdd"})";
-  EXPECT_EQ(Value(text, incoming), 13) << text;
+  EXPECT_EQ(Value(text, incoming), 14) << text;
   EXPECT_GT(Value(text, "schedhost_plugin_libraries_loaded"), 0) << text;
   EXPECT_GE(Value(text, "scheduler_preemption_attempts_total"), 1) << text;  // huge at least
   EXPECT_THAT(text, HasSubstr("# TYPE scheduler_scheduling_attempt_duration_seconds histogram"));

@@ -1,8 +1,8 @@
 // Nothing is bound on a guess: a pod that uses a part of the spec whose scheduling meaning the
-// host does not evaluate itself (a PersistentVolumeClaim, an ephemeral volume, a DRA claim, a
-// volume source it does not know, a node feature the node must declare) is scheduled only by a
-// profile with a plugin that evaluates
-// that part (the descriptor's `evaluates`, abi 1.7). Otherwise it stays pending,
+// host does not evaluate itself (a PersistentVolumeClaim, an ephemeral volume, an in-tree disk,
+// a DRA claim, a volume source it does not know, a node feature the node must declare) is
+// scheduled only by a profile with a plugin that evaluates that part (the descriptor's
+// `evaluates`, abi 1.7); the default profile's VolumeBinding evaluates claims. Otherwise it stays pending,
 // UnschedulableAndUnresolvable, with the part named; pods without such parts are untouched.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,9 +22,11 @@ std::string WithVolume(const std::string& name, const std::string& volume) {
 
 class NeverBlindTest : public SchedulerTest {};
 
-TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithClaimsSayingWhyAndBindsTheRest) {
+TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithPartsNoPluginEvaluatesSayingWhy) {
   Build();
   Apply(NodeYaml("n1", "8") +
+        WithVolume("disk", "{name: data, gcePersistentDisk: {pdName: data-0}}") +
+        WithVolume("odd", "{name: tmp, someFutureSource: {}}") +
         WithVolume("claimed", "{name: data, persistentVolumeClaim: {claimName: data-0}}") +
         WithVolume("ephemeral", "{name: tmp, ephemeral: {volumeClaimTemplate: {spec: {}}}}") +
         PodYaml("dra", "1", "  resourceClaims: [{name: gpu, resourceClaimName: gpu-0}]\n") +
@@ -32,24 +34,31 @@ TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithClaimsSayingWhyAndBindsTheR
         WithVolume("scratch", "{name: scratch, emptyDir: {}}") +
         WithVolume("config", "{name: conf, configMap: {name: conf}}"));
   Run();
-  EXPECT_EQ(NodeOf("claimed"), "");
-  EXPECT_EQ(MessageOf("claimed"),
-            "0/1 nodes are available: pod's volume \"data\" (claim \"data-0\") at "
-            "spec.volumes[0].persistentVolumeClaim needs a plugin that evaluates "
-            "spec.volumes.persistentVolumeClaim, and profile \"default-scheduler\" has none. "
+  EXPECT_EQ(NodeOf("disk"), "");
+  EXPECT_EQ(MessageOf("disk"),
+            "0/1 nodes are available: pod's volume \"data\" at "
+            "spec.volumes[0].gcePersistentDisk needs a plugin that evaluates "
+            "spec.volumes.gcePersistentDisk, and profile \"default-scheduler\" has none. "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
-  EXPECT_EQ(NodeOf("ephemeral"), "");
-  EXPECT_THAT(MessageOf("ephemeral"),
-              HasSubstr("volume \"tmp\" at spec.volumes[0].ephemeral needs a plugin that "
-                        "evaluates spec.volumes.ephemeral"));
+  EXPECT_EQ(NodeOf("odd"), "");
+  EXPECT_THAT(MessageOf("odd"),
+              HasSubstr("volume \"tmp\" at spec.volumes[0].someFutureSource needs a plugin that "
+                        "evaluates spec.volumes.someFutureSource"));
   EXPECT_EQ(NodeOf("dra"), "");
   EXPECT_THAT(MessageOf("dra"), HasSubstr("resource claim \"gpu\" at spec.resourceClaims[0] needs "
                                           "a plugin that evaluates spec.resourceClaims"));
-  EXPECT_EQ(Where("claimed"), queue::PodLocation::kUnschedulable);
+  EXPECT_EQ(Where("disk"), queue::PodLocation::kUnschedulable);
   EXPECT_EQ(NodeOf("userns"), "");
   EXPECT_THAT(MessageOf("userns"),
               HasSubstr("pod's node declared feature UserNamespacesHostNetworkSupport at "
                         "spec.hostUsers needs a plugin that evaluates nodeDeclaredFeatures"));
+  // Claims and ephemeral volumes are VolumeBinding's: a missing claim holds the pod with
+  // upstream's message.
+  EXPECT_EQ(NodeOf("claimed"), "");
+  EXPECT_THAT(MessageOf("claimed"), HasSubstr("persistentvolumeclaim \"data-0\" not found"));
+  EXPECT_THAT(MessageOf("ephemeral"),
+              HasSubstr("waiting for ephemeral volume controller to create the "
+                        "persistentvolumeclaim \"ephemeral-tmp\""));
   // Volumes without a meaning for scheduling need nothing.
   EXPECT_EQ(NodeOf("scratch"), "n1");
   EXPECT_EQ(NodeOf("config"), "n1");
@@ -64,8 +73,11 @@ TEST_F(NeverBlindTest, APluginThatEvaluatesThePartLetsThePodThroughAndOnlyThatPa
     return SCHEDHOST_SUCCESS;
   };
   claims.evaluates = {"spec.volumes.persistentVolumeClaim"};
+  // Without the default profile's VolumeBinding and VolumeZone, ClaimAware alone evaluates
+  // claims.
   Build("[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.filter]\n"
-        "enabled = [{ name = \"ClaimAware\" }]\n",
+        "enabled = [{ name = \"ClaimAware\" }]\n[profile.plugins.multi_point]\n"
+        "disabled = [{ name = \"VolumeBinding\" }, { name = \"VolumeZone\" }]\n",
         {claims.descriptor()});
   Apply(NodeYaml("n1", "8") +
         WithVolume("claimed", "{name: data, persistentVolumeClaim: {claimName: data-0}}") +

@@ -29,26 +29,32 @@ using ::testing::Not;
 // Pods of the demo cluster that bind whatever order the live scheduler sees them in. ingress-2
 // is not one: when batch-report and api-critical's nomination fill zone-a-2 first, no zone-a
 // node has room for it once api-critical has preempted batch-report.
-const std::set<std::string> kBindable = {"postgres-0", "redis-0",  "web-1",     "web-2",
-                                         "web-3",      "training", "ssd-cache", "zone-b-worker",
-                                         "postgres-1", "ingress-1"};
+const std::set<std::string> kBindable = {
+    "postgres-0", "redis-0",    "web-1",     "web-2",        "web-3",       "training",
+    "ssd-cache",  "zone-b-worker", "postgres-1", "ingress-1", "metrics-db-0"};
 
 TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   Result apply = Ctl({"apply", "-f", DemoCluster().string()});
   ASSERT_EQ(apply.exit_code, 0) << apply.err;
   const std::vector<std::string> lines = Lines(apply.out);
-  ASSERT_EQ(lines.size(), 24u) << apply.out;  // 2 PriorityClasses, 6 nodes, 16 pods
-  EXPECT_EQ(lines[0], "priorityclass.scheduling.k8s.io/high created");
-  EXPECT_EQ(lines[2], "node/zone-a-1 created");
-  EXPECT_EQ(lines[8], "pod/postgres-0 created");
-  EXPECT_EQ(lines[11], "pod/web-1 created");
-  EXPECT_EQ(lines[23], "pod/gated-job created");
+  // A StorageClass, a PersistentVolume and a claim (the kinds plugins declare come first), then
+  // 2 PriorityClasses, 6 nodes and 17 pods.
+  ASSERT_EQ(lines.size(), 28u) << apply.out;
+  EXPECT_EQ(lines[0], "storageclass.storage.k8s.io/local-ssd created");
+  EXPECT_EQ(lines[1], "persistentvolume/ssd-disk-1 created");
+  EXPECT_EQ(lines[2], "persistentvolumeclaim/metrics-db created");
+  EXPECT_EQ(lines[3], "priorityclass.scheduling.k8s.io/high created");
+  EXPECT_EQ(lines[5], "node/zone-a-1 created");
+  EXPECT_EQ(lines[11], "pod/postgres-0 created");
+  EXPECT_EQ(lines[14], "pod/web-1 created");
+  EXPECT_EQ(lines[27], "pod/gated-job created");
   for (const std::string& line : lines) EXPECT_THAT(line, ContainsRegex(" created$"));
 
   const std::map<std::string, std::string> nodes = WaitForNodes(kBindable);
   EXPECT_EQ(nodes.at("training"), "zone-c-gpu");
   EXPECT_EQ(nodes.at("ssd-cache"), "zone-c-ssd");
   EXPECT_EQ(nodes.at("zone-b-worker"), "zone-b-1");
+  EXPECT_EQ(nodes.at("metrics-db-0"), "zone-c-ssd");  // where its claim's volume is
   for (const char* never : {"huge", "gated-job", "ingress-3"}) EXPECT_EQ(nodes.count(never), 0u);
 
   Result get_nodes = Ctl({"get", "nodes"});
@@ -87,7 +93,8 @@ TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   EXPECT_THAT(all.out, Not(HasSubstr("pod/web-1\n")));
 
   Result data = Ctl({"get", "pods", "-n", "data"});
-  EXPECT_THAT(data.out, ContainsRegex("^NAME +STATUS +NODE +NOMINATED NODE +AGE\npostgres-0 +"
+  EXPECT_THAT(data.out, ContainsRegex("^NAME +STATUS +NODE +NOMINATED NODE +AGE\nmetrics-db-0 +"
+                                      "Scheduled +zone-c-ssd +<none> +[0-9]+s\npostgres-0 +"
                                       "Scheduled +zone-a-1 "));
 
   Result yaml = Ctl({"get", "pod", "web-1", "-o", "yaml"});
@@ -146,12 +153,13 @@ TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   Result again = Ctl({"apply", "-f", DemoCluster().string()});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const std::vector<std::string> again_lines = Lines(again.out);
-  ASSERT_EQ(again_lines.size(), 24u);
-  EXPECT_EQ(again_lines[1], "priorityclass.scheduling.k8s.io/low created");
-  EXPECT_EQ(again_lines[2], "node/zone-a-1 unchanged");
-  EXPECT_EQ(again_lines[8], "pod/postgres-0 unchanged");
-  EXPECT_EQ(again_lines[11], "pod/web-1 created");
-  EXPECT_EQ(again_lines[21], "pod/ingress-3 unchanged");
+  ASSERT_EQ(again_lines.size(), 28u);
+  EXPECT_EQ(again_lines[2], "persistentvolumeclaim/metrics-db unchanged");
+  EXPECT_EQ(again_lines[4], "priorityclass.scheduling.k8s.io/low created");
+  EXPECT_EQ(again_lines[5], "node/zone-a-1 unchanged");
+  EXPECT_EQ(again_lines[11], "pod/postgres-0 unchanged");
+  EXPECT_EQ(again_lines[14], "pod/web-1 created");
+  EXPECT_EQ(again_lines[24], "pod/ingress-3 unchanged");
 
   // A changed label is `configured`; the manifest comes on stdin.
   const fs::path relabel = dir_.path() / "relabel.yaml";

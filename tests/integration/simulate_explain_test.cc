@@ -68,7 +68,7 @@ TEST(SimulateExplainTest, ScoresEveryFeasibleNodeAndPlacesOnTheFirstBest) {
     }
     EXPECT_THAT(plugins, ElementsAre("ImageLocality", "InterPodAffinity", "NodeAffinity",
                                      "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                     "PodTopologySpread", "TaintToleration"));
+                                     "PodTopologySpread", "TaintToleration", "VolumeBinding"));
     EXPECT_EQ(node["total"].get<int64_t>(), total);
   }
   // LeastAllocated: the emptier node wins.

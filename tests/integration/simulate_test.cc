@@ -103,6 +103,8 @@ TEST(SimulateTest, DemoClusterPlacesEveryPodAsUpstreamWould) {
        "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: "
        "2 No preemption victims found for incoming pod, 4 Preemption is not helpful for "
        "scheduling."},
+      // Where its claim's local volume is, though the scores would prefer other nodes.
+      {"data", "metrics-db-0", "zone-c-ssd", "Bound", ""},
       {"ml", "huge", std::nullopt, "Pending",
        "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
        "unschedulable, 4 Insufficient cpu, 4 Insufficient memory. preemption: 0/6 nodes are "
@@ -162,7 +164,7 @@ TEST(SimulateTest, TableLooksLikeKubectl) {
       saw_gate = true;
     }
   }
-  EXPECT_EQ(rows, 16);
+  EXPECT_EQ(rows, 17);
   EXPECT_TRUE(saw_gate);
 }
 
@@ -271,7 +273,7 @@ TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
   const auto ok =
       framework::testing::RunCommand(schedctl.string() + " simulate -o json -f " + DemoCluster());
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
-  EXPECT_EQ(nlohmann::json::parse(ok.output)["pods"].size(), 16u);
+  EXPECT_EQ(nlohmann::json::parse(ok.output)["pods"].size(), 17u);
 }
 
 // ReportData is the JSON `--html` inlined as globalThis.SCHEDHOST_REPORT.

@@ -83,25 +83,61 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
       << Get("pod", "big").dump();
 }
 
-// A pod whose claim no plugin of the profile evaluates is not bound on a guess: it waits, with a
-// FailedScheduling condition naming the part of it and what would evaluate it.
-TEST_F(KubeModeTest, APodWithAClaimNoPluginEvaluatesWaitsSayingWhy) {
-  AddNode(ns_ + "-a", "4", "8Gi");
+// The operator's case: a pod whose claim is bound to a local volume lands on the node the volume
+// is on, not the roomier one; a pod whose claim does not exist waits with kube-scheduler's
+// message; a pod with an in-tree disk no loaded plugin evaluates is not bound on a guess.
+TEST_F(KubeModeTest, PodsWithClaimsLandWhereTheirVolumesAreOrWaitSayingWhy) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  AddNode(ns_ + "-b", "2", "4Gi");
   StartHost(Config());
-  Json claimed = Pod("claimed", "100m");
-  claimed["spec"]["volumes"] =
-      Json::array({{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "missing"}}}}});
-  Create(claimed);
-  Create(Pod("plain", "100m"));
+  const std::string pv = ns_ + "-local";
+  Create(Json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolume"},
+              {"metadata", {{"name", pv}}},
+              {"spec",
+               {{"capacity", {{"storage", "1Gi"}}},
+                {"accessModes", Json::array({"ReadWriteOnce"})},
+                {"storageClassName", ""},
+                {"local", {{"path", "/mnt/disk"}}},
+                {"claimRef", {{"namespace", ns_}, {"name", "data"}}},
+                {"nodeAffinity",
+                 {{"required",
+                   {{"nodeSelectorTerms",
+                     Json::array({{{"matchExpressions",
+                                    Json::array({{{"key", "kubernetes.io/hostname"},
+                                                  {"operator", "In"},
+                                                  {"values", Json::array({ns_ + "-b"})}}})}}})}}}}}}}});
+  Create(Json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata",
+               {{"name", "data"},
+                {"namespace", ns_},
+                {"annotations", {{"pv.kubernetes.io/bind-completed", "yes"}}}}},
+              {"spec",
+               {{"accessModes", Json::array({"ReadWriteOnce"})},
+                {"storageClassName", ""},
+                {"volumeName", pv},
+                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  const auto with_volume = [&](const std::string& name, Json volume) {
+    Json pod = Pod(name, "100m");
+    pod["spec"]["volumes"] = Json::array({std::move(volume)});
+    Create(pod);
+  };
+  with_volume("local", {{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}});
+  with_volume("claimed", {{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "missing"}}}});
+  with_volume("disk", {{"name", "d"}, {"awsElasticBlockStore", {{"volumeID", "vol-1"}}}});
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("local") == ns_ + "-b"; })) << NodeOf("local");
   ASSERT_TRUE(WaitFor([&] { return !Condition("claimed", "PodScheduled").is_null(); }));
-  const Json c = Condition("claimed", "PodScheduled");
-  EXPECT_EQ(c.value("reason", ""), "Unschedulable");
-  EXPECT_THAT(c.value("message", ""),
-              ::testing::HasSubstr("pod's volume \"data\" (claim \"missing\") at "
-                                   "spec.volumes[0].persistentVolumeClaim needs a plugin that "
-                                   "evaluates spec.volumes.persistentVolumeClaim"));
-  ASSERT_TRUE(WaitFor([&] { return NodeOf("plain") == ns_ + "-a"; }));
+  EXPECT_EQ(Condition("claimed", "PodScheduled").value("message", ""),
+            "0/2 nodes are available: persistentvolumeclaim \"missing\" not found. preemption: "
+            "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+  ASSERT_TRUE(WaitFor([&] { return !Condition("disk", "PodScheduled").is_null(); }));
+  EXPECT_THAT(Condition("disk", "PodScheduled").value("message", ""),
+              ::testing::HasSubstr("pod's volume \"d\" at spec.volumes[0].awsElasticBlockStore "
+                                   "needs a plugin that evaluates "
+                                   "spec.volumes.awsElasticBlockStore"));
   EXPECT_EQ(NodeOf("claimed"), "");
+  EXPECT_EQ(NodeOf("disk"), "");
 }
 
 TEST_F(KubeModeTest, PodsBoundByAnotherSchedulerCountAtOnce) {

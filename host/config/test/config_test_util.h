@@ -42,6 +42,9 @@ class FakeRegistry {
     Add("NodeAffinity", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
     Add("NodePorts", {Point::kPreFilter, Point::kFilter});
     Add("NodeResourcesFit", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
+    Add("VolumeBinding", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore,
+                          Point::kReserve, Point::kPreBind});
+    Add("VolumeZone", {Point::kPreFilter, Point::kFilter});
     Add("PodTopologySpread", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
     Add("InterPodAffinity", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
     Add("DefaultPreemption", {Point::kPostFilter});

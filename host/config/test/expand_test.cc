@@ -37,22 +37,24 @@ TEST(ExpandTest, DefaultProfileMatchesUpstream) {
   EXPECT_THAT(Names(e.PluginsAt(Point::kQueueSort)), ElementsAre("PrioritySort"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kBind)), ElementsAre("DefaultBinder"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-              ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread",
-                          "InterPodAffinity"));
+              ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding",
+                          "VolumeZone", "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kFilter)),
               ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                          "NodePorts", "NodeResourcesFit", "PodTopologySpread",
-                          "InterPodAffinity"));
+                          "NodePorts", "NodeResourcesFit", "VolumeBinding", "VolumeZone",
+                          "PodTopologySpread", "InterPodAffinity"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPostFilter)), ElementsAre("DefaultPreemption"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
-              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
+              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
                           "PodTopologySpread", "InterPodAffinity",
                           "NodeResourcesBalancedAllocation"));
   EXPECT_THAT(NamesAndWeights(e.PluginsAt(Point::kScore)),
               ElementsAre("TaintToleration(3)", "NodeAffinity(2)", "NodeResourcesFit(1)",
-                          "PodTopologySpread(2)", "InterPodAffinity(2)",
+                          "VolumeBinding(1)", "PodTopologySpread(2)", "InterPodAffinity(2)",
                           "NodeResourcesBalancedAllocation(1)", "ImageLocality(1)"));
-  for (Point point : {Point::kReserve, Point::kPermit, Point::kPreBind, Point::kPostBind}) {
+  EXPECT_THAT(Names(e.PluginsAt(Point::kReserve)), ElementsAre("VolumeBinding"));
+  EXPECT_THAT(Names(e.PluginsAt(Point::kPreBind)), ElementsAre("VolumeBinding"));
+  for (Point point : {Point::kPermit, Point::kPostBind}) {
     EXPECT_THAT(e.PluginsAt(point), IsEmpty()) << PointName(point);
   }
   // Weights only mean something at score.
@@ -136,14 +138,14 @@ disabled = [{ name = "TaintToleration" }]
   // with its weights; part 2: the other multi-point scorers, NodeAffinity with its new weight.
   EXPECT_THAT(NamesAndWeights(e.PluginsAt(Point::kScore)),
               ElementsAre("NodeResourcesFit(5)", "ImageLocality(2)", "NodeAffinity(10)",
-                          "PodTopologySpread(2)", "InterPodAffinity(2)",
+                          "VolumeBinding(1)", "PodTopologySpread(2)", "InterPodAffinity(2)",
                           "NodeResourcesBalancedAllocation(1)"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-              ElementsAre("NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
-                          "InterPodAffinity"));
+              ElementsAre("NodeAffinity", "NodeResourcesFit", "VolumeBinding", "VolumeZone",
+                          "PodTopologySpread", "InterPodAffinity"));
   // Disabling a plugin at score leaves its other points alone.
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
-              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit",
+              ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
                           "PodTopologySpread", "InterPodAffinity",
                           "NodeResourcesBalancedAllocation"));
   // Locations: the score entry, not multi_point, for the overridden plugin.
@@ -301,7 +303,8 @@ a = 1
   EXPECT_THAT(text, HasSubstr("  percentage_of_nodes_to_score: host setting\n"));
   EXPECT_THAT(text, HasSubstr("  queue_sort:  PrioritySort\n"));
   EXPECT_THAT(text, HasSubstr("  post_filter: DefaultPreemption\n"));
-  EXPECT_THAT(text, HasSubstr("  reserve:     (none)\n"));
+  EXPECT_THAT(text, HasSubstr("  reserve:     VolumeBinding\n"));
+  EXPECT_THAT(text, HasSubstr("  permit:      (none)\n"));
   EXPECT_THAT(text, HasSubstr("  score:       TaintToleration(3) NodeAffinity(2)"));
   EXPECT_THAT(text, HasSubstr("  bind:        DefaultBinder\n"));
   EXPECT_THAT(text, HasSubstr("  plugin_config: NodeResourcesFit (schedhost.toml:2:1)\n"));

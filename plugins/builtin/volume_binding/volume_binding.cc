@@ -339,6 +339,8 @@ std::optional<Status> VolumeBinding::ReadClaims(const CycleState& state, const P
 }
 
 Status VolumeBinding::PreFilter(CycleState& state, const Pod& pod, PreFilterResult& /*result*/) {
+  // Most pods have no volume a plugin evaluates: nothing to read, nothing to keep.
+  if (pod.volumes() == nullptr) return Status::Skip();
   auto claims = std::make_shared<PodClaims>();
   try {
     if (std::optional<Status> held = ReadClaims(state, pod, *claims)) return std::move(*held);

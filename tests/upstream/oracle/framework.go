@@ -31,15 +31,13 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// Excluded are the plugins of upstream's default profile that the explain semantics leave out:
-// the volume plugins and DynamicResources (schedhost models neither volumes nor DRA), and
+// Excluded are the plugins of upstream's default profile that schedhost's default profile does
+// not have yet: VolumeRestrictions and NodeVolumeLimits, DynamicResources, and
 // NodeDeclaredFeatures, which v1.37 adds to the default profile (its feature gate is GA and
-// locked on) but schedhost's default profile does not have.
+// locked on).
 var Excluded = []string{
 	names.VolumeRestrictions,
 	names.NodeVolumeLimits,
-	names.VolumeBinding,
-	names.VolumeZone,
 	names.DynamicResources,
 	names.NodeDeclaredFeatures,
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +28,9 @@ type manifest struct {
 	priorityClasses []*schedulingv1.PriorityClass
 	nodes           []*corev1.Node
 	pdbs            []*policyv1.PodDisruptionBudget
+	storageClasses  []*storagev1.StorageClass
+	volumes         []*corev1.PersistentVolume
+	claims          []*corev1.PersistentVolumeClaim
 	pods            []*corev1.Pod
 }
 
@@ -112,20 +116,30 @@ func (m *manifest) add(obj runtime.Object) error {
 			o.Namespace = metav1.NamespaceDefault
 		}
 		m.pdbs = append(m.pdbs, o)
+	case *storagev1.StorageClass:
+		m.storageClasses = append(m.storageClasses, o)
+	case *corev1.PersistentVolume:
+		m.volumes = append(m.volumes, o)
+	case *corev1.PersistentVolumeClaim:
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
+		m.claims = append(m.claims, o)
 	case *corev1.Pod:
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
 		m.pods = append(m.pods, o)
 	default:
-		return fmt.Errorf("unsupported kind %T (Namespace, PriorityClass, Node, PodDisruptionBudget, Pod)", obj)
+		return fmt.Errorf("unsupported kind %T (Namespace, PriorityClass, Node, PodDisruptionBudget, StorageClass, PersistentVolume, PersistentVolumeClaim, Pod)", obj)
 	}
 	return nil
 }
 
 // create creates the objects in dependency order: namespaces (those the file declares, then
-// those its pods and PDBs name that do not exist yet), PriorityClasses (admission resolves a
-// pod's priority from them), nodes, PDBs, then pods in file order. It prints kubectl's
+// those its pods, PDBs and claims name that do not exist yet), PriorityClasses (admission
+// resolves a pod's priority from them), nodes, PDBs, StorageClasses, PersistentVolumes,
+// PersistentVolumeClaims, then pods in file order. It prints kubectl's
 // "kind/name created" per object.
 func (m *manifest) create(ctx context.Context, client kubernetes.Interface, parallel int, out io.Writer) error {
 	declared := map[string]bool{}
@@ -145,6 +159,9 @@ func (m *manifest) create(ctx context.Context, client kubernetes.Interface, para
 	}
 	for _, p := range m.pdbs {
 		implied[p.Namespace] = true
+	}
+	for _, c := range m.claims {
+		implied[c.Namespace] = true
 	}
 	names := make([]string, 0, len(implied))
 	for ns := range implied {
@@ -192,6 +209,34 @@ func (m *manifest) create(ctx context.Context, client kubernetes.Interface, para
 			return fmt.Errorf("poddisruptionbudget/%s -n %s: %w", pdb.Name, pdb.Namespace, err)
 		}
 		fmt.Fprintf(out, "poddisruptionbudget.policy/%s created\n", pdb.Name)
+	}
+
+	for _, sc := range m.storageClasses {
+		if err := createOne(ctx, func(ctx context.Context) error {
+			_, err := client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("storageclass/%s: %w", sc.Name, err)
+		}
+		fmt.Fprintf(out, "storageclass.storage.k8s.io/%s created\n", sc.Name)
+	}
+	for _, pv := range m.volumes {
+		if err := createOne(ctx, func(ctx context.Context) error {
+			_, err := client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("persistentvolume/%s: %w", pv.Name, err)
+		}
+		fmt.Fprintf(out, "persistentvolume/%s created\n", pv.Name)
+	}
+	for _, pvc := range m.claims {
+		if err := createOne(ctx, func(ctx context.Context) error {
+			_, err := client.CoreV1().PersistentVolumeClaims(pvc.Namespace).Create(ctx, pvc, metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return fmt.Errorf("persistentvolumeclaim/%s -n %s: %w", pvc.Name, pvc.Namespace, err)
+		}
+		fmt.Fprintf(out, "persistentvolumeclaim/%s created\n", pvc.Name)
 	}
 
 	for _, pod := range m.pods {
