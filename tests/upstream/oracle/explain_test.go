@@ -239,7 +239,7 @@ spec:
 		t.Fatalf("want both nodes scored, got %+v", web.Scores)
 	}
 	want := []string{"ImageLocality", "InterPodAffinity", "NodeAffinity", "NodeResourcesBalancedAllocation",
-		"NodeResourcesFit", "PodTopologySpread", "TaintToleration"}
+		"NodeResourcesFit", "PodTopologySpread", "TaintToleration", "VolumeBinding"}
 	byPlugin := map[string]map[string]PluginScore{}
 	for _, s := range web.Scores {
 		var got []string
