@@ -317,6 +317,11 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
                                    options.lease_name};
   if (options.keep_dir) args.emplace_back("--keep");
   for (const std::string& arg : options.apiserver_args) args.push_back("--apiserver-arg=" + arg);
+  if (!options.controllers.empty()) {
+    std::string list;
+    for (const std::string& c : options.controllers) list += (list.empty() ? "" : ",") + c;
+    args.push_back("--controllers=" + list);
+  }
   const char* verbose = std::getenv("SCHEDHOST_KUBE_VERBOSE");
   auto process = std::make_unique<Process>(args, verbose != nullptr && *verbose == '1');
 

@@ -38,6 +38,9 @@ class ControlPlane {
     // More kube-apiserver flags ("--max-requests-inflight=1"), after controlplane's own: a flag
     // given twice takes the later value.
     std::vector<std::string> apiserver_args;
+    // kube-controller-manager controllers to run beside it, as the admin (none: no
+    // kube-controller-manager), e.g. "persistentvolume-binder-controller".
+    std::vector<std::string> controllers;
   };
 
   // Result is how one finished kubectl run ended.

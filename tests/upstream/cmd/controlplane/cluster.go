@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -38,6 +39,9 @@ type config struct {
 	user      string
 	// apiserverArgs come after the defaults of apiserverArgs(), so they win.
 	apiserverArgs []string
+	// controllers, when set, are the kube-controller-manager controllers to run beside the API
+	// server (e.g. persistentvolume-binder-controller for volume scheduling).
+	controllers []string
 }
 
 // cluster is one running etcd and kube-apiserver, with the files made for them.
@@ -46,6 +50,7 @@ type cluster struct {
 	pki   *pki
 	etcd  *component
 	api   *component
+	kcm   *component // kube-controller-manager, when cfg.controllers is set
 	admin *kubernetes.Clientset
 
 	etcdURL         string
@@ -124,7 +129,42 @@ func startCluster(ctx context.Context, cfg config) (_ *cluster, err error) {
 	if err := grantScheduler(ctx, c.admin, cfg.user, cfg.leaseName); err != nil {
 		return nil, fmt.Errorf("kube-apiserver: granting %s the scheduler's permissions: %w", cfg.user, err)
 	}
+	if len(cfg.controllers) > 0 {
+		if err := c.startControllerManager(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// startControllerManager runs kube-controller-manager with cfg.controllers only, as the admin,
+// without leader election or a serving port, and waits until it has run for a moment (a bad
+// flag or kubeconfig ends it at once).
+func (c *cluster) startControllerManager(ctx context.Context) error {
+	c.kcm = &component{
+		name:    "kube-controller-manager",
+		path:    filepath.Join(c.cfg.binDir, "kube-controller-manager"),
+		logPath: filepath.Join(c.cfg.dir, "kube-controller-manager.log"),
+		args: []string{
+			"--kubeconfig=" + c.adminKubeconfig,
+			"--controllers=" + strings.Join(c.cfg.controllers, ","),
+			"--leader-elect=false",
+			"--secure-port=0",
+			"--v=2",
+		},
+	}
+	if err := c.kcm.start(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Second):
+	}
+	if !c.kcm.running() {
+		return c.kcm.failure(c.kcm.exitError())
+	}
+	return nil
 }
 
 // startEtcd starts a single-member etcd on two free loopback ports and waits for /health.
@@ -328,6 +368,9 @@ func (c *cluster) compact(ctx context.Context) (int64, error) {
 
 // stop ends kube-apiserver, then etcd, each given grace to exit.
 func (c *cluster) stop(grace time.Duration) {
+	if c.kcm != nil {
+		c.kcm.stop(grace)
+	}
 	if c.api != nil {
 		c.api.stop(grace)
 	}

@@ -47,6 +47,14 @@ func main() {
 		cfg.apiserverArgs = append(cfg.apiserverArgs, arg)
 		return nil
 	})
+	flag.Func("controllers", "kube-controller-manager controllers to run, comma-separated (default: no kube-controller-manager)", func(list string) error {
+		for _, name := range strings.Split(list, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				cfg.controllers = append(cfg.controllers, name)
+			}
+		}
+		return nil
+	})
 	flag.BoolVar(&foreground, "foreground", false, "run until SIGINT or SIGTERM instead of reading commands from stdin")
 	flag.Parse()
 	if flag.NArg() != 0 {

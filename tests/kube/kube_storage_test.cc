@@ -1,0 +1,128 @@
+// Volume scheduling against a real control plane with kube-controller-manager's PV controller
+// (persistentvolume-binder-controller) and ephemeral volume controller running, built from the
+// same module as kube-apiserver. schedhostd's VolumeBinding matches a WaitForFirstConsumer
+// claim to the local volume of the one node it fits, writes the volume's claimRef in PreBind,
+// and waits for the PV controller to bind the claim before the pod is bound; an ephemeral
+// volume's pod waits, with kube-scheduler's message, until the controller makes its claim.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/kube/kube_fixture.h"
+
+namespace schedhost::kube {
+namespace {
+
+using ::testing::HasSubstr;
+using kubetest::ControlPlane;
+using kubetest::Json;
+using kubetest::KubeModeTest;
+using kubetest::WaitFor;
+
+class KubeStorageTest : public KubeModeTest {
+ protected:
+  static void SetUpTestSuite() {
+    if (!ControlPlane::Unavailable().empty()) return;  // SetUp skips or fails, saying why
+    ControlPlane::Options options;
+    options.controllers = {"persistentvolume-binder-controller", "ephemeral-volume-controller"};
+    cp_ = ControlPlane::Start(options);
+  }
+
+  // LocalVolume is a local PersistentVolume of `cls` on node `node`.
+  Json LocalVolume(const std::string& name, const std::string& node, const std::string& size,
+                   const std::string& cls) {
+    return Json{
+        {"apiVersion", "v1"},
+        {"kind", "PersistentVolume"},
+        {"metadata", {{"name", name}, {"labels", {{"schedhost-test", ns_}}}}},
+        {"spec",
+         {{"capacity", {{"storage", size}}},
+          {"accessModes", Json::array({"ReadWriteOnce"})},
+          {"storageClassName", cls},
+          {"local", {{"path", "/mnt/" + name}}},
+          {"nodeAffinity",
+           {{"required",
+             {{"nodeSelectorTerms",
+               Json::array({{{"matchExpressions",
+                              Json::array({{{"key", "kubernetes.io/hostname"},
+                                            {"operator", "In"},
+                                            {"values", Json::array({node})}}})}}})}}}}}}}};
+  }
+  Json Claim(const std::string& name, const std::string& cls, const std::string& size) {
+    return Json{{"apiVersion", "v1"},
+                {"kind", "PersistentVolumeClaim"},
+                {"metadata", {{"name", name}, {"namespace", ns_}}},
+                {"spec",
+                 {{"accessModes", Json::array({"ReadWriteOnce"})},
+                  {"storageClassName", cls},
+                  {"resources", {{"requests", {{"storage", size}}}}}}}};
+  }
+  std::string Get(const std::string& what, const std::string& jsonpath) {
+    return cp_->Kubectl({"get", what, "-n", ns_, "-o", "jsonpath=" + jsonpath}).out;
+  }
+  void TearDown() override {
+    if (cp_ != nullptr && !ns_.empty()) {
+      cp_->Kubectl({"delete", "pv", "-l", "schedhost-test=" + ns_, "--wait=false"});
+      cp_->Kubectl({"delete", "storageclass", ns_ + "-local", "--wait=false"});
+    }
+    KubeModeTest::TearDown();
+  }
+};
+
+TEST_F(KubeStorageTest, AWaitForFirstConsumerClaimIsBoundWhereItsVolumeIsThenThePod) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  AddNode(ns_ + "-b", "2", "4Gi");
+  const std::string cls = ns_ + "-local";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", cls}}},
+              {"provisioner", "kubernetes.io/no-provisioner"},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  // Only node b has a volume big enough; a too-small one on node a.
+  Create(LocalVolume(ns_ + "-small", ns_ + "-a", "1Gi", cls));
+  Create(LocalVolume(ns_ + "-big", ns_ + "-b", "10Gi", cls));
+  Create(Claim("data", cls, "5Gi"));
+  StartHost(Config());
+  Json pod = Pod("db", "100m");
+  pod["spec"]["volumes"] =
+      Json::array({{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}});
+  Create(pod);
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("db") == ns_ + "-b"; }, std::chrono::seconds(60)))
+      << NodeOf("db") << " " << Get("pvc/data", "{.status}");
+  // The PV controller bound the claim to the volume schedhost chose, before the pod was bound.
+  EXPECT_EQ(Get("pvc/data", "{.spec.volumeName}"), ns_ + "-big");
+  EXPECT_EQ(Get("pvc/data", "{.status.phase}"), "Bound");
+  EXPECT_EQ(cp_->Kubectl({"get", "pv", ns_ + "-small", "-o", "jsonpath={.status.phase}"}).out,
+            "Available");
+}
+
+TEST_F(KubeStorageTest, AnEphemeralVolumesPodWaitsForItsClaimThenLands) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  const std::string cls = ns_ + "-local";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", cls}}},
+              {"provisioner", "kubernetes.io/no-provisioner"},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  Create(LocalVolume(ns_ + "-scratch", ns_ + "-a", "2Gi", cls));
+  StartHost(Config());
+  Json pod = Pod("worker", "100m");
+  pod["spec"]["volumes"] = Json::array(
+      {{{"name", "scratch"},
+        {"ephemeral",
+         {{"volumeClaimTemplate",
+           {{"spec",
+             {{"accessModes", Json::array({"ReadWriteOnce"})},
+              {"storageClassName", cls},
+              {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}}}});
+  Create(pod);
+  // The ephemeral volume controller makes worker-scratch, owned by the pod; the claim's event
+  // requeues the pod, which then binds the claim to the local volume and lands.
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("worker") == ns_ + "-a"; }, std::chrono::seconds(60)))
+      << NodeOf("worker") << " " << Get("pvc/worker-scratch", "{.status}");
+  EXPECT_EQ(Get("pvc/worker-scratch", "{.spec.volumeName}"), ns_ + "-scratch");
+}
+
+}  // namespace
+}  // namespace schedhost::kube
