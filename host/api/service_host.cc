@@ -293,6 +293,10 @@ void ServiceHost::Start() {
     options.writer = source_->writer();
     // A binding waits for the API server's answer: more of them in flight keep the loop fed.
     options.binding_threads = 16;
+  } else {
+    // The embedded cluster's PV controller: claims bind as they would in a cluster.
+    volumes_ = std::make_unique<store::VolumeController>(store_.objects(),
+                                                         store::NodeHostnames(store_));
   }
   // The scheduler asks every plugin for its events as it wires the set: a lifecycle call too.
   scheduler_ = control_->Run(

@@ -28,6 +28,7 @@
 #include "host/metrics/metrics.h"
 #include "host/store/cluster_writer.h"
 #include "host/store/store.h"
+#include "host/store/volume_controller.h"
 
 namespace grpc {
 class Server;
@@ -154,6 +155,9 @@ class ServiceHost {
   std::filesystem::path config_file_;
   store::Store store_;
   std::unique_ptr<store::ClusterSource> source_;  // null: the store is the cluster
+  // The PV controller and provisioner of an embedded cluster (not in Kubernetes mode, where
+  // the cluster's kube-controller-manager binds volumes).
+  std::unique_ptr<store::VolumeController> volumes_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
   std::unique_ptr<ClusterService> cluster_;
   std::unique_ptr<AdminService> admin_;

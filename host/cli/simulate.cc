@@ -79,15 +79,6 @@ std::vector<size_t> ApplyOrder(const std::vector<model::Object>& objects) {
 
 bool IsPending(const model::Object& obj) { return Rank(obj) == kPendingPodRank; }
 
-std::optional<std::string> HostnameOf(const store::Store& store, std::string_view node) {
-  const std::shared_ptr<const model::Node> n = store.Get<model::Node>("", node);
-  if (n == nullptr) return std::nullopt;
-  for (const auto& [key, value] : n->metadata().labels) {
-    if (key == "kubernetes.io/hostname") return value;
-  }
-  return std::nullopt;
-}
-
 void ApplyAll(store::Store& store, const std::vector<model::Object>& objects) {
   for (size_t i : ApplyOrder(objects)) {
     try {
@@ -147,9 +138,7 @@ SimulationResult Simulate(
   internal::ApplyAll(store, objects);
   // The PV controller and a provisioner, so that claims bind as they would in a cluster
   // (acting only when a loaded plugin declares claims and volumes).
-  store::VolumeController volumes(store.objects(), [&store](std::string_view node) {
-    return internal::HostnameOf(store, node);
-  });
+  store::VolumeController volumes(store.objects(), store::NodeHostnames(store));
   internal::ApplyGeneric(store, profiles->DeclaredKinds(), generic);
   volumes.Reconcile();
 

@@ -88,8 +88,6 @@ namespace internal {
 std::vector<size_t> ApplyOrder(const std::vector<model::Object>& objects);
 /// IsPending is true for a pod without spec.nodeName.
 bool IsPending(const model::Object& obj);
-/// HostnameOf is node `node`'s kubernetes.io/hostname label (nullopt: no such node or label).
-std::optional<std::string> HostnameOf(const store::Store& store, std::string_view node);
 /// ApplyAll creates `objects` in `store` in ApplyOrder; throws SimulationError naming the
 /// first refused object by its place in the input.
 void ApplyAll(store::Store& store, const std::vector<model::Object>& objects);

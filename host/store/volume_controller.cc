@@ -8,6 +8,7 @@
 #include "host/model/quantity.h"
 #include "host/model/value_node.h"
 #include "host/store/object_write.h"
+#include "host/store/store.h"
 #include "host/store/store_error.h"
 
 namespace schedhost::store {
@@ -249,6 +250,17 @@ bool VolumeController::Step() {
     return write(*volume_kind, "", volume_name, volume, ObjectWriteOp::kCreate);
   }
   return false;
+}
+
+VolumeController::HostnameFn NodeHostnames(const Store& store) {
+  return [&store](std::string_view node) -> std::optional<std::string> {
+    const std::shared_ptr<const model::Node> n = store.Get<model::Node>("", node);
+    if (n == nullptr) return std::nullopt;
+    for (const auto& [key, value] : n->metadata().labels) {
+      if (key == "kubernetes.io/hostname") return value;
+    }
+    return std::nullopt;
+  };
 }
 
 }  // namespace schedhost::store

@@ -57,4 +57,8 @@ class VolumeController {
   uint64_t writes_ = 0;
 };
 
+class Store;
+// NodeHostnames is a HostnameFn over `store`'s nodes (which must outlive it).
+VolumeController::HostnameFn NodeHostnames(const Store& store);
+
 }  // namespace schedhost::store

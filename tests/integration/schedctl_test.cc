@@ -209,6 +209,65 @@ TEST_F(SchedctlTest, WatchPrintsEventsUntilCountOrTimeout) {
   EXPECT_TRUE(deleted) << tail.out;
 }
 
+// An embedded cluster binds claims as kube-controller-manager would: VolumeBinding matches the
+// WaitForFirstConsumer claim to the local volume of the one node it fits and writes its
+// claimRef; the host's PV controller completes the binding; then the pod is bound there.
+TEST_F(SchedctlTest, AnEmbeddedClusterBindsAWaitForFirstConsumerClaimThenThePod) {
+  const fs::path manifest = dir_.path() / "storage.yaml";
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Node
+metadata: {name: big, labels: {kubernetes.io/hostname: big}}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: small, labels: {kubernetes.io/hostname: small}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: disk-small}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  local: {path: /mnt/disk}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [small]}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: db}
+spec:
+  containers: [{name: db, image: postgres, resources: {requests: {cpu: 100m}}}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+)";
+  Result apply = Ctl({"apply", "-f", manifest.string()});
+  ASSERT_EQ(apply.exit_code, 0) << apply.err;
+  EXPECT_EQ(WaitForNodes({"db"}).at("db"), "small");
+  Result claim = Ctl({"get", "persistentvolumeclaims", "data", "-o", "yaml"});
+  EXPECT_THAT(claim.out, HasSubstr("volumeName: disk-small"));
+  EXPECT_THAT(claim.out, HasSubstr("pv.kubernetes.io/bind-completed: \"yes\""));
+  Result volume = Ctl({"get", "persistentvolumes", "disk-small", "-o", "yaml"});
+  EXPECT_THAT(volume.out, HasSubstr("phase: Bound"));
+}
+
 TEST_F(SchedctlTest, InvalidManifestNamesTheFieldAndCreatesNothing) {
   const fs::path bad = dir_.path() / "bad.yaml";
   std::ofstream(bad) << "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
