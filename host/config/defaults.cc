@@ -7,10 +7,9 @@
 namespace schedhost::config {
 
 std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
-  // Upstream's default profile, in its order, but for the plugins not written yet
-  // (VolumeRestrictions, NodeVolumeLimits; DynamicResources): a pod that needs what they
-  // evaluate is held, saying so. Weights are the upstream default score weights (a score plugin
-  // without one weighs 1).
+  // Upstream's default profile, in its order, but for DynamicResources and NodeDeclaredFeatures,
+  // not written yet: a pod that needs what they evaluate is held, saying so. Weights are the
+  // upstream default score weights (a score plugin without one weighs 1).
   return {
       {"SchedulingGates", 0},
       {"PrioritySort", 0},
@@ -20,6 +19,8 @@ std::vector<DefaultPlugin> DefaultMultiPointPlugins() {
       {"NodeAffinity", 2},
       {"NodePorts", 0},
       {"NodeResourcesFit", 1},
+      {"VolumeRestrictions", 0},
+      {"NodeVolumeLimits", 0},
       {"VolumeBinding", 0},
       {"VolumeZone", 0},
       {"PodTopologySpread", 2},

@@ -108,8 +108,8 @@ TEST_F(AdminApiTest, ListProfilesShowsTheDefaultProfileInUpstreamOrder) {
   EXPECT_THAT(PointPlugins(p, "Filter"),
               ElementsAre("NodeUnschedulable:0", "NodeName:0", "TaintToleration:0",
                           "NodeAffinity:0", "NodePorts:0", "NodeResourcesFit:0",
-                          "VolumeBinding:0", "VolumeZone:0", "PodTopologySpread:0",
-                          "InterPodAffinity:0"));
+                          "VolumeRestrictions:0", "NodeVolumeLimits:0", "VolumeBinding:0",
+                          "VolumeZone:0", "PodTopologySpread:0", "InterPodAffinity:0"));
   EXPECT_THAT(PointPlugins(p, "PreEnqueue"), ElementsAre("SchedulingGates:0"));
   EXPECT_THAT(PointPlugins(p, "QueueSort"), ElementsAre("PrioritySort:0"));
   EXPECT_THAT(PointPlugins(p, "PostFilter"), ElementsAre("DefaultPreemption:0"));

@@ -25,7 +25,7 @@ class NeverBlindTest : public SchedulerTest {};
 TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithPartsNoPluginEvaluatesSayingWhy) {
   Build();
   Apply(NodeYaml("n1", "8") +
-        WithVolume("disk", "{name: data, gcePersistentDisk: {pdName: data-0}}") +
+        WithVolume("disk", "{name: data, vsphereVolume: {volumePath: data-0}}") +
         WithVolume("odd", "{name: tmp, someFutureSource: {}}") +
         WithVolume("claimed", "{name: data, persistentVolumeClaim: {claimName: data-0}}") +
         WithVolume("ephemeral", "{name: tmp, ephemeral: {volumeClaimTemplate: {spec: {}}}}") +
@@ -37,8 +37,8 @@ TEST_F(NeverBlindTest, TheDefaultProfileHoldsPodsWithPartsNoPluginEvaluatesSayin
   EXPECT_EQ(NodeOf("disk"), "");
   EXPECT_EQ(MessageOf("disk"),
             "0/1 nodes are available: pod's volume \"data\" at "
-            "spec.volumes[0].gcePersistentDisk needs a plugin that evaluates "
-            "spec.volumes.gcePersistentDisk, and profile \"default-scheduler\" has none. "
+            "spec.volumes[0].vsphereVolume needs a plugin that evaluates "
+            "spec.volumes.vsphereVolume, and profile \"default-scheduler\" has none. "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   EXPECT_EQ(NodeOf("odd"), "");
   EXPECT_THAT(MessageOf("odd"),
@@ -73,11 +73,11 @@ TEST_F(NeverBlindTest, APluginThatEvaluatesThePartLetsThePodThroughAndOnlyThatPa
     return SCHEDHOST_SUCCESS;
   };
   claims.evaluates = {"spec.volumes.persistentVolumeClaim"};
-  // Without the default profile's VolumeBinding and VolumeZone, ClaimAware alone evaluates
-  // claims.
+  // Without the default profile's volume plugins, ClaimAware alone evaluates claims.
   Build("[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.filter]\n"
         "enabled = [{ name = \"ClaimAware\" }]\n[profile.plugins.multi_point]\n"
-        "disabled = [{ name = \"VolumeBinding\" }, { name = \"VolumeZone\" }]\n",
+        "disabled = [{ name = \"VolumeRestrictions\" }, { name = \"NodeVolumeLimits\" }, "
+        "{ name = \"VolumeBinding\" }, { name = \"VolumeZone\" }]\n",
         {claims.descriptor()});
   Apply(NodeYaml("n1", "8") +
         WithVolume("claimed", "{name: data, persistentVolumeClaim: {claimName: data-0}}") +

@@ -85,7 +85,8 @@ TEST_F(KubeModeTest, UnschedulablePodIsReportedThenBoundWhenANodeFits) {
 
 // The operator's case: a pod whose claim is bound to a local volume lands on the node the volume
 // is on, not the roomier one; a pod whose claim does not exist waits with kube-scheduler's
-// message; a pod with an in-tree disk no loaded plugin evaluates is not bound on a guess.
+// message; a pod with an in-tree disk no loaded plugin evaluates (vSphere: NodeVolumeLimits does
+// not translate it) is not bound on a guess.
 TEST_F(KubeModeTest, PodsWithClaimsLandWhereTheirVolumesAreOrWaitSayingWhy) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "2", "4Gi");
@@ -125,7 +126,7 @@ TEST_F(KubeModeTest, PodsWithClaimsLandWhereTheirVolumesAreOrWaitSayingWhy) {
   };
   with_volume("local", {{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}});
   with_volume("claimed", {{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "missing"}}}});
-  with_volume("disk", {{"name", "d"}, {"awsElasticBlockStore", {{"volumeID", "vol-1"}}}});
+  with_volume("disk", {{"name", "d"}, {"vsphereVolume", {{"volumePath", "[ds] vol-1"}}}});
   ASSERT_TRUE(WaitFor([&] { return NodeOf("local") == ns_ + "-b"; })) << NodeOf("local");
   ASSERT_TRUE(WaitFor([&] { return !Condition("claimed", "PodScheduled").is_null(); }));
   EXPECT_EQ(Condition("claimed", "PodScheduled").value("message", ""),
@@ -133,9 +134,8 @@ TEST_F(KubeModeTest, PodsWithClaimsLandWhereTheirVolumesAreOrWaitSayingWhy) {
             "0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   ASSERT_TRUE(WaitFor([&] { return !Condition("disk", "PodScheduled").is_null(); }));
   EXPECT_THAT(Condition("disk", "PodScheduled").value("message", ""),
-              ::testing::HasSubstr("pod's volume \"d\" at spec.volumes[0].awsElasticBlockStore "
-                                   "needs a plugin that evaluates "
-                                   "spec.volumes.awsElasticBlockStore"));
+              ::testing::HasSubstr("pod's volume \"d\" at spec.volumes[0].vsphereVolume "
+                                   "needs a plugin that evaluates spec.volumes.vsphereVolume"));
   EXPECT_EQ(NodeOf("claimed"), "");
   EXPECT_EQ(NodeOf("disk"), "");
 }

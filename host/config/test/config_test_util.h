@@ -42,6 +42,8 @@ class FakeRegistry {
     Add("NodeAffinity", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
     Add("NodePorts", {Point::kPreFilter, Point::kFilter});
     Add("NodeResourcesFit", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore});
+    Add("VolumeRestrictions", {Point::kPreFilter, Point::kFilter});
+    Add("NodeVolumeLimits", {Point::kPreFilter, Point::kFilter});
     Add("VolumeBinding", {Point::kPreFilter, Point::kFilter, Point::kPreScore, Point::kScore,
                           Point::kReserve, Point::kPreBind});
     Add("VolumeZone", {Point::kPreFilter, Point::kFilter});

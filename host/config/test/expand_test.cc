@@ -37,12 +37,14 @@ TEST(ExpandTest, DefaultProfileMatchesUpstream) {
   EXPECT_THAT(Names(e.PluginsAt(Point::kQueueSort)), ElementsAre("PrioritySort"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kBind)), ElementsAre("DefaultBinder"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-              ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding",
-                          "VolumeZone", "PodTopologySpread", "InterPodAffinity"));
+              ElementsAre("NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
+                          "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                          "InterPodAffinity"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kFilter)),
               ElementsAre("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                          "NodePorts", "NodeResourcesFit", "VolumeBinding", "VolumeZone",
-                          "PodTopologySpread", "InterPodAffinity"));
+                          "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
+                          "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                          "InterPodAffinity"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPostFilter)), ElementsAre("DefaultPreemption"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
               ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
@@ -141,8 +143,9 @@ disabled = [{ name = "TaintToleration" }]
                           "VolumeBinding(1)", "PodTopologySpread(2)", "InterPodAffinity(2)",
                           "NodeResourcesBalancedAllocation(1)"));
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreFilter)),
-              ElementsAre("NodeAffinity", "NodeResourcesFit", "VolumeBinding", "VolumeZone",
-                          "PodTopologySpread", "InterPodAffinity"));
+              ElementsAre("NodeAffinity", "NodeResourcesFit", "VolumeRestrictions",
+                          "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
+                          "InterPodAffinity"));
   // Disabling a plugin at score leaves its other points alone.
   EXPECT_THAT(Names(e.PluginsAt(Point::kPreScore)),
               ElementsAre("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",

@@ -31,12 +31,13 @@ std::vector<std::string> DefaultEntries() {
 }
 
 TEST(DefaultsTest, UpstreamDefaultProfileOrder) {
-  // Upstream's default multi-point list without VolumeRestrictions and NodeVolumeLimits.
+  // Upstream's default multi-point list without DynamicResources and NodeDeclaredFeatures.
   const std::vector<std::string> expected = {
       "SchedulingGates(0)",  "PrioritySort(0)",      "NodeUnschedulable(0)",
       "NodeName(0)",         "TaintToleration(3)",   "NodeAffinity(2)",
-      "NodePorts(0)",        "NodeResourcesFit(1)",  "VolumeBinding(0)",
-      "VolumeZone(0)",       "PodTopologySpread(2)",
+      "NodePorts(0)",        "NodeResourcesFit(1)",  "VolumeRestrictions(0)",
+      "NodeVolumeLimits(0)", "VolumeBinding(0)",     "VolumeZone(0)",
+      "PodTopologySpread(2)",
       "InterPodAffinity(2)", "DefaultPreemption(0)", "NodeResourcesBalancedAllocation(1)",
       "ImageLocality(1)",    "DefaultBinder(0)"};
   EXPECT_EQ(DefaultEntries(), expected);

@@ -231,6 +231,11 @@ Volume DecodeVolume(const Args& object) {
     v.node_affinity = Terms(object, required["nodeSelectorTerms"],
                             "spec.nodeAffinity.required.nodeSelectorTerms");
   }
+  if (const Args csi = spec["csi"]; csi.present()) {
+    v.csi = true;
+    v.csi_driver = Text(object, csi["driver"], "spec.csi.driver");
+    v.csi_volume_handle = Text(object, csi["volumeHandle"], "spec.csi.volumeHandle");
+  }
   return v;
 }
 
@@ -284,6 +289,44 @@ Capacity DecodeCapacity(const Args& object) {
 
 bool CSIDriverStorageCapacity(const Args& object) {
   const Args v = object["spec"]["storageCapacity"];
+  return v.present() && v.kind() == SCHEDHOST_CONFIG_BOOL && v.Bool(false);
+}
+
+std::vector<CSINodeDriver> DecodeCSINodeDrivers(const Args& object) {
+  std::vector<CSINodeDriver> out;
+  const Args drivers = object["spec"]["drivers"];
+  if (!drivers.present()) return out;
+  if (drivers.kind() != SCHEDHOST_CONFIG_ARRAY) Fail(object, "spec.drivers", "expected a list");
+  for (size_t i = 0; i < drivers.size(); ++i) {
+    const std::string at = "spec.drivers[" + std::to_string(i) + "]";
+    const Args d = drivers.At(i);
+    CSINodeDriver driver{Text(object, d["name"], at + ".name"), std::nullopt};
+    const Args count = d["allocatable"]["count"];
+    if (count.present()) {
+      if (count.kind() != SCHEDHOST_CONFIG_INT) {
+        Fail(object, at + ".allocatable.count", "expected an integer");
+      }
+      driver.allocatable_count = count.Int(0);
+    }
+    out.push_back(std::move(driver));
+  }
+  return out;
+}
+
+VolumeAttachment DecodeVolumeAttachment(const Args& object) {
+  VolumeAttachment va;
+  const Args spec = object["spec"];
+  va.name = Text(object, object["metadata"]["name"], "metadata.name");
+  va.attacher = Text(object, spec["attacher"], "spec.attacher");
+  va.node_name = Text(object, spec["nodeName"], "spec.nodeName");
+  if (const Args pv = spec["source"]["persistentVolumeName"]; pv.present()) {
+    va.persistent_volume_name = Text(object, pv, "spec.source.persistentVolumeName");
+  }
+  return va;
+}
+
+bool CSIDriverPreventsSchedulingIfMissing(const Args& object) {
+  const Args v = object["spec"]["preventPodSchedulingIfMissing"];
   return v.present() && v.kind() == SCHEDHOST_CONFIG_BOOL && v.Bool(false);
 }
 

@@ -1,8 +1,9 @@
 // The storage API objects VolumeBinding reads (PersistentVolumeClaim, PersistentVolume,
-// StorageClass, CSIDriver, CSIStorageCapacity), decoded from the host's object trees into the
-// few fields scheduling looks at, and the selector matching the PV controller's rules need
-// (node affinity and allowed topologies against a node's labels, a claim's label selector
-// against a volume's labels). Built only on the SDK.
+// StorageClass, CSIDriver, CSIStorageCapacity) and NodeVolumeLimits reads (also CSINode and
+// VolumeAttachment), decoded from the host's object trees into the few fields scheduling looks
+// at, and the selector matching the PV controller's rules need (node affinity and allowed
+// topologies against a node's labels, a claim's label selector against a volume's labels).
+// Built only on the SDK.
 #pragma once
 
 #include <cstdint>
@@ -87,6 +88,11 @@ struct Volume {
   StringMap labels;
   // node_affinity: spec.nodeAffinity.required's terms; nullopt when the volume has none.
   std::optional<std::vector<SelectorTerm>> node_affinity;
+  // csi: spec.csi is set (a CSI volume); csi_driver and csi_volume_handle are its driver and
+  // volumeHandle ("" when unset).
+  bool csi = false;
+  std::string csi_driver;
+  std::string csi_volume_handle;
 
   /// BoundTo tells whether the volume's claimRef names `claim` (and its uid, when set).
   bool BoundTo(const Claim& claim) const;
@@ -126,6 +132,29 @@ StorageClass DecodeStorageClass(const Args& object);
 Capacity DecodeCapacity(const Args& object);
 /// CSIDriverStorageCapacity reads a CSIDriver's spec.storageCapacity (false when unset).
 bool CSIDriverStorageCapacity(const Args& object);
+
+/// CSINodeDriver is one entry of a CSINode's spec.drivers: the driver's name and its
+/// allocatable.count (the most volumes of the driver the node takes; nullopt when unset).
+struct CSINodeDriver {
+  std::string name;
+  std::optional<int64_t> allocatable_count;
+};
+
+/// VolumeAttachment is what NodeVolumeLimits reads of a VolumeAttachment.
+struct VolumeAttachment {
+  std::string name;
+  std::string attacher;                               // spec.attacher
+  std::string node_name;                              // spec.nodeName
+  std::optional<std::string> persistent_volume_name;  // spec.source.persistentVolumeName
+};
+
+/// DecodeCSINodeDrivers reads a CSINode's spec.drivers; DecodeVolumeAttachment reads a
+/// VolumeAttachment. They throw ArgsError as the decoders above.
+std::vector<CSINodeDriver> DecodeCSINodeDrivers(const Args& object);
+VolumeAttachment DecodeVolumeAttachment(const Args& object);
+/// CSIDriverPreventsSchedulingIfMissing reads a CSIDriver's spec.preventPodSchedulingIfMissing
+/// (false when unset).
+bool CSIDriverPreventsSchedulingIfMissing(const Args& object);
 
 /// NodeLabels is a node's labels as strings, with its name for field requirements.
 struct NodeLabels {

@@ -32,12 +32,9 @@ import (
 )
 
 // Excluded are the plugins of upstream's default profile that schedhost's default profile does
-// not have yet: VolumeRestrictions and NodeVolumeLimits, DynamicResources, and
-// NodeDeclaredFeatures, which v1.37 adds to the default profile (its feature gate is GA and
-// locked on).
+// not have yet: DynamicResources, and NodeDeclaredFeatures, which v1.37 adds to the default
+// profile (its feature gate is GA and locked on).
 var Excluded = []string{
-	names.VolumeRestrictions,
-	names.NodeVolumeLimits,
 	names.DynamicResources,
 	names.NodeDeclaredFeatures,
 }

@@ -32,7 +32,8 @@ func TestProfile(t *testing.T) {
 	}
 	equal(t, "plugins", got, []string{
 		"SchedulingGates/0", "PrioritySort/0", "NodeName/0", "NodeUnschedulable/0", "TaintToleration/3",
-		"NodeAffinity/2", "NodePorts/0", "NodeResourcesFit/1", "VolumeBinding/0", "VolumeZone/0",
+		"NodeAffinity/2", "NodePorts/0", "NodeResourcesFit/1", "VolumeRestrictions/0",
+		"NodeVolumeLimits/0", "VolumeBinding/0", "VolumeZone/0",
 		"PodTopologySpread/2", "InterPodAffinity/2",
 		"DefaultPreemption/0", "NodeResourcesBalancedAllocation/1", "ImageLocality/1", "DefaultBinder/0",
 	})
