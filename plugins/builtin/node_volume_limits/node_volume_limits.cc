@@ -39,14 +39,7 @@ constexpr std::array<std::string_view, 6> kNotFound = {
     "storageclass.storage.k8s.io",   "csinode.storage.k8s.io",
     "volumeattachment.storage.k8s.io", "csidriver.storage.k8s.io"};
 
-std::string Quoted(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  out += s;
-  out += '"';
-  return out;
-}
+using storage::Quoted;
 
 std::string Cat(std::string_view a, std::string_view sep, std::string_view b) {
   std::string out;

@@ -25,6 +25,10 @@ inline constexpr std::string_view kNotSupportedProvisioner = "kubernetes.io/no-p
 
 using StringMap = std::map<std::string, std::string, std::less<>>;
 
+/// Quoted is Go's %q of an object name, as upstream's messages quote names (names need no
+/// escapes).
+inline std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
 /// Requirement is one node selector or label selector requirement, as written.
 struct Requirement {
   std::string key;

@@ -14,6 +14,7 @@ namespace {
 using storage::Capacity;
 using storage::Claim;
 using storage::NodeLabels;
+using storage::Quoted;
 using storage::StorageClass;
 using storage::Volume;
 
@@ -32,8 +33,6 @@ constexpr std::chrono::milliseconds kPollInterval{100};
 struct StateRef {
   std::shared_ptr<VolumeBinding::PodClaims> claims;
 };
-
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // JsonString renders `s` as a JSON string (names and uids need no escaping, but a value read
 // from an object is not trusted to be a name).
@@ -236,19 +235,19 @@ std::optional<Status> VolumeBinding::ReadClaims(const CycleState& state, const P
     if (rc == SCHEDHOST_E_NOT_FOUND) {
       return Status::UnschedulableAndUnresolvable(
           ephemeral ? "waiting for ephemeral volume controller to create the "
-                      "persistentvolumeclaim " + Quote(claim_name)
-                    : "persistentvolumeclaim " + Quote(claim_name) + " not found");
+                      "persistentvolumeclaim " + Quoted(claim_name)
+                    : "persistentvolumeclaim " + Quoted(claim_name) + " not found");
     }
     if (rc != SCHEDHOST_OK) return unavailable(kClaims, "persistentvolumeclaims");
     Claim c = storage::DecodeClaim(object);
     Overlay(c);
     if (c.phase == "Lost") {
       return Status::UnschedulableAndUnresolvable(
-          "persistentvolumeclaim " + Quote(c.name) + " bound to non-existent persistentvolume " +
-          Quote(c.volume_name));
+          "persistentvolumeclaim " + Quoted(c.name) + " bound to non-existent persistentvolume " +
+          Quoted(c.volume_name));
     }
     if (c.deleting) {
-      return Status::UnschedulableAndUnresolvable("persistentvolumeclaim " + Quote(c.name) +
+      return Status::UnschedulableAndUnresolvable("persistentvolumeclaim " + Quoted(c.name) +
                                                   " is being deleted");
     }
     if (ephemeral && c.controller_uid != pod.uid()) {
@@ -284,7 +283,7 @@ std::optional<Status> VolumeBinding::ReadClaims(const CycleState& state, const P
         StorageClass sc = storage::DecodeStorageClass(object);
         if (!sc.binding_mode) {
           return Status::Error("VolumeBindingMode not set for StorageClass " +
-                               Quote(c.class_name));
+                               Quoted(c.class_name));
         }
         delayed = *sc.binding_mode == "WaitForFirstConsumer";
         out.classes.insert_or_assign(sc.name, std::move(sc));
@@ -419,10 +418,10 @@ std::vector<std::string> VolumeBinding::FindVolumes(const PodClaims& claims, con
   // upstream's checkVolumeProvisions: its verdict replaces the matching's.
   unbound_ok = true;
   for (const Claim* c : to_provision) {
-    if (c->class_name.empty()) throw std::runtime_error("no class for claim " + Quote(c->Key()));
+    if (c->class_name.empty()) throw std::runtime_error("no class for claim " + Quoted(c->Key()));
     auto sc = claims.classes.find(c->class_name);
     if (sc == claims.classes.end()) {
-      throw std::runtime_error("failed to find storage class " + Quote(c->class_name));
+      throw std::runtime_error("failed to find storage class " + Quoted(c->class_name));
     }
     const std::string& provisioner = sc->second.provisioner;
     if (provisioner.empty() || provisioner == storage::kNotSupportedProvisioner ||
@@ -581,7 +580,7 @@ Status VolumeBinding::PreBind(CycleState& state, const Pod& pod, std::string_vie
     if (claims.all_bound) return Status::Success();
     auto it = claims.by_node.find(node);
     if (it == claims.by_node.end()) {
-      return Status::Error("no pod volume found for node " + Quote(node));
+      return Status::Error("no pod volume found for node " + Quoted(node));
     }
     found = it->second;
   }
@@ -619,12 +618,12 @@ Status VolumeBinding::PreBind(CycleState& state, const Pod& pod, std::string_vie
 Status VolumeBinding::WaitForBindings(const Pod& /*pod*/, std::string_view node,
                                       const NodeVolumes& found) {
   const std::optional<NodeInfo> ni = host().GetNode(node);
-  if (!ni) return Status::Error("failed to get node " + Quote(node));
+  if (!ni) return Status::Error("failed to get node " + Quoted(node));
   const NodeLabels labels{&host(), ni->node()};
   const auto reaches = [&labels, node](const Volume& v) -> std::optional<Status> {
     if (v.node_affinity && !storage::MatchesTerms(*v.node_affinity, labels)) {
-      return Status::Error("pv " + Quote(v.name) + " node affinity doesn't match node " +
-                           Quote(node) + ": no matching NodeSelectorTerms");
+      return Status::Error("pv " + Quoted(v.name) + " node affinity doesn't match node " +
+                           Quoted(node) + ": no matching NodeSelectorTerms");
     }
     return std::nullopt;
   };
@@ -635,20 +634,20 @@ Status VolumeBinding::WaitForBindings(const Pod& /*pod*/, std::string_view node,
       int32_t rc = SCHEDHOST_OK;
       const Args pv_object = host().GetObject(kVolumes, "", b.volume.name, &rc);
       if (rc != SCHEDHOST_OK) {
-        return Status::Error("failed to check binding: persistentvolume " + Quote(b.volume.name) +
+        return Status::Error("failed to check binding: persistentvolume " + Quoted(b.volume.name) +
                              " not found");
       }
       const Args claim_object =
           host().GetObject(kClaims, b.claim.namespace_name, b.claim.name, &rc);
       if (rc != SCHEDHOST_OK) {
         return Status::Error("failed to check binding: persistentvolumeclaim " +
-                             Quote(b.claim.Key()) + " not found");
+                             Quoted(b.claim.Key()) + " not found");
       }
       const Volume pv = storage::DecodeVolume(pv_object);
       if (pv.resource_version <= b.volume.resource_version) return false;  // not yet written
       if (std::optional<Status> s = reaches(pv)) return std::move(*s);
       if (!pv.has_claim_ref || pv.claim_uid.empty()) {
-        return Status::Error("ClaimRef got reset for pv " + Quote(pv.name));
+        return Status::Error("ClaimRef got reset for pv " + Quoted(pv.name));
       }
       if (!FullyBound(storage::DecodeClaim(claim_object))) return false;
     }
@@ -657,21 +656,21 @@ Status VolumeBinding::WaitForBindings(const Pod& /*pod*/, std::string_view node,
       const Args object = host().GetObject(kClaims, p.claim.namespace_name, p.claim.name, &rc);
       if (rc != SCHEDHOST_OK) {
         return Status::Error("failed to check provisioning pvc: persistentvolumeclaim " +
-                             Quote(p.claim.Key()) + " not found");
+                             Quoted(p.claim.Key()) + " not found");
       }
       const Claim c = storage::DecodeClaim(object);
       if (c.resource_version <= p.claim.resource_version) return false;
       if (!c.has_annotations) {
-        return Status::Error("selectedNode annotation reset for PVC " + Quote(c.name));
+        return Status::Error("selectedNode annotation reset for PVC " + Quoted(c.name));
       }
       if (c.selected_node.value_or("") != node) {
-        return Status::Error("provisioning failed for PVC " + Quote(c.name));
+        return Status::Error("provisioning failed for PVC " + Quoted(c.name));
       }
       if (!c.volume_name.empty()) {
         const Args pv_object = host().GetObject(kVolumes, "", c.volume_name, &rc);
         if (rc == SCHEDHOST_E_NOT_FOUND) return false;
         if (rc != SCHEDHOST_OK) {
-          return Status::Error("failed to get pv " + Quote(c.volume_name) + " from cache");
+          return Status::Error("failed to get pv " + Quoted(c.volume_name) + " from cache");
         }
         if (std::optional<Status> s = reaches(storage::DecodeVolume(pv_object))) {
           return std::move(*s);

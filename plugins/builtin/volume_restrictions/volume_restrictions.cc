@@ -14,15 +14,7 @@ constexpr std::string_view kReadWriteOncePod = "ReadWriteOncePod";
 // The pool of an rbd volume that names none (the API server's default).
 constexpr std::string_view kDefaultRbdPool = "rbd";
 
-// Quoted is Go's %q of a name (object names need no escapes).
-std::string Quoted(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  out += s;
-  out += '"';
-  return out;
-}
+using storage::Quoted;
 
 // Text reads a string field; any other value reads as unset ("").
 std::string Text(const Args& v) {

@@ -29,15 +29,7 @@ constexpr std::array<std::string_view, 3> kNotFound = {
 
 constexpr std::string_view kWaitForFirstConsumer = "WaitForFirstConsumer";
 
-// Quoted is Go's %q of a name (object names need no escapes).
-std::string Quoted(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  out += s;
-  out += '"';
-  return out;
-}
+using storage::Quoted;
 
 std::string_view TrimSpace(std::string_view s) {
   constexpr std::string_view kSpace = " \t\n\v\f\r";
