@@ -155,7 +155,13 @@ class Decoder {
           Fail(top.Path("apiVersion"), "required (kind " + internal::Quote(kind) +
                                            " is not built in: its apiVersion says whose it is)");
         }
+        // Named as GenericObject::Describe names it, for errors about its fields.
+        const YamlNode* meta = FindField(node, "metadata");
+        const std::string ns = FindScalar(meta, "namespace");
+        identity = kind + " " + (ns.empty() ? "" : ns + "/") + FindScalar(meta, "name");
+        const bool defaults = internal::CheckStorageObject(node, prefix, api_version, kind);
         generic_->push_back(internal::DecodeGeneric(node, prefix, api_version, kind));
+        if (defaults) internal::DefaultStorageObject(generic_->back());
         generic_->back().source = source_;
         generic_->back().document = document_;
         return;

@@ -90,6 +90,55 @@ TEST(DecodeGenericTest, StillRefusesWhatCannotBeAnObject) {
               ::testing::ThrowsMessage<DecodeError>(HasSubstr("unsupported kind \"Thing\"")));
 }
 
+// The storage kinds volume scheduling reads are checked as the API server checks them, naming
+// the object and the field, and a StorageClass gets the API server's default binding mode.
+TEST(DecodeGenericTest, StorageObjectsAreCheckedAndDefaultedAsTheApiServerDoes) {
+  const auto refused = [](const std::string& yaml) {
+    std::vector<GenericObject> generic;
+    try {
+      DecodeManifests(yaml, "s.yaml", {}, &generic);
+    } catch (const DecodeError& e) {
+      EXPECT_TRUE(generic.empty());
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(refused("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, "
+                      "namespace: team}\nspec: {resources: {requests: {storage: lots}}}\n"),
+              HasSubstr("(PersistentVolumeClaim team/data): spec.resources.requests.storage: "
+                        "invalid quantity \"lots\""));
+  EXPECT_THAT(refused("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\n"
+                      "spec: {accessModes: [ReadWriteSometimes]}\n"),
+              HasSubstr("spec.accessModes[0]: unsupported value \"ReadWriteSometimes\""));
+  EXPECT_THAT(refused("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec:\n"
+                      "  capacity: {storage: 1Gi}\n  nodeAffinity: {required: {nodeSelectorTerms: "
+                      "[{matchExpressions: [{key: zone, operator: Near, values: [a]}]}]}}\n"),
+              HasSubstr("(PersistentVolume pv): spec.nodeAffinity.required.nodeSelectorTerms[0]."
+                        "matchExpressions[0].operator: unsupported value \"Near\""));
+  EXPECT_THAT(refused("apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec:\n"
+                      "  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: "
+                      "[{key: zone, operator: In}]}]}}\n"),
+              HasSubstr("values: must be specified when `operator` is 'In' or 'NotIn'"));
+  EXPECT_THAT(refused("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\n"
+                      "provisioner: x\nvolumeBindingMode: Eventually\n"),
+              HasSubstr("(StorageClass sc): volumeBindingMode: unsupported value \"Eventually\""));
+  EXPECT_THAT(refused("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\n"),
+              HasSubstr("(StorageClass sc): provisioner: Required value"));
+  // Another group's kind of the same name is not the host's to check.
+  EXPECT_EQ(refused("apiVersion: example.com/v1\nkind: StorageClass\nmetadata: {name: sc}\n"),
+            "accepted");
+
+  std::vector<GenericObject> generic;
+  DecodeManifests("apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: sc}\n"
+                  "provisioner: x\n",
+                  "s.yaml", {}, &generic);
+  ASSERT_EQ(generic.size(), 1u);
+  const ValueNode* mode = generic[0].tree->Find("volumeBindingMode");
+  ASSERT_NE(mode, nullptr);
+  EXPECT_EQ(mode->string_value, "Immediate");
+  EXPECT_EQ(mode->location, "StorageClass sc");
+}
+
 TEST(DecodeGenericTest, ConvertsApiServerJson) {
   const ValueNode root = ValueTreeFromJson(
       R"({"metadata":{"name":"gang","namespace":"team-a","uid":null},"spec":{"minMember":3,"ratio":1.5,"big":18446744073709551615,"tags":["a",null]}})",

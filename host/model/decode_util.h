@@ -29,6 +29,15 @@ namespace schedhost::model::internal {
 GenericObject DecodeGeneric(const YamlNode* object, const std::string& prefix,
                             const std::string& api_version, const std::string& kind);
 
+// CheckStorageObject checks a PersistentVolumeClaim, PersistentVolume or StorageClass document
+// (other kinds pass) as the API server validates the fields volume scheduling reads; fails
+// through Fail naming the field. Returns whether the document needs DefaultStorageObject (a
+// StorageClass without volumeBindingMode).
+bool CheckStorageObject(const YamlNode* object, const std::string& prefix,
+                        std::string_view api_version, std::string_view kind);
+// DefaultStorageObject fills in what the API server defaults (volumeBindingMode: Immediate).
+void DefaultStorageObject(GenericObject& object);
+
 // ValueJson renders a value (a volume, a part of an object) as compact JSON, typed as the API
 // server would read it (see decode_generic.cc); fails through Fail when it is malformed.
 std::string ValueJson(const YamlNode* node, const std::string& path);
