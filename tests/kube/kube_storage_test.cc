@@ -3,11 +3,13 @@
 // same module as kube-apiserver. schedhostd's VolumeBinding matches a WaitForFirstConsumer
 // claim to the local volume of the one node it fits, writes the volume's claimRef in PreBind,
 // and waits for the PV controller to bind the claim before the pod is bound; an ephemeral
-// volume's pod waits, with kube-scheduler's message, until the controller makes its claim.
+// volume's pod waits until the controller makes its claim; a ReadWriteOncePod claim in use, a
+// CSINode's attach limit and a volume's zone hold pods with kube-scheduler's messages.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/kube/kube_fixture.h"
 
@@ -57,6 +59,47 @@ class KubeStorageTest : public KubeModeTest {
                  {{"accessModes", Json::array({"ReadWriteOnce"})},
                   {"storageClassName", cls},
                   {"resources", {{"requests", {{"storage", size}}}}}}}};
+  }
+  // BoundPair creates a volume of `size` and `modes` (with `extra` merged into its spec, and
+  // `labels`) pre-bound to a claim `claim` of the test's namespace, and waits until the PV
+  // controller bound them.
+  void BoundPair(const std::string& claim, const std::string& size, const Json& modes,
+                 const Json& extra = Json::object(), const Json& labels = Json::object()) {
+    const std::string pv = ns_ + "-" + claim;
+    Json volume = {{"apiVersion", "v1"},
+                   {"kind", "PersistentVolume"},
+                   {"metadata", {{"name", pv}, {"labels", labels}}},
+                   {"spec",
+                    {{"capacity", {{"storage", size}}},
+                     {"accessModes", modes},
+                     {"storageClassName", ""},
+                     {"claimRef", {{"namespace", ns_}, {"name", claim}}}}}};
+    volume["metadata"]["labels"]["schedhost-test"] = ns_;
+    if (!extra.contains("csi")) volume["spec"]["hostPath"] = {{"path", "/tmp/" + pv}};
+    volume["spec"].update(extra);
+    Create(volume);
+    Create(Json{{"apiVersion", "v1"},
+                {"kind", "PersistentVolumeClaim"},
+                {"metadata", {{"name", claim}, {"namespace", ns_}}},
+                {"spec",
+                 {{"accessModes", modes},
+                  {"storageClassName", ""},
+                  {"volumeName", pv},
+                  {"resources", {{"requests", {{"storage", size}}}}}}}});
+    ASSERT_TRUE(WaitFor([&] { return Get("pvc/" + claim, "{.status.phase}") == "Bound"; }))
+        << Get("pvc/" + claim, "{.status}");
+  }
+  // PodWithClaims is a pod mounting `claims`.
+  Json PodWithClaims(const std::string& name, const std::vector<std::string>& claims) {
+    Json pod = Pod(name, "100m");
+    pod["spec"]["volumes"] = Json::array();
+    for (const std::string& c : claims) {
+      pod["spec"]["volumes"].push_back({{"name", c}, {"persistentVolumeClaim", {{"claimName", c}}}});
+    }
+    return pod;
+  }
+  std::string Message(const std::string& pod) {
+    return Condition(pod, "PodScheduled").value("message", "");
   }
   std::string Get(const std::string& what, const std::string& jsonpath) {
     return cp_->Kubectl({"get", what, "-n", ns_, "-o", "jsonpath=" + jsonpath}).out;
@@ -122,6 +165,44 @@ TEST_F(KubeStorageTest, AnEphemeralVolumesPodWaitsForItsClaimThenLands) {
   ASSERT_TRUE(WaitFor([&] { return NodeOf("worker") == ns_ + "-a"; }, std::chrono::seconds(60)))
       << NodeOf("worker") << " " << Get("pvc/worker-scratch", "{.status}");
   EXPECT_EQ(Get("pvc/worker-scratch", "{.spec.volumeName}"), ns_ + "-scratch");
+}
+
+// VolumeRestrictions: a ReadWriteOncePod claim in use holds the next pod that asks for it;
+// NodeVolumeLimits: a node's CSINode allows one volume of the driver; VolumeZone: a volume of
+// zone b keeps its pod off the zone-a node.
+TEST_F(KubeStorageTest, ClaimsInUseAttachLimitsAndZonesHoldPodsSayingWhy) {
+  AddNode(ns_ + "-a", "8", "16Gi", Json{{"topology.kubernetes.io/zone", "a"}});
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "CSINode"},
+              {"metadata", {{"name", ns_ + "-a"}}},
+              {"spec",
+               {{"drivers",
+                 Json::array({{{"name", "csi.example.com"},
+                               {"nodeID", ns_ + "-a"},
+                               {"allocatable", {{"count", 1}}}}})}}}});
+  BoundPair("solo", "1Gi", Json::array({"ReadWriteOncePod"}));
+  BoundPair("csi-1", "1Gi", Json::array({"ReadWriteOnce"}),
+            {{"csi", {{"driver", "csi.example.com"}, {"volumeHandle", ns_ + "-h1"}}}});
+  BoundPair("csi-2", "1Gi", Json::array({"ReadWriteOnce"}),
+            {{"csi", {{"driver", "csi.example.com"}, {"volumeHandle", ns_ + "-h2"}}}});
+  BoundPair("in-b", "1Gi", Json::array({"ReadWriteOnce"}), Json::object(),
+            {{"topology.kubernetes.io/zone", "b"}});
+  StartHost(Config());
+
+  Create(PodWithClaims("first", {"solo", "csi-1"}));
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("first") == ns_ + "-a"; })) << Message("first");
+  Create(PodWithClaims("second", {"solo"}));
+  Create(PodWithClaims("third", {"csi-2"}));
+  Create(PodWithClaims("fourth", {"in-b"}));
+  for (const char* pod : {"second", "third", "fourth"}) {
+    ASSERT_TRUE(WaitFor([&] { return !Message(pod).empty(); })) << pod;
+  }
+  EXPECT_THAT(Message("second"),
+              HasSubstr("1 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
+                        "access mode already in-use by another pod"));
+  EXPECT_THAT(Message("third"), HasSubstr("1 node(s) exceed max volume count"));
+  EXPECT_THAT(Message("fourth"), HasSubstr("1 node(s) had no available volume zone"));
+  for (const char* pod : {"second", "third", "fourth"}) EXPECT_EQ(NodeOf(pod), "") << pod;
 }
 
 }  // namespace
