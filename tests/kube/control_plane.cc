@@ -322,6 +322,7 @@ std::unique_ptr<ControlPlane> ControlPlane::Start(const Options& options) {
     for (const std::string& c : options.controllers) list += (list.empty() ? "" : ",") + c;
     args.push_back("--controllers=" + list);
   }
+  if (options.kube_scheduler) args.emplace_back("--kube-scheduler");
   const char* verbose = std::getenv("SCHEDHOST_KUBE_VERBOSE");
   auto process = std::make_unique<Process>(args, verbose != nullptr && *verbose == '1');
 

@@ -41,6 +41,9 @@ class ControlPlane {
     // kube-controller-manager controllers to run beside it, as the admin (none: no
     // kube-controller-manager), e.g. "persistentvolume-binder-controller".
     std::vector<std::string> controllers;
+    // Run upstream kube-scheduler beside it (default profile, for pods of schedulerName
+    // default-scheduler), to compare with schedhost on one control plane.
+    bool kube_scheduler = false;
   };
 
   // Result is how one finished kubectl run ended.

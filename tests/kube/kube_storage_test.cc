@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/kube/kube_fixture.h"
@@ -28,6 +29,7 @@ class KubeStorageTest : public KubeModeTest {
     if (!ControlPlane::Unavailable().empty()) return;  // SetUp skips or fails, saying why
     ControlPlane::Options options;
     options.controllers = {"persistentvolume-binder-controller", "ephemeral-volume-controller"};
+    options.kube_scheduler = true;  // for pods of schedulerName default-scheduler
     cp_ = ControlPlane::Start(options);
   }
 
@@ -89,9 +91,10 @@ class KubeStorageTest : public KubeModeTest {
     ASSERT_TRUE(WaitFor([&] { return Get("pvc/" + claim, "{.status.phase}") == "Bound"; }))
         << Get("pvc/" + claim, "{.status}");
   }
-  // PodWithClaims is a pod mounting `claims`.
-  Json PodWithClaims(const std::string& name, const std::vector<std::string>& claims) {
-    Json pod = Pod(name, "100m");
+  // PodWithClaims is a pod mounting `claims`, for `scheduler`.
+  Json PodWithClaims(const std::string& name, const std::vector<std::string>& claims,
+                     const std::string& scheduler = "schedhost") {
+    Json pod = Pod(name, "100m", scheduler);
     pod["spec"]["volumes"] = Json::array();
     for (const std::string& c : claims) {
       pod["spec"]["volumes"].push_back({{"name", c}, {"persistentVolumeClaim", {{"claimName", c}}}});
@@ -203,6 +206,58 @@ TEST_F(KubeStorageTest, ClaimsInUseAttachLimitsAndZonesHoldPodsSayingWhy) {
   EXPECT_THAT(Message("third"), HasSubstr("1 node(s) exceed max volume count"));
   EXPECT_THAT(Message("fourth"), HasSubstr("1 node(s) had no available volume zone"));
   for (const char* pod : {"second", "third", "fourth"}) EXPECT_EQ(NodeOf(pod), "") << pod;
+}
+
+// The operator case, side by side on one control plane: the same objects, once for
+// upstream kube-scheduler v1.37.2 (schedulerName default-scheduler) and once for schedhostd,
+// land on the same node or wait with the same message.
+TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  AddNode(ns_ + "-b", "2", "4Gi");
+  const std::string cls = ns_ + "-local";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", cls}}},
+              {"provisioner", "kubernetes.io/no-provisioner"},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  StartHost(Config());
+  for (const auto& [scheduler, s] : {std::pair{"default-scheduler", "ks"},
+                                     std::pair{"schedhost", "sh"}}) {
+    const std::string suffix = s;
+    Create(LocalVolume(ns_ + "-local-" + suffix, ns_ + "-b", "10Gi", cls));
+    Create(Claim("data-" + suffix, cls, "5Gi"));
+    Create(Claim("big-" + suffix, cls, "50Gi"));
+    Create(PodWithClaims("local-" + suffix, {"data-" + suffix}, scheduler));
+    Create(PodWithClaims("missing-" + suffix, {"missing-" + suffix}, scheduler));
+    Create(PodWithClaims("big-" + suffix, {"big-" + suffix}, scheduler));
+  }
+  for (const char* s : {"ks", "sh"}) {
+    const std::string suffix = s;
+    ASSERT_TRUE(WaitFor([&] { return NodeOf("local-" + suffix) == ns_ + "-b"; },
+                        std::chrono::seconds(60)))
+        << suffix << ": " << NodeOf("local-" + suffix) << " " << Message("local-" + suffix);
+    EXPECT_EQ(Get("pvc/data-" + suffix, "{.spec.volumeName}"), ns_ + "-local-" + suffix);
+    for (const char* pod : {"missing-", "big-"}) {
+      ASSERT_TRUE(WaitFor([&] { return !Message(pod + suffix).empty(); })) << pod << suffix;
+    }
+  }
+  // The scheduling part of the message (up to what PostFilter appends), kube-scheduler's names
+  // mapped to schedhost's.
+  const auto fit = [](std::string message) {
+    for (size_t at = message.find("-ks"); at != std::string::npos; at = message.find("-ks", at)) {
+      message.replace(at, 3, "-sh");
+    }
+    return message.substr(0, message.find(". ") + 1);
+  };
+  EXPECT_EQ(fit(Message("missing-ks")), fit(Message("missing-sh")))
+      << Message("missing-ks") << "\n" << Message("missing-sh");
+  EXPECT_EQ(fit(Message("missing-sh")),
+            "0/2 nodes are available: persistentvolumeclaim \"missing-sh\" not found.");
+  EXPECT_EQ(fit(Message("big-ks")), fit(Message("big-sh")))
+      << Message("big-ks") << "\n" << Message("big-sh");
+  EXPECT_EQ(fit(Message("big-sh")),
+            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to "
+            "bind.");
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ type config struct {
 	// controllers, when set, are the kube-controller-manager controllers to run beside the API
 	// server (e.g. persistentvolume-binder-controller for volume scheduling).
 	controllers []string
+	// kubeScheduler runs upstream kube-scheduler beside them (default profile, schedulerName
+	// default-scheduler), for tests that compare it with schedhost on one control plane.
+	kubeScheduler bool
 }
 
 // cluster is one running etcd and kube-apiserver, with the files made for them.
@@ -51,6 +54,7 @@ type cluster struct {
 	etcd  *component
 	api   *component
 	kcm   *component // kube-controller-manager, when cfg.controllers is set
+	ks    *component // kube-scheduler, when cfg.kubeScheduler is set
 	admin *kubernetes.Clientset
 
 	etcdURL         string
@@ -134,7 +138,40 @@ func startCluster(ctx context.Context, cfg config) (_ *cluster, err error) {
 			return nil, err
 		}
 	}
+	if cfg.kubeScheduler {
+		c.ks = &component{
+			name:    "kube-scheduler",
+			path:    filepath.Join(cfg.binDir, "kube-scheduler"),
+			logPath: filepath.Join(cfg.dir, "kube-scheduler.log"),
+			args: []string{
+				"--kubeconfig=" + c.adminKubeconfig,
+				"--leader-elect=false",
+				"--secure-port=0",
+				"--v=2",
+			},
+		}
+		if err := c.startAndSettle(ctx, c.ks); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// startAndSettle starts comp and waits until it has run for a moment (a bad flag or
+// kubeconfig ends it at once).
+func (c *cluster) startAndSettle(ctx context.Context, comp *component) error {
+	if err := comp.start(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Second):
+	}
+	if !comp.running() {
+		return comp.failure(comp.exitError())
+	}
+	return nil
 }
 
 // startControllerManager runs kube-controller-manager with cfg.controllers only, as the admin,
@@ -153,18 +190,7 @@ func (c *cluster) startControllerManager(ctx context.Context) error {
 			"--v=2",
 		},
 	}
-	if err := c.kcm.start(); err != nil {
-		return err
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(time.Second):
-	}
-	if !c.kcm.running() {
-		return c.kcm.failure(c.kcm.exitError())
-	}
-	return nil
+	return c.startAndSettle(ctx, c.kcm)
 }
 
 // startEtcd starts a single-member etcd on two free loopback ports and waits for /health.
@@ -368,6 +394,9 @@ func (c *cluster) compact(ctx context.Context) (int64, error) {
 
 // stop ends kube-apiserver, then etcd, each given grace to exit.
 func (c *cluster) stop(grace time.Duration) {
+	if c.ks != nil {
+		c.ks.stop(grace)
+	}
 	if c.kcm != nil {
 		c.kcm.stop(grace)
 	}

@@ -55,6 +55,7 @@ func main() {
 		}
 		return nil
 	})
+	flag.BoolVar(&cfg.kubeScheduler, "kube-scheduler", false, "run upstream kube-scheduler (default profile) beside the API server, as the admin")
 	flag.BoolVar(&foreground, "foreground", false, "run until SIGINT or SIGTERM instead of reading commands from stdin")
 	flag.Parse()
 	if flag.NArg() != 0 {
