@@ -43,8 +43,27 @@ std::optional<uint64_t> ParseObjectVersion(std::string_view text) {
   return v;
 }
 
+size_t KindObjects::KeyHash::operator()(const Key& k) const noexcept {
+  const size_t h = std::hash<std::string_view>{}(k.namespace_name);
+  return h ^ (std::hash<std::string_view>{}(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
 const StoredObject* KindObjects::Get(std::string_view namespace_name,
                                      std::string_view name) const {
+  if (items_.size() >= kIndexFrom) {
+    if (!index_built_.load(std::memory_order_acquire)) {
+      std::lock_guard lock(index_mu_);
+      if (!index_built_.load(std::memory_order_relaxed)) {
+        index_.reserve(items_.size());
+        for (const Item& item : items_) {
+          index_.emplace(Key{item->namespace_name, item->name}, item.get());
+        }
+        index_built_.store(true, std::memory_order_release);
+      }
+    }
+    auto found = index_.find(Key{namespace_name, name});
+    return found == index_.end() ? nullptr : found->second;
+  }
   auto it = std::lower_bound(items_.begin(), items_.end(), std::pair(namespace_name, name),
                              [](const Item& a, const auto& key) {
                                return Less(a, key.first, key.second);

@@ -10,6 +10,7 @@
 //   const StoredObject* pg = snapshot->Find("podgroups.scheduling.x-k8s.io")->Get("team-a", "gang");
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "host/model/value_node.h"
@@ -85,7 +87,26 @@ class KindObjects {
   const std::vector<std::shared_ptr<const StoredObject>>& items() const { return items_; }
 
  private:
+  // Key is an object's namespace and name, viewing the stored object's own strings.
+  struct Key {
+    std::string_view namespace_name;
+    std::string_view name;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const noexcept;
+  };
+  // Tables at least this large answer Get through a hash index, built on the first Get (a
+  // plugin may look an object up for every node of every cycle); smaller ones search the
+  // sorted items.
+  static constexpr size_t kIndexFrom = 64;
+
   std::vector<std::shared_ptr<const StoredObject>> items_;
+  // index_ is built once, under index_mu_; index_built_ says it is (std::call_once costs more
+  // than the lookup it guards).
+  mutable std::atomic<bool> index_built_{false};
+  mutable std::mutex index_mu_;
+  mutable std::unordered_map<Key, const StoredObject*, KeyHash> index_;
 };
 
 // ObjectSnapshot is every declared kind's table at one moment.

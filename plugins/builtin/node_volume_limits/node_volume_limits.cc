@@ -128,6 +128,10 @@ using AttachmentIndex =
 // could not be listed), shared by the state's clones.
 struct State {
   std::shared_ptr<const std::vector<NodeVolumeLimits::Entry>> entries;
+  // The drivers of the new pod's volumes whose CSIDriver asks to be installed on the node
+  // (read once per cycle, not per node), or why they could not be read.
+  std::shared_ptr<const std::vector<std::string>> must_be_installed;
+  std::shared_ptr<const Status> drivers_failure;
   std::shared_ptr<const AttachmentIndex> attachments;
   std::shared_ptr<const Status> attachments_failure;
 };
@@ -262,7 +266,8 @@ std::optional<CsiVolume> NodeVolumeLimits::ClaimVolume(const CycleState& state,
   // A volume that is gone, or not created yet for a pre-bound claim: count by the class.
   if (rc != SCHEDHOST_OK || !object.present()) return ClassVolume(state, claim, needs_csinode);
   try {
-    const storage::Volume volume = storage::DecodeVolume(object);
+    const auto decoded = volumes_.Get(claim.volume_name, object, storage::DecodeVolume);
+    const storage::Volume& volume = *decoded;
     if (volume.csi) return CsiVolume{volume.csi_driver, volume.csi_volume_handle};
     const InTreePlugin* plugin = InTreeSourceOf(object["spec"]);
     if (plugin == nullptr || !plugin->migration_on) return std::nullopt;
@@ -328,13 +333,14 @@ std::vector<NodeVolumeLimits::Entry> NodeVolumeLimits::Resolve(const CycleState&
           std::string(kNotFound[kClaims]) + " " + Quoted(claim_name) + " not found"));
     }
     if (!found) return fail(Unavailable(kClaims, Cat(pod.namespace_name(), "/", claim_name)));
-    Claim claim;
+    std::shared_ptr<const Claim> decoded;
     try {
-      claim = storage::DecodeClaim(object);
+      decoded = claims_.Get(Cat(pod.namespace_name(), "/", claim_name), object, storage::DecodeClaim);
     } catch (const ArgsError& e) {
       if (!new_pod) continue;
       return fail(Status::UnschedulableAndUnresolvable(e.what()));
     }
+    const Claim& claim = *decoded;
     // An ephemeral volume's claim must be the one made for this pod.
     if (ephemeral && claim.controller_uid != pod.uid()) {
       return fail(Status::Error("PVC " + claim.Key() + " was not created for pod " + pod_key +
@@ -350,6 +356,23 @@ std::vector<NodeVolumeLimits::Entry> NodeVolumeLimits::Resolve(const CycleState&
     out.push_back(std::move(e));
   }
   return out;
+}
+
+std::optional<Status> NodeVolumeLimits::MustBeInstalled(const CycleState& state,
+                                                        const std::vector<Entry>& entries,
+                                                        std::vector<std::string>& out) const {
+  std::set<std::string_view> seen;
+  for (const Entry& e : entries) {
+    if (e.failure || !seen.insert(e.driver).second) continue;
+    int32_t rc = SCHEDHOST_OK;
+    const Args object = host().GetObject(state, kDrivers, "", e.driver, &rc);
+    if (rc != SCHEDHOST_OK && rc != SCHEDHOST_E_NOT_FOUND) return Unavailable(kDrivers, e.driver);
+    // Without a CSIDriver object the driver may not be a CSI driver: nothing to require.
+    if (object.present() && storage::CSIDriverPreventsSchedulingIfMissing(object)) {
+      out.push_back(e.driver);
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<Status> NodeVolumeLimits::Attachments(const CycleState& state,
@@ -381,6 +404,12 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const Pod& pod,
   if (!relevant) return Status::Skip();
   State s;
   s.entries = std::make_shared<const std::vector<Entry>>(Resolve(state, pod, true));
+  auto required = std::make_shared<std::vector<std::string>>();
+  if (std::optional<Status> why = MustBeInstalled(state, *s.entries, *required)) {
+    s.drivers_failure = std::make_shared<const Status>(std::move(*why));
+  } else {
+    s.must_be_installed = std::move(required);
+  }
   auto index = std::make_shared<AttachmentIndex>();
   if (std::optional<Status> why = Attachments(state, *index)) {
     s.attachments_failure = std::make_shared<const Status>(std::move(*why));
@@ -408,14 +437,16 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
   int32_t rc = SCHEDHOST_OK;
   const Args csinode_object = host().GetObject(state, kCSINodes, "", node_name, &rc);
   const bool has_csinode = rc == SCHEDHOST_OK && csinode_object.present();
-  std::vector<storage::CSINodeDriver> drivers;
+  std::shared_ptr<const std::vector<storage::CSINodeDriver>> decoded_drivers;
   if (has_csinode) {
     try {
-      drivers = storage::DecodeCSINodeDrivers(csinode_object);
+      decoded_drivers = csinodes_.Get(node_name, csinode_object, storage::DecodeCSINodeDrivers);
     } catch (const ArgsError& e) {
       return Status::Error(e.what());
     }
   }
+  static const std::vector<storage::CSINodeDriver> kNoDrivers;
+  const std::vector<storage::CSINodeDriver>& drivers = decoded_drivers ? *decoded_drivers : kNoDrivers;
 
   // The new pod's volumes.
   std::map<std::string, std::string, std::less<>> new_volumes;
@@ -424,19 +455,23 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
 
   // A driver that asks for it must be installed on the node (VolumeLimitScaling, on by
   // default in v1.37): listed in the node's CSINode.
-  std::set<std::string_view> new_drivers;
-  for (const auto& [unique, driver] : new_volumes) new_drivers.insert(driver);
-  for (std::string_view driver : new_drivers) {
-    const Args object = host().GetObject(state, kDrivers, "", driver, &rc);
-    if (rc != SCHEDHOST_OK && rc != SCHEDHOST_E_NOT_FOUND) {
-      return Unavailable(kDrivers, driver);
+  if (s->drivers_failure) return *s->drivers_failure;
+  std::vector<std::string> listed_drivers;
+  const std::vector<std::string>* required = s->must_be_installed.get();
+  if (required == nullptr) {
+    if (std::optional<Status> why = MustBeInstalled(state, *s->entries, listed_drivers)) {
+      return std::move(*why);
     }
-    // Without a CSIDriver object the driver may not be a CSI driver: nothing to require.
-    if (!object.present() || !storage::CSIDriverPreventsSchedulingIfMissing(object)) continue;
+    required = &listed_drivers;
+  }
+  for (const std::string& driver : *required) {
+    if (std::none_of(new_volumes.begin(), new_volumes.end(),
+                     [&driver](const auto& v) { return v.second == driver; })) {
+      continue;  // only a migrated volume needs it, and this node has no CSINode
+    }
     if (std::none_of(drivers.begin(), drivers.end(),
-                     [driver](const storage::CSINodeDriver& d) { return d.name == driver; })) {
-      return Status::Unschedulable(std::string(driver) +
-                                   " CSI driver is not installed on the node");
+                     [&driver](const storage::CSINodeDriver& d) { return d.name == driver; })) {
+      return Status::Unschedulable(driver + " CSI driver is not installed on the node");
     }
   }
 
@@ -474,7 +509,8 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
       const Args object = host().GetObject(state, kVolumes, "", a.volume, &rc);
       if (rc != SCHEDHOST_OK || !object.present()) continue;
       try {
-        const storage::Volume volume = storage::DecodeVolume(object);
+        const auto decoded = volumes_.Get(a.volume, object, storage::DecodeVolume);
+        const storage::Volume& volume = *decoded;
         if (!volume.csi) continue;
         std::string unique = a.attacher + "/" + volume.csi_volume_handle;
         if (attached.contains(unique) || !attachments.insert(std::move(unique)).second) continue;

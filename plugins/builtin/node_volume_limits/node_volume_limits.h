@@ -148,6 +148,10 @@ class NodeVolumeLimits final : public Plugin,
   // a handle of the claim's own.
   std::optional<CsiVolume> ClassVolume(const CycleState& state, const storage::Claim& claim,
                                        bool& needs_csinode) const;
+  // MustBeInstalled lists the drivers of `entries` whose CSIDriver asks to be installed on the
+  // node (spec.preventPodSchedulingIfMissing), or the status of a read that failed.
+  std::optional<Status> MustBeInstalled(const CycleState& state, const std::vector<Entry>& entries,
+                                        std::vector<std::string>& out) const;
   // Attachments lists the VolumeAttachments by node, or the status of a list that failed.
   std::optional<Status> Attachments(const CycleState& state,
                                     std::map<std::string, std::vector<Attachment>, std::less<>>&
@@ -158,6 +162,10 @@ class NodeVolumeLimits final : public Plugin,
   Id state_key_ = 0;
   // Prefixes the placeholder handle of an unbound claim, so it never equals a real one.
   std::string random_prefix_;
+  // Claims and volumes decoded once per version: Filter reads those of every pod on every node.
+  mutable storage::VersionCache<storage::Claim> claims_;
+  mutable storage::VersionCache<storage::Volume> volumes_;
+  mutable storage::VersionCache<std::vector<storage::CSINodeDriver>> csinodes_;
 };
 
 }  // namespace schedhost::plugins

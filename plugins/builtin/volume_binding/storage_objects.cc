@@ -147,6 +147,8 @@ bool MatchesSelectorWith(const LabelSelector& selector, const Lookup& lookup) {
 
 }  // namespace
 
+uint64_t ResourceVersion(const Args& object) { return Version(object["metadata"]); }
+
 bool Volume::BoundTo(const Claim& claim) const {
   if (!has_claim_ref) return false;
   if (claim_name != claim.name || claim_namespace != claim.namespace_name) return false;

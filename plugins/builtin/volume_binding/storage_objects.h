@@ -8,6 +8,10 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
 #include <optional>
 #include <schedhost/plugin.hpp>
 #include <string>
@@ -180,5 +184,44 @@ bool MatchesTopology(const std::vector<std::vector<Requirement>>& terms, const N
 bool MatchesSelector(const LabelSelector& selector, const StringMap& labels);
 /// MatchesSelectorOnNode is MatchesSelector against a node's labels.
 bool MatchesSelectorOnNode(const LabelSelector& selector, const NodeLabels& node);
+
+/// ResourceVersion reads an object's metadata.resourceVersion (0 when absent or not a number).
+uint64_t ResourceVersion(const Args& object);
+
+/// VersionCache keeps objects decoded (DecodeClaim, DecodeVolume, ...) by key for as long as
+/// their resourceVersion stays the same, so a plugin that reads the same objects for every node
+/// decodes each once per version. Thread-safe (Filter runs on many nodes at once); an object
+/// without a resourceVersion is decoded every time.
+template <class T>
+class VersionCache {
+ public:
+  /// Get returns `object` decoded, by `key` ("namespace/name"); throws what `decode` throws.
+  template <class Decode>
+  std::shared_ptr<const T> Get(std::string_view key, const Args& object, Decode&& decode) {
+    const uint64_t version = ResourceVersion(object);
+    if (version == 0) return std::make_shared<const T>(decode(object));
+    {
+      std::shared_lock lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end() && it->second.version == version) return it->second.value;
+    }
+    auto value = std::make_shared<const T>(decode(object));
+    std::unique_lock lock(mu_);
+    entries_.insert_or_assign(std::string(key), Entry{version, value});
+    return value;
+  }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Entry {
+    uint64_t version = 0;
+    std::shared_ptr<const T> value;
+  };
+  std::shared_mutex mu_;
+  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
+};
 
 }  // namespace schedhost::plugins::storage

@@ -467,6 +467,9 @@ Status VolumeBinding::Filter(const CycleState& state, const Pod& /*pod*/, const 
     return Status::Error(e.what());
   }
   if (!reasons.empty()) return {Code::kUnschedulableAndUnresolvable, std::move(reasons)};
+  // With every claim bound there is nothing to choose per node: Reserve and PreBind have
+  // nothing to do, and Score gives 0 (PreScore skips).
+  if (claims.delayed.empty()) return Status::Success();
   std::lock_guard lock(claims.mu);
   claims.has_static_bindings = claims.has_static_bindings || !found.bindings.empty();
   claims.by_node.insert_or_assign(std::string(ni.node().name()), std::move(found));
