@@ -149,6 +149,21 @@ bool MatchesSelectorWith(const LabelSelector& selector, const Lookup& lookup) {
 
 uint64_t ResourceVersion(const Args& object) { return Version(object["metadata"]); }
 
+bool PodUsesClaim(const Host& host, const Pod& pod, const Claim& claim, bool ephemeral) {
+  if (claim.namespace_name != pod.namespace_name()) return false;
+  const Args volumes = host.Volumes(pod);
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const Args volume = volumes.At(i);
+    const Args source = volume["persistentVolumeClaim"];
+    if (source.present() && source["claimName"].String("") == claim.name) return true;
+    if (ephemeral && volume["ephemeral"].present() &&
+        std::string(pod.name()) + "-" + volume["name"].String("") == claim.name) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Volume::BoundTo(const Claim& claim) const {
   if (!has_claim_ref) return false;
   if (claim_name != claim.name || claim_namespace != claim.namespace_name) return false;

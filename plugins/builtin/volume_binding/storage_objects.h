@@ -185,6 +185,11 @@ bool MatchesSelector(const LabelSelector& selector, const StringMap& labels);
 /// MatchesSelectorOnNode is MatchesSelector against a node's labels.
 bool MatchesSelectorOnNode(const LabelSelector& selector, const NodeLabels& node);
 
+/// PodUsesClaim tells whether `pod` mounts `claim`: the claim is in the pod's namespace and a
+/// persistentVolumeClaim volume names it, or (with `ephemeral`) an ephemeral volume's claim,
+/// "<pod>-<volume>", is it. For queueing hints on claim events.
+bool PodUsesClaim(const Host& host, const Pod& pod, const Claim& claim, bool ephemeral);
+
 /// ResourceVersion reads an object's metadata.resourceVersion (0 when absent or not a number).
 uint64_t ResourceVersion(const Args& object);
 

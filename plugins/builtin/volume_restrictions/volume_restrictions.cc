@@ -282,12 +282,8 @@ QueueingHint VolumeRestrictions::ClaimAdded(const Pod& pod,
   if (!object.present()) return QueueingHint::kQueue;
   // The claim the pod missed may have been created.
   const storage::Claim claim = storage::DecodeClaim(object);
-  if (claim.namespace_name != pod.namespace_name()) return QueueingHint::kSkip;
-  const Args volumes = host().Volumes(pod);
-  for (size_t i = 0; i < volumes.size(); ++i) {
-    if (ClaimName(volumes.At(i)) == claim.name) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kSkip;
+  return storage::PodUsesClaim(host(), pod, claim, false) ? QueueingHint::kQueue
+                                                          : QueueingHint::kSkip;
 }
 
 std::span<const schedhost_event_registration> VolumeRestrictions::EventsToRegister() {

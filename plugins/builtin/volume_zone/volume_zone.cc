@@ -202,15 +202,8 @@ QueueingHint VolumeZone::ClaimChanged(const Pod& pod, const schedhost_cluster_ev
   if (!object.present()) return QueueingHint::kQueue;
   // Any change of a claim the pod uses may help (it appeared, it was bound); others do not.
   const storage::Claim claim = storage::DecodeClaim(object);
-  if (claim.namespace_name != pod.namespace_name()) return QueueingHint::kSkip;
-  const Args volumes = host().Volumes(pod);
-  for (size_t i = 0; i < volumes.size(); ++i) {
-    const Args source = volumes.At(i)["persistentVolumeClaim"];
-    if (source.present() && source["claimName"].String("") == claim.name) {
-      return QueueingHint::kQueue;
-    }
-  }
-  return QueueingHint::kSkip;
+  return storage::PodUsesClaim(host(), pod, claim, false) ? QueueingHint::kQueue
+                                                          : QueueingHint::kSkip;
 }
 
 QueueingHint VolumeZone::VolumeChanged(const Pod& /*pod*/, const schedhost_cluster_event& /*event*/,
