@@ -124,6 +124,14 @@ std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
 using AttachmentIndex =
     std::map<std::string, std::vector<NodeVolumeLimits::Attachment>, std::less<>>;
 
+// NewVolumes is how the new pod's volumes count on a node: unique name to driver, the count per
+// driver, or the failure of an entry that applies.
+struct NewVolumes {
+  std::map<std::string, std::string, std::less<>> volumes;
+  std::map<std::string, int64_t, std::less<>> per_driver;
+  std::optional<Status> failure;
+};
+
 // State is the cycle state: the new pod's entries and the attachments by node (or why they
 // could not be listed), shared by the state's clones.
 struct State {
@@ -132,6 +140,9 @@ struct State {
   // (read once per cycle, not per node), or why they could not be read.
   std::shared_ptr<const std::vector<std::string>> must_be_installed;
   std::shared_ptr<const Status> drivers_failure;
+  // The new pod's volumes as they count on a node with a CSINode and on one without.
+  std::shared_ptr<const NewVolumes> with_csinode;
+  std::shared_ptr<const NewVolumes> without_csinode;
   std::shared_ptr<const AttachmentIndex> attachments;
   std::shared_ptr<const Status> attachments_failure;
 };
@@ -146,6 +157,17 @@ std::optional<Status> Apply(const std::vector<NodeVolumeLimits::Entry>& entries,
     out.insert_or_assign(e.unique, e.driver);
   }
   return std::nullopt;
+}
+
+// CountNew is the new pod's volumes on a node with (or without) a CSINode.
+NewVolumes CountNew(const std::vector<NodeVolumeLimits::Entry>& entries, bool has_csinode) {
+  NewVolumes out;
+  if (std::optional<Status> why = Apply(entries, has_csinode, out.volumes)) {
+    out.failure = std::move(why);
+    return out;
+  }
+  for (const auto& [unique, driver] : out.volumes) ++out.per_driver[driver];
+  return out;
 }
 
 std::string RandomPrefix() {
@@ -404,6 +426,8 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const Pod& pod,
   if (!relevant) return Status::Skip();
   State s;
   s.entries = std::make_shared<const std::vector<Entry>>(Resolve(state, pod, true));
+  s.with_csinode = std::make_shared<const NewVolumes>(CountNew(*s.entries, true));
+  s.without_csinode = std::make_shared<const NewVolumes>(CountNew(*s.entries, false));
   auto required = std::make_shared<std::vector<std::string>>();
   if (std::optional<Status> why = MustBeInstalled(state, *s.entries, *required)) {
     s.drivers_failure = std::make_shared<const Status>(std::move(*why));
@@ -448,10 +472,16 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
   static const std::vector<storage::CSINodeDriver> kNoDrivers;
   const std::vector<storage::CSINodeDriver>& drivers = decoded_drivers ? *decoded_drivers : kNoDrivers;
 
-  // The new pod's volumes.
-  std::map<std::string, std::string, std::less<>> new_volumes;
-  if (std::optional<Status> why = Apply(*s->entries, has_csinode, new_volumes)) return *why;
-  if (new_volumes.empty()) return {};
+  // The new pod's volumes, as they count on a node with or without a CSINode (the same for
+  // every such node: worked out once per cycle).
+  const NewVolumes* nv = has_csinode ? s->with_csinode.get() : s->without_csinode.get();
+  NewVolumes counted;
+  if (nv == nullptr) {
+    counted = CountNew(*s->entries, has_csinode);
+    nv = &counted;
+  }
+  if (nv->failure) return *nv->failure;
+  if (nv->volumes.empty()) return {};
 
   // A driver that asks for it must be installed on the node (VolumeLimitScaling, on by
   // default in v1.37): listed in the node's CSINode.
@@ -465,7 +495,7 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
     required = &listed_drivers;
   }
   for (const std::string& driver : *required) {
-    if (std::none_of(new_volumes.begin(), new_volumes.end(),
+    if (std::none_of(nv->volumes.begin(), nv->volumes.end(),
                      [&driver](const auto& v) { return v.second == driver; })) {
       continue;  // only a migrated volume needs it, and this node has no CSINode
     }
@@ -476,11 +506,16 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
   }
 
   // The node's limits: a driver without allocatable.count has none.
-  std::map<std::string, int64_t, std::less<>> limits;
-  for (const storage::CSINodeDriver& d : drivers) {
-    if (d.allocatable_count) limits.insert_or_assign(d.name, *d.allocatable_count);
+  const auto limit_of = [&drivers](std::string_view driver) -> std::optional<int64_t> {
+    for (const storage::CSINodeDriver& d : drivers) {
+      if (d.name == driver) return d.allocatable_count;
+    }
+    return std::nullopt;
+  };
+  if (std::none_of(drivers.begin(), drivers.end(),
+                   [](const storage::CSINodeDriver& d) { return d.allocatable_count.has_value(); })) {
+    return {};
   }
-  if (limits.empty()) return {};
 
   // The volumes of the pods on the node: one volume used by several pods counts once.
   std::map<std::string, std::string, std::less<>> attached;
@@ -490,10 +525,7 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
     }
   }
   std::map<std::string, int64_t, std::less<>> attached_count;
-  for (const auto& [unique, driver] : attached) {
-    new_volumes.erase(unique);
-    ++attached_count[driver];
-  }
+  for (const auto& [unique, driver] : attached) ++attached_count[driver];
 
   // The node's VolumeAttachments, less the volumes its pods already count.
   AttachmentIndex listed;
@@ -521,14 +553,19 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
     }
   }
 
-  std::map<std::string, int64_t, std::less<>> new_count;
-  for (const auto& [unique, driver] : new_volumes) ++new_count[driver];
-  for (const auto& [driver, count] : new_count) {
-    auto limit = limits.find(driver);
-    if (limit == limits.end()) continue;
+  // The new pod's volumes not already on the node, per driver, against the driver's limit.
+  for (const auto& [driver, count] : nv->per_driver) {
+    const std::optional<int64_t> limit = limit_of(driver);
+    if (!limit) continue;
+    int64_t added = count;
+    if (!attached.empty()) {
+      for (const auto& [unique, d] : nv->volumes) {
+        if (d == driver && attached.contains(unique)) --added;
+      }
+    }
     auto current = attached_count.find(driver);
     const int64_t have = current == attached_count.end() ? 0 : current->second;
-    if (have + count > limit->second) {
+    if (have + added > *limit) {
       return Status::Unschedulable(Status::Static{kErrReasonMaxVolumeCountExceeded});
     }
   }
