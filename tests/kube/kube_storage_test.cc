@@ -33,6 +33,18 @@ class KubeStorageTest : public KubeModeTest {
     cp_ = ControlPlane::Start(options);
   }
 
+  // LocalClass creates the test's WaitForFirstConsumer class of local volumes (TearDown deletes
+  // it) and returns its name.
+  std::string LocalClass() {
+    const std::string cls = ns_ + "-local";
+    Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+                {"kind", "StorageClass"},
+                {"metadata", {{"name", cls}}},
+                {"provisioner", "kubernetes.io/no-provisioner"},
+                {"volumeBindingMode", "WaitForFirstConsumer"}});
+    return cls;
+  }
+
   // LocalVolume is a local PersistentVolume of `cls` on node `node`.
   Json LocalVolume(const std::string& name, const std::string& node, const std::string& size,
                    const std::string& cls) {
@@ -110,7 +122,7 @@ class KubeStorageTest : public KubeModeTest {
   void TearDown() override {
     if (cp_ != nullptr && !ns_.empty()) {
       cp_->Kubectl({"delete", "pv", "-l", "schedhost-test=" + ns_, "--wait=false"});
-      cp_->Kubectl({"delete", "storageclass", ns_ + "-local", "--wait=false"});
+      cp_->Kubectl({"delete", "storageclass", ns_ + "-local", "--wait=false"});  // LocalClass
     }
     KubeModeTest::TearDown();
   }
@@ -119,21 +131,13 @@ class KubeStorageTest : public KubeModeTest {
 TEST_F(KubeStorageTest, AWaitForFirstConsumerClaimIsBoundWhereItsVolumeIsThenThePod) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "2", "4Gi");
-  const std::string cls = ns_ + "-local";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", cls}}},
-              {"provisioner", "kubernetes.io/no-provisioner"},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  const std::string cls = LocalClass();
   // Only node b has a volume big enough; a too-small one on node a.
   Create(LocalVolume(ns_ + "-small", ns_ + "-a", "1Gi", cls));
   Create(LocalVolume(ns_ + "-big", ns_ + "-b", "10Gi", cls));
   Create(Claim("data", cls, "5Gi"));
   StartHost(Config());
-  Json pod = Pod("db", "100m");
-  pod["spec"]["volumes"] =
-      Json::array({{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}});
-  Create(pod);
+  Create(PodWithClaims("db", {"data"}));
   ASSERT_TRUE(WaitFor([&] { return NodeOf("db") == ns_ + "-b"; }, std::chrono::seconds(60)))
       << NodeOf("db") << " " << Get("pvc/data", "{.status}");
   // The PV controller bound the claim to the volume schedhost chose, before the pod was bound.
@@ -145,12 +149,7 @@ TEST_F(KubeStorageTest, AWaitForFirstConsumerClaimIsBoundWhereItsVolumeIsThenThe
 
 TEST_F(KubeStorageTest, AnEphemeralVolumesPodWaitsForItsClaimThenLands) {
   AddNode(ns_ + "-a", "8", "16Gi");
-  const std::string cls = ns_ + "-local";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", cls}}},
-              {"provisioner", "kubernetes.io/no-provisioner"},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  const std::string cls = LocalClass();
   Create(LocalVolume(ns_ + "-scratch", ns_ + "-a", "2Gi", cls));
   StartHost(Config());
   Json pod = Pod("worker", "100m");
@@ -214,12 +213,7 @@ TEST_F(KubeStorageTest, ClaimsInUseAttachLimitsAndZonesHoldPodsSayingWhy) {
 TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "2", "4Gi");
-  const std::string cls = ns_ + "-local";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", cls}}},
-              {"provisioner", "kubernetes.io/no-provisioner"},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  const std::string cls = LocalClass();
   StartHost(Config());
   for (const auto& [scheduler, s] : {std::pair{"default-scheduler", "ks"},
                                      std::pair{"schedhost", "sh"}}) {

@@ -151,17 +151,11 @@ int32_t VolumeBinding::Hint(void* instance, const schedhost_pod_view* pod,
     const Args before = EventObject(old_obj).object(host);
     const Args after = EventObject(new_obj).object(host);
     if (event->resource == SCHEDHOST_KIND_EVENT(kClaims)) {
-      // Only a claim this pod uses can make it schedulable.
-      const Pod p(pod);
-      const Args meta = after["metadata"];
-      if (meta["namespace"].String("default") != p.namespace_name()) return SCHEDHOST_QUEUE_SKIP;
-      const std::string name = meta["name"].String("");
-      const Args volumes = host.Volumes(p);
-      for (size_t i = 0; i < volumes.size(); ++i) {
-        const auto claim = ClaimNameOf(volumes.At(i), p.name());
-        if (claim && claim->first == name) return SCHEDHOST_QUEUE;
-      }
-      return SCHEDHOST_QUEUE_SKIP;
+      // Only a claim this pod uses (a claim volume or an ephemeral volume's) can make it
+      // schedulable.
+      return storage::PodUsesClaim(host, Pod(pod), storage::DecodeClaim(after), true)
+                 ? SCHEDHOST_QUEUE
+                 : SCHEDHOST_QUEUE_SKIP;
     }
     if (event->resource == SCHEDHOST_KIND_EVENT(kClasses)) {
       if (!before.present()) return SCHEDHOST_QUEUE;  // a new class
