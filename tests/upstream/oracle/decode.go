@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,11 +34,20 @@ import (
 	schedulingapi "k8s.io/kubernetes/pkg/apis/scheduling"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	schedulingapiv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
+	storageapi "k8s.io/kubernetes/pkg/apis/storage"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolume"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	"k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
+	"k8s.io/kubernetes/pkg/registry/storage/csidriver"
+	"k8s.io/kubernetes/pkg/registry/storage/csinode"
+	"k8s.io/kubernetes/pkg/registry/storage/csistoragecapacity"
+	"k8s.io/kubernetes/pkg/registry/storage/storageclass"
+	"k8s.io/kubernetes/pkg/registry/storage/volumeattachment"
 	"k8s.io/kubernetes/plugin/pkg/admission/priority"
 )
 
@@ -62,6 +72,14 @@ var kinds = map[schema.GroupVersionKind]struct {
 	corev1.SchemeGroupVersion.WithKind("Pod"):                   {pod.Strategy, func() runtime.Object { return &api.Pod{} }},
 	policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"): {poddisruptionbudget.Strategy, func() runtime.Object { return &policyapi.PodDisruptionBudget{} }},
 	schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"):   {priorityclass.Strategy, func() runtime.Object { return &schedulingapi.PriorityClass{} }},
+
+	corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"): {persistentvolumeclaim.Strategy, func() runtime.Object { return &api.PersistentVolumeClaim{} }},
+	corev1.SchemeGroupVersion.WithKind("PersistentVolume"):      {persistentvolume.Strategy, func() runtime.Object { return &api.PersistentVolume{} }},
+	storagev1.SchemeGroupVersion.WithKind("StorageClass"):       {storageclass.Strategy, func() runtime.Object { return &storageapi.StorageClass{} }},
+	storagev1.SchemeGroupVersion.WithKind("CSINode"):            {csinode.Strategy, func() runtime.Object { return &storageapi.CSINode{} }},
+	storagev1.SchemeGroupVersion.WithKind("CSIDriver"):          {csidriver.Strategy, func() runtime.Object { return &storageapi.CSIDriver{} }},
+	storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity"): {csistoragecapacity.Strategy, func() runtime.Object { return &storageapi.CSIStorageCapacity{} }},
+	storagev1.SchemeGroupVersion.WithKind("VolumeAttachment"):   {volumeattachment.Strategy, func() runtime.Object { return &storageapi.VolumeAttachment{} }},
 }
 
 // listKinds are the list wrappers the oracle unpacks: v1 List and each kind's own list.
@@ -72,9 +90,18 @@ var listKinds = map[schema.GroupVersionKind]bool{
 	corev1.SchemeGroupVersion.WithKind("PodList"):                   true,
 	policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudgetList"): true,
 	schedulingv1.SchemeGroupVersion.WithKind("PriorityClassList"):   true,
+	corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaimList"): true,
+	corev1.SchemeGroupVersion.WithKind("PersistentVolumeList"):      true,
+	storagev1.SchemeGroupVersion.WithKind("StorageClassList"):       true,
+	storagev1.SchemeGroupVersion.WithKind("CSINodeList"):            true,
+	storagev1.SchemeGroupVersion.WithKind("CSIDriverList"):          true,
+	storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacityList"): true,
+	storagev1.SchemeGroupVersion.WithKind("VolumeAttachmentList"):   true,
 }
 
-const supportedKinds = "Namespace, Node, Pod (v1), PodDisruptionBudget (policy/v1), PriorityClass (scheduling.k8s.io/v1) or a List of them"
+const supportedKinds = "Namespace, Node, Pod, PersistentVolumeClaim, PersistentVolume (v1), " +
+	"PodDisruptionBudget (policy/v1), PriorityClass (scheduling.k8s.io/v1), " +
+	"StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment (storage.k8s.io/v1) or a List of them"
 
 // sourced is an object with where it came from, for error messages.
 type sourced struct {
@@ -110,8 +137,8 @@ func DecodeReader(r io.Reader, name string) ([]runtime.Object, error) {
 	return admit(objs)
 }
 
-// Admit applies to objects (Namespaces, Nodes, Pods, PodDisruptionBudgets, PriorityClasses of
-// the versioned API, in creation order) what kube-apiserver does to each on create: see admit.
+// Admit applies to objects (of the kinds Decode reads, typed as the versioned API, in creation
+// order) what kube-apiserver does to each on create: see admit.
 // The objects are not modified; the result holds copies. A typed PDB has no "absent" status:
 // its status counts as stated (see Explain) when its status.observedGeneration is set.
 func Admit(objs []runtime.Object) ([]runtime.Object, error) {
@@ -208,9 +235,12 @@ func markObservedStatus(pdb *policyv1.PodDisruptionBudget, raw []byte) {
 
 // admit does to each object what kube-apiserver does on create, PriorityClasses first (a pod's
 // priority comes from them), then the rest in input order:
-//   - the namespace of a Pod or PDB defaults to "default"; a cluster-scoped object has none;
+//   - the namespace of a namespaced object (Pod, PDB, PersistentVolumeClaim, CSIStorageCapacity)
+//     defaults to "default"; a cluster-scoped object has none;
 //   - the v1 defaulting functions (requests from limits, container port protocol, schedulerName,
-//     a node's allocatable from its capacity, a namespace's kubernetes.io/metadata.name label, ...);
+//     a node's allocatable from its capacity, a namespace's kubernetes.io/metadata.name label, a
+//     claim's and a volume's volumeMode, a volume's reclaim policy, a class's volumeBindingMode
+//     and reclaim policy, a CSIDriver's attachRequired, ...);
 //   - for a Pod, the Priority admission plugin (priorityClassName, else the global default class,
 //     else priority 0 and PreemptLowerPriority; an unknown class is an error), and for a
 //     PriorityClass its check that at most one class is the global default;
@@ -220,7 +250,8 @@ func markObservedStatus(pdb *policyv1.PodDisruptionBudget, raw []byte) {
 //     name, the timestamp is CreationEpoch plus the object's input position in seconds.
 //
 // Unlike a create, a stated status is kept: the manifests describe a cluster's state, so a bound
-// pod's phase and startTime or a PDB's disruptionsAllowed stand as given. The built-in
+// pod's phase and startTime, a PDB's disruptionsAllowed, a claim's or a volume's phase (Bound,
+// Available, ...) or a VolumeAttachment's attached stand as given. The built-in
 // PriorityClasses system-cluster-critical and system-node-critical exist, as kube-apiserver
 // creates them at start-up; they are not returned.
 func admit(objs []sourced) ([]runtime.Object, error) {
@@ -367,8 +398,9 @@ func admitPriority(ctx context.Context, plugin *priority.Plugin, obj runtime.Obj
 	return nil
 }
 
-// keepStatedStatus puts the input's status back on a created Pod or PDB when the input states
-// one (PrepareForCreate resets it): see admit.
+// keepStatedStatus puts the input's status back on a created Pod, PDB, PersistentVolumeClaim,
+// PersistentVolume or VolumeAttachment when the input states one (PrepareForCreate resets it):
+// see admit.
 func keepStatedStatus(input, stored runtime.Object) {
 	switch s := stored.(type) {
 	case *corev1.Pod:
@@ -377,5 +409,21 @@ func keepStatedStatus(input, stored runtime.Object) {
 		}
 	case *policyv1.PodDisruptionBudget:
 		s.Status = *input.(*policyv1.PodDisruptionBudget).Status.DeepCopy()
+	case *corev1.PersistentVolumeClaim:
+		if in := input.(*corev1.PersistentVolumeClaim); !apiequality.Semantic.DeepEqual(in.Status, corev1.PersistentVolumeClaimStatus{}) {
+			s.Status = *in.Status.DeepCopy()
+		}
+	case *corev1.PersistentVolume:
+		if in := input.(*corev1.PersistentVolume); !apiequality.Semantic.DeepEqual(in.Status, corev1.PersistentVolumeStatus{}) {
+			s.Status = *in.Status.DeepCopy()
+		} else {
+			// The create stamps the phase Pending with the wall clock's time; the oracle is
+			// deterministic and leaves that time out (no scheduler reads it).
+			s.Status.LastPhaseTransitionTime = nil
+		}
+	case *storagev1.VolumeAttachment:
+		if in := input.(*storagev1.VolumeAttachment); !apiequality.Semantic.DeepEqual(in.Status, storagev1.VolumeAttachmentStatus{}) {
+			s.Status = *in.Status.DeepCopy()
+		}
 	}
 }

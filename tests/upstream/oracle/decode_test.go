@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -135,6 +136,59 @@ items:
 	equal(t, "second pod", objs[3].(*v1.Pod).Name, "b")
 }
 
+func TestDecodeStorageKinds(t *testing.T) {
+	objs := decode(t, `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: plain}
+provisioner: csi.example.com
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+status: {phase: Bound}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  hostPath: {path: /data}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: csi.example.com}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacityList
+items:
+- metadata: {name: cap}
+  storageClassName: plain
+  capacity: 10Gi
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va}
+spec: {attacher: csi.example.com, nodeName: n1, source: {persistentVolumeName: pv}}
+status: {attached: true}
+`)
+	equal(t, "volumeBindingMode", *objs[0].(*storagev1.StorageClass).VolumeBindingMode, storagev1.VolumeBindingImmediate)
+	claim := objs[1].(*v1.PersistentVolumeClaim)
+	equal(t, "claim namespace", claim.Namespace, "default")
+	equal(t, "claim volumeMode", *claim.Spec.VolumeMode, v1.PersistentVolumeFilesystem)
+	equal(t, "claim phase kept", claim.Status.Phase, v1.ClaimBound)
+	pv := objs[2].(*v1.PersistentVolume)
+	equal(t, "reclaim policy", pv.Spec.PersistentVolumeReclaimPolicy, v1.PersistentVolumeReclaimRetain)
+	equal(t, "volume phase of a create", pv.Status.Phase, v1.VolumePending)
+	equal(t, "attachRequired", *objs[3].(*storagev1.CSIDriver).Spec.AttachRequired, true)
+	equal(t, "capacity namespace", objs[4].(*storagev1.CSIStorageCapacity).Namespace, "default")
+	equal(t, "attached kept", objs[5].(*storagev1.VolumeAttachment).Status.Attached, true)
+}
+
 func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct{ name, manifest, want string }{
 		{"unsupported kind", `
@@ -190,6 +244,21 @@ metadata: {name: n1}
 apiVersion: v1
 kind: Node
 metadata: {name: n1}`, `test.yaml: document 2: Node n1 already exists (test.yaml: document 1)`},
+		{"local volume without node affinity", `
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], local: {path: /mnt}}`, `test.yaml: document 1 (PersistentVolume pv): invalid: spec.nodeAffinity: Required value: Local volume requires node affinity`},
+		{"class without provisioner", `
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: sc}
+provisioner: ""`, `test.yaml: document 1 (StorageClass sc): invalid: provisioner: Required value`},
+		{"claim without a size", `
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: c}
+spec: {accessModes: [ReadWriteOnce]}`, `spec.resources[storage]: Required value`},
 		{"no name", `
 apiVersion: v1
 kind: Pod

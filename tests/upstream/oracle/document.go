@@ -1,6 +1,9 @@
 // Package oracle runs upstream kube-scheduler's framework in-process on Kubernetes manifests
 // and describes each pending pod's scheduling cycle as the explain document of
-// docs/conformance.md, the same document `schedctl simulate --explain` prints.
+// docs/conformance.md, the same document `schedctl simulate --explain` prints. The cluster's
+// storage objects (claims, volumes, classes, CSINodes, CSIDrivers, capacities, attachments)
+// reach the volume plugins through their informers; a cycle stops at choosing a node, so it
+// binds no claim.
 package oracle
 
 // Document is the explain document: one entry per pending pod of the input, in input order.

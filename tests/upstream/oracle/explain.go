@@ -9,11 +9,13 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	kubescheduler "k8s.io/kubernetes/pkg/scheduler"
@@ -24,10 +26,15 @@ import (
 // docs/conformance.md describes, and returns the explain document. objs are objects as the API
 // server stores them (Decode's or Admit's result); they are not modified.
 //
-// The cluster is the objects' Nodes, PodDisruptionBudgets and bound pods. Pods in a terminal phase
-// (Succeeded, Failed) are left out, as the scheduler's informer leaves them out. A pending pod is
-// one without spec.nodeName; those naming another scheduler than default-scheduler are not this
-// profile's and get no entry. A bound pod without status.startTime started at its creation
+// The cluster is the objects' Nodes, PodDisruptionBudgets, bound pods and storage objects
+// (PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+// CSIStorageCapacities, VolumeAttachments), which the volume plugins read. A cycle ends at
+// choosing a node: a placed pod is bound for later cycles in the scheduler's cache and pod
+// store, but nothing is reserved or pre-bound, so its claims stay as the input states them (an
+// unbound WaitForFirstConsumer claim stays unbound, and VolumeBinding may match the same
+// volume for a later pod). Pods in a terminal phase (Succeeded, Failed) are left out, as the
+// scheduler's informer leaves them out. A pending pod is one without spec.nodeName; those naming
+// another scheduler than default-scheduler are not this profile's and get no entry. A bound pod without status.startTime started at its creation
 // (preemption compares start times; upstream takes "now" for a pod without one, which would make
 // its choices depend on the clock). A pending pod's status.nominatedNodeName is ignored: the
 // explain semantics keep no nominations, and every node is evaluated (no nominated-node or
@@ -48,7 +55,7 @@ func Explain(objs []runtime.Object) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.load(s); err != nil {
+	if err := c.load(ctx, s); err != nil {
 		return nil, err
 	}
 	doc := &Document{Pods: []PodCycle{}}
@@ -269,6 +276,9 @@ type cluster struct {
 	pdbs       []*policyv1.PodDisruptionBudget
 	pods       []*v1.Pod // every pod the scheduler sees: bound, then pending, each in input order
 	pending    []*v1.Pod // the pods without a node, in input order
+	// storage holds the PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes,
+	// CSIDrivers, CSIStorageCapacities and VolumeAttachments, in input order.
+	storage []runtime.Object
 }
 
 // newCluster sorts copies of objs by kind and prepares the pods as Explain describes.
@@ -298,6 +308,9 @@ func newCluster(objs []runtime.Object) (*cluster, error) {
 			}
 		case *schedulingv1.PriorityClass:
 			// Admission resolved the pods' priorities; the scheduler does not read classes.
+		case *v1.PersistentVolumeClaim, *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode,
+			*storagev1.CSIDriver, *storagev1.CSIStorageCapacity, *storagev1.VolumeAttachment:
+			c.storage = append(c.storage, o)
 		default:
 			return nil, fmt.Errorf("object %d: %T is not a kind the oracle reads", i+1, obj)
 		}
@@ -321,12 +334,16 @@ func (c *cluster) objects() []runtime.Object {
 	for _, o := range c.pods {
 		out = append(out, o)
 	}
-	return out
+	return append(out, c.storage...)
 }
 
-// load puts the cluster into the scheduler: nodes and bound pods into the cache, every object
-// into the informer stores the plugins list from.
-func (c *cluster) load(s *scheduler) error {
+// load puts the cluster into the scheduler: nodes and bound pods into the cache, Namespaces,
+// Nodes, Pods and PDBs into the informer stores the plugins list from. The storage kinds come
+// through their informers, run over the fake clientset (which holds every object) until they
+// have synced: VolumeBinding's claim and volume caches hang on those informers' event
+// handlers, so a store filled directly would be seen by the listers alone. Nothing changes
+// the storage objects afterwards (a cycle binds no claim), so the informers stay in step.
+func (c *cluster) load(ctx context.Context, s *scheduler) error {
 	logger := klog.Background()
 	for _, n := range c.nodes {
 		s.cache.AddNode(logger, n)
@@ -358,6 +375,24 @@ func (c *cluster) load(s *scheduler) error {
 		if err := s.informer.Policy().V1().PodDisruptionBudgets().Informer().GetStore().Add(o); err != nil {
 			return err
 		}
+	}
+	storage := s.informer.Storage().V1()
+	informers := []cache.SharedIndexInformer{
+		stores.PersistentVolumeClaims().Informer(),
+		stores.PersistentVolumes().Informer(),
+		storage.StorageClasses().Informer(),
+		storage.CSINodes().Informer(),
+		storage.CSIDrivers().Informer(),
+		storage.CSIStorageCapacities().Informer(),
+		storage.VolumeAttachments().Informer(),
+	}
+	synced := make([]cache.InformerSynced, len(informers))
+	for i, inf := range informers {
+		go inf.RunWithContext(ctx)
+		synced[i] = inf.HasSynced
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return fmt.Errorf("the storage informers did not sync")
 	}
 	return nil
 }

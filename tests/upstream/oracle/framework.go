@@ -25,6 +25,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
@@ -96,8 +97,9 @@ type scorer struct {
 // newScheduler builds the framework the way upstream's scheduler and its tests do: the in-tree
 // registry, an informer factory over a fake clientset holding objs, a cache whose snapshot the
 // framework lists nodes from, a scheduling queue as the pod nominator. The informers are not
-// started: the caller fills their stores directly, so what the plugins list is exactly the
-// oracle's state, with no watch in between.
+// started here: the caller fills the stores of the kinds a cycle changes (nodes, pods, PDBs)
+// directly, so what the plugins list is exactly the oracle's state, with no watch in between,
+// and runs the storage informers, which nothing changes (see cluster.load).
 func newScheduler(ctx context.Context, objs []runtime.Object) (*scheduler, error) {
 	cfg, err := DefaultConfiguration()
 	if err != nil {
@@ -147,6 +149,9 @@ func newScheduler(ctx context.Context, objs []runtime.Object) (*scheduler, error
 	s.fw, err = frameworkruntime.NewFramework(ctx, registry, profile,
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(s.informer),
+		// NodeVolumeLimits reads CSINodes through the shared CSI manager, as in upstream's
+		// scheduler, over the same CSINode informer.
+		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(s.informer.Storage().V1().CSINodes().Lister())),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 		frameworkruntime.WithSnapshotSharedLister(s.snapshot),
 		frameworkruntime.WithMutableSnapshotLister(s.snapshot),

@@ -3,7 +3,11 @@
 //
 //	oracle -f cluster.yaml [-f more.yaml ...]
 //
-// The document goes to stdout as indented JSON; errors go to stderr with exit status 1.
+// The manifests hold Namespaces, Nodes, Pods, PersistentVolumeClaims, PersistentVolumes (v1),
+// PodDisruptionBudgets (policy/v1), PriorityClasses (scheduling.k8s.io/v1), StorageClasses,
+// CSINodes, CSIDrivers, CSIStorageCapacities and VolumeAttachments (storage.k8s.io/v1), or
+// Lists of them, read as kube-apiserver would create them (a stated status is kept). The
+// document goes to stdout as indented JSON; errors go to stderr with exit status 1.
 package main
 
 import (
