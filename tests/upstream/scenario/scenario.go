@@ -1,13 +1,17 @@
 // Package scenario generates random small clusters for the differential comparison of
 // schedhost with upstream kube-scheduler (cmd/difftest): Namespaces, PriorityClasses, Nodes,
-// bound Pods, PodDisruptionBudgets and pending Pods, as typed Kubernetes API objects.
+// bound Pods, PodDisruptionBudgets and pending Pods, as typed Kubernetes API objects, and in
+// about 40% of the seeds storage: StorageClasses, CSIDrivers, CSINodes, PersistentVolumes,
+// PersistentVolumeClaims, CSIStorageCapacities, VolumeAttachments, and volumes on some pods.
 //
 // A scenario is a function of its seed alone. Everything is drawn from small pools of label
 // keys, values, taints and images so that selectors, tolerations and affinity terms actually
 // meet the objects they could match: a random cluster in which nothing selects anything would
 // compare only the trivial paths. Pods come from a few "workloads" (a template with labels and
 // scheduling constraints), so bound replicas and pending replicas of the same workload interact
-// through spreading, (anti-)affinity and host ports the way a Deployment's pods do.
+// through spreading, (anti-)affinity and host ports the way a Deployment's pods do. Storage is
+// drawn last, from a random source of its own, so a seed without storage makes the scenario it
+// made before storage was generated.
 //
 // The generator only writes what schedhost's manifest decoder reads and what the API server
 // would accept (the oracle reads the same bytes): names are DNS labels, label values are valid,
@@ -15,7 +19,16 @@
 // restartPolicy Always, a toleration with tolerationSeconds has effect NoExecute, minDomains
 // only comes with DoNotSchedule, matchLabelKeys never repeats a key of the label selector, a
 // bound pod has no scheduling gates, every priorityClassName names a generated class and at
-// most one class is the global default.
+// most one class is the global default. Storage states what the controllers would have left:
+// every PersistentVolume states its phase (Available, or Bound when its claimRef names a claim
+// whose volumeName names it back), a claim the PV controller bound carries its bind-completed
+// annotation, a Bound status and the volume's capacity, a local volume has node affinity, a
+// ReadWriteOncePod mode stands alone, a bound pod uses only bound claims whose volume reaches
+// its node (a ReadWriteOncePod claim one pod at most) and in-tree disks that conflict with
+// none on its node, and a pod whose ephemeral volume's claim exists states the uid the claim's
+// controller reference names. Pod volumes are claims, ephemeral volumes, in-tree disks
+// (gcePersistentDisk, awsElasticBlockStore, rbd, iscsi) and emptyDir: no source a profile needs
+// a plugin for and schedhost's has none (schedhost holds such pods deliberately).
 package scenario
 
 import (
@@ -27,6 +40,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
@@ -83,8 +97,10 @@ const (
 // every pod has a distinct, deterministic age (preemption orders victims by it).
 var Time0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Generate returns the scenario of `seed`: Namespaces, PriorityClasses, Nodes, bound Pods,
-// PodDisruptionBudgets and pending Pods, in that order (the pending pods' order is the order
+// Generate returns the scenario of `seed`: Namespaces, PriorityClasses, Nodes, the storage
+// objects (StorageClasses, CSIDrivers, CSINodes, PersistentVolumes, PersistentVolumeClaims,
+// CSIStorageCapacities, VolumeAttachments), bound Pods, PodDisruptionBudgets and pending Pods,
+// in that order (the pending pods' order is the order
 // they are scheduled in). The same seed and Params give the same objects.
 func Generate(seed int64, p Params) []runtime.Object {
 	g := newGen(seed, p.withDefaults())
@@ -95,6 +111,7 @@ func Generate(seed int64, p Params) []runtime.Object {
 	g.boundPods()
 	g.pdbs()
 	g.pendingPods()
+	g.storage()
 
 	var out []runtime.Object
 	for _, ns := range g.nsObjs {
@@ -105,6 +122,9 @@ func Generate(seed int64, p Params) []runtime.Object {
 	}
 	for _, n := range g.nodeObjs {
 		out = append(out, n)
+	}
+	if g.st != nil {
+		out = append(out, g.st.objects()...)
 	}
 	for _, pod := range g.bound {
 		out = append(out, pod)
@@ -124,7 +144,10 @@ func Generate(seed int64, p Params) []runtime.Object {
 // gen holds one scenario's random source and what has been generated so far.
 type gen struct {
 	r *rand.Rand
-	p Params
+	// sr is the storage pass's random source (see storage), st what it made (nil: no storage).
+	sr *rand.Rand
+	st *storageState
+	p  Params
 	// theme scales the probability of each feature for this scenario, so that some scenarios
 	// are dense in one feature and others barely use it.
 	theme map[string]float64
@@ -150,6 +173,7 @@ type gen struct {
 func newGen(seed int64, p Params) *gen {
 	g := &gen{
 		r:        rand.New(rand.NewPCG(uint64(seed), 0x5c4ed0057)),
+		sr:       rand.New(rand.NewPCG(uint64(seed), 0x5707a9e)),
 		p:        p,
 		free:     map[string]corev1.ResourceList{},
 		podsLeft: map[string]int64{},
@@ -228,6 +252,20 @@ func SetTypeMeta(o runtime.Object) {
 		t.TypeMeta = metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"}
 	case *schedulingv1.PriorityClass:
 		t.TypeMeta = metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"}
+	case *corev1.PersistentVolumeClaim:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"}
+	case *corev1.PersistentVolume:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"}
+	case *storagev1.StorageClass:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "StorageClass"}
+	case *storagev1.CSINode:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "CSINode"}
+	case *storagev1.CSIDriver:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "CSIDriver"}
+	case *storagev1.CSIStorageCapacity:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "CSIStorageCapacity"}
+	case *storagev1.VolumeAttachment:
+		t.TypeMeta = metav1.TypeMeta{APIVersion: "storage.k8s.io/v1", Kind: "VolumeAttachment"}
 	default:
 		panic(fmt.Sprintf("scenario: unexpected object %T", o))
 	}

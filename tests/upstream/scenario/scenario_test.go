@@ -13,7 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -70,6 +72,8 @@ func features(objs []runtime.Object) map[string]bool {
 			nodeFeatures(t, f)
 		case *corev1.Pod:
 			podFeatures(t, f)
+		default:
+			storageFeatures(o, f)
 		}
 	}
 	if nsCount > 1 {
@@ -78,10 +82,89 @@ func features(objs []runtime.Object) map[string]bool {
 	return f
 }
 
+func storageFeatures(o runtime.Object, f map[string]bool) {
+	switch t := o.(type) {
+	case *storagev1.StorageClass:
+		mode := "Immediate (default)"
+		if t.VolumeBindingMode != nil {
+			mode = string(*t.VolumeBindingMode)
+		}
+		f["storage class "+mode] = true
+		f["storage class provisioner "+t.Provisioner] = true
+		if len(t.AllowedTopologies) > 0 {
+			f["storage class allowedTopologies"] = true
+		}
+	case *corev1.PersistentVolume:
+		f["pv phase "+string(t.Status.Phase)] = true
+		for _, m := range t.Spec.AccessModes {
+			f["pv access mode "+string(m)] = true
+		}
+		switch {
+		case t.Spec.CSI != nil:
+			f["pv csi"] = true
+		case t.Spec.Local != nil:
+			f["pv local"] = true
+		case t.Spec.HostPath != nil:
+			f["pv hostPath"] = true
+		}
+		if t.Spec.NodeAffinity != nil {
+			f["pv node affinity on "+t.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions[0].Key] = true
+		}
+		for k, v := range t.Labels {
+			f["pv label "+k] = true
+			if strings.Contains(v, "__") {
+				f["pv in several zones"] = true
+			}
+		}
+		if t.Spec.ClaimRef != nil && t.Status.Phase == corev1.VolumeAvailable {
+			f["pv pre-bound by claimRef"] = true
+		}
+		if t.Spec.VolumeMode != nil && *t.Spec.VolumeMode == corev1.PersistentVolumeBlock {
+			f["pv volumeMode Block"] = true
+		}
+	case *corev1.PersistentVolumeClaim:
+		f["pvc phase "+string(t.Status.Phase)] = true
+		switch {
+		case len(t.OwnerReferences) > 0:
+			f["pvc of an ephemeral volume"] = true
+		case t.Spec.VolumeName != "" && t.Annotations[AnnBindCompleted] == "":
+			f["pvc pre-bound by volumeName"] = true
+		}
+		if t.Spec.Selector != nil {
+			f["pvc selector"] = true
+		}
+		if t.Spec.StorageClassName == nil {
+			f["pvc without storageClassName"] = true
+		}
+	case *storagev1.CSINode:
+		f["csinode"] = true
+		for _, d := range t.Spec.Drivers {
+			if d.Allocatable != nil {
+				f["csinode driver with a limit"] = true
+			}
+		}
+	case *storagev1.CSIDriver:
+		f["csidriver"] = true
+		if t.Spec.StorageCapacity != nil && *t.Spec.StorageCapacity {
+			f["csidriver storageCapacity"] = true
+		}
+		if t.Spec.PreventPodSchedulingIfMissing != nil {
+			f["csidriver preventPodSchedulingIfMissing"] = true
+		}
+	case *storagev1.CSIStorageCapacity:
+		f["csistoragecapacity"] = true
+		if t.MaximumVolumeSize != nil {
+			f["csistoragecapacity maximumVolumeSize"] = true
+		}
+	case *storagev1.VolumeAttachment:
+		f["volumeattachment"] = true
+	}
+}
+
 func nodeFeatures(n *corev1.Node, f map[string]bool) {
 	for k := range n.Labels {
 		switch k {
-		case LabelZone, LabelRegion, LabelHostname:
+		case LabelZone, LabelRegion, LabelHostname, LabelZoneBeta, LabelRegionBeta:
 			f["node label "+k] = true
 		default:
 			f["node custom label"] = true
@@ -242,6 +325,29 @@ func podFeatures(p *corev1.Pod, f map[string]bool) {
 	if s.PriorityClassName != "" {
 		f["pod priorityClassName"] = true
 	}
+	for _, v := range s.Volumes {
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			f["volume persistentVolumeClaim"] = true
+			if v.PersistentVolumeClaim.ClaimName == "missing" {
+				f["volume of a missing claim"] = true
+			}
+		case v.Ephemeral != nil:
+			f["volume ephemeral"] = true
+		case v.GCEPersistentDisk != nil:
+			f["volume gcePersistentDisk"] = true
+		case v.AWSElasticBlockStore != nil:
+			f["volume awsElasticBlockStore"] = true
+		case v.RBD != nil:
+			f["volume rbd"] = true
+		case v.ISCSI != nil:
+			f["volume iscsi"] = true
+		case v.EmptyDir != nil:
+			f["volume emptyDir"] = true
+		default:
+			f["volume of another source"] = true
+		}
+	}
 	if len(s.SchedulingGates) > 0 {
 		f["scheduling gates"] = true
 	}
@@ -274,6 +380,22 @@ func TestGenerateCoversEveryFeature(t *testing.T) {
 		"spread nodeAffinityPolicy Honor", "spread nodeAffinityPolicy Ignore",
 		"spread nodeTaintsPolicy Honor", "spread nodeTaintsPolicy Ignore", "spread matchLabelKeys",
 		"scheduling gates",
+		"node label " + LabelZoneBeta, "node label " + LabelRegionBeta,
+		"storage class Immediate", "storage class Immediate (default)", "storage class WaitForFirstConsumer",
+		"storage class provisioner " + ProvisionerNone, "storage class provisioner " + DriverCSI,
+		"storage class provisioner " + ProvisionerGCEPD, "storage class allowedTopologies",
+		"pv phase Available", "pv phase Bound", "pv access mode ReadWriteOnce", "pv access mode ReadWriteOncePod",
+		"pv access mode ReadOnlyMany", "pv access mode ReadWriteMany", "pv csi", "pv local", "pv hostPath",
+		"pv node affinity on " + LabelHostname, "pv node affinity on " + LabelZone,
+		"pv label " + LabelZone, "pv label " + LabelZoneBeta, "pv label " + LabelRegion, "pv label " + LabelRegionBeta,
+		"pv in several zones", "pv pre-bound by claimRef", "pv volumeMode Block",
+		"pvc phase Bound", "pvc phase Pending", "pvc phase Lost", "pvc of an ephemeral volume",
+		"pvc pre-bound by volumeName", "pvc selector", "pvc without storageClassName",
+		"csinode", "csinode driver with a limit", "csidriver", "csidriver storageCapacity",
+		"csidriver preventPodSchedulingIfMissing", "csistoragecapacity", "csistoragecapacity maximumVolumeSize",
+		"volumeattachment",
+		"volume persistentVolumeClaim", "volume of a missing claim", "volume ephemeral", "volume gcePersistentDisk",
+		"volume awsElasticBlockStore", "volume rbd", "volume iscsi", "volume emptyDir",
 	}
 	seen := map[string]int{}
 	var perScenario []int
@@ -288,6 +410,11 @@ func TestGenerateCoversEveryFeature(t *testing.T) {
 	for _, w := range want {
 		if seen[w] == 0 {
 			missing = append(missing, w)
+		}
+	}
+	for k := range seen {
+		if k == "volume of another source" {
+			t.Errorf("a pod has a volume source no plugin evaluates or the generator does not promise")
 		}
 	}
 	if len(missing) > 0 {
@@ -490,19 +617,11 @@ func TestNamesAreUnique(t *testing.T) {
 	for seed := int64(1); seed <= seeds; seed++ {
 		var keys []string
 		for _, o := range Generate(seed, Params{}) {
-			var key string
-			switch t := o.(type) {
-			case *corev1.Pod:
-				key = "pod " + t.Namespace + "/" + t.Name
-			case *corev1.Node:
-				key = "node " + t.Name
-			case *corev1.Namespace:
-				key = "ns " + t.Name
-			case *policyv1.PodDisruptionBudget:
-				key = "pdb " + t.Namespace + "/" + t.Name
-			case *schedulingv1.PriorityClass:
-				key = "pc " + t.Name
+			m, err := meta.Accessor(o)
+			if err != nil {
+				t.Fatal(err)
 			}
+			key := fmt.Sprintf("%s %s/%s", o.GetObjectKind().GroupVersionKind().Kind, m.GetNamespace(), m.GetName())
 			if slices.Contains(keys, key) {
 				t.Fatalf("seed %d: %s twice", seed, key)
 			}
@@ -535,5 +654,79 @@ func TestBoundPodsNeverShareAHostPort(t *testing.T) {
 	}
 	if withPorts == 0 {
 		t.Fatal("no bound pod held a host port in 300 seeds: the check checked nothing")
+	}
+}
+
+// TestStorageInvariants: about 40% of the scenarios have storage, and its objects tell one
+// story: every volume states its phase, a Bound one's claimRef names a claim that names it back
+// (and is Bound), a claim the PV controller bound names a volume or one that is gone, a bound
+// pod's claims are bound to volumes that reach its node, and an ephemeral volume's claim is
+// controlled by a pod.
+func TestStorageInvariants(t *testing.T) {
+	withStorage := 0
+	for seed := int64(1); seed <= seeds; seed++ {
+		objs := Generate(seed, Params{})
+		pvs := map[string]*corev1.PersistentVolume{}
+		pvcs := map[string]*corev1.PersistentVolumeClaim{}
+		nodes := map[string]*corev1.Node{}
+		for _, o := range objs {
+			switch v := o.(type) {
+			case *corev1.PersistentVolume:
+				pvs[v.Name] = v
+			case *corev1.PersistentVolumeClaim:
+				pvcs[v.Namespace+"/"+v.Name] = v
+			case *corev1.Node:
+				nodes[v.Name] = v
+			}
+		}
+		if len(pvs)+len(pvcs) > 0 {
+			withStorage++
+		}
+		for _, pv := range pvs {
+			switch pv.Status.Phase {
+			case corev1.VolumeAvailable:
+			case corev1.VolumeBound:
+				claim := pvcs[pv.Spec.ClaimRef.Namespace+"/"+pv.Spec.ClaimRef.Name]
+				if claim == nil || claim.Spec.VolumeName != pv.Name || claim.Status.Phase != corev1.ClaimBound {
+					t.Fatalf("seed %d: volume %s is Bound, but its claim does not name it back", seed, pv.Name)
+				}
+			default:
+				t.Fatalf("seed %d: volume %s has phase %q", seed, pv.Name, pv.Status.Phase)
+			}
+		}
+		for key, pvc := range pvcs {
+			if pvc.Annotations[AnnBindCompleted] == "" {
+				continue
+			}
+			if pv := pvs[pvc.Spec.VolumeName]; pv != nil && (pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace+"/"+pv.Spec.ClaimRef.Name != key) {
+				t.Fatalf("seed %d: claim %s is bound to %s, which is not bound to it", seed, key, pv.Name)
+			}
+		}
+		for _, o := range objs {
+			pod, ok := o.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			for _, v := range pod.Spec.Volumes {
+				if v.Ephemeral != nil {
+					if claim := pvcs[pod.Namespace+"/"+pod.Name+"-"+v.Name]; claim != nil && pod.UID == "" {
+						t.Fatalf("seed %d: pod %s has an ephemeral claim but states no uid", seed, pod.Name)
+					}
+				}
+				if v.PersistentVolumeClaim == nil || pod.Spec.NodeName == "" {
+					continue
+				}
+				claim := pvcs[pod.Namespace+"/"+v.PersistentVolumeClaim.ClaimName]
+				if claim == nil || claim.Status.Phase != corev1.ClaimBound || pvs[claim.Spec.VolumeName] == nil {
+					t.Fatalf("seed %d: bound pod %s uses claim %s, which is not bound to a volume", seed, pod.Name, v.PersistentVolumeClaim.ClaimName)
+				}
+				if !reaches(pvs[claim.Spec.VolumeName], nodes[pod.Spec.NodeName]) {
+					t.Fatalf("seed %d: bound pod %s runs where its volume %s does not reach", seed, pod.Name, claim.Spec.VolumeName)
+				}
+			}
+		}
+	}
+	if withStorage < seeds/4 || withStorage > seeds*3/5 {
+		t.Errorf("%d of %d scenarios have storage; want about 40%%", withStorage, seeds)
 	}
 }

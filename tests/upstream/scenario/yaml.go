@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -94,8 +95,9 @@ func topLevelOrder(tree map[string]any) []string {
 }
 
 // keepEmpty are the fields whose empty object means something: an empty label selector
-// selects everything, an absent one nothing (or the pod's own namespace).
-var keepEmpty = map[string]bool{"labelSelector": true, "namespaceSelector": true, "selector": true}
+// selects everything, an absent one nothing (or the pod's own namespace); an empty emptyDir is
+// the volume's source.
+var keepEmpty = map[string]bool{"labelSelector": true, "namespaceSelector": true, "selector": true, "nodeTopology": true, "emptyDir": true}
 
 // prune removes null fields and empty objects and lists, except the meaningful empty ones.
 func prune(m map[string]any) {
@@ -148,7 +150,7 @@ func isZeroTree(v any) bool {
 // scheme knows the kinds a scenario holds.
 var scheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, policyv1.AddToScheme, schedulingv1.AddToScheme, storagev1.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
