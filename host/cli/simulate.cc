@@ -193,14 +193,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       std::vector<model::Object> decoded = model::DecodeFile(path, {}, &generic);
       objects.insert(objects.end(), decoded.begin(), decoded.end());
     }
-    if (options.explain && !generic.empty()) {
-      err << kPrefix << "--explain does not take objects of declared kinds yet ("
-          << generic.front().Describe() << " in " << generic.front().source
-          << "); simulate them without --explain\n";
-      return 1;
-    }
     if (options.explain) {
-      out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed).dump(2)
+      out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed, generic)
+                 .dump(2)
           << "\n";
       return 0;
     }

@@ -76,11 +76,15 @@ SimulationResult Simulate(
 /// ExplainEachPod runs one scheduling cycle for each pending pod of `objects`, in input order,
 /// against the input's cluster plus the earlier pending pods that fitted (bound to the first of
 /// their best nodes by name), every node evaluated; a pod that fits nowhere changes nothing
-/// (its preemption is reported, not carried out). Returns the explain document of
-/// docs/conformance.md. Throws as Simulate does.
+/// (its preemption is reported, not carried out). `generic` (objects of the kinds the loaded
+/// plugins declare: claims, volumes, classes...) are part of every cycle's cluster as given: no
+/// controller acts on them, and a cycle runs no PreBind or Bind, so what one pod would write
+/// (a claim's selected node, an assumed volume) is not seen by the next. Returns the explain
+/// document of docs/conformance.md. Throws as Simulate does.
 nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
                                       const std::vector<model::Object>& objects,
-                                      const std::filesystem::path& plugin_dir, uint64_t seed);
+                                      const std::filesystem::path& plugin_dir, uint64_t seed,
+                                      const std::vector<model::GenericObject>& generic = {});
 
 namespace internal {
 /// ApplyOrder returns the indexes of `objects` in the order Simulate applies them: Namespaces,

@@ -1,7 +1,8 @@
 // `schedctl simulate --explain`: one scheduling cycle per pending pod, each against the input's
 // cluster plus the earlier pods that fitted, reported as the explain document of
 // docs/conformance.md. Each cycle runs the real scheduler (queue, PreEnqueue, the cycle,
-// PostFilter) on a store of its own, so one pod's preemption never changes what the next sees.
+// PostFilter) on a store of its own, so one pod's preemption never changes what the next sees,
+// and ends after Reserve and Permit (Unreserve, no PreBind or Bind): no plugin writes anything.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -34,8 +35,11 @@ struct Placement {
 // Cycle holds what one pod's cycle needs beyond the document being written.
 class Cycle {
  public:
-  Cycle(std::shared_ptr<const scheduler::ProfileSet> profiles, uint64_t seed)
-      : profiles_(std::move(profiles)), seed_(seed) {}
+  Cycle(std::shared_ptr<const scheduler::ProfileSet> profiles, uint64_t seed,
+        const std::vector<model::GenericObject>& generic)
+      : profiles_(std::move(profiles)), seed_(seed), generic_(generic) {}
+
+  const std::vector<store::KindInfo>& DeclaredKinds() const { return profiles_->DeclaredKinds(); }
 
   // Run explains `pod` against `cluster` plus `placed` into `out`; returns the node the pod is
   // placed on ("" when it fits nowhere or did not get a cycle).
@@ -43,6 +47,7 @@ class Cycle {
                   const model::Object& pod_object, ordered_json& out) {
     store::Store store;
     for (const model::Object& obj : cluster) store.CreateObject(obj);
+    internal::ApplyGeneric(store, profiles_->DeclaredKinds(), generic_);
     for (const Placement& p : placed) {
       PodPtr created = std::get<PodPtr>(store.CreateObject(p.pod));
       store.Bind(created->namespace_name(), created->name(), created->uid(), 0, p.node);
@@ -53,6 +58,7 @@ class Cycle {
     scheduler::SchedulerOptions options;
     options.clock = std::make_shared<scheduler::VirtualClock>();
     options.seed = seed_;
+    options.bind = false;
     options.on_evicted = [&victims](const model::Pod& victim, const model::Pod*) {
       victims.push_back(victim.Key());
     };
@@ -158,23 +164,26 @@ class Cycle {
 
   std::shared_ptr<const scheduler::ProfileSet> profiles_;
   uint64_t seed_;
+  const std::vector<model::GenericObject>& generic_;
 };
 
 }  // namespace
 
 nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
                                       const std::vector<model::Object>& objects,
-                                      const std::filesystem::path& plugin_dir, uint64_t seed) {
+                                      const std::filesystem::path& plugin_dir, uint64_t seed,
+                                      const std::vector<model::GenericObject>& generic) {
   // Every node is evaluated, whatever the config says: the document lists them all.
   config.percentage_of_nodes_to_score = 100;
   for (config::Profile& profile : config.profiles) profile.percentage_of_nodes_to_score = 100;
-  Cycle cycle(scheduler::ProfileSet::Build(config, plugin_dir), seed);
+  Cycle cycle(scheduler::ProfileSet::Build(config, plugin_dir), seed, generic);
 
   // The whole input is applied once first: a refused object is reported by its place in the
   // input before any cycle runs. Each cycle then applies the cluster in the same order.
   {
     store::Store check;
     internal::ApplyAll(check, objects);
+    internal::ApplyGeneric(check, cycle.DeclaredKinds(), generic);
   }
   std::vector<model::Object> cluster;
   for (size_t i : internal::ApplyOrder(objects)) {

@@ -121,6 +121,10 @@ void Scheduler::AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles,
 void Scheduler::RunBindingCycle(const std::shared_ptr<BindingContext>& ctx, Status permit) {
   framework::Framework& fw = *ctx->fw;
   const schedhost_pod_view* pod = ctx->assumed->view();
+  if (!options_.bind && permit.ok()) {
+    permit = Status::Make(Code::kUnschedulableAndUnresolvable,
+                          "not bound: this scheduler runs scheduling cycles alone");
+  }
   if (!permit.ok()) {
     if (!permit.IsRejected()) {
       permit = Status::Error("waiting on permit for pod: " + permit.Message(), permit.plugin);

@@ -81,6 +81,10 @@ struct SchedulerOptions {
   /// writer makes every change to the cluster (bindings, nominations, evictions, reports).
   /// Null: the store the scheduler runs over (store::StoreWriter).
   std::shared_ptr<store::ClusterWriter> writer;
+  /// bind false ends every pod's attempt after Reserve and Permit: its binding cycle runs no
+  /// PreBind or Bind, only Unreserve (as for a failed binding), so nothing is written for it
+  /// (`schedctl simulate --explain`, which explains scheduling cycles alone).
+  bool bind = true;
 };
 
 /// PodDiagnostics is what the scheduler knows about one pod's attempts (simulate, explain).

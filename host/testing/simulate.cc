@@ -126,12 +126,8 @@ ExplainResult Explain(std::string_view config_toml, std::string_view manifests,
                       const SimulateOptions& options) {
   return internal::Guard("Explain", [&] {
     Inputs in = Read(config_toml, manifests, options);
-    if (!in.generic.empty()) {
-      throw cli::SimulationError("Explain does not take objects of declared kinds yet (" +
-                                 in.generic.front().Describe() + ")");
-    }
-    const ordered_json doc =
-        cli::ExplainEachPod(std::move(in.config), in.objects, in.plugin_dir, options.seed);
+    const ordered_json doc = cli::ExplainEachPod(std::move(in.config), in.objects, in.plugin_dir,
+                                                 options.seed, in.generic);
     ExplainResult out;
     for (const auto& pod : doc.at("pods")) out.pods.push_back(ExplanationFrom(pod));
     out.json = doc.dump(2);

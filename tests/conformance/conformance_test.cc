@@ -45,10 +45,11 @@ TEST_P(ConformanceTest, MatchesUpstream) {
                                ? config::LoadConfigFile(config_path.string())
                                : config::ParseConfig("", "(built-in defaults)", {});
   const nlohmann::json expected = nlohmann::json::parse(Read(dir / "expected.json"));
-  const nlohmann::json got =
-      nlohmann::json::parse(ExplainEachPod(cfg, model::DecodeFile((dir / "cluster.yaml").string()),
-                                           framework::testing::PluginDir(), /*seed=*/0)
-                                .dump());
+  std::vector<model::GenericObject> generic;
+  const std::vector<model::Object> objects =
+      model::DecodeFile((dir / "cluster.yaml").string(), {}, &generic);
+  const nlohmann::json got = nlohmann::json::parse(
+      ExplainEachPod(cfg, objects, framework::testing::PluginDir(), /*seed=*/0, generic).dump());
   EXPECT_EQ(got, expected) << "patch from upstream's document to schedhost's:\n"
                            << nlohmann::json::diff(expected, got).dump(2);
 }

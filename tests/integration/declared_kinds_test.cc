@@ -69,14 +69,18 @@ TEST(DeclaredKindsTest, ADocumentOfAKindNoLoadedPluginDeclaresIsRefused) {
                             "CSIDriver, "))));
 }
 
-TEST(DeclaredKindsTest, ExplainRefusesObjectsOfDeclaredKindsSayingSo) {
-  EXPECT_THAT(
-      [] {
-        schedhost::testing::Explain(Read(Scenario("config.toml")), Read(Scenario("cluster.yaml")),
-                                    {.libraries = {TICKET_GATE_PLUGIN}});
-      },
-      ::testing::ThrowsMessage<std::exception>(
-          HasSubstr("does not take objects of declared kinds yet (Ticket team-a/only-n2)")));
+TEST(DeclaredKindsTest, ExplainTakesObjectsOfDeclaredKinds) {
+  const auto r =
+      schedhost::testing::Explain(Read(Scenario("config.toml")), Read(Scenario("cluster.yaml")),
+                                  {.libraries = {TICKET_GATE_PLUGIN}});
+  const auto* ticketed = r.Find("team-a/ticketed");
+  ASSERT_NE(ticketed, nullptr);
+  EXPECT_EQ(ticketed->placed.value_or("<none>"), "n2");
+  const auto* missing = r.Find("team-a/missing-ticket");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_FALSE(missing->placed.has_value());
+  ASSERT_TRUE(missing->pre_filter.has_value());
+  EXPECT_THAT(missing->message, HasSubstr("ticket \"nowhere\" not found"));
 }
 
 }  // namespace

@@ -21,8 +21,11 @@ using ::testing::StartsWith;
 
 nlohmann::json Explain(const std::string& manifests) {
   config::HostConfig cfg = config::ParseConfig("", "(built-in defaults)", {});
-  nlohmann::ordered_json doc = ExplainEachPod(cfg, model::DecodeManifests(manifests, "test.yaml"),
-                                              framework::testing::PluginDir(), /*seed=*/0);
+  std::vector<model::GenericObject> generic;
+  const std::vector<model::Object> objects =
+      model::DecodeManifests(manifests, "test.yaml", {}, &generic);
+  nlohmann::ordered_json doc = ExplainEachPod(cfg, objects, framework::testing::PluginDir(),
+                                              /*seed=*/0, generic);
   return nlohmann::json::parse(doc.dump());
 }
 
@@ -165,6 +168,58 @@ TEST(SimulateExplainTest, TheCommandWantsJson) {
   EXPECT_EQ(RunSimulate(o, out, err), 1);
   EXPECT_THAT(err.str(), HasSubstr("add -o json"));
   EXPECT_EQ(out.str(), "");
+}
+
+// A local volume with room for one claim, a claim bound to a volume on n2, a claim that does
+// not exist: the volume plugins see the claims, volumes and classes given, as given (no PV
+// controller), and a cycle's Reserve is not carried into the next: both pods whose claims
+// could take the one free volume are explained as placed on its node.
+TEST(SimulateExplainTest, ClaimsVolumesAndClassesAreSeenAsGiven) {
+  const std::string local_class =
+      "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\n"
+      "provisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n---\n";
+  auto volume = [](const std::string& name, const std::string& node, const std::string& claim) {
+    return "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: " + name +
+           "}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n"
+           "  storageClassName: local\n  local: {path: /mnt/" + name + "}\n" +
+           (claim.empty() ? "" : "  claimRef: {namespace: default, name: " + claim + "}\n") +
+           "  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions:\n"
+           "        - {key: kubernetes.io/hostname, operator: In, values: [" + node + "]}\n"
+           "status: {phase: " + (claim.empty() ? "Available" : "Bound") + "}\n---\n";
+  };
+  auto claim = [](const std::string& name, const std::string& volume_name) {
+    // A claim the PV controller has bound carries bind-completed; without it, a claim naming
+    // a volume counts as an unbound immediate one, as upstream counts it.
+    return "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: " + name +
+           ", namespace: default" +
+           (volume_name.empty() ? "" : ", annotations: {pv.kubernetes.io/bind-completed: \"yes\"}") +
+           "}\nspec:\n  accessModes: [ReadWriteOnce]\n"
+           "  storageClassName: local\n  resources: {requests: {storage: 1Gi}}\n" +
+           (volume_name.empty() ? "" : "  volumeName: " + volume_name + "\n") +
+           (volume_name.empty() ? "" : "status: {phase: Bound}\n") + "---\n";
+  };
+  auto uses = [](const std::string& claim_name) {
+    return "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: " + claim_name +
+           "}\n";
+  };
+  const nlohmann::json doc = Explain(
+      Node("n1", "4") + Node("n2", "4") + Node("n3", "4") + local_class +
+      volume("pv-n2", "n2", "bound") + volume("pv-n3", "n3", "") + claim("bound", "pv-n2") +
+      claim("wffc-a", "") + claim("wffc-b", "") + Pod("uses-bound", "1", "", uses("bound")) +
+      Pod("first", "1", "", uses("wffc-a")) + Pod("second", "1", "", uses("wffc-b")) +
+      Pod("no-claim", "1", "", uses("missing")));
+
+  const nlohmann::json& bound = Entry(doc, "uses-bound");
+  EXPECT_EQ(bound["best"], nlohmann::json::array({"n2"}));
+  EXPECT_EQ(bound["nodes"][0]["reasons"],
+            nlohmann::json::array({"node(s) didn't match PersistentVolume's node affinity"}));
+  EXPECT_EQ(bound["nodes"][0]["plugin"], "VolumeBinding");
+  EXPECT_EQ(Entry(doc, "first")["placed"], "n3");
+  EXPECT_EQ(Entry(doc, "second")["placed"], "n3");
+  const nlohmann::json& none = Entry(doc, "no-claim");
+  EXPECT_EQ(none["preFilter"]["reasons"],
+            nlohmann::json::array({"persistentvolumeclaim \"missing\" not found"}));
+  EXPECT_EQ(none["preFilter"]["code"], "UnschedulableAndUnresolvable");
 }
 
 }  // namespace
