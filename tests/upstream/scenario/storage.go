@@ -106,7 +106,7 @@ func (g *gen) storage() {
 		}
 	}
 	for _, pod := range g.pending {
-		if g.chance(0.6) {
+		if g.chance(0.5) {
 			g.pendingPodVolumes(pod)
 		}
 	}
@@ -364,7 +364,7 @@ func (g *gen) claims() {
 			Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending},
 		}
 		x := g.r.Float64()
-		if x < 0.45 {
+		if x < 0.55 {
 			if pv := g.availableVolume(); pv != nil {
 				g.bind(pvc, pv)
 				g.st.pvcs = append(g.st.pvcs, pvc)
@@ -372,14 +372,14 @@ func (g *gen) claims() {
 			}
 		}
 		switch {
-		case x < 0.8 && len(wffc) > 0:
+		case x < 0.86 && len(wffc) > 0:
 			pvc.Spec.StorageClassName = ptr(pick(g, wffc))
-		case x < 0.92:
+		case x < 0.93:
 			pvc.Spec.StorageClassName = ptr(pick(g, immediate))
 			if g.chance(0.1) {
 				pvc.Spec.StorageClassName = ptr("gold") // a class that does not exist
 			}
-		case x < 0.96 && len(g.st.pvs) > 0:
+		case x < 0.965 && len(g.st.pvs) > 0:
 			// Pre-bound by the user: a volumeName, but no binding completed yet.
 			pv := pick(g, g.st.pvs)
 			pvc.Spec.StorageClassName = ptr(pv.Spec.StorageClassName)
@@ -543,17 +543,17 @@ func (g *gen) pendingPodVolumes(pod *corev1.Pod) {
 		}
 	}
 	used := map[string]bool{}
-	for i := range g.between(1, 3) {
+	for i := range pick(g, []int{1, 1, 1, 2, 2, 3}) {
 		var v corev1.Volume
 		switch x := g.r.Float64(); {
-		case x < 0.55 && len(own) > 0:
+		case x < 0.6 && len(own) > 0:
 			pvc := pick(g, own)
 			if used[pvc.Name] {
 				continue
 			}
 			used[pvc.Name] = true
 			v = claimVolume(pvc.Name, g.chance(0.1))
-		case x < 0.62:
+		case x < 0.63:
 			if used["missing"] {
 				continue
 			}
@@ -599,9 +599,9 @@ func (g *gen) ephemeralVolume(pod *corev1.Pod, i int) corev1.Volume {
 	}}
 	owner := pod
 	switch x := g.r.Float64(); {
-	case x < 0.3:
+	case x < 0.15:
 		return v // the controller has not made the claim yet
-	case x < 0.38:
+	case x < 0.2:
 		// A claim of that name another pod owns (or a pod of the same name that was replaced).
 		owner = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: pod.Name + "-old", Namespace: pod.Namespace}}
 	}
