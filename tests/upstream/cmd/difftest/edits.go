@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -35,6 +38,19 @@ func describe(o runtime.Object) string {
 		return fmt.Sprintf("pdb %s/%s", t.Namespace, t.Name)
 	case *schedulingv1.PriorityClass:
 		return "priorityclass " + t.Name
+	case *corev1.PersistentVolumeClaim:
+		return fmt.Sprintf("pvc %s/%s", t.Namespace, t.Name)
+	case *corev1.PersistentVolume:
+		return "pv " + t.Name
+	case *storagev1.StorageClass:
+		return "storageclass " + t.Name
+	}
+	if m, err := meta.Accessor(o); err == nil {
+		kind := strings.ToLower(o.GetObjectKind().GroupVersionKind().Kind)
+		if m.GetNamespace() != "" {
+			return fmt.Sprintf("%s %s/%s", kind, m.GetNamespace(), m.GetName())
+		}
+		return kind + " " + m.GetName()
 	}
 	return fmt.Sprintf("%T", o)
 }
@@ -58,6 +74,23 @@ func editsFor(o runtime.Object) []edit {
 			out = append(out, edit{"preemptionPolicy", func(o runtime.Object) { o.(*schedulingv1.PriorityClass).PreemptionPolicy = nil }})
 		}
 		return out
+	case *corev1.PersistentVolume:
+		pv := func(o runtime.Object) *corev1.PersistentVolume { return o.(*corev1.PersistentVolume) }
+		var out []edit
+		if t.Spec.NodeAffinity != nil {
+			out = append(out, edit{"nodeAffinity", func(o runtime.Object) { pv(o).Spec.NodeAffinity = nil }})
+		}
+		return append(out, labelEdits(t.Labels, func(o runtime.Object) map[string]string { return pv(o).Labels })...)
+	case *corev1.PersistentVolumeClaim:
+		if t.Spec.Selector != nil {
+			return []edit{{"selector", func(o runtime.Object) { o.(*corev1.PersistentVolumeClaim).Spec.Selector = nil }}}
+		}
+	case *storagev1.StorageClass:
+		if len(t.AllowedTopologies) > 0 {
+			return []edit{{"allowedTopologies", func(o runtime.Object) { o.(*storagev1.StorageClass).AllowedTopologies = nil }}}
+		}
+	case *storagev1.CSINode:
+		return listEdits("drivers", t.Spec.Drivers, func(o runtime.Object) *[]storagev1.CSINodeDriver { return &o.(*storagev1.CSINode).Spec.Drivers })
 	}
 	return nil
 }
@@ -152,6 +185,7 @@ func podEdits(p *corev1.Pod) []edit {
 			})...)
 		}
 	}
+	out = append(out, listEdits("volumes", p.Spec.Volumes, func(o runtime.Object) *[]corev1.Volume { return &pod(o).Spec.Volumes })...)
 	out = append(out, listEdits("tolerations", p.Spec.Tolerations, func(o runtime.Object) *[]corev1.Toleration { return &pod(o).Spec.Tolerations })...)
 	out = append(out, listEdits("topologySpreadConstraints", p.Spec.TopologySpreadConstraints, func(o runtime.Object) *[]corev1.TopologySpreadConstraint {
 		return &pod(o).Spec.TopologySpreadConstraints

@@ -207,9 +207,12 @@ func run(ctx context.Context, o *options, ours, upstream Side, stdout, stderr io
 		return 2
 	}
 
-	var pods, cycles, diffs, diffScenarios, failures int
+	var pods, cycles, diffs, diffScenarios, failures, storage int
 	for _, r := range results {
 		pods += r.pods
+		if HasStorage(r.objs) {
+			storage++
+		}
 		cycles += r.cycles
 		if r.err != nil {
 			failures++
@@ -232,7 +235,8 @@ func run(ctx context.Context, o *options, ours, upstream Side, stdout, stderr io
 		return 2
 	}
 
-	summary := fmt.Sprintf("difftest: %s scenarios, %s pods, %s cycles, %s differences", thousands(o.count), thousands(pods), thousands(cycles), thousands(diffs))
+	summary := fmt.Sprintf("difftest: %s scenarios (%s with storage), %s pods, %s cycles, %s differences",
+		thousands(o.count), thousands(storage), thousands(pods), thousands(cycles), thousands(diffs))
 	if diffs > 0 {
 		summary += fmt.Sprintf(" in %s scenarios", thousands(diffScenarios))
 	}

@@ -34,7 +34,7 @@ func TestRunReportsDifferencesAndWritesCases(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^seed \d+: \S+/\S+ nodes\[node-\d+\]\.feasible \(Broken\): schedhost Broken Unschedulable \["broken"\] vs upstream feasible$`).MatchString(out) {
 		t.Errorf("no difference line for the planted bug:\n%s", out)
 	}
-	summary := regexp.MustCompile(`(?m)^difftest: 25 scenarios, [\d,]+ pods, [\d,]+ cycles, [1-9][\d,]* differences in [1-9]\d* scenarios \(seed 1\.\.25\)$`)
+	summary := regexp.MustCompile(`(?m)^difftest: 25 scenarios \([\d,]+ with storage\), [\d,]+ pods, [\d,]+ cycles, [1-9][\d,]* differences in [1-9]\d* scenarios \(seed 1\.\.25\)$`)
 	if !summary.MatchString(out) {
 		t.Errorf("no summary line:\n%s", out)
 	}
@@ -81,7 +81,7 @@ func TestRunWithoutDifferences(t *testing.T) {
 	if code := run(context.Background(), o, toySide(nil), toySide(nil), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", code, stdout.String(), stderr.String())
 	}
-	if !regexp.MustCompile(`^difftest: 25 scenarios, [\d,]+ pods, [\d,]+ cycles, 0 differences \(seed 1\.\.25\)\n$`).MatchString(stdout.String()) {
+	if !regexp.MustCompile(`^difftest: 25 scenarios \([\d,]+ with storage\), [\d,]+ pods, [\d,]+ cycles, 0 differences \(seed 1\.\.25\)\n$`).MatchString(stdout.String()) {
 		t.Errorf("output:\n%s", stdout.String())
 	}
 	if entries, _ := os.ReadDir(o.cases); len(entries) != 0 {

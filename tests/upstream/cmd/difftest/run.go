@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"schedhost.test/upstream/oracle"
@@ -77,4 +78,21 @@ func PendingPods(objs []runtime.Object) int {
 		}
 	}
 	return n
+}
+
+// HasStorage reports whether a scenario holds storage objects (claims, volumes, classes, CSI
+// objects) or a pod with a volume.
+func HasStorage(objs []runtime.Object) bool {
+	for _, o := range objs {
+		switch t := o.(type) {
+		case *corev1.PersistentVolumeClaim, *corev1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode,
+			*storagev1.CSIDriver, *storagev1.CSIStorageCapacity, *storagev1.VolumeAttachment:
+			return true
+		case *corev1.Pod:
+			if len(t.Spec.Volumes) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
