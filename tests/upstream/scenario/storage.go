@@ -735,7 +735,9 @@ func (g *gen) storageCapacities() {
 			c.MaximumVolumeSize = ptr(q(pick(g, []string{"2Gi", "10Gi"})))
 		}
 		if g.chance(0.05) {
-			c.Capacity = nil // not known (yet)
+			// Not known (yet). Never with a maximumVolumeSize: upstream's VolumeBinding then
+			// provisions on the node and its Score reads the missing capacity and panics.
+			c.Capacity, c.MaximumVolumeSize = nil, nil
 		}
 		g.st.capacities = append(g.st.capacities, c)
 	}
