@@ -1,8 +1,8 @@
 // The host table's entries for objects of declared kinds: object_get, object_list and
-// object_kind_status (abi 1.5), object_write (abi 1.6). Reads in a cycle go to the cycle's
-// object snapshot (CycleState::Objects), so they take no lock after the first one of a cycle;
-// reads outside one (a NULL state, abi 1.7) go to the snapshot this thread's OutOfCycleReads
-// pinned.
+// object_kind_status (abi 1.5), object_write (abi 1.6), object_kind_revision (abi 1.9). Reads
+// in a cycle go to the cycle's object snapshot (CycleState::Objects), so they take no lock after
+// the first one of a cycle; reads outside one (a NULL state, abi 1.7) go to the snapshot this
+// thread's OutOfCycleReads pinned.
 #include <memory>
 #include <utility>
 #include <vector>
@@ -130,6 +130,20 @@ int32_t ObjectList(schedhost_host* host, const schedhost_cycle_state* state, uin
   }
 }
 
+int32_t ObjectKindRevision(schedhost_host* host, const schedhost_cycle_state* state,
+                           uint32_t kind, uint64_t* out) noexcept {
+  if (out == nullptr) return SCHEDHOST_E_INVALID_ARGUMENT;
+  *out = 0;
+  try {
+    const Resolved r = Resolve(host, state, kind);
+    if (r.rc != SCHEDHOST_OK) return r.rc;
+    *out = r.table->revision();
+    return SCHEDHOST_OK;
+  } catch (...) {
+    return SCHEDHOST_E_INTERNAL;
+  }
+}
+
 int32_t ObjectKindStatus(schedhost_host* host, uint32_t kind, schedhost_str* message) noexcept {
   if (message != nullptr) *message = schedhost_str{"", 0};
   try {
@@ -233,6 +247,7 @@ void FillObjectEntries(schedhost_host_api* api) {
   api->object_list = &ObjectList;
   api->object_kind_status = &ObjectKindStatus;
   api->object_write = &ObjectWrite;
+  api->object_kind_revision = &ObjectKindRevision;
 }
 
 }  // namespace schedhost::framework

@@ -43,6 +43,12 @@ std::optional<uint64_t> ParseObjectVersion(std::string_view text) {
   return v;
 }
 
+KindObjects::KindObjects(std::vector<std::shared_ptr<const StoredObject>> items)
+    : items_(std::move(items)) {
+  static std::atomic<uint64_t> next_revision{0};
+  revision_ = next_revision.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 size_t KindObjects::KeyHash::operator()(const Key& k) const noexcept {
   const size_t h = std::hash<std::string_view>{}(k.namespace_name);
   return h ^ (std::hash<std::string_view>{}(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));

@@ -75,8 +75,8 @@ struct ObjectEvent {
 // KindObjects is an immutable table of one kind's objects, ordered by namespace and name.
 class KindObjects {
  public:
-  explicit KindObjects(std::vector<std::shared_ptr<const StoredObject>> items)
-      : items_(std::move(items)) {}
+  // Each table gets a revision no other table of the process has had (object_kind_revision).
+  explicit KindObjects(std::vector<std::shared_ptr<const StoredObject>> items);
 
   // Get returns the object `namespace_name`/`name`, or nullptr.
   const StoredObject* Get(std::string_view namespace_name, std::string_view name) const;
@@ -85,6 +85,8 @@ class KindObjects {
   InNamespace(std::string_view namespace_name) const;
   // items returns every object, in order.
   const std::vector<std::shared_ptr<const StoredObject>>& items() const { return items_; }
+  // revision is the table's revision: a table is immutable, and every change makes a new one.
+  uint64_t revision() const { return revision_; }
 
  private:
   // Key is an object's namespace and name, viewing the stored object's own strings.
@@ -102,6 +104,7 @@ class KindObjects {
   static constexpr size_t kIndexFrom = 64;
 
   std::vector<std::shared_ptr<const StoredObject>> items_;
+  uint64_t revision_;
   // index_ is built once, under index_mu_; index_built_ says it is (std::call_once costs more
   // than the lookup it guards).
   mutable std::atomic<bool> index_built_{false};

@@ -121,8 +121,7 @@ std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
   return std::nullopt;
 }
 
-using AttachmentIndex =
-    std::map<std::string, std::vector<NodeVolumeLimits::Attachment>, std::less<>>;
+using AttachmentIndex = NodeVolumeLimits::AttachmentIndex;
 
 // NewVolumes is how the new pod's volumes count on a node: unique name to driver, the count per
 // driver, or the failure of an entry that applies.
@@ -145,6 +144,8 @@ struct State {
   std::shared_ptr<const NewVolumes> without_csinode;
   std::shared_ptr<const AttachmentIndex> attachments;
   std::shared_ptr<const Status> attachments_failure;
+  // The revisions of the kinds node facts come from, when the host tells them (abi 1.9).
+  std::optional<NodeVolumeLimits::Revisions> revisions;
 };
 
 // Apply adds the entries that count on a node (with or without a CSINode) to `out`, unique
@@ -434,14 +435,142 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const Pod& pod,
   } else {
     s.must_be_installed = std::move(required);
   }
-  auto index = std::make_shared<AttachmentIndex>();
-  if (std::optional<Status> why = Attachments(state, *index)) {
-    s.attachments_failure = std::make_shared<const Status>(std::move(*why));
-  } else {
-    s.attachments = std::move(index);
+  NodeVolumeLimits::Revisions revisions{};
+  const uint32_t kinds[] = {kClaims, kVolumes, kClasses, kCSINodes, kAttachments};
+  bool known = true;
+  for (size_t i = 0; i < revisions.size() && known; ++i) {
+    const std::optional<uint64_t> r = host().KindRevision(state, kinds[i]);
+    known = r.has_value();
+    revisions[i] = r.value_or(0);
+  }
+  if (known) s.revisions = revisions;
+  // The attachments are listed again only when one of them changed.
+  const uint64_t attachments_revision = known ? revisions[4] : 0;
+  {
+    std::lock_guard lock(attachments_mu_);
+    if (attachments_revision != 0 && attachments_revision == attachments_revision_) {
+      s.attachments = attachments_;
+    }
+  }
+  if (!s.attachments) {
+    auto index = std::make_shared<AttachmentIndex>();
+    if (std::optional<Status> why = Attachments(state, *index)) {
+      s.attachments_failure = std::make_shared<const Status>(std::move(*why));
+    } else {
+      s.attachments = std::move(index);
+      if (attachments_revision != 0) {
+        std::lock_guard lock(attachments_mu_);
+        attachments_revision_ = attachments_revision;
+        attachments_ = s.attachments;
+      }
+    }
   }
   state.Write(state_key_, std::make_unique<State>(std::move(s)));
   return {};
+}
+
+NodeVolumeLimits::FactsCache::~FactsCache() {
+  for (std::atomic<Chunk*>& chunk : chunks_) delete chunk.load();
+}
+
+std::shared_ptr<const NodeVolumeLimits::NodeFacts> NodeVolumeLimits::FactsCache::Get(
+    Id node) const {
+  if (node / kChunkSlots >= kChunks) return nullptr;
+  const Chunk* chunk = chunks_[node / kChunkSlots].load(std::memory_order_acquire);
+  return chunk == nullptr ? nullptr
+                          : chunk->slots[node % kChunkSlots].load(std::memory_order_acquire);
+}
+
+void NodeVolumeLimits::FactsCache::Put(Id node, std::shared_ptr<const NodeFacts> facts) {
+  if (node / kChunkSlots >= kChunks) return;
+  std::atomic<Chunk*>& slot = chunks_[node / kChunkSlots];
+  Chunk* chunk = slot.load(std::memory_order_acquire);
+  if (chunk == nullptr) {
+    auto made = std::make_unique<Chunk>();
+    if (slot.compare_exchange_strong(chunk, made.get(), std::memory_order_acq_rel)) {
+      chunk = made.release();
+    }  // else another thread's chunk won, and `chunk` holds it
+  }
+  chunk->slots[node % kChunkSlots].store(std::move(facts), std::memory_order_release);
+}
+
+std::shared_ptr<const NodeVolumeLimits::NodeFacts> NodeVolumeLimits::FactsFor(
+    const CycleState& state, const NodeInfo& ni, const std::optional<Revisions>& revisions,
+    const AttachmentIndex* index) const {
+  const bool keep = revisions.has_value() && index != nullptr;
+  const Id id = ni.node().name_id();
+  if (keep) {
+    std::shared_ptr<const NodeFacts> kept = facts_.Get(id);
+    if (kept && kept->generation == ni.generation() && kept->revisions == *revisions) {
+      return kept;
+    }
+  }
+  auto facts = std::make_shared<NodeFacts>(ComputeFacts(state, ni, index));
+  if (keep) {
+    facts->generation = ni.generation();
+    facts->revisions = *revisions;
+    facts_.Put(id, facts);
+  }
+  return facts;
+}
+
+NodeVolumeLimits::NodeFacts NodeVolumeLimits::ComputeFacts(const CycleState& state,
+                                                           const NodeInfo& ni,
+                                                           const AttachmentIndex* index) const {
+  NodeFacts out;
+  static const auto kNoDrivers = std::make_shared<const std::vector<storage::CSINodeDriver>>();
+  out.drivers = kNoDrivers;
+  const std::string_view node_name = ni.node().name();
+  // The node's CSINode: missing (or unreadable) is a node without limits and without
+  // migration, as upstream.
+  int32_t rc = SCHEDHOST_OK;
+  const Args csinode_object = host().GetObject(state, kCSINodes, "", node_name, &rc);
+  out.has_csinode = rc == SCHEDHOST_OK && csinode_object.present();
+  if (out.has_csinode) {
+    try {
+      out.drivers = csinodes_.Get(node_name, csinode_object, storage::DecodeCSINodeDrivers);
+    } catch (const ArgsError& e) {
+      out.csinode_failure = Status::Error(e.what());
+      return out;
+    }
+  }
+  out.any_limit = std::any_of(out.drivers->begin(), out.drivers->end(), [](const auto& d) {
+    return d.allocatable_count.has_value();
+  });
+  if (!out.any_limit) return out;
+
+  // The volumes of the pods on the node: one volume used by several pods counts once.
+  for (const Pod existing : ni.pods()) {
+    if (std::optional<Status> why =
+            Apply(Resolve(state, existing, false), out.has_csinode, out.attached)) {
+      out.pods_failure = std::move(why);
+      return out;
+    }
+  }
+  for (const auto& [unique, driver] : out.attached) ++out.attached_count[driver];
+  if (index == nullptr) return out;
+
+  // The node's VolumeAttachments, less the volumes its pods already count.
+  std::set<std::string, std::less<>> attachments;
+  if (auto it = index->find(node_name); it != index->end()) {
+    for (const Attachment& a : it->second) {
+      const Args object = host().GetObject(state, kVolumes, "", a.volume, &rc);
+      if (rc != SCHEDHOST_OK || !object.present()) continue;
+      try {
+        const auto decoded = volumes_.Get(a.volume, object, storage::DecodeVolume);
+        const storage::Volume& volume = *decoded;
+        if (!volume.csi) continue;
+        std::string unique = a.attacher + "/" + volume.csi_volume_handle;
+        if (out.attached.contains(unique) || !attachments.insert(std::move(unique)).second) {
+          continue;
+        }
+        ++out.attached_count[a.attacher];
+      } catch (const ArgsError&) {
+        continue;
+      }
+    }
+  }
+  return out;
 }
 
 Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const NodeInfo& ni) {
@@ -454,30 +583,28 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
     computed.entries = std::make_shared<const std::vector<Entry>>(Resolve(state, pod, true));
     s = &computed;
   }
-
-  const std::string_view node_name = ni.node().name();
-  // The node's CSINode: missing (or unreadable) is a node without limits and without
-  // migration, as upstream.
-  int32_t rc = SCHEDHOST_OK;
-  const Args csinode_object = host().GetObject(state, kCSINodes, "", node_name, &rc);
-  const bool has_csinode = rc == SCHEDHOST_OK && csinode_object.present();
-  std::shared_ptr<const std::vector<storage::CSINodeDriver>> decoded_drivers;
-  if (has_csinode) {
-    try {
-      decoded_drivers = csinodes_.Get(node_name, csinode_object, storage::DecodeCSINodeDrivers);
-    } catch (const ArgsError& e) {
-      return Status::Error(e.what());
+  AttachmentIndex listed;
+  const AttachmentIndex* index = s->attachments.get();
+  if (index == nullptr && !s->attachments_failure) {
+    if (std::optional<Status> why = Attachments(state, listed)) {
+      computed.attachments_failure = std::make_shared<const Status>(std::move(*why));
+    } else {
+      index = &listed;
     }
   }
-  static const std::vector<storage::CSINodeDriver> kNoDrivers;
-  const std::vector<storage::CSINodeDriver>& drivers = decoded_drivers ? *decoded_drivers : kNoDrivers;
+  const Status* attachments_failure =
+      s->attachments_failure ? s->attachments_failure.get() : computed.attachments_failure.get();
+
+  const std::shared_ptr<const NodeFacts> facts = FactsFor(state, ni, s->revisions, index);
+  if (facts->csinode_failure) return *facts->csinode_failure;
+  const std::vector<storage::CSINodeDriver>& drivers = *facts->drivers;
 
   // The new pod's volumes, as they count on a node with or without a CSINode (the same for
   // every such node: worked out once per cycle).
-  const NewVolumes* nv = has_csinode ? s->with_csinode.get() : s->without_csinode.get();
+  const NewVolumes* nv = facts->has_csinode ? s->with_csinode.get() : s->without_csinode.get();
   NewVolumes counted;
   if (nv == nullptr) {
-    counted = CountNew(*s->entries, has_csinode);
+    counted = CountNew(*s->entries, facts->has_csinode);
     nv = &counted;
   }
   if (nv->failure) return *nv->failure;
@@ -506,65 +633,31 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
   }
 
   // The node's limits: a driver without allocatable.count has none.
+  if (!facts->any_limit) return {};
+  if (facts->pods_failure) return *facts->pods_failure;
+  if (attachments_failure != nullptr) return *attachments_failure;
   const auto limit_of = [&drivers](std::string_view driver) -> std::optional<int64_t> {
     for (const storage::CSINodeDriver& d : drivers) {
       if (d.name == driver) return d.allocatable_count;
     }
     return std::nullopt;
   };
-  if (std::none_of(drivers.begin(), drivers.end(),
-                   [](const storage::CSINodeDriver& d) { return d.allocatable_count.has_value(); })) {
-    return {};
-  }
-
-  // The volumes of the pods on the node: one volume used by several pods counts once.
-  std::map<std::string, std::string, std::less<>> attached;
-  for (const Pod existing : ni.pods()) {
-    if (std::optional<Status> why = Apply(Resolve(state, existing, false), has_csinode, attached)) {
-      return *why;
-    }
-  }
-  std::map<std::string, int64_t, std::less<>> attached_count;
-  for (const auto& [unique, driver] : attached) ++attached_count[driver];
-
-  // The node's VolumeAttachments, less the volumes its pods already count.
-  AttachmentIndex listed;
-  const AttachmentIndex* index = s->attachments.get();
-  if (s->attachments_failure) return *s->attachments_failure;
-  if (index == nullptr) {
-    if (std::optional<Status> why = Attachments(state, listed)) return std::move(*why);
-    index = &listed;
-  }
-  std::set<std::string, std::less<>> attachments;
-  if (auto it = index->find(node_name); it != index->end()) {
-    for (const Attachment& a : it->second) {
-      const Args object = host().GetObject(state, kVolumes, "", a.volume, &rc);
-      if (rc != SCHEDHOST_OK || !object.present()) continue;
-      try {
-        const auto decoded = volumes_.Get(a.volume, object, storage::DecodeVolume);
-        const storage::Volume& volume = *decoded;
-        if (!volume.csi) continue;
-        std::string unique = a.attacher + "/" + volume.csi_volume_handle;
-        if (attached.contains(unique) || !attachments.insert(std::move(unique)).second) continue;
-        ++attached_count[a.attacher];
-      } catch (const ArgsError&) {
-        continue;
-      }
-    }
-  }
 
   // The new pod's volumes not already on the node, per driver, against the driver's limit.
   for (const auto& [driver, count] : nv->per_driver) {
     const std::optional<int64_t> limit = limit_of(driver);
     if (!limit) continue;
     int64_t added = count;
-    if (!attached.empty()) {
+    if (!facts->attached.empty()) {
       for (const auto& [unique, d] : nv->volumes) {
-        if (d == driver && attached.contains(unique)) --added;
+        if (d == driver && facts->attached.contains(unique)) --added;
       }
     }
-    auto current = attached_count.find(driver);
-    const int64_t have = current == attached_count.end() ? 0 : current->second;
+    // Every volume of the driver is on the node already: nothing to attach, nothing to check,
+    // however many the node holds.
+    if (added == 0) continue;
+    auto current = facts->attached_count.find(driver);
+    const int64_t have = current == facts->attached_count.end() ? 0 : current->second;
     if (have + added > *limit) {
       return Status::Unschedulable(Status::Static{kErrReasonMaxVolumeCountExceeded});
     }

@@ -12,8 +12,11 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <schedhost/plugin.hpp>
 #include <span>
@@ -134,8 +137,59 @@ class NodeVolumeLimits final : public Plugin,
     std::string attacher;
     std::string volume;
   };
+  /// AttachmentIndex is the VolumeAttachments by node name.
+  using AttachmentIndex = std::map<std::string, std::vector<Attachment>, std::less<>>;
+  /// Revisions are the revisions (Host::KindRevision) of the kinds a node's facts come from:
+  /// claims, volumes, classes, CSINodes and VolumeAttachments.
+  using Revisions = std::array<uint64_t, 5>;
+
+  /// NodeFacts is what Filter works out for one node, whatever the new pod: its CSINode's
+  /// drivers and, when one of them has a limit, the unique volumes its pods and its
+  /// VolumeAttachments hold. Kept across cycles while the node's pods (NodeInfo generation) and
+  /// the revisions of the kinds they come from stay the same.
+  struct NodeFacts {
+    uint64_t generation = 0;
+    Revisions revisions{};
+    std::optional<Status> csinode_failure;  // the CSINode does not decode
+    bool has_csinode = false;
+    std::shared_ptr<const std::vector<storage::CSINodeDriver>> drivers;  // never null
+    bool any_limit = false;                 // some driver has allocatable.count
+    std::optional<Status> pods_failure;     // a volume of a pod on the node fails here
+    std::map<std::string, std::string, std::less<>> attached;    // pods' volumes: unique -> driver
+    std::map<std::string, int64_t, std::less<>> attached_count;  // per driver, with attachments
+  };
 
  private:
+  // FactsCache keeps one NodeFacts per node, by the node name's interned id, for Filter's
+  // threads: each slot is an atomic shared_ptr, so a lookup takes no lock of the plugin's.
+  // Ids past kChunks * kChunkSlots are not kept.
+  class FactsCache {
+   public:
+    FactsCache() = default;
+    FactsCache(const FactsCache&) = delete;
+    FactsCache& operator=(const FactsCache&) = delete;
+    ~FactsCache();
+    std::shared_ptr<const NodeFacts> Get(Id node) const;
+    void Put(Id node, std::shared_ptr<const NodeFacts> facts);
+
+   private:
+    static constexpr size_t kChunkSlots = 1024;
+    static constexpr size_t kChunks = 1024;
+    struct Chunk {
+      std::array<std::atomic<std::shared_ptr<const NodeFacts>>, kChunkSlots> slots;
+    };
+    std::array<std::atomic<Chunk*>, kChunks> chunks_{};
+  };
+
+  // FactsFor returns the node's facts: kept ones while current, else worked out (and kept when
+  // `revisions` and `index` are known).
+  std::shared_ptr<const NodeFacts> FactsFor(const CycleState& state, const NodeInfo& ni,
+                                            const std::optional<Revisions>& revisions,
+                                            const AttachmentIndex* index) const;
+  // ComputeFacts works a node's facts out from its CSINode, pods and VolumeAttachments
+  // (`index`; null: not counted, the caller reports why).
+  NodeFacts ComputeFacts(const CycleState& state, const NodeInfo& ni,
+                         const AttachmentIndex* index) const;
   // Resolve is upstream's filterAttachableVolumes before the CSINode is known: the pod's
   // volumes as entries. For the new pod a claim that cannot be read is a failure; for a pod on
   // the node it is not counted.
@@ -153,9 +207,7 @@ class NodeVolumeLimits final : public Plugin,
   std::optional<Status> MustBeInstalled(const CycleState& state, const std::vector<Entry>& entries,
                                         std::vector<std::string>& out) const;
   // Attachments lists the VolumeAttachments by node, or the status of a list that failed.
-  std::optional<Status> Attachments(const CycleState& state,
-                                    std::map<std::string, std::vector<Attachment>, std::less<>>&
-                                        out) const;
+  std::optional<Status> Attachments(const CycleState& state, AttachmentIndex& out) const;
   // Unavailable is the status of a kind the host does not mirror, naming the object.
   Status Unavailable(uint32_t kind, std::string_view object) const;
 
@@ -166,6 +218,11 @@ class NodeVolumeLimits final : public Plugin,
   mutable storage::VersionCache<storage::Claim> claims_;
   mutable storage::VersionCache<storage::Volume> volumes_;
   mutable storage::VersionCache<std::vector<storage::CSINodeDriver>> csinodes_;
+  // Node facts across cycles, and the VolumeAttachments by node as of one revision.
+  mutable FactsCache facts_;
+  mutable std::mutex attachments_mu_;
+  uint64_t attachments_revision_ = 0;  // guarded by attachments_mu_
+  std::shared_ptr<const AttachmentIndex> attachments_;  // guarded by attachments_mu_
 };
 
 }  // namespace schedhost::plugins

@@ -274,6 +274,11 @@ INSTANTIATE_TEST_SUITE_P(
         // A volume the node already has is not a new one.
         FilterCase{"VolumeOnTheNodeCountsOnce", kFullA, New({"a"}), Each("")},
         FilterCase{"SameHandleIsOneVolume", kFullA, New({"a-again"}), Each("")},
+        // A node already past a driver's limit still takes a pod that attaches nothing new.
+        FilterCase{"NodeOverTheLimitTakesNoNewVolume",
+                   kFullA + Claims("e3", "n1", {"c"}), New({"a"}), Each("")},
+        FilterCase{"NodeOverTheLimitRefusesANewVolume",
+                   kFullA + Claims("e3", "n1", {"c"}), New({"a", "d"}), OnlyN1(kExceeded)},
         FilterCase{"VolumeSharedByTwoPodsCountsOnce",
                    Claims("e1", "n1", {"a"}) + Claims("e2", "n1", {"a"}), New({"b"}), Each("")},
         FilterCase{"VolumeSharedByTwoPodsThenOneTooMany",
@@ -408,6 +413,39 @@ const framework::PluginInstance& Instance(Harness& h) {
 }
 
 // Filter without PreFilter's state resolves the pod's volumes and lists attachments itself.
+// Filter keeps what it works out about a node (its limits, the volumes its pods and
+// attachments hold) across cycles; each change of a CSINode, a volume or an attachment between
+// two cycles, with the nodes' pods unchanged, is seen by the next one.
+TEST(NodeVolumeLimitsFilter, SeesEachChangeBetweenCycles) {
+  Harness h;
+  h.OnlyPlugins({kName});
+  Load(h, Cluster() + Storage() + Claims("e1", "n1", {"a"}));
+  const auto change = [&h](const std::string& yaml) {
+    std::vector<model::GenericObject> generic;
+    EXPECT_TRUE(model::DecodeManifests(yaml, "test", model::DecodeLimits{}, &generic).empty());
+    h.AddGeneric(generic);  // the snapshot of nodes and pods stays as it is
+  };
+  const std::string b = New({"b"});
+  EXPECT_EQ(RunFilter(h, b), Each(""));  // one of n1's two driver A places is taken
+  EXPECT_EQ(RunFilter(h, b), Each(""));  // the same, from what the first cycle kept
+
+  change(CSINodeYaml("n1", {{kDriverA, 1}, {kDriverB, 1}}));
+  EXPECT_EQ(RunFilter(h, b), OnlyN1(kExceeded));
+  change(CSINodeYaml("n1", {{kDriverA, 2}, {kDriverB, 1}}));
+  EXPECT_EQ(RunFilter(h, b), Each(""));
+
+  change(VaYaml("va-c", kDriverA, "n1", "pv-c"));
+  EXPECT_EQ(RunFilter(h, b), OnlyN1(kExceeded));
+
+  // e1's volume now has b's handle: b is already on n1 and takes no new place.
+  change(CsiPvYaml("pv-a", kDriverA, "vol-b"));
+  EXPECT_EQ(RunFilter(h, b), Each(""));
+  // e1's claim now names pv-x (driver B): driver A holds only the attachment again.
+  change(Bound("a", "pv-x"));
+  EXPECT_EQ(RunFilter(h, b), Each(""));
+  EXPECT_EQ(RunFilter(h, New({"y"})), OnlyN1(kExceeded));  // n1's one driver B place is taken
+}
+
 TEST(NodeVolumeLimitsFilter, WithoutPreFilterState) {
   Harness h;
   h.OnlyPlugins({kName});

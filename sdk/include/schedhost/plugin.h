@@ -47,9 +47,9 @@ extern "C" {
 /** Major version of this ABI; a host loads only libraries with the same major. since: abi 1.0 */
 #define SCHEDHOST_ABI_MAJOR 1
 /** Minor version of this header; grows with every append. since: abi 1.0 */
-#define SCHEDHOST_ABI_MINOR 8
+#define SCHEDHOST_ABI_MINOR 9
 /** Version of the SDK this header ships in (independent of host releases). since: abi 1.0 */
-#define SCHEDHOST_SDK_VERSION "1.8.0"
+#define SCHEDHOST_SDK_VERSION "1.9.0"
 
 /** Name of the single symbol a plugin library exports. since: abi 1.0 */
 #define SCHEDHOST_ENTRY_SYMBOL "schedhost_plugin_library_v1"
@@ -1115,6 +1115,26 @@ typedef struct schedhost_host_api {
   int32_t (*object_write)(schedhost_host* host, uint32_t kind, int32_t op,
                           schedhost_str namespace_name, schedhost_str name, schedhost_str body,
                           schedhost_str* message) SCHEDHOST_NOEXCEPT;
+
+  /* --- Appended in abi 1.9: telling that a kind's objects changed. --- */
+
+  /**
+   * The revision of a declared kind's objects as object_get reads them with the same `state`:
+   * two reads give the same revision only when no object of the kind was created, changed or
+   * deleted between them, and a revision is never handed out again in the host's process (a
+   * new store, as each cycle of `schedctl simulate --explain` has, gives new ones). A plugin
+   * that derives something from many objects (a node's attached volumes from its pods' claims)
+   * keeps it across cycles and checks it is current by comparing revisions, instead of reading
+   * every object again. Revisions are not resourceVersions: compare them for equality only.
+   * @param state as object_get's (NULL where object_get allows it).
+   * @param kind index of the kind in the plugin descriptor's `kinds`.
+   * @param out receives the revision; 0 on any failure.
+   * @return SCHEDHOST_OK; the errors of object_get (SCHEDHOST_E_OUT_OF_RANGE,
+   *         SCHEDHOST_E_NOT_AVAILABLE, SCHEDHOST_E_INVALID_ARGUMENT).
+   * since: abi 1.9
+   */
+  int32_t (*object_kind_revision)(schedhost_host* host, const schedhost_cycle_state* state,
+                                  uint32_t kind, uint64_t* out) SCHEDHOST_NOEXCEPT;
 } schedhost_host_api;
 
 /* ------------------------------------------------------------------------------------------ */

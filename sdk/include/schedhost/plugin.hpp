@@ -513,6 +513,11 @@ class Host {
   int32_t ListObjects(uint32_t kind, std::string_view namespace_name, Fn&& fn) const {
     return ListObjectsIn(nullptr, kind, namespace_name, std::forward<Fn>(fn));
   }
+  /// KindRevision returns the revision of the declared kind `kind` as GetObject reads it in
+  /// this cycle (host abi 1.9): equal revisions mean the kind's objects are the same, so what
+  /// a plugin derived from them may be kept across cycles. nullopt from an older host and when
+  /// the kind cannot be read: derive afresh then.
+  std::optional<uint64_t> KindRevision(const CycleState& state, uint32_t kind) const noexcept;
   /// Volumes returns `pod`'s volumes that have a meaning for scheduling (persistentVolumeClaim,
   /// ephemeral, the in-tree disks and sources the host does not know), in spec.volumes order,
   /// as an Args array of the entries as the API server serves them; absent when the pod has
@@ -678,6 +683,19 @@ inline Args Host::ReadObject(const schedhost_cycle_state* state, uint32_t kind,
   }
   if (rc != nullptr) *rc = code;
   return Args(api_, code == SCHEDHOST_OK ? out : nullptr);
+}
+
+inline std::optional<uint64_t> Host::KindRevision(const CycleState& state,
+                                                  uint32_t kind) const noexcept {
+  if (!SCHEDHOST_HAS_FIELD(api_, schedhost_host_api, object_kind_revision) ||
+      api_->object_kind_revision == nullptr) {
+    return std::nullopt;
+  }
+  uint64_t out = 0;
+  if (api_->object_kind_revision(host_, state.raw(), kind, &out) != SCHEDHOST_OK || out == 0) {
+    return std::nullopt;
+  }
+  return out;
 }
 
 template <class Fn>
