@@ -647,6 +647,9 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
   for (const auto& [driver, count] : nv->per_driver) {
     const std::optional<int64_t> limit = limit_of(driver);
     if (!limit) continue;
+    auto current = facts->attached_count.find(driver);
+    const int64_t have = current == facts->attached_count.end() ? 0 : current->second;
+    if (have + count <= *limit) continue;  // fits even were none of them on the node yet
     int64_t added = count;
     if (!facts->attached.empty()) {
       for (const auto& [unique, d] : nv->volumes) {
@@ -656,8 +659,6 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const Pod& pod, const N
     // Every volume of the driver is on the node already: nothing to attach, nothing to check,
     // however many the node holds.
     if (added == 0) continue;
-    auto current = facts->attached_count.find(driver);
-    const int64_t have = current == facts->attached_count.end() ? 0 : current->second;
     if (have + added > *limit) {
       return Status::Unschedulable(Status::Static{kErrReasonMaxVolumeCountExceeded});
     }

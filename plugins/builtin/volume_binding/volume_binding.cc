@@ -291,6 +291,10 @@ std::optional<Status> VolumeBinding::ReadClaims(const CycleState& state, const P
       immediate = true;
     }
   }
+  for (const Claim& c : out.bound) {
+    auto it = out.bound_volumes.find(c.volume_name);
+    out.bound_in_order.push_back(it == out.bound_volumes.end() ? nullptr : &it->second);
+  }
   if (immediate) {
     return Status::UnschedulableAndUnresolvable("pod has unbound immediate PersistentVolumeClaims");
   }
@@ -353,13 +357,12 @@ std::vector<std::string> VolumeBinding::FindVolumes(const PodClaims& claims, con
   bool unbound_ok = true;
   bool enough_space = true;
   bool volumes_exist = true;
-  for (const Claim& c : claims.bound) {
-    auto it = claims.bound_volumes.find(c.volume_name);
-    if (it == claims.bound_volumes.end()) {
+  for (const storage::Volume* v : claims.bound_in_order) {
+    if (v == nullptr) {
       volumes_exist = false;
       break;
     }
-    if (it->second.node_affinity && !storage::MatchesTerms(*it->second.node_affinity, node)) {
+    if (v->node_affinity && !storage::MatchesTerms(*v->node_affinity, node)) {
       bound_ok = false;
       break;
     }

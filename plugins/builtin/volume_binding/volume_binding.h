@@ -114,6 +114,8 @@ class VolumeBinding final : public Plugin,
     bool has_claims = false;
     std::vector<storage::Claim> bound;
     std::map<std::string, storage::Volume, std::less<>> bound_volumes;  // by name; absent: lost
+    // bound's volumes in bound's order, null for a lost one (Filter's loop, per node).
+    std::vector<const storage::Volume*> bound_in_order;
     std::vector<storage::Claim> delayed;  // unbound, WaitForFirstConsumer
     std::map<std::string, std::vector<storage::Volume>, std::less<>> volumes_by_class;
     std::map<std::string, storage::StorageClass, std::less<>> classes;
