@@ -127,7 +127,7 @@ grpc::Status ClusterService::ApplyDeclared(const model::GenericObject& object,
   try {
     const auto snapshot = store_.objects().Snapshot();
     const store::KindObjects* table = snapshot->Find(kind->Key());
-    const store::StoredObject* current = table ? table->Get(ns, object.name) : nullptr;
+    const store::StoredObject* current = table ? table->Find(ns, object.name) : nullptr;
     const std::string uid = model::MetadataString(*object.tree, "uid");
     if (current != nullptr && (write.expected_version == 0 ||
                                write.expected_version == current->resource_version) &&

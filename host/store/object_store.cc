@@ -70,6 +70,11 @@ const StoredObject* KindObjects::Get(std::string_view namespace_name,
     auto found = index_.find(Key{namespace_name, name});
     return found == index_.end() ? nullptr : found->second;
   }
+  return Find(namespace_name, name);
+}
+
+const StoredObject* KindObjects::Find(std::string_view namespace_name,
+                                      std::string_view name) const {
   auto it = std::lower_bound(items_.begin(), items_.end(), std::pair(namespace_name, name),
                              [](const Item& a, const auto& key) {
                                return Less(a, key.first, key.second);
@@ -210,7 +215,7 @@ std::shared_ptr<const StoredObject> ObjectStore::ApplyLocked(
   if (table.info.namespaced && namespace_name.empty()) namespace_name = "default";
   const std::string what = table.info.kind + " " +
                            (namespace_name.empty() ? name : namespace_name + "/" + name);
-  const StoredObject* current = table.objects->Get(namespace_name, name);
+  const StoredObject* current = table.objects->Find(namespace_name, name);
   if (write.expected_version != 0) {
     if (current == nullptr) {
       throw StoreError(ErrorCode::kNotFound,

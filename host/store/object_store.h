@@ -78,8 +78,11 @@ class KindObjects {
   // Each table gets a revision no other table of the process has had (object_kind_revision).
   explicit KindObjects(std::vector<std::shared_ptr<const StoredObject>> items);
 
-  // Get returns the object `namespace_name`/`name`, or nullptr.
+  // Get returns the object `namespace_name`/`name`, or nullptr. A large table builds its hash
+  // index on the first Get: for tables read many times (a plugin's reads in every cycle).
   const StoredObject* Get(std::string_view namespace_name, std::string_view name) const;
+  // Find is Get without building the index: for a table about to be replaced (a write).
+  const StoredObject* Find(std::string_view namespace_name, std::string_view name) const;
   // InNamespace returns the objects of `namespace_name` ("" : every object), in order.
   std::pair<const std::shared_ptr<const StoredObject>*, const std::shared_ptr<const StoredObject>*>
   InNamespace(std::string_view namespace_name) const;

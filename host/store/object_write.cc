@@ -76,7 +76,7 @@ std::shared_ptr<const StoredObject> WriteObject(ObjectStore& objects, const Kind
   const uint64_t expected = ExpectedVersion(request, what);
   const auto snapshot = objects.Snapshot();
   const KindObjects* table = snapshot->Find(kind.Key());
-  const StoredObject* current = table == nullptr ? nullptr : table->Get(ns, name);
+  const StoredObject* current = table == nullptr ? nullptr : table->Find(ns, name);
   if (op == ObjectWriteOp::kCreate) {
     if (current != nullptr) throw StoreError(ErrorCode::kAlreadyExists, what + " already exists");
   } else if (current == nullptr) {
