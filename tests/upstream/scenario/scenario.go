@@ -54,6 +54,9 @@ type Params struct {
 	MinNodes, MaxNodes     int // default 3..20
 	MinBound, MaxBound     int // bound pods, default 0..40 (fewer when nodes run out of room)
 	MinPending, MaxPending int // pending pods, default 1..12
+	// AlwaysStorage gives every scenario storage; without it about 40% of the seeds get some.
+	// A seed that gets storage either way generates the same scenario.
+	AlwaysStorage bool
 }
 
 func (p Params) withDefaults() Params {

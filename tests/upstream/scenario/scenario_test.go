@@ -730,3 +730,26 @@ func TestStorageInvariants(t *testing.T) {
 		t.Errorf("%d of %d scenarios have storage; want about 40%%", withStorage, seeds)
 	}
 }
+
+func TestAlwaysStorageGivesEverySeedStorageAndKeepsTheOthers(t *testing.T) {
+	storageOf := func(objs []runtime.Object) int {
+		n := 0
+		for _, o := range objs {
+			switch o.(type) {
+			case *corev1.PersistentVolume, *corev1.PersistentVolumeClaim, *storagev1.StorageClass:
+				n++
+			}
+		}
+		return n
+	}
+	for seed := int64(1); seed <= 40; seed++ {
+		some := Generate(seed, Params{})
+		always := Generate(seed, Params{AlwaysStorage: true})
+		if storageOf(always) == 0 {
+			t.Fatalf("seed %d: AlwaysStorage made no storage", seed)
+		}
+		if storageOf(some) > 0 && !apiequality.Semantic.DeepEqual(some, always) {
+			t.Fatalf("seed %d: a seed with storage generates another scenario under AlwaysStorage", seed)
+		}
+	}
+}

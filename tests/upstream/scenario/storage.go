@@ -92,7 +92,7 @@ func (g *gen) storage() {
 	main := g.r
 	g.r = g.sr
 	defer func() { g.r = main }()
-	if !g.chance(0.4) {
+	if hit := g.chance(0.4); !hit && !g.p.AlwaysStorage {
 		return
 	}
 	g.st = &storageState{rwopUsed: map[string]bool{}, disks: map[string][]corev1.Volume{}}

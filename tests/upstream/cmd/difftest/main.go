@@ -1,7 +1,7 @@
 // Command difftest compares schedhost with upstream kube-scheduler on random clusters.
 //
 //	difftest --count N --seed S [--parallel P] [--schedctl PATH] [--plugin-dir DIR]
-//	         [--cases DIR] [--keep N] [-v]
+//	         [--cases DIR] [--keep N] [--storage] [-v]
 //
 // For each seed S..S+N-1 it generates a scenario (package scenario), writes it to a YAML file,
 // has `schedctl simulate --explain -o json` and the oracle (upstream's framework in-process,
@@ -82,9 +82,10 @@ func parseFlags(args []string) (*options, error) {
 	nodes := fs.String("nodes", fmt.Sprintf("%d-%d", d.MinNodes, d.MaxNodes), "nodes per scenario, MIN-MAX")
 	bound := fs.String("bound", fmt.Sprintf("%d-%d", d.MinBound, d.MaxBound), "bound pods per scenario, MIN-MAX (fewer when nodes are full)")
 	pending := fs.String("pending", fmt.Sprintf("%d-%d", d.MinPending, d.MaxPending), "pending pods per scenario, MIN-MAX")
+	fs.BoolVar(&o.params.AlwaysStorage, "storage", false, "give every scenario storage (default: about 40% of the seeds; a seed with storage generates the same scenario either way)")
 	fs.BoolVar(&o.verbose, "v", false, "print each scenario's result and the shrinker's steps")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: difftest --count N --seed S [--parallel P] [--schedctl PATH] [--plugin-dir DIR] [--cases DIR] [--keep N] [-v]\n\n")
+		fmt.Fprintf(fs.Output(), "usage: difftest --count N --seed S [--parallel P] [--schedctl PATH] [--plugin-dir DIR] [--cases DIR] [--keep N] [--storage] [-v]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +120,14 @@ func (o *options) reproduce(seed int64) string {
 	s := fmt.Sprintf("--seed %d --count 1", seed)
 	if o.params != defaultParams {
 		p := o.params
-		s += fmt.Sprintf(" --nodes %d-%d --bound %d-%d --pending %d-%d", p.MinNodes, p.MaxNodes, p.MinBound, p.MaxBound, p.MinPending, p.MaxPending)
+		if p.MinNodes != defaultParams.MinNodes || p.MaxNodes != defaultParams.MaxNodes ||
+			p.MinBound != defaultParams.MinBound || p.MaxBound != defaultParams.MaxBound ||
+			p.MinPending != defaultParams.MinPending || p.MaxPending != defaultParams.MaxPending {
+			s += fmt.Sprintf(" --nodes %d-%d --bound %d-%d --pending %d-%d", p.MinNodes, p.MaxNodes, p.MinBound, p.MaxBound, p.MinPending, p.MaxPending)
+		}
+		if p.AlwaysStorage {
+			s += " --storage"
+		}
 	}
 	return s
 }
