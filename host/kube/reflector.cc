@@ -6,6 +6,9 @@
 #include <random>
 #include <unordered_set>
 #include <variant>
+#include <vector>
+
+#include "host/model/decode.h"
 
 namespace schedhost::kube {
 namespace {
@@ -98,7 +101,13 @@ Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
     : client_(client),
       store_(store),
       spec_(std::move(spec)),
-      declared_key_(spec_.declared ? spec_.declared->Key() : "") {}
+      declared_key_(spec_.declared ? spec_.declared->Key() : ""),
+      checks_storage_(spec_.declared &&
+                      ((spec_.declared->ApiVersion() == "v1" &&
+                        (spec_.declared->kind == "PersistentVolumeClaim" ||
+                         spec_.declared->kind == "PersistentVolume")) ||
+                       (spec_.declared->ApiVersion() == "storage.k8s.io/v1" &&
+                        spec_.declared->kind == "StorageClass"))) {}
 
 Reflector::~Reflector() {
   Stop();
@@ -390,6 +399,17 @@ void Reflector::Apply(const nlohmann::json& object) {
       const std::string name = StringAt(object, "metadata", "name");
       const std::string label =
           spec_.declared->kind + " " + (ns.empty() ? name : ns + "/" + name);
+      if (checks_storage_) {
+        // As embedded mode checks a manifest: a claim, volume or class whose scheduling fields
+        // do not read as the API server defines them (a version skew: a field or value this
+        // host does not know) is skipped and counted, not handed to the volume plugins.
+        // A list's items carry no apiVersion and kind: the document gets the kind's.
+        nlohmann::json typed = object;
+        typed["apiVersion"] = spec_.declared->ApiVersion();
+        typed["kind"] = spec_.declared->kind;
+        std::vector<model::GenericObject> checked;
+        model::DecodeManifests(typed.dump(), "the API server", {}, &checked);
+      }
       store_.objects().Apply(declared_key_, ns, name,
                              std::make_shared<const model::ValueNode>(
                                  model::ValueTreeFromJson(object, label)));
