@@ -4,10 +4,15 @@
 // claim to the local volume of the one node it fits, writes the volume's claimRef in PreBind,
 // and waits for the PV controller to bind the claim before the pod is bound; an ephemeral
 // volume's pod waits until the controller makes its claim; a ReadWriteOncePod claim in use, a
-// CSINode's attach limit and a volume's zone hold pods with kube-scheduler's messages.
+// CSINode's attach limit and a volume's zone hold pods with kube-scheduler's messages; a
+// schedhostd killed while PreBind waits for a provisioner leaves the pod pending, and the next
+// one binds it where the provisioned volume is.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,8 +24,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using kubetest::ControlPlane;
+using kubetest::ExitStatus;
 using kubetest::Json;
 using kubetest::KubeModeTest;
+using kubetest::SpawnSchedhostd;
 using kubetest::WaitFor;
 
 class KubeStorageTest : public KubeModeTest {
@@ -167,6 +174,96 @@ TEST_F(KubeStorageTest, AnEphemeralVolumesPodWaitsForItsClaimThenLands) {
   ASSERT_TRUE(WaitFor([&] { return NodeOf("worker") == ns_ + "-a"; }, std::chrono::seconds(60)))
       << NodeOf("worker") << " " << Get("pvc/worker-scratch", "{.status}");
   EXPECT_EQ(Get("pvc/worker-scratch", "{.spec.volumeName}"), ns_ + "-scratch");
+}
+
+// schedhostd killed (SIGKILL) in PreBind, while it waits for a provisioner to make the volume
+// of the node it chose: the pod stays pending, nothing else is written; once the provisioner
+// (the test) made the volume and the PV controller bound the claim, the next schedhostd binds
+// the pod to the node the claim's volume is on, once.
+TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
+  if (!std::filesystem::exists(framework::testing::BinDir() / "schedhostd")) {
+    GTEST_SKIP() << "schedhostd is not built in " << framework::testing::BinDir();
+  }
+  AddNode(ns_ + "-a", "8", "16Gi");
+  AddNode(ns_ + "-b", "8", "16Gi");
+  // A class whose provisioner nobody runs: PreBind sets the claim's selected node and waits.
+  const std::string cls = ns_ + "-slow";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", cls}, {"labels", {{"schedhost-test", ns_}}}}},
+              {"provisioner", "example.com/" + ns_},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  Create(Claim("data", cls, "1Gi"));
+  Create(PodWithClaims("db", {"data"}));
+
+  std::vector<std::unique_ptr<framework::testing::TempDir>> dirs;
+  std::vector<pid_t> spawned;
+  struct Reap {
+    std::vector<pid_t>& pids;
+    ~Reap() {
+      for (const pid_t pid : pids) {
+        if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+  } reap{spawned};
+  auto spawn = [&](const std::string& identity) {
+    dirs.push_back(std::make_unique<framework::testing::TempDir>());
+    const std::filesystem::path dir = dirs.back()->path();
+    std::ofstream(dir / "schedhost.toml")
+        << ConfigIn(dir, cp_->user_kubeconfig(), Election(identity));
+    spawned.push_back(SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log"));
+    return spawned.back();
+  };
+  const std::string kSelected = "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}";
+
+  const pid_t first = spawn("storage-a");
+  ASSERT_TRUE(WaitFor([&] { return !Get("pvc/data", kSelected).empty(); },
+                      std::chrono::seconds(60)))
+      << Get("pvc/data", "{.metadata}");
+  const std::string node = Get("pvc/data", kSelected);
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  ::waitpid(first, nullptr, 0);
+  EXPECT_EQ(NodeOf("db"), "") << "the pod was bound before its claim";
+
+  // The provisioner's part: a volume on the selected node, its claimRef naming the claim.
+  const std::string uid = Get("pvc/data", "{.metadata.uid}");
+  Create(Json{{"apiVersion", "v1"},
+              {"kind", "PersistentVolume"},
+              {"metadata",
+               {{"name", ns_ + "-provisioned"},
+                {"labels", {{"schedhost-test", ns_}}},
+                {"annotations", {{"pv.kubernetes.io/provisioned-by", "example.com/" + ns_}}}}},
+              {"spec",
+               {{"capacity", {{"storage", "1Gi"}}},
+                {"accessModes", Json::array({"ReadWriteOnce"})},
+                {"storageClassName", cls},
+                {"hostPath", {{"path", "/tmp/" + ns_}}},
+                {"claimRef", {{"namespace", ns_}, {"name", "data"}, {"uid", uid}}},
+                {"nodeAffinity",
+                 {{"required",
+                   {{"nodeSelectorTerms",
+                     Json::array({{{"matchExpressions",
+                                    Json::array({{{"key", "kubernetes.io/hostname"},
+                                                  {"operator", "In"},
+                                                  {"values", Json::array({node})}}})}}})}}}}}}}});
+  ASSERT_TRUE(WaitFor([&] { return Get("pvc/data", "{.status.phase}") == "Bound"; }))
+      << Get("pvc/data", "{.status}");
+
+  const pid_t second = spawn("storage-b");
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("db") == node; }, std::chrono::seconds(60)))
+      << "pod on \"" << NodeOf("db") << "\", claim " << Get("pvc/data", "{.metadata}");
+  EXPECT_EQ(Get("pvc/data", "{.spec.volumeName}"), ns_ + "-provisioned");
+  EXPECT_EQ(Get("pvc/data", kSelected), node);
+  // One volume, the provisioned one, bound to the claim.
+  EXPECT_EQ(cp_->Kubectl({"get", "pv", "-l", "schedhost-test=" + ns_, "-o",
+                          "jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}"})
+                .out,
+            ns_ + "-provisioned=Bound ");
+  ::kill(second, SIGTERM);  // gives the lease back for the tests that follow
+  EXPECT_EQ(ExitStatus(second, std::chrono::seconds(30)), 0);
+  cp_->Kubectl({"delete", "storageclass", cls, "--wait=false"});
 }
 
 // VolumeRestrictions: a ReadWriteOncePod claim in use holds the next pod that asks for it;
