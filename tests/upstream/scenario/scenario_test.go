@@ -753,3 +753,22 @@ func TestAlwaysStorageGivesEverySeedStorageAndKeepsTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// Upstream takes the first volume pre-bound to a claim in a Go map's order: two would make its
+// choice random, so a claim has at most one.
+func TestAtMostOneVolumeRefersToAClaim(t *testing.T) {
+	for seed := int64(1); seed <= 300; seed++ {
+		owner := map[string]string{}
+		for _, o := range Generate(seed, Params{AlwaysStorage: true}) {
+			pv, ok := o.(*corev1.PersistentVolume)
+			if !ok || pv.Spec.ClaimRef == nil {
+				continue
+			}
+			key := pv.Spec.ClaimRef.Namespace + "/" + pv.Spec.ClaimRef.Name
+			if other, taken := owner[key]; taken {
+				t.Fatalf("seed %d: volumes %s and %s both refer to claim %s", seed, other, pv.Name, key)
+			}
+			owner[key] = pv.Name
+		}
+	}
+}

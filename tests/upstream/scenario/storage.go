@@ -405,14 +405,19 @@ func (g *gen) claims() {
 		}
 		g.st.pvcs = append(g.st.pvcs, pvc)
 	}
-	// Volumes set aside for one claim by their claimRef, still Available.
+	// Volumes set aside for one claim by their claimRef, still Available; at most one per claim:
+	// upstream's matching takes the first volume pre-bound to the claim in its cache's order,
+	// which is a Go map's, so two would make its choice random.
+	setAside := map[string]bool{}
 	for _, pv := range g.st.pvs {
 		if pv.Spec.ClaimRef != nil || !g.chance(0.15) {
 			continue
 		}
 		for _, pvc := range g.st.pvcs {
-			if pvc.Spec.VolumeName == "" && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == pv.Spec.StorageClassName {
+			key := pvc.Namespace + "/" + pvc.Name
+			if pvc.Spec.VolumeName == "" && !setAside[key] && pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == pv.Spec.StorageClassName {
 				pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name}
+				setAside[key] = true
 				break
 			}
 		}
