@@ -293,6 +293,16 @@ bool ControlPlane::Required() {
   return env != nullptr && std::string_view(env) == "1";
 }
 
+std::filesystem::path ControlPlane::Program(const std::string& name) {
+  if (const char* env = std::getenv("SCHEDHOST_KUBE_BINARIES"); env != nullptr && *env != '\0') {
+    if (IsExecutable(fs::path(env) / name)) return fs::path(env) / name;
+  }
+  if (IsExecutable(fs::path(SCHEDHOST_KUBE_BIN_DIR) / name)) {
+    return fs::path(SCHEDHOST_KUBE_BIN_DIR) / name;
+  }
+  return {};
+}
+
 std::string ControlPlane::Unavailable() {
   const Binaries b = FindBinaries();
   if (b.missing.empty()) return "";

@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -66,6 +67,9 @@ class ControlPlane {
   // Required reports whether SCHEDHOST_REQUIRE_KUBE=1 turns an unavailable control plane into a
   // test failure instead of a skip (CI sets it).
   static bool Required();
+  // Program returns the path of another test program built beside controlplane (the
+  // provisioner), searched as Unavailable searches; empty when it is not built.
+  static std::filesystem::path Program(const std::string& name);
 
   ControlPlane(const ControlPlane&) = delete;
   ControlPlane& operator=(const ControlPlane&) = delete;

@@ -10,9 +10,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -263,6 +271,100 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
             ns_ + "-provisioned=Bound ");
   ::kill(second, SIGTERM);  // gives the lease back for the tests that follow
   EXPECT_EQ(ExitStatus(second, std::chrono::seconds(30)), 0);
+  cp_->Kubectl({"delete", "storageclass", cls, "--wait=false"});
+}
+
+// Provisioner runs the tests' dynamic provisioner (tests/upstream/provisioner, on
+// sig-storage-lib-external-provisioner) as `name`, with the admin's credentials, until the
+// object goes; its log is log().
+class Provisioner {
+ public:
+  Provisioner(const ControlPlane& cp, const std::string& name, int reschedule_first) {
+    const std::filesystem::path exe = ControlPlane::Program("provisioner");
+    if (exe.empty()) throw std::runtime_error("the provisioner is not built (upstream_binaries)");
+    const std::string kubeconfig = cp.admin_kubeconfig();
+    const std::string first = std::to_string(reschedule_first);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close_range(3, ~0U, 0);
+      const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      ::execl(exe.c_str(), "provisioner", "--kubeconfig", kubeconfig.c_str(), "--name",
+              name.c_str(), "--reschedule-first", first.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~Provisioner() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  Provisioner(const Provisioner&) = delete;
+  Provisioner& operator=(const Provisioner&) = delete;
+  std::string log() const {
+    std::ifstream in(log_path_);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // Count is how many lines of the log contain `what`.
+  int Count(const std::string& what) const {
+    std::istringstream lines(log());
+    int n = 0;
+    for (std::string line; std::getline(lines, line);) n += line.find(what) != std::string::npos;
+    return n;
+  }
+
+ private:
+  framework::testing::TempDir dir_;
+  std::filesystem::path log_path_ = dir_.path() / "provisioner.log";
+  pid_t pid_ = -1;
+};
+
+// Dynamic provisioning of a WaitForFirstConsumer claim: schedhostd chooses the node in its
+// cycle and writes it on the claim in PreBind; the provisioner makes a volume there, the PV
+// controller binds it, and only then is the pod bound, to that node. When the provisioner
+// cannot have the volume on the chosen node it removes the annotation: PreBind fails, the pod
+// is tried again, and nothing is left half bound.
+TEST_F(KubeStorageTest, AProvisionedClaimIsMadeOnTheChosenNodeEvenWhenTheFirstIsRefused) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  AddNode(ns_ + "-b", "8", "16Gi");
+  const std::string provisioner = "example.com/" + ns_;
+  const std::string cls = ns_ + "-dynamic";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", cls}, {"labels", {{"schedhost-test", ns_}}}}},
+              {"provisioner", provisioner},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  Provisioner running(*cp_, provisioner, /*reschedule_first=*/1);
+  StartHost(Config());
+  Create(Claim("data", cls, "2Gi"));
+  Create(PodWithClaims("db", {"data"}));
+
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("db").empty(); }, std::chrono::seconds(90)))
+      << Message("db") << "\n" << running.log();
+  const std::string node = NodeOf("db");
+  const std::string volume = Get("pvc/data", "{.spec.volumeName}");
+  EXPECT_EQ(Get("pvc/data", "{.status.phase}"), "Bound");
+  EXPECT_EQ(Get("pvc/data", "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"),
+            node);
+  // The volume is where the pod is.
+  EXPECT_EQ(cp_->Kubectl({"get", "pv", volume, "-o",
+                          "jsonpath={.spec.nodeAffinity.required.nodeSelectorTerms[0]"
+                          ".matchExpressions[0].values[0]}"})
+                .out,
+            node);
+  // One refusal (the annotation removed, the pod tried again), then one volume.
+  EXPECT_EQ(running.Count("rescheduled " + ns_ + "/data from"), 1) << running.log();
+  EXPECT_EQ(running.Count("for " + ns_ + "/data on "), 1) << running.log();
+  EXPECT_EQ(cp_->Kubectl({"get", "pv", "-o",
+                          "jsonpath={range .items[?(@.spec.storageClassName==\"" + cls +
+                              "\")]}{.metadata.name} {end}"})
+                .out,
+            volume + " ");
+  cp_->Kubectl({"delete", "pod", "db", "-n", ns_, "--wait=false"});
   cp_->Kubectl({"delete", "storageclass", cls, "--wait=false"});
 }
 
