@@ -184,6 +184,19 @@ TEST_F(KubeStorageTest, AnEphemeralVolumesPodWaitsForItsClaimThenLands) {
   EXPECT_EQ(Get("pvc/worker-scratch", "{.spec.volumeName}"), ns_ + "-scratch");
 }
 
+// A pod whose claim does not exist waits saying so; the claim's creation (a PVC Add event)
+// brings it back well before any periodic flush of unschedulable pods (5 min), and it lands.
+TEST_F(KubeStorageTest, APodWaitsForItsMissingClaimAndLandsWhenItIsCreated) {
+  AddNode(ns_ + "-a", "8", "16Gi");
+  StartHost(Config());
+  Create(PodWithClaims("late", {"late-data"}));
+  ASSERT_TRUE(WaitFor([&] { return !Message("late").empty(); })) << Message("late");
+  EXPECT_THAT(Message("late"), HasSubstr("persistentvolumeclaim \"late-data\" not found"));
+  BoundPair("late-data", "1Gi", Json::array({"ReadWriteOnce"}));
+  EXPECT_TRUE(WaitFor([&] { return NodeOf("late") == ns_ + "-a"; }, std::chrono::seconds(30)))
+      << Message("late");
+}
+
 // schedhostd killed (SIGKILL) in PreBind, while it waits for a provisioner to make the volume
 // of the node it chose: the pod stays pending, nothing else is written; once the provisioner
 // (the test) made the volume and the PV controller bound the claim, the next schedhostd binds
