@@ -132,6 +132,13 @@ std::vector<std::string> KubeMode::DeclaredKinds() const {
   return out;
 }
 
+std::optional<ReflectorStats> KubeMode::DeclaredStats(std::string_view key) const {
+  std::lock_guard lock(declared_mu_);
+  auto it = declared_.find(key);
+  if (it == declared_.end()) return std::nullopt;
+  return it->second->stats();
+}
+
 std::string KubeMode::Degraded() const {
   std::lock_guard lock(declared_mu_);
   std::string out;

@@ -12,7 +12,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/config/host_config.h"
@@ -53,6 +55,9 @@ class KubeMode final : public store::ClusterSource {
   const std::vector<std::unique_ptr<Reflector>>& reflectors() const { return reflectors_; }
   // DeclaredKinds returns the keys of the declared kinds mirrored now.
   std::vector<std::string> DeclaredKinds() const;
+  // DeclaredStats returns the counters of the reflector of the declared kind keyed `key`
+  // (KindInfo::Key), or nullopt when the kind is not mirrored.
+  std::optional<ReflectorStats> DeclaredStats(std::string_view key) const;
   Writer* kube_writer() const { return writer_.get(); }
   LeaderElector* elector() const { return elector_.get(); }
 

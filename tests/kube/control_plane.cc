@@ -392,6 +392,14 @@ int64_t ControlPlane::Compact() {
   return nlohmann::json::parse(Command("compact", kCompactTimeout)).value("revision", int64_t{0});
 }
 
+int64_t ControlPlane::EtcdPut(const std::string& key, const std::string& value) {
+  if (key.find_first_of(" \n") != std::string::npos || value.find('\n') != std::string::npos) {
+    throw std::invalid_argument("EtcdPut: the key may hold no space and the value no newline");
+  }
+  return nlohmann::json::parse(Command("etcd-put " + key + " " + value, kCompactTimeout))
+      .value("revision", int64_t{0});
+}
+
 ControlPlane::Result ControlPlane::Kubectl(const std::vector<std::string>& args,
                                            std::string_view input) const {
   std::vector<std::string> argv = {FindBinaries().kubectl.string(),

@@ -103,6 +103,9 @@ class ControlPlane {
   // Compact compacts etcd's history at its current revision and returns that revision; throws
   // std::runtime_error on failure.
   int64_t Compact();
+  // EtcdPut writes `value` under `key` in etcd, behind kube-apiserver's back (no validation):
+  // an object as another API server version might have written it. Returns the revision.
+  int64_t EtcdPut(const std::string& key, const std::string& value);
   // Kubectl runs the built kubectl with the admin kubeconfig, `args` and `input` on its stdin,
   // and waits for it (killed after 120 s). A later `--kubeconfig` in `args` wins, so
   // {"--kubeconfig", user_kubeconfig(), ...} runs it as the user.

@@ -197,6 +197,44 @@ TEST_F(KubeStorageTest, APodWaitsForItsMissingClaimAndLandsWhenItIsCreated) {
       << Message("late");
 }
 
+// A StorageClass whose binding mode this host does not know, as a newer API server might serve
+// it (written to etcd behind kube-apiserver's back, so nothing validated it): the reflector
+// skips and counts it, naming the field, and the watch goes on with the next class.
+TEST_F(KubeStorageTest, AClassThisHostCannotReadIsSkippedAndTheWatchGoesOn) {
+  StartHost(Config());
+  const std::string future = ns_ + "-future";
+  const Json stored = {{"apiVersion", "storage.k8s.io/v1"},
+                       {"kind", "StorageClass"},
+                       {"metadata",
+                        {{"name", future},
+                         {"uid", "5c4ed000-0000-4000-8000-00000000f00d"},
+                         {"labels", {{"schedhost-test", ns_}}},
+                         {"creationTimestamp", "2026-01-01T00:00:00Z"}}},
+                       {"provisioner", "example.com/" + ns_},
+                       {"volumeBindingMode", "WhenTheMoonIsFull"}};
+  cp_->EtcdPut("/registry/storageclasses/" + future, stored.dump());
+  // The API server serves it as stored.
+  ASSERT_TRUE(WaitFor([&] {
+    return cp_->Kubectl({"get", "storageclass", future, "-o", "jsonpath={.volumeBindingMode}"})
+               .out == "WhenTheMoonIsFull";
+  }));
+  const std::string after = LocalClass();  // a class this host reads, created next
+
+  const auto decode_failures = [&] {
+    return kube_->DeclaredStats("storageclasses.storage.k8s.io").value_or(ReflectorStats{})
+        .decode_failures;
+  };
+  const auto mirrored = [&](const std::string& name) {
+    const auto snapshot = host_->store().objects().Snapshot();
+    const store::KindObjects* table = snapshot->Find("storageclasses.storage.k8s.io");
+    return table != nullptr && table->Find("", name) != nullptr;
+  };
+  EXPECT_TRUE(WaitFor([&] { return mirrored(after); })) << "the watch stopped";
+  EXPECT_FALSE(mirrored(future));
+  EXPECT_GE(decode_failures(), 1u);
+  cp_->Kubectl({"delete", "storageclass", future, "--wait=false"});
+}
+
 // schedhostd killed (SIGKILL) in PreBind, while it waits for a provisioner to make the volume
 // of the node it chose: the pod stays pending, nothing else is written; once the provisioner
 // (the test) made the volume and the PV controller bound the claim, the next schedhostd binds

@@ -212,6 +212,17 @@ func serve(ctx context.Context, c *cluster, signals <-chan os.Signal) int {
 
 // execute runs one command.
 func execute(ctx context.Context, c *cluster, command string) reply {
+	if rest, ok := strings.CutPrefix(command, "etcd-put "); ok {
+		key, value, ok := strings.Cut(rest, " ")
+		if !ok || key == "" || value == "" {
+			return reply{Error: "etcd-put takes a key and a value: etcd-put KEY VALUE"}
+		}
+		rev, err := c.put(ctx, key, value)
+		if err != nil {
+			return reply{Error: err.Error()}
+		}
+		return reply{OK: true, Revision: rev}
+	}
 	switch command {
 	case "restart-apiserver":
 		start := time.Now()
@@ -230,7 +241,7 @@ func execute(ctx context.Context, c *cluster, command string) reply {
 	case "stop":
 		return reply{OK: true}
 	default:
-		return reply{Error: fmt.Sprintf("unknown command %q (restart-apiserver, compact, stop)", command)}
+		return reply{Error: fmt.Sprintf("unknown command %q (restart-apiserver, compact, etcd-put KEY VALUE, stop)", command)}
 	}
 }
 
