@@ -6,6 +6,8 @@
 // Built only on the SDK.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -196,10 +198,14 @@ uint64_t ResourceVersion(const Args& object);
 /// VersionCache keeps objects decoded (DecodeClaim, DecodeVolume, ...) by key for as long as
 /// their resourceVersion stays the same, so a plugin that reads the same objects for every node
 /// decodes each once per version. Thread-safe (Filter runs on many nodes at once); an object
-/// without a resourceVersion is decoded every time.
+/// without a resourceVersion is decoded every time. Entries of objects no longer read (deleted,
+/// or no pod uses them now) go: when the cache reaches its limit, those not read since the last
+/// sweep are dropped, and the limit becomes twice what stays (at least kMinLimit).
 template <class T>
 class VersionCache {
  public:
+  static constexpr size_t kMinLimit = 4096;
+
   /// Get returns `object` decoded, by `key` ("namespace/name"); throws what `decode` throws.
   template <class Decode>
   std::shared_ptr<const T> Get(std::string_view key, const Args& object, Decode&& decode) {
@@ -208,12 +214,25 @@ class VersionCache {
     {
       std::shared_lock lock(mu_);
       auto it = entries_.find(key);
-      if (it != entries_.end() && it->second.version == version) return it->second.value;
+      if (it != entries_.end() && it->second.version == version) {
+        it->second.read.store(true, std::memory_order_relaxed);
+        return it->second.value;
+      }
     }
     auto value = std::make_shared<const T>(decode(object));
     std::unique_lock lock(mu_);
-    entries_.insert_or_assign(std::string(key), Entry{version, value});
+    if (entries_.size() >= limit_ && !entries_.contains(key)) Sweep();
+    Entry& e = entries_[std::string(key)];
+    e.version = version;
+    e.value = value;
+    e.read.store(true, std::memory_order_relaxed);
     return value;
+  }
+
+  /// size is how many objects the cache holds.
+  size_t size() const {
+    std::shared_lock lock(mu_);
+    return entries_.size();
   }
 
  private:
@@ -224,9 +243,23 @@ class VersionCache {
   struct Entry {
     uint64_t version = 0;
     std::shared_ptr<const T> value;
+    std::atomic<bool> read{false};  // read since the last sweep
   };
-  std::shared_mutex mu_;
+  // Sweep drops the entries not read since the last sweep; called with mu_ held exclusively.
+  void Sweep() {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      if (it->second.read.exchange(false, std::memory_order_relaxed)) {
+        ++it;
+      } else {
+        it = entries_.erase(it);
+      }
+    }
+    limit_ = std::max(kMinLimit, 2 * entries_.size());
+  }
+
+  mutable std::shared_mutex mu_;
   std::unordered_map<std::string, Entry, Hash, std::equal_to<>> entries_;
+  size_t limit_ = kMinLimit;  // guarded by mu_
 };
 
 }  // namespace schedhost::plugins::storage

@@ -11,9 +11,12 @@
 #include <string>
 #include <thread>
 
+#include "host/config/config_tree.h"
+#include "host/framework/plugin_instance.h"
 #include "host/framework/testing/harness.h"
 #include "host/model/decode.h"
 #include "host/store/object_write.h"
+#include "plugins/builtin/volume_binding/storage_objects.h"
 
 namespace schedhost::framework::testing {
 namespace {
@@ -376,6 +379,45 @@ TEST_F(VolumeBindingTest, ArgumentsAreCheckedAsUpstreamChecksThem) {
   negative.OnlyPlugins({"VolumeBinding"},
                        "[profile.plugin_config.VolumeBinding]\nbind_timeout_seconds = -1\n");
   EXPECT_THROW(negative.framework(), std::exception);
+}
+
+// The decode cache keeps what is read and lets go of objects nobody reads any more (deleted
+// claims, say): it never holds many more than twice the objects still in use.
+TEST(StorageVersionCache, DropsObjectsNoLongerReadAndKeepsTheOthers) {
+  using Cache = plugins::storage::VersionCache<std::string>;
+  Cache cache;
+  int decodes = 0;
+  const auto decode = [&decodes](const schedhost::Args& object) {
+    ++decodes;
+    return object["metadata"]["name"].String("");
+  };
+  const auto object = [](const std::string& name, int version) {
+    return std::shared_ptr<const config::ConfigNode>(
+        std::make_shared<config::ConfigNode>(model::ValueTreeFromJson(
+            R"({"metadata":{"name":")" + name + R"(","resourceVersion":")" +
+                std::to_string(version) + R"("}})",
+            "Object " + name)));
+  };
+  const schedhost_host_api* api = HostApi();
+  const auto get = [&](const std::string& name, int version) {
+    const auto tree = object(name, version);
+    return *cache.Get(name, schedhost::Args(api, config::AsAbi(tree.get())), decode);
+  };
+
+  EXPECT_EQ(get("kept", 1), "kept");
+  EXPECT_EQ(get("kept", 1), "kept");
+  EXPECT_EQ(decodes, 1);  // the same version again: decoded once
+  EXPECT_EQ(get("kept", 2), "kept");
+  EXPECT_EQ(decodes, 2);  // a new version: decoded again
+  // A churn of objects read once each, while "kept" is read all along.
+  for (int i = 0; i < 20000; ++i) {
+    get("gone-" + std::to_string(i), 1);
+    if (i % 1000 == 0) get("kept", 2);
+  }
+  EXPECT_LE(cache.size(), 2 * Cache::kMinLimit);
+  const int before = decodes;
+  EXPECT_EQ(get("kept", 2), "kept");
+  EXPECT_EQ(decodes, before);  // still cached
 }
 
 }  // namespace
