@@ -2,6 +2,7 @@
 #include "host/api/encode.h"
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "host/model/meta.h"
 
@@ -196,6 +197,25 @@ Json Spread(const model::TopologySpreadConstraint& c) {
   return j;
 }
 
+// PutNodeFeature puts back into `spec` what requires a node feature (a need's source): host
+// network with host users off, or a container's restart rule or volume mount, so that the pod
+// decoded from the JSON requires the same features. A need of an ephemeral container is not put
+// back: those containers are not sent, and a pod is never created with them.
+void PutNodeFeature(Json& spec, const model::PodNeed& need) {
+  if (need.path == "spec.hostUsers") {
+    spec.update(Json::parse(need.source));
+    return;
+  }
+  static const std::regex kInContainer(
+      R"(^spec\.(containers|initContainers)\[([0-9]+)\]\.(restartPolicyRules|volumeMounts)\[)");
+  std::smatch m;
+  if (!std::regex_search(need.path, m, kInContainer)) return;
+  const std::string list = m[1];
+  const size_t index = std::stoul(m[2]);
+  if (!spec.contains(list) || index >= spec[list].size()) return;
+  spec[list][index][m[3].str()].push_back(Json::parse(need.source));
+}
+
 Json Pod(const model::PodData& d, const Options& o) {
   Json spec = Json::object();
   PutString(spec, "schedulerName", d.spec.scheduler_name);
@@ -240,6 +260,10 @@ Json Pod(const model::PodData& d, const Options& o) {
   // without a meaning for scheduling are not kept, and not sent.
   for (const model::PodNeed& need : d.spec.needs) {
     if (need.source.empty()) continue;
+    if (need.part == "nodeDeclaredFeatures") {
+      PutNodeFeature(spec, need);
+      continue;
+    }
     const char* field = need.part.starts_with("spec.volumes.") ? "volumes" : "resourceClaims";
     spec[field].push_back(Json::parse(need.source));
   }

@@ -166,6 +166,43 @@ spec:
   EXPECT_NE((*p)->view()->volumes, nullptr);
 }
 
+// What requires a node declared feature travels too: a pod sent on is held where the features
+// are missing as the original is.
+TEST(EncodeTest, KeepsWhatRequiresNodeDeclaredFeatures) {
+  const auto objects = model::DecodeManifests(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: job}
+spec:
+  hostNetwork: true
+  hostUsers: false
+  containers:
+  - {name: a, image: busybox}
+  - name: b
+    image: busybox
+    restartPolicyRules:
+    - action: RestartAllContainers
+      exitCodes: {operator: In, values: [42]}
+    volumeMounts:
+    - {name: data, mountPath: /data, bindMountOptions: [noexec]}
+)", "test");
+  const auto* original = std::get_if<std::shared_ptr<const model::Pod>>(&objects.at(0));
+  ASSERT_NE(original, nullptr);
+  ASSERT_EQ((*original)->data().spec.needs.size(), 3u);
+  const auto pod = nlohmann::json::parse(EncodeJson(objects.at(0)));
+  EXPECT_EQ(pod["spec"]["hostUsers"], false);
+  EXPECT_EQ(pod["spec"]["containers"][1]["restartPolicyRules"][0]["action"],
+            "RestartAllContainers");
+  const auto again = model::DecodeManifests(pod.dump(), "encoded");
+  const auto* p = std::get_if<std::shared_ptr<const model::Pod>>(&again.at(0));
+  ASSERT_NE(p, nullptr);
+  std::vector<std::string> want;
+  std::vector<std::string> got;
+  for (const auto& n : (*original)->data().spec.needs) want.push_back(n.what + " at " + n.path);
+  for (const auto& n : (*p)->data().spec.needs) got.push_back(n.what + " at " + n.path);
+  EXPECT_EQ(got, want);
+}
+
 TEST(EncodeTest, WithoutIdentityIgnoresVersionUidAndTime) {
   auto a = model::DecodeManifests(
       "{apiVersion: v1, kind: Node, metadata: {name: n, uid: a, resourceVersion: '3'}}", "a");

@@ -74,11 +74,13 @@ TopologySpreadConstraint ReadSpreadConstraint(const YamlNode* node, const std::s
 // host network with a user namespace, bind mount options), once per feature, at its first use.
 void ReadRequiredNodeFeatures(const MapReader& spec, std::vector<PodNeed>& needs) {
   std::vector<std::string> seen;
-  auto require = [&](const char* feature, const std::string& path) {
+  // `source` is what requires the feature, as JSON (a restart rule, a volume mount, host
+  // network with host users off), so that the pod's JSON carries it back.
+  auto require = [&](const char* feature, const std::string& path, std::string source) {
     if (std::find(seen.begin(), seen.end(), feature) != seen.end()) return;
     seen.emplace_back(feature);
     needs.push_back({"nodeDeclaredFeatures", path,
-                     std::string("node declared feature ") + feature});
+                     std::string("node declared feature ") + feature, std::move(source)});
   };
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
     const bool rules = std::string_view(list) != "ephemeralContainers";
@@ -89,7 +91,8 @@ void ReadRequiredNodeFeatures(const MapReader& spec, std::vector<PodNeed>& needs
                  [&](const YamlNode* rule, const std::string& rp) {
                    MapReader r(rule, rp);
                    if (ReadString(r.Get("action"), r.Path("action")) == "RestartAllContainers") {
-                     require("RestartAllContainersOnContainerExits", r.Path("action"));
+                     require("RestartAllContainersOnContainerExits", r.Path("action"),
+                             ValueJson(rule, rp));
                    }
                  });
       }
@@ -98,14 +101,16 @@ void ReadRequiredNodeFeatures(const MapReader& spec, std::vector<PodNeed>& needs
                  MapReader m(mount, mp);
                  if (!ReadStringList(m.Get("bindMountOptions"), m.Path("bindMountOptions"))
                           .empty()) {
-                   require("VolumeBindMountOptions", m.Path("bindMountOptions"));
+                   require("VolumeBindMountOptions", m.Path("bindMountOptions"),
+                           ValueJson(mount, mp));
                  }
                });
     });
   }
   if (ReadBool(spec.Get("hostNetwork"), spec.Path("hostNetwork")).value_or(false) &&
       !ReadBool(spec.Get("hostUsers"), spec.Path("hostUsers")).value_or(true)) {
-    require("UserNamespacesHostNetworkSupport", spec.Path("hostUsers"));
+    require("UserNamespacesHostNetworkSupport", spec.Path("hostUsers"),
+            R"({"hostNetwork":true,"hostUsers":false})");
   }
 }
 

@@ -259,13 +259,17 @@ spec:
 )", "pod.yaml");
   auto pod = As<Pod>(objects.at(0));
   ASSERT_NE(pod, nullptr);
+  // Each need keeps, as JSON, what requires the feature (the pod's JSON carries it back).
   const std::vector<PodNeed> want = {
       {"nodeDeclaredFeatures", "spec.containers[0].restartPolicyRules[0].action",
-       "node declared feature RestartAllContainersOnContainerExits"},
+       "node declared feature RestartAllContainersOnContainerExits",
+       R"({"action":"RestartAllContainers","exitCodes":{"operator":"In","values":[42]}})"},
       {"nodeDeclaredFeatures", "spec.containers[0].volumeMounts[0].bindMountOptions",
-       "node declared feature VolumeBindMountOptions"},
+       "node declared feature VolumeBindMountOptions",
+       R"({"bindMountOptions":["nosuid"],"mountPath":"/v","name":"v"})"},
       {"nodeDeclaredFeatures", "spec.hostUsers",
-       "node declared feature UserNamespacesHostNetworkSupport"},
+       "node declared feature UserNamespacesHostNetworkSupport",
+       R"({"hostNetwork":true,"hostUsers":false})"},
   };
   EXPECT_EQ(pod->data().spec.needs, want);
   // Host network alone, or a user namespace alone, requires nothing.

@@ -89,8 +89,9 @@ struct PodNeed {
   std::string path;  // where in this pod: "spec.volumes[0].persistentVolumeClaim"
   std::string what;  // for messages: "volume \"data\" (claim \"data-0\")"
   // source is the whole entry the need comes from as JSON (a spec.volumes or spec.resourceClaims
-  // entry), on the first need of each entry ("" on the others and on node features): what
-  // plugins read as the pod view's `volumes`, and what the pod's JSON carries back.
+  // entry), on the first need of each entry ("" on the others): what plugins read as the pod
+  // view's `volumes`, and what the pod's JSON carries back. For a node feature, what requires
+  // it: the restart rule or volume mount entry, or {"hostNetwork":true,"hostUsers":false}.
   std::string source;
 
   friend bool operator==(const PodNeed&, const PodNeed&) = default;
