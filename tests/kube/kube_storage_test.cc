@@ -464,10 +464,23 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "2", "4Gi");
   const std::string cls = LocalClass();
+  // Dynamically provisioned claims too: a pod that only node a has room for (3 CPUs).
+  const std::string provisioner = "example.com/" + ns_;
+  const std::string dynamic = ns_ + "-dynamic";
+  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", dynamic}, {"labels", {{"schedhost-test", ns_}}}}},
+              {"provisioner", provisioner},
+              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  Provisioner running(*cp_, provisioner, /*reschedule_first=*/0);
   StartHost(Config());
   for (const auto& [scheduler, s] : {std::pair{"default-scheduler", "ks"},
                                      std::pair{"schedhost", "sh"}}) {
     const std::string suffix = s;
+    Create(Claim("dyn-" + suffix, dynamic, "3Gi"));
+    Json wide = PodWithClaims("dyn-" + suffix, {"dyn-" + suffix}, scheduler);
+    wide["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3";
+    Create(wide);
     Create(LocalVolume(ns_ + "-local-" + suffix, ns_ + "-b", "10Gi", cls));
     Create(Claim("data-" + suffix, cls, "5Gi"));
     Create(Claim("big-" + suffix, cls, "50Gi"));
@@ -484,7 +497,17 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
     for (const char* pod : {"missing-", "big-"}) {
       ASSERT_TRUE(WaitFor([&] { return !Message(pod + suffix).empty(); })) << pod << suffix;
     }
+    // Provisioned where the pod lands, then bound.
+    ASSERT_TRUE(WaitFor([&] { return NodeOf("dyn-" + suffix) == ns_ + "-a"; },
+                        std::chrono::seconds(60)))
+        << suffix << ": " << NodeOf("dyn-" + suffix) << " " << Message("dyn-" + suffix) << "\n"
+        << running.log();
+    EXPECT_EQ(Get("pvc/dyn-" + suffix, "{.status.phase}"), "Bound");
+    EXPECT_EQ(
+        Get("pvc/dyn-" + suffix, "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"),
+        ns_ + "-a");
   }
+  EXPECT_EQ(running.Count(" on " + ns_ + "-a"), 2) << running.log();
   // The scheduling part of the message (up to what PostFilter appends), kube-scheduler's names
   // mapped to schedhost's.
   const auto fit = [](std::string message) {
@@ -502,6 +525,7 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   EXPECT_EQ(fit(Message("big-sh")),
             "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to "
             "bind.");
+  cp_->Kubectl({"delete", "storageclass", dynamic, "--wait=false"});
 }
 
 }  // namespace
