@@ -84,6 +84,10 @@ inline bool WaitFor(const std::function<bool()>& done,
   return done();
 }
 
+// SpawnSchedhostd runs the built schedhostd with `config`, its output in `log`; returns its pid.
+inline pid_t SpawnSchedhostd(const std::filesystem::path& config,
+                             const std::filesystem::path& log);
+
 class KubeModeTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -104,6 +108,15 @@ class KubeModeTest : public ::testing::Test {
   }
 
   void TearDown() override {
+    // No schedhostd of the test outlives it (a stopped one is woken to die).
+    for (const pid_t pid : replica_pids_) {
+      if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;  // gone, or reaped already
+      ::kill(pid, SIGCONT);
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    replica_pids_.clear();
+    replica_dirs_.clear();
     if (host_) host_->Stop();
     host_.reset();
     if (cp_ == nullptr || ns_.empty()) return;
@@ -194,6 +207,19 @@ class KubeModeTest : public ::testing::Test {
     r->host->Start();
     return r;
   }
+  // SpawnReplica runs the built schedhostd (SpawnSchedhostd) as a replica named `identity`, in a
+  // directory of its own (ReplicaDir), with the short election timings; returns its pid.
+  // TearDown kills what is left of the test's replicas.
+  pid_t SpawnReplica(const std::string& identity) {
+    replica_dirs_.push_back(std::make_unique<framework::testing::TempDir>());
+    const std::filesystem::path dir = replica_dirs_.back()->path();
+    std::ofstream(dir / "schedhost.toml")
+        << ConfigIn(dir, cp_->user_kubeconfig(), Election(identity));
+    replica_pids_.push_back(SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log"));
+    return replica_pids_.back();
+  }
+  // ReplicaDir is the directory of the test's last spawned replica (its schedhostd.log).
+  std::filesystem::path ReplicaDir() const { return replica_dirs_.back()->path(); }
   // ApiServerPort is the API server's port on 127.0.0.1.
   uint16_t ApiServerPort() const {
     return static_cast<uint16_t>(std::stoi(cp_->server().substr(cp_->server().rfind(':') + 1)));
@@ -340,6 +366,8 @@ class KubeModeTest : public ::testing::Test {
   std::string ns_;
   std::unique_ptr<api::ServiceHost> host_;
   KubeMode* kube_ = nullptr;
+  std::vector<std::unique_ptr<framework::testing::TempDir>> replica_dirs_;
+  std::vector<pid_t> replica_pids_;
 };
 
 // Every pod of the test's namespace as the API server lists it, by name, and its node ("" while

@@ -184,28 +184,7 @@ TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
     GTEST_SKIP() << "schedhostd is not built in " << framework::testing::BinDir();
   }
   AddNode(ns_ + "-a", "64", "128Gi");
-  std::vector<std::unique_ptr<framework::testing::TempDir>> dirs;
-  std::vector<pid_t> spawned;
-  // Whatever happens, no replica outlives the test.
-  struct Reap {
-    std::vector<pid_t>& pids;
-    ~Reap() {
-      for (const pid_t pid : pids) {
-        if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;  // gone, or reaped already
-        ::kill(pid, SIGCONT);
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-      }
-    }
-  } reap{spawned};
-  auto spawn = [&](const std::string& identity) {
-    dirs.push_back(std::make_unique<framework::testing::TempDir>());
-    const std::filesystem::path dir = dirs.back()->path();
-    const std::string election = Election(identity);
-    std::ofstream(dir / "schedhost.toml") << ConfigIn(dir, cp_->user_kubeconfig(), election);
-    spawned.push_back(SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log"));
-    return spawned.back();
-  };
+  auto spawn = [&](const std::string& identity) { return SpawnReplica(identity); };
   auto holder = [&] {
     const Json lease = Lease();
     return lease.is_null() ? std::string() : lease.value("holderIdentity", "");
@@ -242,7 +221,7 @@ TEST_F(KubeModeTest, KilledOrFrozenLeaderIsReplacedAndNoPodIsBoundTwice) {
   const pid_t c = spawn("proc-c");
   // Once it campaigns, its mirror is synced (the log says so).
   ASSERT_TRUE(WaitFor([&] {
-    std::ifstream log(dirs.back()->path() / "schedhostd.log");
+    std::ifstream log(ReplicaDir() / "schedhostd.log");
     const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     return text.find("campaigns for lease") != std::string::npos;
   }));

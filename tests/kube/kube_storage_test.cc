@@ -48,16 +48,23 @@ class KubeStorageTest : public KubeModeTest {
     cp_ = ControlPlane::Start(options);
   }
 
-  // LocalClass creates the test's WaitForFirstConsumer class of local volumes (TearDown deletes
-  // it) and returns its name.
+  // LocalClass creates the test's WaitForFirstConsumer class of local volumes and returns its
+  // name; DynamicClass one named `<namespace>-<suffix>` whose provisioner is Provisioner() (the
+  // tests' provisioner serves it when it runs). TearDown deletes them.
   std::string LocalClass() {
-    const std::string cls = ns_ + "-local";
+    return WaitForFirstConsumerClass(ns_ + "-local", "kubernetes.io/no-provisioner");
+  }
+  std::string DynamicClass(const std::string& suffix) {
+    return WaitForFirstConsumerClass(ns_ + "-" + suffix, Provisioner());
+  }
+  std::string Provisioner() const { return "example.com/" + ns_; }
+  std::string WaitForFirstConsumerClass(const std::string& name, const std::string& provisioner) {
     Create(Json{{"apiVersion", "storage.k8s.io/v1"},
                 {"kind", "StorageClass"},
-                {"metadata", {{"name", cls}}},
-                {"provisioner", "kubernetes.io/no-provisioner"},
+                {"metadata", {{"name", name}, {"labels", {{"schedhost-test", ns_}}}}},
+                {"provisioner", provisioner},
                 {"volumeBindingMode", "WaitForFirstConsumer"}});
-    return cls;
+    return name;
   }
 
   // LocalVolume is a local PersistentVolume of `cls` on node `node`.
@@ -137,7 +144,7 @@ class KubeStorageTest : public KubeModeTest {
   void TearDown() override {
     if (cp_ != nullptr && !ns_.empty()) {
       cp_->Kubectl({"delete", "pv", "-l", "schedhost-test=" + ns_, "--wait=false"});
-      cp_->Kubectl({"delete", "storageclass", ns_ + "-local", "--wait=false"});  // LocalClass
+      cp_->Kubectl({"delete", "storageclass", "-l", "schedhost-test=" + ns_, "--wait=false"});
     }
     KubeModeTest::TearDown();
   }
@@ -210,7 +217,7 @@ TEST_F(KubeStorageTest, AClassThisHostCannotReadIsSkippedAndTheWatchGoesOn) {
                          {"uid", "5c4ed000-0000-4000-8000-00000000f00d"},
                          {"labels", {{"schedhost-test", ns_}}},
                          {"creationTimestamp", "2026-01-01T00:00:00Z"}}},
-                       {"provisioner", "example.com/" + ns_},
+                       {"provisioner", Provisioner()},
                        {"volumeBindingMode", "WhenTheMoonIsFull"}};
   cp_->EtcdPut("/registry/storageclasses/" + future, stored.dump());
   // The API server serves it as stored.
@@ -232,7 +239,6 @@ TEST_F(KubeStorageTest, AClassThisHostCannotReadIsSkippedAndTheWatchGoesOn) {
   EXPECT_TRUE(WaitFor([&] { return mirrored(after); })) << "the watch stopped";
   EXPECT_FALSE(mirrored(future));
   EXPECT_GE(decode_failures(), 1u);
-  cp_->Kubectl({"delete", "storageclass", future, "--wait=false"});
 }
 
 // schedhostd killed (SIGKILL) in PreBind, while it waits for a provisioner to make the volume
@@ -246,38 +252,13 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "8", "16Gi");
   // A class whose provisioner nobody runs: PreBind sets the claim's selected node and waits.
-  const std::string cls = ns_ + "-slow";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", cls}, {"labels", {{"schedhost-test", ns_}}}}},
-              {"provisioner", "example.com/" + ns_},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
+  const std::string cls = DynamicClass("slow");
   Create(Claim("data", cls, "1Gi"));
   Create(PodWithClaims("db", {"data"}));
 
-  std::vector<std::unique_ptr<framework::testing::TempDir>> dirs;
-  std::vector<pid_t> spawned;
-  struct Reap {
-    std::vector<pid_t>& pids;
-    ~Reap() {
-      for (const pid_t pid : pids) {
-        if (::waitpid(pid, nullptr, WNOHANG) != 0) continue;
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-      }
-    }
-  } reap{spawned};
-  auto spawn = [&](const std::string& identity) {
-    dirs.push_back(std::make_unique<framework::testing::TempDir>());
-    const std::filesystem::path dir = dirs.back()->path();
-    std::ofstream(dir / "schedhost.toml")
-        << ConfigIn(dir, cp_->user_kubeconfig(), Election(identity));
-    spawned.push_back(SpawnSchedhostd(dir / "schedhost.toml", dir / "schedhostd.log"));
-    return spawned.back();
-  };
   const std::string kSelected = "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}";
 
-  const pid_t first = spawn("storage-a");
+  const pid_t first = SpawnReplica("storage-a");
   ASSERT_TRUE(WaitFor([&] { return !Get("pvc/data", kSelected).empty(); },
                       std::chrono::seconds(60)))
       << Get("pvc/data", "{.metadata}");
@@ -293,7 +274,7 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
               {"metadata",
                {{"name", ns_ + "-provisioned"},
                 {"labels", {{"schedhost-test", ns_}}},
-                {"annotations", {{"pv.kubernetes.io/provisioned-by", "example.com/" + ns_}}}}},
+                {"annotations", {{"pv.kubernetes.io/provisioned-by", Provisioner()}}}}},
               {"spec",
                {{"capacity", {{"storage", "1Gi"}}},
                 {"accessModes", Json::array({"ReadWriteOnce"})},
@@ -310,7 +291,7 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
   ASSERT_TRUE(WaitFor([&] { return Get("pvc/data", "{.status.phase}") == "Bound"; }))
       << Get("pvc/data", "{.status}");
 
-  const pid_t second = spawn("storage-b");
+  const pid_t second = SpawnReplica("storage-b");
   ASSERT_TRUE(WaitFor([&] { return NodeOf("db") == node; }, std::chrono::seconds(60)))
       << "pod on \"" << NodeOf("db") << "\", claim " << Get("pvc/data", "{.metadata}");
   EXPECT_EQ(Get("pvc/data", "{.spec.volumeName}"), ns_ + "-provisioned");
@@ -322,15 +303,14 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
             ns_ + "-provisioned=Bound ");
   ::kill(second, SIGTERM);  // gives the lease back for the tests that follow
   EXPECT_EQ(ExitStatus(second, std::chrono::seconds(30)), 0);
-  cp_->Kubectl({"delete", "storageclass", cls, "--wait=false"});
 }
 
-// Provisioner runs the tests' dynamic provisioner (tests/upstream/provisioner, on
+// ProvisionerProcess runs the tests' dynamic provisioner (tests/upstream/provisioner, on
 // sig-storage-lib-external-provisioner) as `name`, with the admin's credentials, until the
 // object goes; its log is log().
-class Provisioner {
+class ProvisionerProcess {
  public:
-  Provisioner(const ControlPlane& cp, const std::string& name, int reschedule_first) {
+  ProvisionerProcess(const ControlPlane& cp, const std::string& name, int reschedule_first) {
     const std::filesystem::path exe = ControlPlane::Program("provisioner");
     if (exe.empty()) throw std::runtime_error("the provisioner is not built (upstream_binaries)");
     const std::string kubeconfig = cp.admin_kubeconfig();
@@ -348,14 +328,14 @@ class Provisioner {
       ::_exit(127);
     }
   }
-  ~Provisioner() {
+  ~ProvisionerProcess() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
   }
-  Provisioner(const Provisioner&) = delete;
-  Provisioner& operator=(const Provisioner&) = delete;
+  ProvisionerProcess(const ProvisionerProcess&) = delete;
+  ProvisionerProcess& operator=(const ProvisionerProcess&) = delete;
   std::string log() const {
     std::ifstream in(log_path_);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -382,14 +362,8 @@ class Provisioner {
 TEST_F(KubeStorageTest, AProvisionedClaimIsMadeOnTheChosenNodeEvenWhenTheFirstIsRefused) {
   AddNode(ns_ + "-a", "8", "16Gi");
   AddNode(ns_ + "-b", "8", "16Gi");
-  const std::string provisioner = "example.com/" + ns_;
-  const std::string cls = ns_ + "-dynamic";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", cls}, {"labels", {{"schedhost-test", ns_}}}}},
-              {"provisioner", provisioner},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
-  Provisioner running(*cp_, provisioner, /*reschedule_first=*/1);
+  const std::string cls = DynamicClass("dynamic");
+  ProvisionerProcess running(*cp_, Provisioner(), /*reschedule_first=*/1);
   StartHost(Config());
   Create(Claim("data", cls, "2Gi"));
   Create(PodWithClaims("db", {"data"}));
@@ -416,7 +390,6 @@ TEST_F(KubeStorageTest, AProvisionedClaimIsMadeOnTheChosenNodeEvenWhenTheFirstIs
                 .out,
             volume + " ");
   cp_->Kubectl({"delete", "pod", "db", "-n", ns_, "--wait=false"});
-  cp_->Kubectl({"delete", "storageclass", cls, "--wait=false"});
 }
 
 // VolumeRestrictions: a ReadWriteOncePod claim in use holds the next pod that asks for it;
@@ -465,14 +438,8 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   AddNode(ns_ + "-b", "2", "4Gi");
   const std::string cls = LocalClass();
   // Dynamically provisioned claims too: a pod that only node a has room for (3 CPUs).
-  const std::string provisioner = "example.com/" + ns_;
-  const std::string dynamic = ns_ + "-dynamic";
-  Create(Json{{"apiVersion", "storage.k8s.io/v1"},
-              {"kind", "StorageClass"},
-              {"metadata", {{"name", dynamic}, {"labels", {{"schedhost-test", ns_}}}}},
-              {"provisioner", provisioner},
-              {"volumeBindingMode", "WaitForFirstConsumer"}});
-  Provisioner running(*cp_, provisioner, /*reschedule_first=*/0);
+  const std::string dynamic = DynamicClass("dynamic");
+  ProvisionerProcess running(*cp_, Provisioner(), /*reschedule_first=*/0);
   StartHost(Config());
   for (const auto& [scheduler, s] : {std::pair{"default-scheduler", "ks"},
                                      std::pair{"schedhost", "sh"}}) {
@@ -525,7 +492,6 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   EXPECT_EQ(fit(Message("big-sh")),
             "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to "
             "bind.");
-  cp_->Kubectl({"delete", "storageclass", dynamic, "--wait=false"});
 }
 
 }  // namespace
