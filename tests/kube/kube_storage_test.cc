@@ -269,25 +269,10 @@ TEST_F(KubeStorageTest, SchedhostdKilledInPreBindLeavesNothingHalfDone) {
 
   // The provisioner's part: a volume on the selected node, its claimRef naming the claim.
   const std::string uid = Get("pvc/data", "{.metadata.uid}");
-  Create(Json{{"apiVersion", "v1"},
-              {"kind", "PersistentVolume"},
-              {"metadata",
-               {{"name", ns_ + "-provisioned"},
-                {"labels", {{"schedhost-test", ns_}}},
-                {"annotations", {{"pv.kubernetes.io/provisioned-by", Provisioner()}}}}},
-              {"spec",
-               {{"capacity", {{"storage", "1Gi"}}},
-                {"accessModes", Json::array({"ReadWriteOnce"})},
-                {"storageClassName", cls},
-                {"hostPath", {{"path", "/tmp/" + ns_}}},
-                {"claimRef", {{"namespace", ns_}, {"name", "data"}, {"uid", uid}}},
-                {"nodeAffinity",
-                 {{"required",
-                   {{"nodeSelectorTerms",
-                     Json::array({{{"matchExpressions",
-                                    Json::array({{{"key", "kubernetes.io/hostname"},
-                                                  {"operator", "In"},
-                                                  {"values", Json::array({node})}}})}}})}}}}}}}});
+  Json volume = LocalVolume(ns_ + "-provisioned", node, "1Gi", cls);
+  volume["metadata"]["annotations"] = {{"pv.kubernetes.io/provisioned-by", Provisioner()}};
+  volume["spec"]["claimRef"] = {{"namespace", ns_}, {"name", "data"}, {"uid", uid}};
+  Create(volume);
   ASSERT_TRUE(WaitFor([&] { return Get("pvc/data", "{.status.phase}") == "Bound"; }))
       << Get("pvc/data", "{.status}");
 
