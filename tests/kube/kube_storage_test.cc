@@ -50,20 +50,22 @@ class KubeStorageTest : public KubeModeTest {
 
   // LocalClass creates the test's WaitForFirstConsumer class of local volumes and returns its
   // name; DynamicClass one named `<namespace>-<suffix>` whose provisioner is Provisioner() (the
-  // tests' provisioner serves it when it runs). TearDown deletes them.
+  // tests' provisioner serves it when it runs); MakeClass any class, of binding mode
+  // `mode`. TearDown deletes them.
   std::string LocalClass() {
-    return WaitForFirstConsumerClass(ns_ + "-local", "kubernetes.io/no-provisioner");
+    return MakeClass(ns_ + "-local", "kubernetes.io/no-provisioner");
   }
   std::string DynamicClass(const std::string& suffix) {
-    return WaitForFirstConsumerClass(ns_ + "-" + suffix, Provisioner());
+    return MakeClass(ns_ + "-" + suffix, Provisioner());
   }
   std::string Provisioner() const { return "example.com/" + ns_; }
-  std::string WaitForFirstConsumerClass(const std::string& name, const std::string& provisioner) {
+  std::string MakeClass(const std::string& name, const std::string& provisioner,
+                                        const std::string& mode = "WaitForFirstConsumer") {
     Create(Json{{"apiVersion", "storage.k8s.io/v1"},
                 {"kind", "StorageClass"},
                 {"metadata", {{"name", name}, {"labels", {{"schedhost-test", ns_}}}}},
                 {"provisioner", provisioner},
-                {"volumeBindingMode", "WaitForFirstConsumer"}});
+                {"volumeBindingMode", mode}});
     return name;
   }
 
@@ -425,11 +427,16 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
   // Dynamically provisioned claims too: a pod that only node a has room for (3 CPUs).
   const std::string dynamic = DynamicClass("dynamic");
   ProvisionerProcess running(*cp_, Provisioner(), /*reschedule_first=*/0);
+  // An Immediate class no volume serves: its claims stay unbound.
+  const std::string immediate =
+      MakeClass(ns_ + "-immediate", "kubernetes.io/no-provisioner", "Immediate");
   StartHost(Config());
   for (const auto& [scheduler, s] : {std::pair{"default-scheduler", "ks"},
                                      std::pair{"schedhost", "sh"}}) {
     const std::string suffix = s;
     Create(Claim("dyn-" + suffix, dynamic, "3Gi"));
+    Create(Claim("imm-" + suffix, immediate, "1Gi"));
+    Create(PodWithClaims("imm-" + suffix, {"imm-" + suffix}, scheduler));
     Json wide = PodWithClaims("dyn-" + suffix, {"dyn-" + suffix}, scheduler);
     wide["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3";
     Create(wide);
@@ -446,7 +453,7 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
                         std::chrono::seconds(60)))
         << suffix << ": " << NodeOf("local-" + suffix) << " " << Message("local-" + suffix);
     EXPECT_EQ(Get("pvc/data-" + suffix, "{.spec.volumeName}"), ns_ + "-local-" + suffix);
-    for (const char* pod : {"missing-", "big-"}) {
+    for (const char* pod : {"missing-", "big-", "imm-"}) {
       ASSERT_TRUE(WaitFor([&] { return !Message(pod + suffix).empty(); })) << pod << suffix;
     }
     // Provisioned where the pod lands, then bound.
@@ -472,6 +479,10 @@ TEST_F(KubeStorageTest, KubeSchedulerAndSchedhostdTreatTheSameClaimsAlike) {
       << Message("missing-ks") << "\n" << Message("missing-sh");
   EXPECT_EQ(fit(Message("missing-sh")),
             "0/2 nodes are available: persistentvolumeclaim \"missing-sh\" not found.");
+  EXPECT_EQ(fit(Message("imm-ks")), fit(Message("imm-sh")))
+      << Message("imm-ks") << "\n" << Message("imm-sh");
+  EXPECT_EQ(fit(Message("imm-sh")),
+            "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.");
   EXPECT_EQ(fit(Message("big-ks")), fit(Message("big-sh")))
       << Message("big-ks") << "\n" << Message("big-sh");
   EXPECT_EQ(fit(Message("big-sh")),
