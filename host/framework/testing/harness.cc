@@ -76,6 +76,23 @@ std::shared_ptr<const model::Pod> Harness::MakePod(std::string_view yaml) const 
   throw std::runtime_error("MakePod: no Pod in manifest");
 }
 
+const PluginInstance& Harness::Plugin(std::string_view name, config::Point point) {
+  for (const auto& ref : framework().plugins(point)) {
+    if (ref.plugin->name == name) return *ref.plugin;
+  }
+  throw std::runtime_error(std::string(name) + " is not a " +
+                           std::string(config::PointName(point)) + " plugin of the profile");
+}
+
+std::span<const schedhost_event_registration> Registrations(const PluginInstance& plugin) {
+  const schedhost_event_registration* regs = nullptr;
+  size_t n = 0;
+  if (plugin.desc->events_to_register(plugin.instance, &regs, &n) != SCHEDHOST_SUCCESS) {
+    throw std::runtime_error(plugin.name + ": events_to_register failed");
+  }
+  return {regs, n};
+}
+
 Framework& Harness::framework() {
   if (!framework_) {
     config::HostConfig cfg = config::ParseConfig(config_toml_, "test.toml", {});

@@ -77,6 +77,10 @@ class Harness {
 
   /// framework builds (once per config) and returns the profile's framework.
   Framework& framework();
+  /// Plugin returns the profile's instance of plugin `name` among those of `point` (a plugin of
+  /// the profile is at every point it implements); throws when the profile has no such plugin.
+  const PluginInstance& Plugin(std::string_view name,
+                               config::Point point = config::Point::kFilter);
   /// snapshot builds (once per cluster change) and returns the snapshot.
   const cache::Snapshot& snapshot();
 
@@ -117,5 +121,9 @@ class Harness {
   // View is the snapshot's view of node i, or its copy without a summary.
   const schedhost_node_info_view* View(size_t i);
 };
+
+/// Registrations returns the events `plugin` registers (its events_to_register); throws when
+/// the call fails.
+std::span<const schedhost_event_registration> Registrations(const PluginInstance& plugin);
 
 }  // namespace schedhost::framework::testing

@@ -465,13 +465,6 @@ TEST(NodeAffinityArgs, ReadmeExampleWorks) {
 // Cluster events and queueing hint
 // ---------------------------------------------------------------------------------------------
 
-const framework::PluginInstance& Instance(Harness& h) {
-  for (const auto& ref : h.framework().plugins(config::Point::kFilter)) {
-    if (ref.plugin->name == kName) return *ref.plugin;
-  }
-  throw std::runtime_error("NodeAffinity is not a filter plugin of the profile");
-}
-
 const schedhost_node_view* NodeView(Harness& h, const std::string& name) {
   for (const auto* v : h.snapshot().views()) {
     if (std::string(v->node->name.data, v->node->name.len) == name) return v->node;
@@ -511,7 +504,7 @@ TEST_P(NodeAffinityHintTest, QueuesOnlyNodesThatNowMatch) {
   h.OnlyPlugins({kName}, c.args.empty() ? "" : Added(c.args));
   h.AddObjects(NodeYaml("a1", "{zone: a}") + NodeYaml("a2", "{zone: a, disk: ssd}") +
                NodeYaml("b1", "{zone: b}"));
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration* regs = nullptr;
   size_t n = 0;
   ASSERT_EQ(inst.desc->events_to_register(inst.instance, &regs, &n), SCHEDHOST_SUCCESS);

@@ -528,13 +528,6 @@ TEST(NodeResourcesFitArgs, ReadmeExampleWorks) {
 // Cluster events and queueing hints
 // ---------------------------------------------------------------------------------------------
 
-const framework::PluginInstance& Instance(Harness& h) {
-  for (const auto& ref : h.framework().plugins(config::Point::kFilter)) {
-    if (ref.plugin->name == kName) return *ref.plugin;
-  }
-  throw std::runtime_error("NodeResourcesFit is not a filter plugin of the profile");
-}
-
 const schedhost_node_view* NodeView(Harness& h, const std::string& name) {
   for (const auto* v : h.snapshot().views()) {
     if (std::string(v->node->name.data, v->node->name.len) == name) return v->node;
@@ -567,7 +560,7 @@ TEST(NodeResourcesFitEvents, NodeHintQueuesOnlyWhenThePodCouldNowFit) {
                NodeYaml("big", R"({cpu: "4", memory: 4Gi, pods: "10"})") +
                NodeYaml("big-labelled", R"({cpu: "4", memory: 4Gi, pods: "10"})") +
                NodeYaml("no-pods", R"({cpu: "4", memory: 4Gi})"));
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration* regs = nullptr;
   size_t n = 0;
   ASSERT_EQ(inst.desc->events_to_register(inst.instance, &regs, &n), SCHEDHOST_SUCCESS);
@@ -589,7 +582,7 @@ TEST(NodeResourcesFitEvents, NodeHintQueuesOnlyWhenThePodCouldNowFit) {
 TEST(NodeResourcesFitEvents, PodHintSkipsDeletedUnboundPods) {
   Harness h;
   h.OnlyPlugins({kName});
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration* regs = nullptr;
   size_t n = 0;
   ASSERT_EQ(inst.desc->events_to_register(inst.instance, &regs, &n), SCHEDHOST_SUCCESS);

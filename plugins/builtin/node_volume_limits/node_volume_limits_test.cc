@@ -24,6 +24,7 @@ namespace {
 
 using framework::Code;
 using framework::testing::Harness;
+using framework::testing::Registrations;
 using ::testing::HasSubstr;
 
 constexpr char kName[] = "NodeVolumeLimits";
@@ -405,13 +406,6 @@ TEST(NodeVolumeLimitsFilter, DriverMustBeInstalledWhenItAsks) {
   EXPECT_EQ(RunFilter(h, New({"x"})), Each(""));
 }
 
-const framework::PluginInstance& Instance(Harness& h) {
-  for (const auto& ref : h.framework().plugins(config::Point::kFilter)) {
-    if (ref.plugin->name == kName) return *ref.plugin;
-  }
-  throw std::runtime_error("NodeVolumeLimits is not a filter plugin of the profile");
-}
-
 // Filter without PreFilter's state resolves the pod's volumes and lists attachments itself.
 // Filter keeps what it works out about a node (its limits, the volumes its pods and
 // attachments hold) across cycles; each change of a CSINode, a volume or an attachment between
@@ -451,7 +445,7 @@ TEST(NodeVolumeLimitsFilter, WithoutPreFilterState) {
   h.OnlyPlugins({kName});
   Load(h, Cluster() + Storage() + VaYaml("va-a", kDriverA, "n1", "pv-a") +
               Claims("e1", "n1", {"b"}));
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const auto views = h.snapshot().views();
   auto filter = [&](const std::string& pod_yaml) {
     auto pod = h.MakePod(pod_yaml);
@@ -492,15 +486,6 @@ TEST(NodeVolumeLimitsArgs, TakesNoArguments) {
 // Cluster events and queueing hints
 // ---------------------------------------------------------------------------------------------
 
-std::span<const schedhost_event_registration> Registrations(const framework::PluginInstance& p) {
-  const schedhost_event_registration* regs = nullptr;
-  size_t n = 0;
-  if (p.desc->events_to_register(p.instance, &regs, &n) != SCHEDHOST_SUCCESS) {
-    throw std::runtime_error("events_to_register failed");
-  }
-  return {regs, n};
-}
-
 constexpr int32_t kClaimEvent = SCHEDHOST_KIND_EVENT(0);
 constexpr int32_t kCSINodeEvent = SCHEDHOST_KIND_EVENT(3);
 constexpr int32_t kAttachmentEvent = SCHEDHOST_KIND_EVENT(4);
@@ -508,7 +493,7 @@ constexpr int32_t kAttachmentEvent = SCHEDHOST_KIND_EVENT(4);
 TEST(NodeVolumeLimitsEvents, RegistersUpstreamsEvents) {
   Harness h;
   h.OnlyPlugins({kName});
-  const auto regs = Registrations(Instance(h));
+  const auto regs = Registrations(h.Plugin(kName));
   ASSERT_EQ(regs.size(), 5u);
   EXPECT_EQ(regs[0].event.resource, kCSINodeEvent);
   EXPECT_EQ(regs[0].event.actions, SCHEDHOST_ACTION_ADD);
@@ -546,7 +531,7 @@ TEST_P(NodeVolumeLimitsHintTest, QueuesOnlyHelpfulChanges) {
   const HintCase& c = GetParam();
   Harness h;
   h.OnlyPlugins({kName});
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration* reg = nullptr;
   for (const auto& r : Registrations(inst)) {
     if (r.event.resource == c.resource && r.hint != nullptr) reg = &r;

@@ -26,6 +26,7 @@ namespace {
 
 using framework::Code;
 using framework::testing::Harness;
+using framework::testing::Registrations;
 using ::testing::HasSubstr;
 
 constexpr char kName[] = "VolumeRestrictions";
@@ -283,13 +284,6 @@ TEST(VolumeRestrictionsFilter, EvaluatesItsVolumeSources) {
   EXPECT_THAT(why->Message(), HasSubstr("spec.volumes.azureDisk"));
 }
 
-const framework::PluginInstance& Instance(Harness& h) {
-  for (const auto& ref : h.framework().plugins(config::Point::kFilter)) {
-    if (ref.plugin->name == kName) return *ref.plugin;
-  }
-  throw std::runtime_error("VolumeRestrictions is not a filter plugin of the profile");
-}
-
 // The snapshot's view of node `name`.
 const schedhost_node_info_view* NodeView(Harness& h, std::string_view name) {
   const auto& snap = h.snapshot();
@@ -303,7 +297,7 @@ const schedhost_node_info_view* NodeView(Harness& h, std::string_view name) {
 TEST(VolumeRestrictionsFilter, WithoutPreFilterState) {
   Harness h;
   LoadCluster(h);
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   auto filter = [&](const std::string& pod_yaml, std::string_view node) {
     auto pod = h.MakePod(pod_yaml);
     framework::CycleState state;  // PreFilter did not run
@@ -419,19 +413,10 @@ TEST_F(VolumeRestrictionsExtensions, DisksComeFromTheNode) {
 // Cluster events and queueing hints
 // ---------------------------------------------------------------------------------------------
 
-std::span<const schedhost_event_registration> Registrations(const framework::PluginInstance& p) {
-  const schedhost_event_registration* regs = nullptr;
-  size_t n = 0;
-  if (p.desc->events_to_register(p.instance, &regs, &n) != SCHEDHOST_SUCCESS) {
-    throw std::runtime_error("events_to_register failed");
-  }
-  return {regs, n};
-}
-
 TEST(VolumeRestrictionsEvents, RegistersUpstreamsEvents) {
   Harness h;
   h.OnlyPlugins({kName});
-  const auto regs = Registrations(Instance(h));
+  const auto regs = Registrations(h.Plugin(kName));
   ASSERT_EQ(regs.size(), 3u);
   EXPECT_EQ(regs[0].event.resource, SCHEDHOST_RESOURCE_ASSIGNED_POD);
   EXPECT_EQ(regs[0].event.actions, SCHEDHOST_ACTION_DELETE);
@@ -461,7 +446,7 @@ TEST_P(VolumeRestrictionsPodHintTest, QueuesOnlyHelpfulDeletions) {
   const PodHintCase& c = GetParam();
   Harness h;
   h.OnlyPlugins({kName});
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration& reg = Registrations(inst)[0];
   ASSERT_NE(reg.hint, nullptr);
   auto pod = h.MakePod(c.pod);
@@ -519,7 +504,7 @@ TEST_P(VolumeRestrictionsClaimHintTest, QueuesOnlyThePodsClaims) {
   const ClaimHintCase& c = GetParam();
   Harness h;
   h.OnlyPlugins({kName});
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration& reg = Registrations(inst)[2];
   ASSERT_NE(reg.hint, nullptr);
   std::shared_ptr<const model::ValueNode> tree;

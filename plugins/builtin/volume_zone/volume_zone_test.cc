@@ -24,6 +24,7 @@ namespace {
 
 using framework::Code;
 using framework::testing::Harness;
+using framework::testing::Registrations;
 using ::testing::HasSubstr;
 
 constexpr char kName[] = "VolumeZone";
@@ -291,19 +292,12 @@ TEST(VolumeZoneFilter, ScheduleFailureMessage) {
   EXPECT_EQ(h.Schedule(*h.MakePod(Claims({"multi"}))), "west-b");
 }
 
-const framework::PluginInstance& Instance(Harness& h) {
-  for (const auto& ref : h.framework().plugins(config::Point::kFilter)) {
-    if (ref.plugin->name == kName) return *ref.plugin;
-  }
-  throw std::runtime_error("VolumeZone is not a filter plugin of the profile");
-}
-
 // Filter without PreFilter's state computes the volumes' topology itself, as upstream.
 TEST(VolumeZoneFilter, WithoutPreFilterState) {
   Harness h;
   h.OnlyPlugins({kName});
   Load(h, Nodes() + Storage());
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const auto views = h.snapshot().views();
   auto filter = [&](const std::string& pod_yaml) {
     auto pod = h.MakePod(pod_yaml);
@@ -340,19 +334,10 @@ TEST(VolumeZoneArgs, TakesNoArguments) {
 // Cluster events and queueing hints
 // ---------------------------------------------------------------------------------------------
 
-std::span<const schedhost_event_registration> Registrations(const framework::PluginInstance& p) {
-  const schedhost_event_registration* regs = nullptr;
-  size_t n = 0;
-  if (p.desc->events_to_register(p.instance, &regs, &n) != SCHEDHOST_SUCCESS) {
-    throw std::runtime_error("events_to_register failed");
-  }
-  return {regs, n};
-}
-
 TEST(VolumeZoneEvents, RegistersUpstreamsEvents) {
   Harness h;
   h.OnlyPlugins({kName});
-  const auto regs = Registrations(Instance(h));
+  const auto regs = Registrations(h.Plugin(kName));
   ASSERT_EQ(regs.size(), 4u);
   EXPECT_EQ(regs[0].event.resource, SCHEDHOST_KIND_EVENT(2));  // StorageClass
   EXPECT_EQ(regs[0].event.actions, SCHEDHOST_ACTION_ADD);
@@ -387,7 +372,7 @@ TEST_P(VolumeZoneHintTest, QueuesOnlyHelpfulChanges) {
   const HintCase& c = GetParam();
   Harness h;
   h.OnlyPlugins({kName});
-  const auto& inst = Instance(h);
+  const auto& inst = h.Plugin(kName);
   const schedhost_event_registration* reg = nullptr;
   for (const auto& r : Registrations(inst)) {
     if (r.event.resource == c.resource) reg = &r;
