@@ -102,12 +102,8 @@ Reflector::Reflector(ApiClient& client, store::Store& store, Spec spec)
       store_(store),
       spec_(std::move(spec)),
       declared_key_(spec_.declared ? spec_.declared->Key() : ""),
-      checks_storage_(spec_.declared &&
-                      ((spec_.declared->ApiVersion() == "v1" &&
-                        (spec_.declared->kind == "PersistentVolumeClaim" ||
-                         spec_.declared->kind == "PersistentVolume")) ||
-                       (spec_.declared->ApiVersion() == "storage.k8s.io/v1" &&
-                        spec_.declared->kind == "StorageClass"))) {}
+      checks_storage_(spec_.declared && model::IsCheckedStorageKind(spec_.declared->ApiVersion(),
+                                                                    spec_.declared->kind)) {}
 
 Reflector::~Reflector() {
   Stop();

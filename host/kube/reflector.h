@@ -137,8 +137,8 @@ class Reflector {
   std::string fatal_;
   std::string unavailable_;  // guarded by mu_
   const std::string declared_key_;  // spec_.declared's key ("" for a typed kind)
-  // checks_storage_: the declared kind is v1 PersistentVolumeClaim or PersistentVolume, or
-  // storage.k8s.io/v1 StorageClass, whose scheduling fields are checked as in embedded mode.
+  // checks_storage_: the declared kind's scheduling fields are checked as in embedded mode
+  // (model::IsCheckedStorageKind).
   const bool checks_storage_;
 };
 

@@ -117,6 +117,10 @@ std::vector<Object> DecodeManifests(std::string_view text, std::string_view sour
 // DecodeFile, with untyped kinds appended to *generic (see above).
 std::vector<Object> DecodeFile(const std::string& path, const DecodeLimits& limits,
                                std::vector<GenericObject>* generic);
+// IsCheckedStorageKind is true for the kinds whose scheduling fields the generic decoder checks
+// as the API server does (v1 PersistentVolumeClaim and PersistentVolume, storage.k8s.io/v1
+// StorageClass): a document of one that fails is refused, naming the field.
+bool IsCheckedStorageKind(std::string_view api_version, std::string_view kind);
 
 // ValueTreeFromJson converts a JSON value (an API object) into a value tree whose nodes'
 // locations are `object` ("<Kind> <namespace/name>"). Integers stay integers, other

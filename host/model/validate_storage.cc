@@ -9,7 +9,8 @@
 
 #include "host/model/decode_util.h"
 
-namespace schedhost::model::internal {
+namespace schedhost::model {
+namespace internal {
 namespace {
 
 void OneOf(const YamlNode* node, const std::string& path,
@@ -63,8 +64,18 @@ void NodeSelectorTerms(const MapReader& selector) {
 
 }  // namespace
 
+}  // namespace internal
+
+bool IsCheckedStorageKind(std::string_view api_version, std::string_view kind) {
+  return (api_version == "v1" && (kind == "PersistentVolumeClaim" || kind == "PersistentVolume")) ||
+         (api_version == "storage.k8s.io/v1" && kind == "StorageClass");
+}
+
+namespace internal {
+
 bool CheckStorageObject(const YamlNode* object, const std::string& prefix,
                         std::string_view api_version, std::string_view kind) {
+  if (!IsCheckedStorageKind(api_version, kind)) return false;
   MapReader top(object, prefix);
   MapReader spec(top.Get("spec"), top.Path("spec"));
   if (api_version == "v1" && kind == "PersistentVolumeClaim") {
@@ -109,4 +120,5 @@ void DefaultStorageObject(GenericObject& object) {
   object.tree = std::move(tree);
 }
 
-}  // namespace schedhost::model::internal
+}  // namespace internal
+}  // namespace schedhost::model
