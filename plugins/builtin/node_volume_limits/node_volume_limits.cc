@@ -108,19 +108,6 @@ std::string GceHandle(std::string_view scope, std::string_view where, std::strin
          std::string(where) + "/disks/" + std::string(disk);
 }
 
-// The claim a volume uses (an ephemeral volume's is "<pod>-<volume>") and whether it is
-// ephemeral; nullopt for other sources.
-std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
-                                                        std::string_view pod_name) {
-  if (const Args pvc = volume["persistentVolumeClaim"]; pvc.present()) {
-    return std::pair{Text(pvc["claimName"]), false};
-  }
-  if (volume["ephemeral"].present()) {
-    return std::pair{Cat(pod_name, "-", Text(volume["name"])), true};
-  }
-  return std::nullopt;
-}
-
 using AttachmentIndex = NodeVolumeLimits::AttachmentIndex;
 
 // NewVolumes is how the new pod's volumes count on a node: unique name to driver, the count per
@@ -318,7 +305,7 @@ std::vector<NodeVolumeLimits::Entry> NodeVolumeLimits::Resolve(const CycleState&
   const std::string pod_key = Cat(pod.namespace_name(), "/", pod.name());
   for (size_t i = 0; i < volumes.size(); ++i) {
     const Args volume = volumes.At(i);
-    const auto name = ClaimNameOf(volume, pod.name());
+    const auto name = storage::ClaimNameOf(volume, pod.name());
     if (!name) {
       // An inline in-tree disk counts as its CSI driver's volume where migration is on.
       const InTreePlugin* plugin = InTreeSourceOf(volume);
@@ -722,13 +709,8 @@ QueueingHint NodeVolumeLimits::ClaimAdded(const Pod& pod, const schedhost_cluste
   } catch (const ArgsError&) {
     return QueueingHint::kQueue;
   }
-  if (claim.namespace_name != pod.namespace_name()) return QueueingHint::kSkip;
-  const Args volumes = host().Volumes(pod);
-  for (size_t i = 0; i < volumes.size(); ++i) {
-    const auto name = ClaimNameOf(volumes.At(i), pod.name());
-    if (name && name->first == claim.name) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kSkip;
+  return storage::PodUsesClaim(host(), pod, claim, /*ephemeral=*/true) ? QueueingHint::kQueue
+                                                                       : QueueingHint::kSkip;
 }
 
 QueueingHint NodeVolumeLimits::AttachmentDeleted(const Pod& pod,

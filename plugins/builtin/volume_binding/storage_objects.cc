@@ -149,17 +149,23 @@ bool MatchesSelectorWith(const LabelSelector& selector, const Lookup& lookup) {
 
 uint64_t ResourceVersion(const Args& object) { return Version(object["metadata"]); }
 
+std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
+                                                        std::string_view pod_name) {
+  if (const Args pvc = volume["persistentVolumeClaim"]; pvc.present()) {
+    return std::pair{pvc["claimName"].String(""), false};
+  }
+  if (volume["ephemeral"].present()) {
+    return std::pair{std::string(pod_name) + "-" + volume["name"].String(""), true};
+  }
+  return std::nullopt;
+}
+
 bool PodUsesClaim(const Host& host, const Pod& pod, const Claim& claim, bool ephemeral) {
   if (claim.namespace_name != pod.namespace_name()) return false;
   const Args volumes = host.Volumes(pod);
   for (size_t i = 0; i < volumes.size(); ++i) {
-    const Args volume = volumes.At(i);
-    const Args source = volume["persistentVolumeClaim"];
-    if (source.present() && source["claimName"].String("") == claim.name) return true;
-    if (ephemeral && volume["ephemeral"].present() &&
-        std::string(pod.name()) + "-" + volume["name"].String("") == claim.name) {
-      return true;
-    }
+    const auto name = ClaimNameOf(volumes.At(i), pod.name());
+    if (name && name->first == claim.name && (ephemeral || !name->second)) return true;
   }
   return false;
 }

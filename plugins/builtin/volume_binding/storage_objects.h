@@ -14,6 +14,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <utility>
 #include <optional>
 #include <schedhost/plugin.hpp>
 #include <string>
@@ -186,6 +187,12 @@ bool MatchesTopology(const std::vector<std::vector<Requirement>>& terms, const N
 bool MatchesSelector(const LabelSelector& selector, const StringMap& labels);
 /// MatchesSelectorOnNode is MatchesSelector against a node's labels.
 bool MatchesSelectorOnNode(const LabelSelector& selector, const NodeLabels& node);
+
+/// ClaimNameOf returns the claim a pod volume uses (an ephemeral volume's is "<pod>-<volume>")
+/// and whether it is ephemeral; nullopt for other sources. Throws ArgsError for a claimName or
+/// a name that is not a string.
+std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
+                                                        std::string_view pod_name);
 
 /// PodUsesClaim tells whether `pod` mounts `claim`: the claim is in the pod's namespace and a
 /// persistentVolumeClaim volume names it, or (with `ephemeral`) an ephemeral volume's claim,

@@ -54,19 +54,6 @@ std::string JsonString(std::string_view s) {
   return out + "\"";
 }
 
-// ClaimNameOf returns the claim a volume uses (an ephemeral volume's is "<pod>-<volume>"), and
-// whether it is ephemeral; nullopt for other sources.
-std::optional<std::pair<std::string, bool>> ClaimNameOf(const Args& volume,
-                                                        std::string_view pod_name) {
-  if (const Args pvc = volume["persistentVolumeClaim"]; pvc.present()) {
-    return std::pair{pvc["claimName"].String(""), false};
-  }
-  if (volume["ephemeral"].present()) {
-    return std::pair{std::string(pod_name) + "-" + volume["name"].String(""), true};
-  }
-  return std::nullopt;
-}
-
 bool FullyBound(const Claim& c) { return !c.volume_name.empty() && c.bind_completed; }
 
 // FindMatchingVolume is the PV controller's matching as upstream's FindMatchingVolume with a
@@ -220,7 +207,7 @@ std::optional<Status> VolumeBinding::ReadClaims(const CycleState& state, const P
   std::vector<Claim> claims;
   const Args volumes = host().Volumes(pod);
   for (size_t i = 0; i < volumes.size(); ++i) {
-    const auto name = ClaimNameOf(volumes.At(i), pod.name());
+    const auto name = storage::ClaimNameOf(volumes.At(i), pod.name());
     if (!name) continue;
     const auto& [claim_name, ephemeral] = *name;
     out.has_claims = true;
