@@ -27,7 +27,7 @@ constexpr std::array<InTreePlugin, 7> kInTreePlugins = {{
     {"vsphereVolume", "kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com", false},
 }};
 
-// The GCE handle formats and the placeholder of an unknown project or zone.
+// The GCE handle formats, and what stands for an unknown project or zone.
 constexpr std::string_view kUnspecified = "UNSPECIFIED";
 constexpr std::string_view kZoneDelimiter = "__";
 constexpr std::string_view kBetaZoneLabel = "failure-domain.beta.kubernetes.io/zone";

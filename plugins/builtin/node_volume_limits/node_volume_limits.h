@@ -2,7 +2,7 @@
 // allows (spec.drivers[].allocatable.count), as upstream kube-scheduler's NodeVolumeLimits (the
 // CSI volume limits plugin). Each persistentVolumeClaim and ephemeral volume resolves to its CSI
 // driver and a unique volume: a bound claim to its PersistentVolume's spec.csi driver and
-// volumeHandle, an unbound one to its StorageClass's provisioner and a placeholder handle of
+// volumeHandle, an unbound one to its StorageClass's provisioner and a made-up handle of
 // its own; an in-tree disk (a PersistentVolume's, a StorageClass's provisioner or an inline
 // one) counts as the CSI driver it migrates to when the node has a CSINode. Filter counts the
 // unique volumes of the pods on the node and of the node's VolumeAttachments per driver, and
@@ -212,7 +212,7 @@ class NodeVolumeLimits final : public Plugin,
   Status Unavailable(uint32_t kind, std::string_view object) const;
 
   Id state_key_ = 0;
-  // Prefixes the placeholder handle of an unbound claim, so it never equals a real one.
+  // Prefixes the made-up handle of an unbound claim, so it never equals a real one.
   std::string random_prefix_;
   // Claims and volumes decoded once per version: Filter reads those of every pod on every node.
   mutable storage::VersionCache<storage::Claim> claims_;
