@@ -392,26 +392,33 @@ inline std::map<std::string, std::string> BoundPods(const ControlPlane& cp, cons
   return out;
 }
 
-// SpawnSchedhostd runs the built schedhostd with `config`, its output in `log`; returns its pid.
-inline pid_t SpawnSchedhostd(const std::filesystem::path& config,
-                             const std::filesystem::path& log) {
-  const std::string exe = (framework::testing::BinDir() / "schedhostd").string();
+// SpawnLogged runs `argv` (argv[0] the program's path) with stdout and stderr appended to
+// `log`, and nothing of the test's open but stdio (an inherited socket, a proxy's, would keep
+// connections open that the test closes); returns its pid.
+inline pid_t SpawnLogged(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    // Nothing of the test's but stdio: an inherited socket (a proxy's) would keep connections
-    // open that the test closes.
     ::close_range(3, ~0U, 0);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       ::dup2(fd, 1);
       ::dup2(fd, 2);
     }
-    const std::string plugins = framework::testing::PluginDir();
-    ::execl(exe.c_str(), "schedhostd", "--config", config.c_str(), "--log-level", "info",
-            "--plugin-dir", plugins.c_str(), static_cast<char*>(nullptr));
+    ::execv(args[0], args.data());
     ::_exit(127);
   }
   return pid;
+}
+
+inline pid_t SpawnSchedhostd(const std::filesystem::path& config,
+                             const std::filesystem::path& log) {
+  return SpawnLogged({(framework::testing::BinDir() / "schedhostd").string(), "--config",
+                      config.string(), "--log-level", "info", "--plugin-dir",
+                      framework::testing::PluginDir()},
+                     log);
 }
 
 // ExitStatus waits up to `timeout` for `pid` and returns its exit status (-1: killed by a

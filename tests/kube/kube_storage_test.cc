@@ -35,7 +35,7 @@ using kubetest::ControlPlane;
 using kubetest::ExitStatus;
 using kubetest::Json;
 using kubetest::KubeModeTest;
-using kubetest::SpawnSchedhostd;
+using kubetest::SpawnLogged;
 using kubetest::WaitFor;
 
 class KubeStorageTest : public KubeModeTest {
@@ -300,20 +300,9 @@ class ProvisionerProcess {
   ProvisionerProcess(const ControlPlane& cp, const std::string& name, int reschedule_first) {
     const std::filesystem::path exe = ControlPlane::Program("provisioner");
     if (exe.empty()) throw std::runtime_error("the provisioner is not built (upstream_binaries)");
-    const std::string kubeconfig = cp.admin_kubeconfig();
-    const std::string first = std::to_string(reschedule_first);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::close_range(3, ~0U, 0);
-      const int fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      ::execl(exe.c_str(), "provisioner", "--kubeconfig", kubeconfig.c_str(), "--name",
-              name.c_str(), "--reschedule-first", first.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    pid_ = SpawnLogged({exe.string(), "--kubeconfig", cp.admin_kubeconfig(), "--name", name,
+                        "--reschedule-first", std::to_string(reschedule_first)},
+                       log_path_);
   }
   ~ProvisionerProcess() {
     if (pid_ > 0) {
