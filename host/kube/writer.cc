@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 
+#include "host/metrics/scheduler_metrics.h"
 #include "host/model/meta.h"
 
 namespace schedhost::kube {
@@ -34,12 +35,60 @@ std::string EventName(std::string_view pod) {
   return std::string(pod) + suffix;
 }
 
+// SeriesKey is what makes two events alike for a series (client-go's eventKey): everything
+// but the note and the time.
+template <typename E>
+std::string SeriesKey(const E& e) {
+  std::string key;
+  for (const std::string* part :
+       {&e.type, &e.action, &e.reason, &e.scheduler, &e.namespace_name, &e.pod_name, &e.pod_uid,
+        &e.related_namespace, &e.related_name, &e.related_uid}) {
+    key += *part;
+    key += '\0';
+  }
+  return key;
+}
+
+// EventCounters are schedhost_kube_events_total's children, one family per process.
+struct EventCounters {
+  metrics::Counter& written;
+  metrics::Counter& aggregated;
+  metrics::Counter& dropped;
+  metrics::Counter& failed;
+  metrics::Counter& retried;
+};
+
+const EventCounters& Counters() {
+  static const EventCounters counters = [] {
+    auto& family = metrics::DefaultRegistry().AddCounter(
+        "schedhost_kube_events_total",
+        "Events recorded to the API server, by result: 'written' writes accepted, "
+        "'aggregated' events counted into a running series without a write, 'dropped' events "
+        "not queued because the API server fell behind, 'failed' writes given up on, "
+        "'retried' writes tried again.",
+        {"result"});
+    return EventCounters{family.With({"written"}), family.With({"aggregated"}),
+                         family.With({"dropped"}), family.With({"failed"}),
+                         family.With({"retried"})};
+  }();
+  return counters;
+}
+
+// Jittered is `d` scaled by a random factor in [1, 1.25) (client-go's wait.Jitter(d, 0.25)).
+std::chrono::milliseconds Jittered(std::chrono::milliseconds d) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> factor(1.0, 1.25);
+  return std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(d.count()) * factor(rng)));
+}
+
 }  // namespace
 
 Writer::Writer(ApiClient& client, WriterOptions options)
     : client_(client),
       options_(std::move(options)),
-      event_limiter_(options_.events_per_second, options_.event_burst) {}
+      event_limiter_(options_.events_per_second, options_.event_burst) {
+  Counters();  // the family exists from the start, before the first event
+}
 
 Writer::~Writer() { Stop(); }
 
@@ -50,8 +99,16 @@ void Writer::Start() {
   } catch (const ApiError& e) {
     spdlog::warn("kubernetes: probing the Events API: {}; using events.k8s.io/v1", e.what());
   }
+  {
+    std::lock_guard lock(mu_);
+    const Clock::time_point now = Clock::now();
+    next_finish_ = now + options_.series_finish;
+    next_refresh_ = now + options_.series_refresh;
+  }
   status_thread_ = std::thread([this] { StatusLoop(); });
-  event_thread_ = std::thread([this] { EventLoop(); });
+  for (int i = 0; i < std::max(1, options_.event_senders); ++i) {
+    event_threads_.emplace_back([this] { EventLoop(); });
+  }
 }
 
 void Writer::Stop() {
@@ -61,9 +118,11 @@ void Writer::Stop() {
     stopping_ = true;
   }
   cv_.notify_all();
+  event_cv_.notify_all();
   event_limiter_.Cancel();
   if (status_thread_.joinable()) status_thread_.join();
-  if (event_thread_.joinable()) event_thread_.join();
+  for (std::thread& t : event_threads_) t.join();
+  event_threads_.clear();
 }
 
 WriterStats Writer::stats() const {
@@ -239,13 +298,100 @@ void Writer::QueueEvent(Event event) {
   {
     std::lock_guard lock(mu_);
     if (stopping_) return;
-    if (events_.size() >= options_.max_events) {
-      ++stats_.events_dropped;
-      return;
+    std::string key = SeriesKey(event);
+    const Clock::time_point now = Clock::now();
+    auto it = recorded_.find(key);
+    if (it == recorded_.end()) {
+      Recorded r;
+      r.name = EventName(event.pod_name);
+      r.event_time_ns = model::NowUnixNs();
+      r.last_seen = now;
+      r.event = std::move(event);
+      r.writing = true;
+      if (!QueueWriteLocked(WriteOfLocked(key, r))) return;
+      recorded_.emplace(std::move(key), std::move(r));
+    } else {
+      Recorded& r = it->second;
+      r.last_seen = now;
+      r.last_observed_ns = model::NowUnixNs();
+      if (r.count > 0 || r.writing) {
+        // A running series, or one whose create is still on its way: the count goes out with
+        // the next write (after that create, at the refresh, or when the series ends).
+        if (r.count == 0) {
+          r.count = 2;  // written once the create is done
+          return;
+        }
+        ++r.count;
+        ++stats_.events_aggregated;
+        Counters().aggregated.Inc();
+        return;
+      }
+      r.count = 2;
+      r.writing = true;
+      if (!QueueWriteLocked(WriteOfLocked(it->first, r))) {
+        r.count = 0;
+        r.writing = false;
+        return;
+      }
     }
-    events_.push_back(std::move(event));
   }
-  cv_.notify_all();
+  event_cv_.notify_one();
+}
+
+Writer::EventWrite Writer::WriteOfLocked(const std::string& key, const Recorded& r) {
+  return EventWrite{key, r.event, r.name, r.event_time_ns, r.count, r.last_observed_ns, 0};
+}
+
+bool Writer::QueueWriteLocked(EventWrite write) {
+  if (events_.size() >= options_.max_events) {
+    ++stats_.events_dropped;
+    Counters().dropped.Inc();
+    return false;
+  }
+  events_.push_back(std::move(write));
+  return true;
+}
+
+void Writer::EventWrittenLocked(const EventWrite& write) {
+  auto it = recorded_.find(write.key);
+  if (it == recorded_.end()) return;  // its series ended meanwhile
+  Recorded& r = it->second;
+  r.writing = false;
+  if (r.count > write.count) {
+    r.writing = QueueWriteLocked(WriteOfLocked(it->first, r));
+    if (r.writing) event_cv_.notify_one();
+  }
+}
+
+void Writer::SeriesUpkeepLocked(Clock::time_point now) {
+  const bool finish = now >= next_finish_;
+  const bool refresh = now >= next_refresh_;
+  if (finish) next_finish_ = now + options_.series_finish;
+  if (refresh) next_refresh_ = now + options_.series_refresh;
+  if (!finish && !refresh) return;
+  bool queued = false;
+  for (auto it = recorded_.begin(); it != recorded_.end();) {
+    Recorded& r = it->second;
+    // One being written ends at a later upkeep, once its write is done.
+    const bool ended = finish && !r.writing && now - r.last_seen >= options_.series_finish;
+    if (r.count > 0 && !r.writing && (ended || refresh)) {
+      r.writing = QueueWriteLocked(WriteOfLocked(it->first, r));
+      queued |= r.writing;
+    }
+    it = ended ? recorded_.erase(it) : std::next(it);
+  }
+  if (queued) event_cv_.notify_all();
+}
+
+void Writer::CountEvents(uint64_t WriterStats::*counter, uint64_t n) {
+  {
+    std::lock_guard lock(mu_);
+    stats_.*counter += n;
+  }
+  const EventCounters& c = Counters();
+  if (counter == &WriterStats::events) c.written.Inc(n);
+  if (counter == &WriterStats::event_errors) c.failed.Inc(n);
+  if (counter == &WriterStats::event_retries) c.retried.Inc(n);
 }
 
 void Writer::StatusLoop() {
@@ -325,33 +471,97 @@ void Writer::SendStatus(const StatusUpdate& update) {
 void Writer::EventLoop() {
   std::unique_lock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return stopping_ || !events_.empty(); });
+    const Clock::time_point now = Clock::now();
     if (stopping_) return;  // events are not worth delaying a shutdown for
-    Event event = std::move(events_.front());
+    SeriesUpkeepLocked(now);
+    if (!event_retries_.empty() && event_retries_.begin()->first <= now) {
+      events_.push_back(std::move(event_retries_.begin()->second));
+      event_retries_.erase(event_retries_.begin());
+    }
+    if (events_.empty()) {
+      Clock::time_point wake = std::min(next_finish_, next_refresh_);
+      if (!event_retries_.empty()) wake = std::min(wake, event_retries_.begin()->first);
+      event_cv_.wait_until(lock, wake);
+      continue;
+    }
+    EventWrite write = std::move(events_.front());
     events_.pop_front();
     lock.unlock();
     if (!event_limiter_.Acquire()) return;
-    SendEvent(event);
+    const bool answered = SendEvent(write);
+    lock.lock();
+    if (answered) {
+      EventWrittenLocked(write);
+      continue;
+    }
+    if (++write.tries >= options_.event_tries) {
+      EventWrittenLocked(write);
+      lock.unlock();
+      spdlog::warn("kubernetes: recording event {} about pod {}/{}: no answer after {} tries",
+                   write.event.reason, write.event.namespace_name, write.event.pod_name,
+                   write.tries);
+      CountEvents(&WriterStats::event_errors);
+      lock.lock();
+      continue;
+    }
+    event_retries_.emplace(Clock::now() + Jittered(options_.event_retry_delay), std::move(write));
+    lock.unlock();
+    CountEvents(&WriterStats::event_retries);
     lock.lock();
   }
 }
 
-void Writer::SendEvent(const Event& event) {
+bool Writer::SendEvent(const EventWrite& write) {
+  const Event& event = write.event;
   const std::string scheduler = event.scheduler.empty() ? "schedhost" : event.scheduler;
+  const std::string collection =
+      events_v1_ ? "/apis/events.k8s.io/v1/namespaces/" + UrlEscape(event.namespace_name) + "/events"
+                 : "/api/v1/namespaces/" + UrlEscape(event.namespace_name) + "/events";
+  const std::string last_observed = model::FormatMicroTime(write.last_observed_ns);
+  // A series is a strategic-merge patch of the recorded event's count (client-go patches the
+  // difference from the event without a series); when the object is gone it is created anew.
+  if (write.count > 0) {
+    nlohmann::json patch;
+    if (events_v1_) {
+      patch = {{"series", {{"count", write.count}, {"lastObservedTime", last_observed}}}};
+    } else {
+      patch = {{"count", write.count},
+               {"lastTimestamp", model::FormatRfc3339(write.last_observed_ns / 1'000'000'000 *
+                                                      1'000'000'000)}};
+    }
+    try {
+      const Response r =
+          client_.Call("PATCH", collection + "/" + UrlEscape(write.name), patch.dump(),
+                       "application/strategic-merge-patch+json", fence_);
+      if (r.status == 200) {
+        CountEvents(&WriterStats::events);
+        return true;
+      }
+      if (r.status != 404) {
+        spdlog::debug("kubernetes: {}", ApiError::From(r, "updating an event series").what());
+        CountEvents(&WriterStats::event_errors);
+        return true;
+      }
+    } catch (const ApiError& e) {
+      if (e.not_sent()) {
+        CountEvents(&WriterStats::not_leading);
+        return true;
+      }
+      spdlog::debug("kubernetes: updating an event series: {}", e.what());
+      return client_.cancelled();
+    }
+  }
   const nlohmann::json regarding = {{"apiVersion", "v1"},
                                     {"kind", "Pod"},
                                     {"namespace", event.namespace_name},
                                     {"name", event.pod_name},
                                     {"uid", event.pod_uid}};
   nlohmann::json body;
-  std::string path;
-  const std::string name = EventName(event.pod_name);
   if (events_v1_) {
-    path = "/apis/events.k8s.io/v1/namespaces/" + UrlEscape(event.namespace_name) + "/events";
     body = {{"apiVersion", "events.k8s.io/v1"},
             {"kind", "Event"},
-            {"metadata", {{"name", name}, {"namespace", event.namespace_name}}},
-            {"eventTime", model::FormatMicroTime(model::NowUnixNs())},
+            {"metadata", {{"name", write.name}, {"namespace", event.namespace_name}}},
+            {"eventTime", model::FormatMicroTime(write.event_time_ns)},
             {"reportingController", scheduler},
             {"reportingInstance", scheduler + "-" + options_.instance},
             {"action", event.action},
@@ -366,12 +576,15 @@ void Writer::SendEvent(const Event& event) {
                          {"name", event.related_name},
                          {"uid", event.related_uid}};
     }
+    if (write.count > 0) {
+      body["series"] = {{"count", write.count}, {"lastObservedTime", last_observed}};
+    }
   } else {
-    path = "/api/v1/namespaces/" + UrlEscape(event.namespace_name) + "/events";
-    const std::string now = Now();
+    const std::string first =
+        model::FormatRfc3339(write.event_time_ns / 1'000'000'000 * 1'000'000'000);
     body = {{"apiVersion", "v1"},
             {"kind", "Event"},
-            {"metadata", {{"name", name}, {"namespace", event.namespace_name}}},
+            {"metadata", {{"name", write.name}, {"namespace", event.namespace_name}}},
             {"involvedObject", regarding},
             {"reason", event.reason},
             {"message", event.note},
@@ -380,25 +593,32 @@ void Writer::SendEvent(const Event& event) {
             {"source", {{"component", scheduler}}},
             {"reportingComponent", scheduler},
             {"reportingInstance", scheduler + "-" + options_.instance},
-            {"firstTimestamp", now},
-            {"lastTimestamp", now},
-            {"count", 1}};
+            {"firstTimestamp", first},
+            {"lastTimestamp", write.count > 0 ? model::FormatRfc3339(write.last_observed_ns /
+                                                                    1'000'000'000 * 1'000'000'000)
+                                              : first},
+            {"count", std::max(1, write.count)}};
   }
-  bool ok = false;
   try {
-    const Response r = client_.Call("POST", path, body.dump(), "application/json", fence_);
-    ok = r.status == 201 || r.status == 200;
-    if (!ok) spdlog::debug("kubernetes: {}", ApiError::From(r, "recording an event").what());
+    const Response r = client_.Call("POST", collection, body.dump(), "application/json", fence_);
+    if (r.status == 201 || r.status == 200) {
+      CountEvents(&WriterStats::events);
+      return true;
+    }
+    // A series created by another write meanwhile is tried again, as client-go does; any other
+    // refusal is final.
+    if (r.status == 409 && write.count > 0) return false;
+    spdlog::debug("kubernetes: {}", ApiError::From(r, "recording an event").what());
+    CountEvents(&WriterStats::event_errors);
+    return true;
   } catch (const ApiError& e) {
     if (e.not_sent()) {
-      std::lock_guard lock(mu_);
-      ++stats_.not_leading;
-      return;
+      CountEvents(&WriterStats::not_leading);
+      return true;
     }
     spdlog::debug("kubernetes: recording an event: {}", e.what());
+    return client_.cancelled();
   }
-  std::lock_guard lock(mu_);
-  ++(ok ? stats_.events : stats_.event_errors);
 }
 
 void Writer::WriteObject(const store::KindInfo& kind, store::ObjectWriteOp op,

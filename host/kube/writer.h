@@ -8,12 +8,19 @@
 // - Evict: the victim gets DisruptionTarget=True (PreemptionByScheduler), then a DELETE with
 //   its uid as precondition and the default grace period, and a Preempted event.
 // - Events (events.k8s.io/v1 where served, else core/v1): Scheduled, FailedScheduling and
-//   Preempted with upstream's reasons, actions and notes, sent one at a time by a thread of
-//   their own under the client's rate limit; when the API server falls behind and 1,000 wait
-//   (client-go's queue), new ones are dropped and counted: an event never blocks scheduling.
+//   Preempted with upstream's reasons, actions and notes, recorded as client-go's events
+//   library records them: an event like one recorded in the last 6 minutes (same type, action,
+//   reason, reporter, regarding and related object) is not created again but becomes a series,
+//   its count patched at the second occurrence, every 30 minutes while it goes on and once
+//   more when it ends; an event the API server did not answer is tried again 10 s later, up to
+//   12 times. Writes go out several at once (event_senders) under the client's rate limit, as
+//   client-go writes each in a goroutine of its own; when the API server falls behind and
+//   max_events wait, new ones are dropped and counted (schedhost_kube_events_total): an event
+//   never blocks scheduling.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -22,6 +29,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "host/kube/api_client.h"
 #include "host/store/cluster_writer.h"
@@ -37,6 +45,17 @@ struct WriterOptions {
   double events_per_second = 0;
   int event_burst = 100;
   size_t max_events = 1000;
+  // event_senders are the event writes in flight at once.
+  int event_senders = 8;
+  // series_finish: a series not seen for this long gets its last count written and is
+  // forgotten, as is an event without a series this long after it was recorded; series_refresh:
+  // how often a running series' count is written (client-go's finishTime and refreshTime).
+  std::chrono::milliseconds series_finish = std::chrono::minutes(6);
+  std::chrono::milliseconds series_refresh = std::chrono::minutes(30);
+  // An event write without an answer is tried again after event_retry_delay (±25 %), up to
+  // event_tries times in all (client-go: 10 s, 12).
+  std::chrono::milliseconds event_retry_delay = std::chrono::seconds(10);
+  int event_tries = 12;
 };
 
 // WriterStats are the writer's counters.
@@ -47,9 +66,11 @@ struct WriterStats {
   uint64_t status_patches = 0;
   uint64_t status_errors = 0;
   uint64_t evictions = 0;
-  uint64_t events = 0;
-  uint64_t events_dropped = 0;
-  uint64_t event_errors = 0;
+  uint64_t events = 0;             // event writes the API server accepted (creates and patches)
+  uint64_t events_aggregated = 0;  // events counted into a running series without a write
+  uint64_t events_dropped = 0;     // events not queued: max_events were waiting
+  uint64_t event_errors = 0;       // event writes given up on (rejected, or out of tries)
+  uint64_t event_retries = 0;      // event writes tried again after no answer
   uint64_t not_leading = 0;  // writes not sent because this replica no longer led
 };
 
@@ -105,13 +126,50 @@ class Writer final : public store::ClusterWriter {
     // related: the preemptor of a Preempted event.
     std::string related_namespace, related_name, related_uid;
   };
+  using Clock = std::chrono::steady_clock;
+  // Recorded is an event as written to the API server, kept for series_finish to fold the
+  // events like it into a series (client-go's event cache).
+  struct Recorded {
+    Event event;
+    std::string name;         // the Event object's name
+    int64_t event_time_ns = 0;
+    int32_t count = 0;        // the series' count; 0: no series yet
+    int64_t last_observed_ns = 0;
+    Clock::time_point last_seen;  // when an event like it last came
+    // writing: a write of it is queued or in flight; the next waits for it, so a series patch
+    // never overtakes the create it patches.
+    bool writing = false;
+  };
+  // EventWrite is one write of a recorded event: a create, or (count > 0) a patch of its
+  // series, which becomes a create when the object is gone.
+  struct EventWrite {
+    std::string key;  // its Recorded's
+    Event event;
+    std::string name;
+    int64_t event_time_ns = 0;
+    int32_t count = 0;
+    int64_t last_observed_ns = 0;
+    int tries = 0;
+  };
 
   void QueueStatus(const model::Pod& pod, const std::function<void(StatusUpdate&)>& change);
   void QueueEvent(Event event);
+  // QueueWriteLocked queues `write` unless max_events wait (then counts it dropped); mu_ held.
+  bool QueueWriteLocked(EventWrite write);
+  // WriteOfLocked is the write of `r`'s current state; mu_ held.
+  static EventWrite WriteOfLocked(const std::string& key, const Recorded& r);
+  // EventWritten marks `write` done: the write `r` waited for goes out now; mu_ held.
+  void EventWrittenLocked(const EventWrite& write);
+  // SeriesUpkeepLocked writes the counts of series due a refresh or finished, and forgets
+  // events past series_finish; mu_ held.
+  void SeriesUpkeepLocked(Clock::time_point now);
   void StatusLoop();
   void EventLoop();
   void SendStatus(const StatusUpdate& update);
-  void SendEvent(const Event& event);
+  // SendEvent writes `write`; false when it got no answer and may be tried again.
+  bool SendEvent(const EventWrite& write);
+  // CountEvents adds to the event counters and their metric.
+  void CountEvents(uint64_t WriterStats::*counter, uint64_t n = 1);
 
   ApiClient& client_;
   const WriterOptions options_;
@@ -127,11 +185,17 @@ class Writer final : public store::ClusterWriter {
   std::unordered_map<std::string, StatusUpdate> status_;
   // The last PodScheduled=False sent per pod uid (reason + message), not to repeat it.
   std::unordered_map<std::string, std::string> last_condition_;
-  std::deque<Event> events_;
+  std::condition_variable event_cv_;  // the event senders wait on it
+  std::deque<EventWrite> events_;
+  // Writes to try again, by when.
+  std::multimap<Clock::time_point, EventWrite> event_retries_;
+  // Recorded events by their series key (type, action, reason, reporter, regarding, related).
+  std::unordered_map<std::string, Recorded> recorded_;
+  Clock::time_point next_finish_, next_refresh_;
   WriterStats stats_;
   std::string forbidden_;
   std::thread status_thread_;
-  std::thread event_thread_;
+  std::vector<std::thread> event_threads_;
 };
 
 }  // namespace schedhost::kube

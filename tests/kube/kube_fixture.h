@@ -325,14 +325,16 @@ class KubeModeTest : public ::testing::Test {
   }
 
   // ScheduledEvents counts the Scheduled events (events.k8s.io/v1) of the test's namespace per
-  // pod: more than one for a pod means it was bound twice.
+  // pod, a series by its count: more than one for a pod means it was bound twice.
   std::map<std::string, int> ScheduledEvents() {
     const std::string out = Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
     std::map<std::string, int> counts;
     const Json events = Json::parse(out, nullptr, /*allow_exceptions=*/false);
     if (!events.is_object()) return counts;
     for (const Json& e : events.value("items", Json::array())) {
-      if (e.value("reason", "") == "Scheduled") ++counts[e["regarding"].value("name", "")];
+      if (e.value("reason", "") != "Scheduled") continue;
+      const int n = e.contains("series") ? e["series"].value("count", 1) : 1;
+      counts[e["regarding"].value("name", "")] += n;
     }
     return counts;
   }

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "host/kube/writer.h"
+#include "host/metrics/scheduler_metrics.h"
+#include "host/model/decode_api.h"
 #include "tests/kube/kube_fixture.h"
 
 namespace schedhost::kube {
@@ -437,6 +440,110 @@ TEST_F(KubeModeTest, ShippedManifestsGiveTheServiceAccountWhatSchedulingNeeds) {
   EXPECT_TRUE(parsed.kubernetes->in_cluster);
   ASSERT_EQ(parsed.profiles.size(), 1u);
   EXPECT_EQ(parsed.profiles[0].name, "schedhost");
+}
+
+// The writer on its own, as the `schedhost` user, with the series times shortened.
+class EventWriterTest : public KubeModeTest {
+ protected:
+  std::unique_ptr<ApiClient> Client() {
+    ClientOptions options;
+    options.qps = 0;
+    return std::make_unique<ApiClient>(LoadKubeconfig(cp_->user_kubeconfig(), ""), options);
+  }
+  // FakePod is a pod the events are about; it need not exist.
+  std::shared_ptr<const model::Pod> FakePod(const std::string& name) {
+    const Json pod = {{"metadata", {{"name", name}, {"namespace", ns_}, {"uid", "uid-" + name}}},
+                      {"spec", {{"containers", {{{"name", "c"}, {"image", "x"}}}}}}};
+    return model::Pod::Make(
+        std::get<model::PodData>(model::DecodeApiObject(pod, model::ApiKind::kPod)));
+  }
+  // SeriesCount is the event's series count, 1 without a series.
+  static int SeriesCount(const Json& event) {
+    return event.contains("series") ? event["series"].value("count", 0) : 1;
+  }
+};
+
+TEST_F(EventWriterTest, AlikeEventsBecomeOneSeriesWhoseCountIsWrittenWhenItEnds) {
+  auto client = Client();
+  WriterOptions options;
+  options.instance = "test";
+  options.series_finish = std::chrono::seconds(2);
+  Writer writer(*client, options);
+  writer.Start();
+  const auto pod = FakePod("p");
+  writer.ReportUnschedulable(*pod, "Unschedulable", "0/3 nodes are available: first.");
+  // The second is alike (the note is not part of the likeness): the same object gets a series
+  // of 2, patched as soon as the create is done, never before.
+  writer.ReportUnschedulable(*pod, "Unschedulable", "0/3 nodes are available: second.");
+  ASSERT_TRUE(WaitFor([&] {
+    const auto events = Events("p", "FailedScheduling");
+    return events.size() == 1 && SeriesCount(events[0]) == 2;
+  })) << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+  // Another reason, and the same reason about another pod, are events of their own.
+  writer.ReportScheduled(*pod, "n1");
+  writer.ReportUnschedulable(*FakePod("q"), "Unschedulable", "0/3 nodes are available: q.");
+  // The third and fourth are counted, not written, until the series ends (2 s without one).
+  writer.ReportUnschedulable(*pod, "Unschedulable", "third");
+  writer.ReportUnschedulable(*pod, "Unschedulable", "fourth");
+  ASSERT_TRUE(WaitFor([&] {
+    const auto events = Events("p", "FailedScheduling");
+    return events.size() == 1 && SeriesCount(events[0]) == 4;
+  })) << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+  const Json event = Events("p", "FailedScheduling")[0];
+  EXPECT_EQ(event.value("note", ""), "0/3 nodes are available: first.");
+  EXPECT_EQ(event.value("reportingInstance", ""), "default-scheduler-test");
+  EXPECT_FALSE(event["series"].value("lastObservedTime", "").empty());
+  EXPECT_EQ(Events("p", "Scheduled").size(), 1u);
+  EXPECT_EQ(Events("q", "FailedScheduling").size(), 1u);
+  // Once ended, the next alike event starts afresh: a new object.
+  writer.ReportUnschedulable(*pod, "Unschedulable", "fifth");
+  ASSERT_TRUE(WaitFor([&] { return Events("p", "FailedScheduling").size() == 2; }));
+  const WriterStats stats = writer.stats();
+  EXPECT_EQ(stats.events, 6u);  // p: create, 2, 4, create; Scheduled; q
+  EXPECT_EQ(stats.events_aggregated, 2u);
+  EXPECT_EQ(stats.events_dropped, 0u);
+  EXPECT_EQ(stats.event_errors, 0u);
+}
+
+TEST_F(EventWriterTest, ABurstAsLargeAsTheQueueIsWrittenInFullByConcurrentSenders) {
+  auto client = Client();
+  WriterOptions options;
+  options.instance = "test";
+  options.max_events = 600;
+  Writer writer(*client, options);
+  writer.Start();
+  const uint64_t requests_before = client->requests();
+  const std::string prefix = "b";
+  for (int i = 0; i < 600; ++i) writer.ReportScheduled(*FakePod(prefix + std::to_string(i)), "n1");
+  ASSERT_TRUE(WaitFor([&] { return writer.stats().events == 600; }, std::chrono::seconds(60)))
+      << writer.stats().events;
+  EXPECT_EQ(writer.stats().events_dropped, 0u);
+  EXPECT_EQ(client->requests() - requests_before, 600u);
+  EXPECT_EQ(ScheduledEvents().size(), 600u);
+}
+
+TEST_F(EventWriterTest, EventsBeyondTheQueueAreDroppedAndCountedWhenTheServerFallsBehind) {
+  auto client = Client();
+  WriterOptions options;
+  options.instance = "test";
+  options.max_events = 10;
+  options.event_senders = 2;
+  options.events_per_second = 0.5;  // the API server "falls behind": two writes, then one per 2 s
+  options.event_burst = 2;
+  Writer writer(*client, options);
+  writer.Start();
+  const std::string prefix = "d";
+  for (int i = 0; i < 50; ++i) writer.ReportScheduled(*FakePod(prefix + std::to_string(i)), "n1");
+  // At most the queue and what the senders hold got in; the rest were dropped and counted.
+  const WriterStats stats = writer.stats();
+  EXPECT_GE(stats.events_dropped, 50u - 10u - 2u - 2u);
+  EXPECT_LE(stats.events_dropped, 50u - 10u);
+  // The metric counts them too (process-wide: other writers of the process add theirs).
+  const std::string text = metrics::DefaultRegistry().Render();
+  const std::string line = "schedhost_kube_events_total{result=\"dropped\"} ";
+  const size_t at = text.find(line);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_GE(std::stoull(text.substr(at + line.size())), stats.events_dropped);
 }
 
 }  // namespace
