@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# kube_bench.sh [BUILD_DIR] [--nodes N] [--pods N] [options]: schedhostd against upstream
-# kube-scheduler v1.37.2, each on a fresh control plane (etcd + kube-apiserver on loopback) of
-# the same settings, one after the other. Per scheduler: start the control plane, register the
-# nodes, start the scheduler and wait until it is ready, create the pods and wait until every
-# one is bound (loadgen pods), record the API server's request counts and the CPU time of the
-# scheduler, kube-apiserver and etcd over that span, stop everything. Then print the table.
+# kube_bench.sh [BUILD_DIR] [--nodes N] [--pods N] [options]: schedhostd against the null
+# scheduler and upstream kube-scheduler v1.37.2, each on a fresh control plane (etcd +
+# kube-apiserver on loopback) of the same settings, one after the other. The null scheduler
+# (loadgen null) binds each pending pod to the nodes in turn and writes its Scheduled event:
+# the least any scheduler must send, so its rate is the control plane's limit on this machine.
+# Per scheduler: start the control plane, register the nodes, start the scheduler and wait
+# until it is ready, create the pods and wait until every one is bound (loadgen pods) and its
+# Scheduled event written (or their number stops growing for 5 s), record the API server's
+# request counts and the CPU time of the scheduler, kube-apiserver and etcd over that span,
+# count the Scheduled events, stop everything. Then print the table.
 #
 # BUILD_DIR (default build/release) must hold the targets schedhostd, builtin_plugins and
 # upstream_binaries; nothing is built here. Options:
 #   --nodes N          nodes to register (default 1000)
 #   --pods N           pods to create and bind (default 10000)
-#   --only NAME        run one scheduler only: schedhostd or kube-scheduler
+#   --only NAME        run one scheduler only: schedhostd, null or kube-scheduler
 #   --rounds N         repeat both runs N times, one table per round (default 1)
 #   --parallel N       pod creations in flight (default 32)
 #   --timeout DUR      give up on a run when not every pod is bound by then (default 10m)
@@ -51,7 +55,7 @@ while [[ $# -gt 0 ]]; do
       build=$(cd "$1" && pwd); positional=1; shift ;;
   esac
 done
-case "$only" in ""|schedhostd|kube-scheduler) ;; *) log "--only schedhostd|kube-scheduler"; exit 2 ;; esac
+case "$only" in ""|schedhostd|null|kube-scheduler) ;; *) log "--only schedhostd|null|kube-scheduler"; exit 2 ;; esac
 
 bin="$build/upstream/bin"
 require_built "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
@@ -140,11 +144,24 @@ EOF
   fail_with_log "kube-scheduler not ready within 120 s" "$dir/scheduler.log"
 }
 
-# start_scheduler NAME DIR USER_KUBECONFIG: starts schedhostd or kube-scheduler and returns once
-# it is ready.
+start_null() {
+  local dir=$1 user_kc=$2
+  "$bin/loadgen" null --kubeconfig "$user_kc" >"$dir/scheduler.log" 2>&1 &
+  sched_pid=$!
+  for _ in $(seq 1200); do
+    grep -q "loadgen null: binding" "$dir/scheduler.log" && return 0
+    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "loadgen null exited" "$dir/scheduler.log"
+    sleep 0.1
+  done
+  fail_with_log "loadgen null not ready within 120 s" "$dir/scheduler.log"
+}
+
+# start_scheduler NAME DIR USER_KUBECONFIG: starts schedhostd, the null scheduler or
+# kube-scheduler and returns once it is ready.
 start_scheduler() {
   case "$1" in
     schedhostd) start_schedhostd "$2" "$3" ;;
+    null) start_null "$2" "$3" ;;
     kube-scheduler) start_kube_scheduler "$2" "$3" ;;
   esac
 }
@@ -199,9 +216,15 @@ run_one() {
     wait_pid=""
     cat "$dir/wait.log" >>"$dir/loadgen.log"
   fi
+  # The events come after the bindings: the span ends once they are written too.
+  "$bin/loadgen" events --kubeconfig "$admin_kc" --wait --expect "$pods" --settle 5s \
+    2>>"$dir/loadgen.log" || true
   "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" --since "$dir/before.json" \
     >"$dir/metrics.json"
+  "$bin/loadgen" events --kubeconfig "$admin_kc" >"$dir/events.json" 2>>"$dir/loadgen.log" ||
+    rm -f "$dir/events.json"
   log "$name: $(cat "$dir/pods.json")"
+  [[ -f "$dir/events.json" ]] && log "$name: $(cat "$dir/events.json")"
 
   kill -0 "$sched_pid" 2>/dev/null || log "$name: the scheduler exited during the run"
   # What the scheduler logged above info level once ready (schedhostd: [warning]/[error];
@@ -227,7 +250,7 @@ command -v curl >/dev/null || { log "curl is required (kube-scheduler's /readyz)
 mode="pods created while the scheduler runs"
 [[ $backlog -eq 1 ]] && mode="pods pending before the scheduler starts"
 log "$build ($build_type), $nodes nodes, $pods pods, $mode, $(nproc) cores; work dir $work"
-schedulers=(schedhostd kube-scheduler)
+schedulers=(schedhostd null kube-scheduler)
 [[ -n "$only" ]] && schedulers=("$only")
 failed=0
 for round in $(seq "$rounds"); do

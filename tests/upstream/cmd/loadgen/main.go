@@ -6,6 +6,8 @@
 //	loadgen apply   --kubeconfig K -f FILE [--scheduler-name NAME]
 //	loadgen pods    --kubeconfig K --count N --scheduler-name NAME [--namespace bench] [--no-wait]
 //	loadgen wait    --kubeconfig K [--namespace bench]
+//	loadgen null    --kubeconfig K [--scheduler-name default-scheduler] [--parallel 16]
+//	loadgen events  --kubeconfig K [--namespace bench] [--reason Scheduled] [--expect N]
 //	loadgen metrics --kubeconfig K [--pid NAME=PID]... [-o FILE] [--since FILE]
 //	loadgen report  NAME=DIR NAME=DIR
 //
@@ -35,6 +37,8 @@ var subcommands = []subcommand{
 	{"apply", "create every object of a multi-document YAML file (nodes the kubelet way)", runApply},
 	{"pods", "create N pods for a scheduler, wait until all are bound, print one JSON line", runPods},
 	{"wait", "wait until every pod of a namespace is bound (a scheduler started afterwards), print one JSON line", runWait},
+	{"null", "the null scheduler: bind each pending pod to the nodes in turn and write its Scheduled event", runNull},
+	{"events", "count the events of a reason (a series by its count), waiting for the last ones, print one JSON line", runEvents},
 	{"metrics", "snapshot the API server's request counts and the CPU time of processes", runMetrics},
 	{"report", "print the table comparing benchmark runs (directories with pods.json, metrics.json)", runReport},
 }

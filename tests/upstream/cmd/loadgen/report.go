@@ -14,11 +14,13 @@ import (
 )
 
 // benchRun is one scheduler's run as kube_bench.sh leaves it: DIR/pods.json (loadgen pods'
-// line) and DIR/metrics.json (loadgen metrics --since over the same span, with --pid
-// scheduler=, apiserver= and etcd=).
+// line), DIR/events.json (loadgen events' line: the Scheduled events it wrote, optional) and
+// DIR/metrics.json (loadgen metrics --since over the same span, with --pid scheduler=,
+// apiserver= and etcd=).
 type benchRun struct {
 	name    string
 	pods    podsResult
+	events  *eventsResult
 	metrics delta
 }
 
@@ -45,10 +47,21 @@ func runReport(_ context.Context, args []string) error {
 		if err := readJSON(filepath.Join(dir, "metrics.json"), &r.metrics); err != nil {
 			return err
 		}
+		if path := filepath.Join(dir, "events.json"); fileExists(path) {
+			r.events = &eventsResult{}
+			if err := readJSON(path, r.events); err != nil {
+				return err
+			}
+		}
 		runs = append(runs, r)
 	}
 	printReport(os.Stdout, runs, *flowSchema, *top)
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func readJSON(path string, v any) error {
@@ -74,7 +87,7 @@ func (r *benchRun) apiserverCPU() float64 {
 // run's busiest request kinds with the API server's mean latency for them.
 func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scheduler\tbound\tpods/s\tseconds\tbind pods/s\tcreate s\tp50 ms\tp99 ms\tAPI requests\tbindings\tevents\tscheduler CPU-s\tapiserver CPU-s\t(cores)\tetcd CPU-s\tloadgen CPU-s\tother CPU-s\t")
+	fmt.Fprintln(w, "scheduler\tbound\tpods/s\tseconds\tbind pods/s\tcreate s\tp50 ms\tp99 ms\tAPI requests\tbindings\tevent writes\tScheduled events\tscheduler CPU-s\tapiserver CPU-s\t(cores)\tapiserver ms/pod\tetcd CPU-s\tloadgen CPU-s\tother CPU-s\t")
 	for _, r := range runs {
 		m := &r.metrics
 		cores := 0.0
@@ -93,16 +106,26 @@ func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 			p50 = fmt.Sprintf("%.0f", r.pods.LatencyMs["p50"])
 			p99 = fmt.Sprintf("%.0f", r.pods.LatencyMs["p99"])
 		}
-		fmt.Fprintf(w, "%s\t%d/%d\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+		scheduled := "-"
+		if r.events != nil {
+			scheduled = fmt.Sprintf("%d", r.events.Events)
+		}
+		perPod := 0.0
+		if r.pods.Pods > 0 {
+			perPod = 1000 * r.apiserverCPU() / float64(r.pods.Pods)
+		}
+		fmt.Fprintf(w, "%s\t%d/%d\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
 			r.name, r.pods.Bound, r.pods.Pods, r.pods.PodsPerSecond, r.pods.Seconds, r.pods.BindPodsPerSecond,
 			create, p50, p99, m.RequestsByFlowSchema[flowSchema],
-			m.Requests["POST pods/binding"], events, m.CPUSeconds["scheduler"], r.apiserverCPU(), cores,
-			m.CPUSeconds["etcd"], r.pods.LoadgenCPUSeconds, max(0, other))
+			m.Requests["POST pods/binding"], events, scheduled, m.CPUSeconds["scheduler"], r.apiserverCPU(), cores,
+			perPod, m.CPUSeconds["etcd"], r.pods.LoadgenCPUSeconds, max(0, other))
 	}
 	w.Flush()
 
-	if len(runs) >= 2 {
-		a, b := runs[0], runs[len(runs)-1]
+	// Ratios of the first run to each other one: schedhostd to the null scheduler (how close
+	// it comes to the control plane's limit) and to kube-scheduler.
+	for _, b := range runs[min(1, len(runs)):] {
+		a := runs[0]
 		ratio := func(x, y float64) string {
 			if y == 0 {
 				return "-"
