@@ -33,7 +33,7 @@ void Serialize(const config::ConfigNode* node, std::string& out) {
     case SCHEDHOST_CONFIG_STRING: {
       schedhost_str s{};
       config::ConfigString(c, &s);
-      out += "\"" + std::string(s.data, s.len) + "\"";
+      out.append("\"").append(s.data, s.len).append("\"");
       break;
     }
     case SCHEDHOST_CONFIG_INT: {
@@ -169,34 +169,47 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
     for (const auto& e : set->registry_->load_errors()) msg += "\n  " + e;
     throw ProfileSetError(msg);
   }
-  auto lookup = [&set](std::string_view name) -> std::optional<uint32_t> {
-    const loader::PluginEntry* e = set->registry_->Find(name);
+  set->BuildProfiles(cfg);
+  return set;
+}
+
+std::shared_ptr<const ProfileSet> ProfileSet::Rebuild(const config::HostConfig& cfg) const {
+  std::shared_ptr<ProfileSet> set(new ProfileSet());
+  set->registry_ = registry_;
+  set->plugin_dirs_ = plugin_dirs_;
+  set->BuildProfiles(cfg);
+  return set;
+}
+
+void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
+  auto lookup = [this](std::string_view name) -> std::optional<uint32_t> {
+    const loader::PluginEntry* e = registry_->Find(name);
     if (e == nullptr) return std::nullopt;
     return loader::ImplementedPoints(*e->descriptor);
   };
-  set->parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
+  parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
   for (const auto& profile : cfg.profiles) {
     config::ExpandedProfile expanded;
     try {
-      expanded = config::ExpandProfile(profile, lookup, set->registry_->Names());
+      expanded = config::ExpandProfile(profile, lookup, registry_->Names());
     } catch (const config::ConfigError& e) {
       throw ProfileSetError(e.what());
     }
     framework::FrameworkOptions options;
-    options.parallelizer = set->parallelizer_;
+    options.parallelizer = parallelizer_;
     options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
     options.batch_plugin_calls = cfg.batch_plugin_calls;
     try {
-      set->frameworks_.push_back(framework::Framework::Build(expanded, *set->registry_, options));
+      frameworks_.push_back(framework::Framework::Build(expanded, *registry_, options));
     } catch (const framework::FrameworkError& e) {
       throw ProfileSetError(e.what());
     }
-    set->expanded_.push_back(std::move(expanded));
+    expanded_.push_back(std::move(expanded));
   }
-  CheckQueueSortAgreement(set->expanded_);
+  CheckQueueSortAgreement(expanded_);
   // Plugins that declare one group and resource share its mirror: they must agree on it.
   store::ObjectStore agreement;
-  for (const auto& fw : set->frameworks_) {
+  for (const auto& fw : frameworks_) {
     for (const store::KindInfo& kind : fw->DeclaredKinds()) {
       try {
         agreement.Declare(kind);
@@ -205,8 +218,7 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
       }
     }
   }
-  set->kinds_ = agreement.Kinds();
-  return set;
+  kinds_ = agreement.Kinds();
 }
 
 framework::Framework* ProfileSet::Find(std::string_view scheduler_name) const {

@@ -59,6 +59,14 @@ class ProfileSet {
       const std::vector<const schedhost_plugin_descriptor*>& in_process,
       std::shared_ptr<loader::LibraryStore> store = nullptr);
 
+  /// Rebuild returns a set over this set's plugin libraries with every profile of `config`
+  /// expanded and built afresh: new frameworks, so new plugin instances that share no state
+  /// with this set's, and no library loaded, hashed or checked again (`config`'s plugin_dirs
+  /// and libraries are not read: this set's stand). A run of many independent simulations
+  /// (`schedctl simulate --batch`) pays for the loading once. Both sets hold the registry,
+  /// which nothing loads into any more. Throws ProfileSetError as Build does.
+  std::shared_ptr<const ProfileSet> Rebuild(const config::HostConfig& config) const;
+
   /// Find returns the framework of the profile named `scheduler_name`, or nullptr.
   framework::Framework* Find(std::string_view scheduler_name) const;
   const std::vector<std::unique_ptr<framework::Framework>>& frameworks() const { return frameworks_; }
@@ -76,6 +84,9 @@ class ProfileSet {
 
  private:
   ProfileSet() = default;
+  // BuildProfiles expands and builds every profile of `config` over the loaded registry_, and
+  // checks what the profiles must agree on.
+  void BuildProfiles(const config::HostConfig& config);
 
   std::shared_ptr<loader::PluginRegistry> registry_;
   std::vector<std::filesystem::path> plugin_dirs_;

@@ -70,6 +70,36 @@ TEST(ProfileSetTest, TwoProfilesBuildFromOneConfig) {
   EXPECT_NE(set->Find("a"), set->Find("b"));
 }
 
+// Rebuild: the same libraries, loaded once, and new plugin instances, with the profiles of the
+// config it is given (whose plugin_dirs it does not read).
+TEST(ProfileSetTest, RebuildMakesNewInstancesOverTheSameLibraries) {
+  auto set = ProfileSet::Build(config::ParseConfig("", "(defaults)", {}), PluginDir());
+  auto cfg = config::ParseConfig(
+      "[host]\nplugin_dirs = [\"/nonexistent\"]\n[[profile]]\nname = \"a\"\n[[profile]]\n"
+      "name = \"b\"\n",
+      "two.toml", {});
+  auto rebuilt = set->Rebuild(cfg);
+  EXPECT_EQ(rebuilt->plugin_dirs(), set->plugin_dirs());
+  ASSERT_EQ(rebuilt->registry().Libraries().size(), set->registry().Libraries().size());
+  for (size_t i = 0; i < set->registry().Libraries().size(); ++i) {
+    EXPECT_EQ(rebuilt->registry().Libraries()[i], set->registry().Libraries()[i]);
+  }
+  ASSERT_NE(rebuilt->Find("a"), nullptr);
+  ASSERT_NE(rebuilt->Find("b"), nullptr);
+  EXPECT_EQ(rebuilt->Find("default-scheduler"), nullptr);
+  const framework::Framework* before = set->Find("default-scheduler");
+  const framework::Framework* after = rebuilt->Find("a");
+  ASSERT_EQ(after->plugins(config::Point::kFilter).size(),
+            before->plugins(config::Point::kFilter).size());
+  for (size_t i = 0; i < before->plugins(config::Point::kFilter).size(); ++i) {
+    EXPECT_NE(after->plugins(config::Point::kFilter)[i].plugin,
+              before->plugins(config::Point::kFilter)[i].plugin);
+  }
+  // The first set may go: the rebuilt one holds the libraries.
+  set.reset();
+  EXPECT_EQ(rebuilt->Find("a")->QueueSortPluginName(), "PrioritySort");
+}
+
 TEST(ProfileSetTest, UnknownPluginNamesTheLocation) {
   auto cfg = config::ParseConfig(
       "[[profile]]\n[profile.plugins.filter]\nenabled = [{ name = \"Nope\" }]\n", "bad.toml", {});
