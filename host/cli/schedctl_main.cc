@@ -3,6 +3,9 @@
 // schedules a file of manifests on an embedded host and prints where every pod lands. Every
 // other command is a client of a running schedhostd's gRPC API (see commands.h): apply, get,
 // describe, delete, watch, explain, plugins, profiles, stats and reload.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <functional>
@@ -52,6 +55,9 @@ void AddScope(CLI::App* cmd, schedhost::cli::ScopeOptions& scope) {
 
 int main(int argc, char** argv) {
   namespace cli = schedhost::cli;
+  // Log lines (the host's warnings, plugins' messages) are diagnostics: stdout carries the
+  // output alone, which callers parse (JSON, one document per line under --batch).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("schedctl"));
   CLI::App app{"schedctl: the schedhost command-line tool"};
   app.require_subcommand(1);
   // Global flags may also follow the subcommand (`schedctl get pods --server ...`).
@@ -86,16 +92,20 @@ int main(int argc, char** argv) {
   schedhost::cli::SimulateOptions sim;
   std::string sim_plugin_dir;
   simulate->add_option("--config,-c", sim.config_path, "Config file (default: built-in defaults)");
-  simulate
-      ->add_option("-f,--filename", sim.manifest_paths,
-                   "Manifests (YAML or JSON, multi-document); repeat for several files")
-      ->required();
+  simulate->add_option("-f,--filename", sim.manifest_paths,
+                       "Manifests (YAML or JSON, multi-document); repeat for several files");
   simulate->add_option("-o,--output", sim.output, "Output format: table or json")
       ->capture_default_str();
   simulate->add_flag("--explain", sim.explain,
                      "Print each pending pod's scheduling cycle (every node's Filter verdict, "
                      "scores, best nodes, PostFilter) as JSON, one cycle per pod against the "
                      "cluster plus the earlier pods that fitted; needs -o json");
+  bool sim_batch = false;
+  simulate->add_flag("--batch", sim_batch,
+                     "With --explain -o json and no -f: read one manifest file path per line of "
+                     "stdin and answer each with one line on stdout, its explain document or "
+                     "{\"error\": ...}, each on a fresh host; the config and plugins are loaded "
+                     "once (difftest's many scenarios)");
   simulate->add_option("--seed", sim.seed, "Seed of the random tie-break between equal nodes")
       ->capture_default_str();
   simulate->add_option("--plugin-dir", sim_plugin_dir, "Builtin plugin directory to use");
@@ -207,6 +217,7 @@ int main(int argc, char** argv) {
                                             : std::filesystem::path(sim_plugin_dir);
     sim.ui_dir = sim_ui_dir.empty() ? schedhost::api::UiPagesDir(Exe(argv[0]))
                                     : std::filesystem::path(sim_ui_dir);
+    if (sim_batch) return schedhost::cli::RunSimulateBatch(sim, std::cin, std::cout, std::cerr);
     return schedhost::cli::RunSimulate(sim, std::cout, std::cerr);
   }
   try {

@@ -3,6 +3,7 @@
 #include "host/cli/simulate.h"
 
 #include <algorithm>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -63,6 +64,29 @@ SimulatedPod Outcome(const model::Pod& input, const store::Store& store,
   std::optional<scheduler::PodDiagnostics> d = sched.Diagnostics(pod->uid());
   out.message = d && !d->message.empty() ? d->message : "not attempted before the simulation ended";
   return out;
+}
+
+constexpr std::string_view kPrefix = "schedctl simulate: ";
+
+// LoadConfig is the config file at `path`, or the built-in defaults when it is "".
+config::HostConfig LoadConfig(const std::string& path) {
+  return path.empty() ? config::ParseConfig("", "(built-in defaults)", {})
+                      : config::LoadConfigFile(path);
+}
+
+// Inputs are the objects of the manifest files, in file order.
+struct Inputs {
+  std::vector<model::Object> objects;
+  std::vector<model::GenericObject> generic;  // of the kinds plugins declare
+};
+
+Inputs DecodeInputs(const std::vector<std::string>& paths) {
+  Inputs in;
+  for (const std::string& path : paths) {
+    std::vector<model::Object> decoded = model::DecodeFile(path, {}, &in.generic);
+    in.objects.insert(in.objects.end(), decoded.begin(), decoded.end());
+  }
+  return in;
 }
 
 }  // namespace
@@ -165,7 +189,6 @@ SimulationResult Simulate(
 }
 
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
-  constexpr std::string_view kPrefix = "schedctl simulate: ";
   if (options.output != "table" && options.output != "json") {
     err << kPrefix << "-o must be json or table, not \"" << options.output << "\"\n";
     return 1;
@@ -184,15 +207,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return 1;
   }
   try {
-    config::HostConfig cfg = options.config_path.empty()
-                                 ? config::ParseConfig("", "(built-in defaults)", {})
-                                 : config::LoadConfigFile(options.config_path);
-    std::vector<model::Object> objects;
-    std::vector<model::GenericObject> generic;
-    for (const std::string& path : options.manifest_paths) {
-      std::vector<model::Object> decoded = model::DecodeFile(path, {}, &generic);
-      objects.insert(objects.end(), decoded.begin(), decoded.end());
-    }
+    config::HostConfig cfg = LoadConfig(options.config_path);
+    auto [objects, generic] = DecodeInputs(options.manifest_paths);
     if (options.explain) {
       out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed, generic)
                  .dump(2)
@@ -228,6 +244,52 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     err << kPrefix << e.what() << "\n";
     return 1;
   }
+}
+
+int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostream& out,
+                     std::ostream& err) {
+  if (!options.explain || options.output != "json") {
+    err << kPrefix
+        << "--batch answers each file with its explain document: add --explain -o json\n";
+    return 1;
+  }
+  if (!options.manifest_paths.empty()) {
+    err << kPrefix << "--batch reads the manifest files from stdin, one path per line: drop -f\n";
+    return 1;
+  }
+  if (!options.html.empty()) {
+    err << kPrefix << "--html writes the report of one simulation; --batch explains many: use "
+                      "one at a time\n";
+    return 1;
+  }
+  config::HostConfig cfg;
+  std::shared_ptr<const scheduler::ProfileSet> loaded;
+  try {
+    cfg = ExplainConfig(LoadConfig(options.config_path));
+    // The libraries are loaded, checked and hashed here, once. This set's own profiles serve no
+    // input (each gets a Rebuild), but building them reports a config the plugins refuse
+    // before any input is read, as the single run would for every one of them.
+    loaded = scheduler::ProfileSet::Build(cfg, options.plugin_dir);
+  } catch (const std::exception& e) {
+    err << kPrefix << e.what() << "\n";
+    return 1;
+  }
+  std::string path;
+  while (std::getline(in, path)) {
+    nlohmann::ordered_json answer;
+    try {
+      if (path.empty()) throw SimulationError("an empty line names no manifest file");
+      auto [objects, generic] = DecodeInputs({path});
+      answer = ExplainEachPod(loaded->Rebuild(cfg), objects, options.seed, generic);
+    } catch (const std::exception& e) {
+      answer = {{"error", std::string(kPrefix) + e.what()}};
+    }
+    // Exactly one line per input, whatever the strings hold: bytes that are not UTF-8 are
+    // replaced rather than thrown on.
+    out << answer.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n"
+        << std::flush;
+  }
+  return 0;
 }
 
 }  // namespace schedhost::cli

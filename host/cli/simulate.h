@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "host/config/host_config.h"
 #include "host/model/decode.h"
+#include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
 
 namespace schedhost::cli {
@@ -86,6 +88,16 @@ nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
                                       const std::filesystem::path& plugin_dir, uint64_t seed,
                                       const std::vector<model::GenericObject>& generic = {});
 
+/// ExplainConfig is `config` as ExplainEachPod runs it: every node evaluated (the document
+/// lists them all), whatever percentage of nodes to score the config sets.
+config::HostConfig ExplainConfig(config::HostConfig config);
+/// ExplainEachPod with the profiles of `profiles`, built from an ExplainConfig; it must be a set
+/// no other run has used, so that no plugin instance carries anything from another input (a
+/// batch builds each one with ProfileSet::Rebuild).
+nlohmann::ordered_json ExplainEachPod(std::shared_ptr<const scheduler::ProfileSet> profiles,
+                                      const std::vector<model::Object>& objects, uint64_t seed,
+                                      const std::vector<model::GenericObject>& generic = {});
+
 namespace internal {
 /// ApplyOrder returns the indexes of `objects` in the order Simulate applies them: Namespaces,
 /// PriorityClasses, Nodes, PDBs, bound pods, then pending pods, each kind in input order.
@@ -130,5 +142,17 @@ void WriteHtmlReport(const std::filesystem::path& ui_dir, const std::string& tit
 /// RunSimulate is the command: prints the result to `out`, problems to `err`; returns the exit
 /// code (0, or 1 for bad flags, config or manifests — then nothing is scheduled).
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+/// RunSimulateBatch is `simulate --explain -o json --batch`: many inputs through one process, so
+/// that a caller with thousands of them (difftest) pays for the start, the config and the
+/// plugin libraries once. Each line of `in` names one manifest file (options.manifest_paths
+/// must be empty), which is explained as `simulate --explain -o json -f FILE` would explain it,
+/// on a host of its own: fresh store, profiles and plugin instances (ProfileSet::Rebuild), so
+/// nothing of one input reaches the next. Each line gets exactly one line on `out`, flushed:
+/// the explain document on one line, or {"error":"..."} with what the single run would print
+/// on `err` for an input it refuses; the batch goes on. Returns 0 when `in` ends, or 1 before
+/// reading any of it for bad flags, a bad config or plugins that do not load (said on `err`).
+int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostream& out,
+                     std::ostream& err);
 
 }  // namespace schedhost::cli

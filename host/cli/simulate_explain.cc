@@ -169,14 +169,25 @@ class Cycle {
 
 }  // namespace
 
+config::HostConfig ExplainConfig(config::HostConfig config) {
+  // Every node is evaluated, whatever the config says: the document lists them all.
+  config.percentage_of_nodes_to_score = 100;
+  for (config::Profile& profile : config.profiles) profile.percentage_of_nodes_to_score = 100;
+  return config;
+}
+
 nlohmann::ordered_json ExplainEachPod(config::HostConfig config,
                                       const std::vector<model::Object>& objects,
                                       const std::filesystem::path& plugin_dir, uint64_t seed,
                                       const std::vector<model::GenericObject>& generic) {
-  // Every node is evaluated, whatever the config says: the document lists them all.
-  config.percentage_of_nodes_to_score = 100;
-  for (config::Profile& profile : config.profiles) profile.percentage_of_nodes_to_score = 100;
-  Cycle cycle(scheduler::ProfileSet::Build(config, plugin_dir), seed, generic);
+  return ExplainEachPod(scheduler::ProfileSet::Build(ExplainConfig(std::move(config)), plugin_dir),
+                        objects, seed, generic);
+}
+
+nlohmann::ordered_json ExplainEachPod(std::shared_ptr<const scheduler::ProfileSet> profiles,
+                                      const std::vector<model::Object>& objects, uint64_t seed,
+                                      const std::vector<model::GenericObject>& generic) {
+  Cycle cycle(std::move(profiles), seed, generic);
 
   // The whole input is applied once first: a refused object is reported by its place in the
   // input before any cycle runs. Each cycle then applies the cluster in the same order.

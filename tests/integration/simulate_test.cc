@@ -1,12 +1,14 @@
 // `schedctl simulate` end to end: the demo cluster's JSON (every pod's node, status and
 // message), determinism per seed, the table, and malformed or refused manifests (exit code 1,
-// the document index and field path, nothing printed on stdout), and the --html report. One
-// test runs the real binary.
+// the document index and field path, nothing printed on stdout), the --html report, and
+// --batch (many files through one process, each as its own run would go). Two tests run the
+// real binary.
 #include "host/cli/simulate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <fstream>
@@ -274,6 +276,134 @@ TEST(SimulateTest, TheBinaryExitsNonZeroOnBadManifests) {
       framework::testing::RunCommand(schedctl.string() + " simulate -o json -f " + DemoCluster());
   ASSERT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_EQ(nlohmann::json::parse(ok.output)["pods"].size(), 17u);
+}
+
+// ExplainAlone is `simulate --explain -o json -f path` on its own: the document, or
+// {"error": what it printed on stderr}.
+nlohmann::json ExplainAlone(const std::string& path) {
+  SimulateOptions o;
+  o.manifest_paths = {path};
+  o.output = "json";
+  o.explain = true;
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  if (RunSimulate(o, out, err) != 0) {
+    std::string message = err.str();
+    if (!message.empty() && message.back() == '\n') message.pop_back();
+    return {{"error", message}};
+  }
+  return nlohmann::json::parse(out.str());
+}
+
+struct BatchOutcome {
+  int code = 0;
+  std::vector<std::string> lines;
+  std::string err;
+};
+
+BatchOutcome Batch(const std::vector<std::string>& paths, SimulateOptions o = {}) {
+  o.output = "json";
+  o.explain = true;
+  o.plugin_dir = framework::testing::PluginDir();
+  std::string input;
+  for (const std::string& p : paths) input += p + "\n";
+  std::istringstream in(input);
+  std::ostringstream out;
+  std::ostringstream err;
+  BatchOutcome r;
+  r.code = RunSimulateBatch(o, in, out, err);
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) r.lines.push_back(line);
+  r.err = err.str();
+  return r;
+}
+
+// One process explains every input on a host of its own: each conformance case, the demo
+// cluster and two clusters with the same node and pod names but different capacities, each
+// after a different predecessor (the list, then the list backwards), give exactly the
+// documents of separate runs; refused inputs get their error line and the batch goes on.
+TEST(SimulateTest, ABatchGivesEachFileTheDocumentOfItsOwnRun) {
+  std::vector<std::string> paths;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(SourceDir() + "/tests/conformance/cases")) {
+    if (std::filesystem::exists(entry.path() / "cluster.yaml")) {
+      paths.push_back((entry.path() / "cluster.yaml").string());
+    }
+  }
+  ASSERT_GE(paths.size(), 3u);
+  std::sort(paths.begin(), paths.end());
+  paths.push_back(DemoCluster());
+  const std::string pods =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: first}\nspec:\n  containers:\n"
+      "  - {name: c, image: x, resources: {requests: {cpu: \"2\"}}}\n---\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: second}\nspec:\n  containers:\n"
+      "  - {name: c, image: x, resources: {requests: {cpu: \"2\"}}}\n";
+  auto node = [](const char* cpu) {
+    return std::string("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n") +
+           "  allocatable: {cpu: \"" + cpu + "\", memory: 8Gi, pods: \"10\"}\n---\n";
+  };
+  const size_t small = paths.size();
+  paths.push_back(TempFile("batch_small.yaml", node("3") + pods));
+  paths.push_back(TempFile("batch_big.yaml", node("8") + pods));
+  paths.push_back(TempFile("batch_bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                                             "spec: {priority: high}\n"));
+  paths.push_back("/nonexistent/cluster.yaml");
+  paths.push_back("");
+  for (size_t i = paths.size(); i-- > 0;) paths.push_back(paths[i]);
+
+  const BatchOutcome r = Batch(paths);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(r.lines.size(), paths.size()) << r.err;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const nlohmann::json got = nlohmann::json::parse(r.lines[i]);
+    if (paths[i].empty()) {
+      EXPECT_EQ(got, nlohmann::json({{"error", "schedctl simulate: an empty line names no "
+                                               "manifest file"}}));
+      continue;
+    }
+    EXPECT_EQ(got, ExplainAlone(paths[i])) << "line " << i + 1 << ": " << paths[i];
+  }
+  // The two clusters that share names: a fresh host each, whatever came before.
+  const nlohmann::json small_doc = nlohmann::json::parse(r.lines[small]);
+  EXPECT_EQ(small_doc["pods"][0]["placed"], "n1");
+  EXPECT_FALSE(small_doc["pods"][1].contains("placed")) << small_doc.dump();
+  const nlohmann::json big_doc = nlohmann::json::parse(r.lines[small + 1]);
+  EXPECT_EQ(big_doc["pods"][1]["placed"], "n1") << big_doc.dump();
+  EXPECT_THAT(r.lines[small + 2], HasSubstr("spec.priority"));
+}
+
+TEST(SimulateTest, ABatchWantsExplainJsonAndNoFiles) {
+  SimulateOptions o;
+  o.manifest_paths = {DemoCluster()};
+  BatchOutcome r = Batch({DemoCluster()}, o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.lines.empty());
+  EXPECT_THAT(r.err, HasSubstr("--batch reads the manifest files from stdin"));
+  o = {};
+  o.config_path = "/nonexistent/config.yaml";
+  r = Batch({DemoCluster()}, o);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(r.lines.empty());
+  EXPECT_THAT(r.err, StartsWith("schedctl simulate: "));
+}
+
+// The binary under --batch: one line per input on stdout, nothing else there, exit 0 at the
+// end of stdin.
+TEST(SimulateTest, TheBinaryAnswersABatchALineEach) {
+  const std::filesystem::path schedctl = framework::testing::BinDir() / "schedctl";
+  if (!std::filesystem::exists(schedctl)) GTEST_SKIP() << "schedctl not built at " << schedctl;
+  const auto r = framework::testing::RunCommand(
+      "printf '%s\\n%s\\n%s\\n' " + DemoCluster() + " /nonexistent.yaml " + DemoCluster() +
+      " | " + schedctl.string() + " simulate --explain -o json --batch");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream lines(r.output);
+  std::vector<nlohmann::json> docs;
+  for (std::string line; std::getline(lines, line);) docs.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(docs.size(), 3u) << r.output;
+  EXPECT_EQ(docs[0], ExplainAlone(DemoCluster()));
+  EXPECT_THAT(docs[1].value("error", ""), HasSubstr("/nonexistent.yaml"));
+  EXPECT_EQ(docs[2], docs[0]);
 }
 
 // ReportData is the JSON `--html` inlined as globalThis.SCHEDHOST_REPORT.
