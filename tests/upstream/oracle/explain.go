@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -386,13 +388,23 @@ func (c *cluster) load(ctx context.Context, s *scheduler) error {
 		storage.CSIStorageCapacities().Informer(),
 		storage.VolumeAttachments().Informer(),
 	}
-	synced := make([]cache.InformerSynced, len(informers))
-	for i, inf := range informers {
+	for _, inf := range informers {
 		go inf.RunWithContext(ctx)
-		synced[i] = inf.HasSynced
 	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return fmt.Errorf("the storage informers did not sync")
+	// Polled every millisecond: cache.WaitForCacheSync looks every 100 ms, most of a small
+	// scenario's time, when the fake clientset's lists answer at once. Synced is all the
+	// plugins need: VolumeBinding's caches read the informers' stores, and its event handlers
+	// only expire what a cycle assumed, which no cycle here does.
+	err := wait.PollUntilContextCancel(ctx, time.Millisecond, true, func(context.Context) (bool, error) {
+		for _, inf := range informers {
+			if !inf.HasSynced() {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the storage informers did not sync: %w", err)
 	}
 	return nil
 }
