@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	goyaml "go.yaml.in/yaml/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 
 	"schedhost.test/upstream/oracle"
 )
@@ -560,6 +563,71 @@ func TestYAMLRoundTrip(t *testing.T) {
 			if !apiequality.Semantic.DeepEqual(objs[i], back[i]) {
 				t.Fatalf("seed %d: object %d changed in the round trip:\nwrote %#v\nread  %#v", seed, i, objs[i], back[i])
 			}
+		}
+	}
+}
+
+// TestYAMLIsSigsYAML: WriteYAML writes what sigs.k8s.io/yaml.Marshal writes for each top-level
+// field of the pruned tree, byte for byte (yamlValue skips its JSON round trip), with storage
+// and without, and for the numbers a round trip turns into something else than an int.
+func TestYAMLIsSigsYAML(t *testing.T) {
+	reference := func(objs []runtime.Object) []byte {
+		var out bytes.Buffer
+		for i, o := range objs {
+			o = o.DeepCopyObject()
+			SetTypeMeta(o)
+			raw, err := json.Marshal(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tree map[string]any
+			if err := json.Unmarshal(raw, &tree); err != nil {
+				t.Fatal(err)
+			}
+			prune(tree)
+			if status, ok := tree["status"].(map[string]any); ok {
+				if de, ok := status["daemonEndpoints"].(map[string]any); ok && isZeroTree(de) {
+					delete(status, "daemonEndpoints")
+				}
+				if ni, ok := status["nodeInfo"].(map[string]any); ok && isZeroTree(ni) {
+					delete(status, "nodeInfo")
+				}
+				if len(status) == 0 {
+					delete(tree, "status")
+				}
+			}
+			if i > 0 {
+				out.WriteString("---\n")
+			}
+			for _, k := range topLevelOrder(tree) {
+				b, err := yaml.Marshal(map[string]any{k: tree[k]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.Write(b)
+			}
+		}
+		return out.Bytes()
+	}
+	for seed := int64(1); seed <= seeds/2; seed++ {
+		for _, p := range []Params{{}, {AlwaysStorage: true}} {
+			objs := Generate(seed, p)
+			got, err := Marshal(objs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := reference(objs); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d %+v: WriteYAML wrote\n%s\nsigs.k8s.io/yaml writes\n%s", seed, p, got, want)
+			}
+		}
+	}
+	for _, n := range []float64{0, -3, 1.5, 1e-7, 1 << 53, 1<<63 + 4096, 1e21, -1e300} {
+		got, err := goyaml.Marshal(map[string]any{"n": yamlValue(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := yaml.Marshal(map[string]any{"n": n}); !bytes.Equal(got, want) {
+			t.Errorf("%v: wrote %q, sigs.k8s.io/yaml writes %q", n, got, want)
 		}
 	}
 }
