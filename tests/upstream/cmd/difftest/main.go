@@ -4,9 +4,11 @@
 //	         [--cases DIR] [--keep N] [--storage] [-v]
 //
 // For each seed S..S+N-1 it generates a scenario (package scenario), writes it to a YAML file,
-// has `schedctl simulate --explain -o json` and the oracle (upstream's framework in-process,
-// package oracle) explain every pending pod of that same file, and compares the two explain
-// documents field by field (docs/conformance.md). Every difference is printed as one line.
+// has schedctl (`simulate --explain -o json --batch`, one process per scenario compared at once,
+// each explaining scenario after scenario on a fresh host) and the oracle (upstream's framework
+// in-process, package oracle) explain every pending pod of that same file, and compares the two
+// explain documents field by field (docs/conformance.md). Every difference is printed as one
+// line.
 //
 // A scenario with a difference is then shrunk to a minimal one whose first difference is still
 // of the same kind (one scenario per kind, at most --keep): objects are dropped by delta
@@ -31,6 +33,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +54,7 @@ type options struct {
 	count, parallel, keep, budget int
 	seed                          int64
 	schedctl, pluginDir, cases    string
+	cpuProfile                    string
 	timeout                       time.Duration
 	params                        scenario.Params
 	verbose                       bool
@@ -61,9 +66,48 @@ func main() {
 		fmt.Fprintf(os.Stderr, "difftest: %v\n", err)
 		os.Exit(2)
 	}
+	os.Exit(runMain(opts))
+}
+
+// runMain is main past the flags, apart so that its deferred calls (the end of the profile
+// among them) run before os.Exit.
+func runMain(opts *options) int {
+	// Collect when the heap has grown to five times what is live, not twice: difftest allocates
+	// much and keeps little (a scenario's objects and documents go once it is compared), and
+	// the collector took a fifth of its time at the default. GOGC, when set, decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if opts.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(opts.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "difftest: %v\n", err)
+			return 2
+		}
+		defer stopProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, opts, schedctlSide(opts.schedctl, opts.pluginDir, opts.timeout), oracleSide, os.Stdout, os.Stderr))
+	ours := newSchedctlBatch(opts.schedctl, opts.pluginDir, opts.timeout)
+	defer ours.Close()
+	return run(ctx, opts, ours.Explain, oracleSide, os.Stdout, os.Stderr)
+}
+
+// startCPUProfile profiles difftest's own process (the oracle, the comparison, the scenario
+// generation; schedctl runs in processes of its own) into path until the returned stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -77,12 +121,13 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.cases, "cases", "", "write each minimal case to DIR/<seed>-<slug>/")
 	fs.IntVar(&o.keep, "keep", 10, "shrink at most N scenarios (one per kind of difference); 0: none")
 	fs.IntVar(&o.budget, "shrink-budget", 400, "candidate scenarios one shrink may run")
-	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long one schedctl run may take")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long schedctl may take over one scenario")
 	d := defaultParams
 	nodes := fs.String("nodes", fmt.Sprintf("%d-%d", d.MinNodes, d.MaxNodes), "nodes per scenario, MIN-MAX")
 	bound := fs.String("bound", fmt.Sprintf("%d-%d", d.MinBound, d.MaxBound), "bound pods per scenario, MIN-MAX (fewer when nodes are full)")
 	pending := fs.String("pending", fmt.Sprintf("%d-%d", d.MinPending, d.MaxPending), "pending pods per scenario, MIN-MAX")
 	fs.BoolVar(&o.params.AlwaysStorage, "storage", false, "give every scenario storage (default: about 40% of the seeds; a seed with storage generates the same scenario either way)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write difftest's CPU profile (go tool pprof) to FILE")
 	fs.BoolVar(&o.verbose, "v", false, "print each scenario's result and the shrinker's steps")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: difftest --count N --seed S [--parallel P] [--schedctl PATH] [--plugin-dir DIR] [--cases DIR] [--keep N] [--storage] [-v]\n\n")
@@ -167,14 +212,18 @@ func findSchedctl() (string, error) {
 	}
 }
 
-// result is one scenario's comparison.
+// result is one scenario's comparison. Only a scenario with a difference keeps its objects and
+// documents (the shrinker starts from them): the others' would hold gigabytes by the end of a
+// long run.
 type result struct {
-	seed   int64
-	objs   []k8sruntime.Object
-	pods   int
-	cycles int
-	out    *Outcome
-	err    error
+	seed    int64
+	objs    []k8sruntime.Object
+	objects int // len(objs) before it was let go
+	storage bool
+	pods    int
+	cycles  int
+	out     *Outcome
+	err     error
 }
 
 // run compares the scenarios of o on the two sides and prints the report; it returns the exit
@@ -193,10 +242,15 @@ func run(ctx context.Context, o *options, ours, upstream Side, stdout, stderr io
 	parallelFor(ctx, o.count, o.parallel, func(i int) {
 		seed := o.seed + int64(i)
 		r := result{seed: seed, objs: scenario.Generate(seed, o.params)}
-		r.pods = PendingPods(r.objs)
+		r.objects, r.storage, r.pods = len(r.objs), HasStorage(r.objs), PendingPods(r.objs)
 		r.out, r.err = pair.Run(ctx, fmt.Sprintf("seed-%d", seed), r.objs)
 		if r.err == nil {
 			r.cycles = ComparedCycles(r.out.Ours, r.out.Theirs)
+		}
+		if r.err != nil {
+			r.objs = nil
+		} else if len(r.out.Diffs) == 0 {
+			r.objs, r.out = nil, &Outcome{}
 		}
 		results[i] = r
 		if o.verbose {
@@ -204,9 +258,9 @@ func run(ctx context.Context, o *options, ours, upstream Side, stdout, stderr io
 			defer mu.Unlock()
 			switch {
 			case r.err != nil:
-				fmt.Fprintf(stderr, "seed %d: %d objects, %d pending pods: failed\n", seed, len(r.objs), r.pods)
+				fmt.Fprintf(stderr, "seed %d: %d objects, %d pending pods: failed\n", seed, r.objects, r.pods)
 			default:
-				fmt.Fprintf(stderr, "seed %d: %d objects, %d pending pods, %d cycles, %d differences\n", seed, len(r.objs), r.pods, r.cycles, len(r.out.Diffs))
+				fmt.Fprintf(stderr, "seed %d: %d objects, %d pending pods, %d cycles, %d differences\n", seed, r.objects, r.pods, r.cycles, len(r.out.Diffs))
 			}
 		}
 	})
@@ -218,7 +272,7 @@ func run(ctx context.Context, o *options, ours, upstream Side, stdout, stderr io
 	var pods, cycles, diffs, diffScenarios, failures, storage int
 	for _, r := range results {
 		pods += r.pods
-		if HasStorage(r.objs) {
+		if r.storage {
 			storage++
 		}
 		cycles += r.cycles
@@ -356,7 +410,7 @@ func shrinkAll(ctx context.Context, o *options, pair *Pair, results []result, st
 			names = append(names, describe(obj))
 		}
 		fmt.Fprintf(stdout, "seed %d: minimal case for %s: %d of %d objects after %d runs: %s\n",
-			r.seed, d.s.Kind, len(d.objs), len(r.objs), d.s.Tests, strings.Join(names, ", "))
+			r.seed, d.s.Kind, len(d.objs), r.objects, d.s.Tests, strings.Join(names, ", "))
 		for _, l := range d.lines {
 			fmt.Fprintf(stdout, "  %s\n", l)
 		}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,45 +114,121 @@ func TestRunToolFailure(t *testing.T) {
 	}
 }
 
-// TestSchedctlSide runs a stand-in schedctl: the arguments difftest passes, its document read
-// strictly, and its failures reported with stderr.
-func TestSchedctlSide(t *testing.T) {
-	dir := t.TempDir()
+// fakeBatch writes a stand-in for `schedctl simulate --batch` into dir: it records its
+// arguments and each start, and answers each path by its name: ok (a document naming the
+// process), refused (an error object), unknown (a document with a field difftest does not
+// know), garbage (a line that is not JSON), crash (dies saying why) or hang.
+func fakeBatch(t *testing.T, dir string) string {
 	script := filepath.Join(dir, "schedctl")
 	body := `#!/bin/sh
 echo "$@" > "` + dir + `/args"
-case "$MODE" in
-ok) echo '{"pods":[{"namespace":"default","name":"p","best":["n"],"placed":"n"}]}' ;;
-unknown) echo '{"pods":[],"extra":1}' ;;
-fail) echo "document 3 (Pod default/p): spec.containers: required" >&2; exit 1 ;;
-esac
+echo $$ >> "` + dir + `/starts"
+while IFS= read -r path; do
+	case "$path" in
+	*ok*) echo '{"pods":[{"namespace":"default","name":"p-'$$'","best":["n"],"placed":"n"}]}' ;;
+	*refused*) echo '{"error":"schedctl simulate: '"$path"': document 3 (Pod default/p): spec.containers: required"}' ;;
+	*unknown*) echo '{"pods":[],"extra":1}' ;;
+	*garbage*) echo 'warning: something'; echo '{"pods":[]}' ;;
+	*crash*) echo "schedctl: out of luck" >&2; exit 3 ;;
+	*hang*) exec sleep 30 ;;
+	esac
+done
 `
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	side := schedctlSide(script, "/plugins", time.Minute)
+	return script
+}
 
-	t.Setenv("MODE", "ok")
-	doc, err := side(context.Background(), "/tmp/x.yaml")
+// starts counts the fake's processes started so far.
+func starts(t *testing.T, dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, "starts"))
+	return strings.Count(string(b), "\n")
+}
+
+// TestSchedctlBatch: one process explains scenario after scenario with the arguments difftest
+// passes; a refusal or a document difftest cannot read is that scenario's failure and the
+// process goes on, while one that crashes, prints what is not JSON or hangs is reported with
+// what it said and replaced by a new one for the next scenario.
+func TestSchedctlBatch(t *testing.T) {
+	dir := t.TempDir()
+	b := newSchedctlBatch(fakeBatch(t, dir), "/plugins", time.Minute)
+	defer b.Close()
+	ctx := context.Background()
+	explain := func(path string) (string, error) {
+		doc, err := b.Explain(ctx, path)
+		if err != nil {
+			return "", err
+		}
+		if len(doc.Pods) != 1 || doc.Pods[0].Placed != "n" {
+			t.Fatalf("decoded %+v", doc)
+		}
+		return doc.Pods[0].Name, nil
+	}
+
+	first, err := explain("/tmp/ok-1.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Pods) != 1 || doc.Pods[0].Placed != "n" {
-		t.Errorf("decoded %+v", doc)
-	}
 	args, _ := os.ReadFile(filepath.Join(dir, "args"))
-	if got := strings.TrimSpace(string(args)); got != "simulate --explain -o json -f /tmp/x.yaml --plugin-dir /plugins" {
+	if got := strings.TrimSpace(string(args)); got != "simulate --explain -o json --batch --plugin-dir /plugins" {
 		t.Errorf("schedctl ran with %q", got)
 	}
-
-	t.Setenv("MODE", "unknown")
-	if _, err := side(context.Background(), "/tmp/x.yaml"); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
+	if _, err := b.Explain(ctx, "/tmp/refused.yaml"); err == nil ||
+		!strings.Contains(err.Error(), "given /tmp/refused.yaml: refused\n  schedctl simulate: /tmp/refused.yaml: document 3 (Pod default/p): spec.containers: required") {
+		t.Errorf("a refusal is not reported with its message: %v", err)
+	}
+	if _, err := b.Explain(ctx, "/tmp/unknown.yaml"); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
 		t.Errorf("a document with an unknown field: %v", err)
 	}
+	if again, err := explain("/tmp/ok-2.yaml"); err != nil || again != first || starts(t, dir) != 1 {
+		t.Errorf("after two failed scenarios: %q, %v, %d starts; want %q from the first process", again, err, starts(t, dir), first)
+	}
 
-	t.Setenv("MODE", "fail")
-	if _, err := side(context.Background(), "/tmp/x.yaml"); err == nil || !strings.Contains(err.Error(), "spec.containers: required") {
-		t.Errorf("a refusal is not reported with stderr: %v", err)
+	if _, err := b.Explain(ctx, "/tmp/crash.yaml"); err == nil || !strings.Contains(err.Error(), "exit status 3\n  schedctl: out of luck") {
+		t.Errorf("a crash is not reported with its exit and stderr: %v", err)
+	}
+	second, err := explain("/tmp/ok-3.yaml")
+	if err != nil || second == first || starts(t, dir) != 2 {
+		t.Errorf("after a crash: %q, %v, %d starts; want a second process", second, err, starts(t, dir))
+	}
+
+	if _, err := b.Explain(ctx, "/tmp/garbage.yaml"); err == nil || !strings.Contains(err.Error(), "not one line of JSON: warning: something") {
+		t.Errorf("a line that is not JSON: %v", err)
+	}
+	if third, err := explain("/tmp/ok-4.yaml"); err != nil || third == second || starts(t, dir) != 3 {
+		t.Errorf("after a stray line: %q, %v, %d starts; want a third process", third, err, starts(t, dir))
+	}
+
+	b.timeout = 200 * time.Millisecond
+	if _, err := b.Explain(ctx, "/tmp/hang.yaml"); err == nil || !strings.Contains(err.Error(), "timed out after 200ms") {
+		t.Errorf("a scenario that hangs: %v", err)
+	}
+	if _, err := explain("/tmp/ok-5.yaml"); err != nil || starts(t, dir) != 4 {
+		t.Errorf("after a timeout: %v, %d starts; want a fourth process", err, starts(t, dir))
+	}
+}
+
+// TestSchedctlBatchParallel: scenarios explained at once get a process each, and no more
+// processes than that are started however many scenarios follow.
+func TestSchedctlBatchParallel(t *testing.T) {
+	dir := t.TempDir()
+	b := newSchedctlBatch(fakeBatch(t, dir), "", time.Minute)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	parallelFor(context.Background(), 40, 3, func(i int) {
+		doc, err := b.Explain(context.Background(), fmt.Sprintf("/tmp/ok-%d.yaml", i))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		seen[doc.Pods[0].Name]++
+		mu.Unlock()
+	})
+	b.Close()
+	if n := starts(t, dir); n > 3 || len(seen) != n {
+		t.Errorf("%d processes started, %d answered (%v); want at most 3", n, len(seen), seen)
 	}
 }
 
