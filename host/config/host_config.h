@@ -135,6 +135,9 @@ struct KubernetesConfig {
   // qps and burst limit the client's request rate (kube-scheduler's defaults); qps 0 lifts it.
   double qps = 50;
   int32_t burst = 100;
+  // content_type is what the client speaks to the API server for the built-in kinds, as
+  // kube-scheduler's clientConnection.contentType: protobuf (its default) or JSON.
+  std::string content_type = "application/vnd.kubernetes.protobuf";
   // sync_timeout bounds the wait for the first list of every kind at start.
   std::chrono::nanoseconds sync_timeout = std::chrono::minutes(2);
   // watch_idle_timeout ends a watch silent for this long (no event, no bookmark; the API server

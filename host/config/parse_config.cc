@@ -286,8 +286,8 @@ LeaderElectionConfig ParseLeaderElection(const Context& ctx, const toml::table& 
 
 KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   internal::CheckKeys(ctx, table,
-                      {"kubeconfig", "context", "in_cluster", "qps", "burst", "sync_timeout",
-                       "watch_idle_timeout", "leader_election"},
+                      {"kubeconfig", "context", "in_cluster", "qps", "burst", "content_type",
+                       "sync_timeout", "watch_idle_timeout", "leader_election"},
                       "[kubernetes]");
   KubernetesConfig kube;
   if (const toml::node* path = table.get("kubeconfig")) {
@@ -328,6 +328,14 @@ KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   }
   if (auto v = internal::GetInt(ctx, table, "burst", "kubernetes.burst", 1, 1'000'000)) {
     kube.burst = static_cast<int32_t>(*v);
+  }
+  if (auto v = internal::GetString(ctx, table, "content_type", "kubernetes.content_type")) {
+    if (*v != "application/vnd.kubernetes.protobuf" && *v != "application/json") {
+      Fail(ctx, table.get("content_type")->source(),
+           "kubernetes.content_type must be \"application/vnd.kubernetes.protobuf\" or "
+           "\"application/json\", not \"" + *v + "\"");
+    }
+    kube.content_type = *v;
   }
   if (auto v = GetDuration(ctx, table, "sync_timeout", "kubernetes.sync_timeout")) {
     kube.sync_timeout = *v;

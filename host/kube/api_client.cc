@@ -21,6 +21,8 @@
 #include <thread>
 #include <utility>
 
+#include "host/kube/proto_codec.h"
+
 namespace schedhost::kube {
 
 namespace asio = boost::asio;
@@ -52,13 +54,17 @@ ApiError ApiError::From(const Response& response, std::string_view what) {
   std::string reason;
   std::string message;
   try {
-    const nlohmann::json status = nlohmann::json::parse(response.body);
+    const nlohmann::json status = proto::IsProtobuf(response.content_type)
+                                      ? proto::DecodeObject(response.body)
+                                      : nlohmann::json::parse(response.body);
     if (status.is_object()) {
       reason = status.value("reason", "");
       message = status.value("message", "");
     }
   } catch (const nlohmann::json::exception&) {
     message = response.body.substr(0, 200);
+  } catch (const proto::ProtoError&) {
+    message = "(an answer in protobuf that does not decode)";
   }
   std::string text = std::string(what) + ": " + StatusText(response.status);
   if (!message.empty()) text += ": " + message;
@@ -208,6 +214,9 @@ class Connection {
         if (auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
           out.retry_after = std::string(it->value());
         }
+        if (auto it = parser.get().find(http::field::content_type); it != parser.get().end()) {
+          out.content_type = std::string(it->value());
+        }
         if (!parser.get().keep_alive()) Close();
         out.body = std::move(parser.get().body());
         return out;
@@ -222,7 +231,7 @@ class Connection {
   int Stream(http::request<http::string_body>& request,
              const std::function<bool(std::string_view)>& on_data,
              std::chrono::milliseconds connect_timeout, std::chrono::milliseconds idle_timeout,
-             std::string* error_body) {
+             std::string* error_body, std::string* content_type) {
     Open(connect_timeout);
     Write(request, connect_timeout);
     http::response_parser<http::buffer_body> parser;
@@ -233,6 +242,10 @@ class Connection {
     Await([&](auto& stream, auto done) { http::async_read_header(stream, buffer_, parser, done); },
           idle_timeout, "reading the watch header");
     const int status = static_cast<int>(parser.get().result_int());
+    if (content_type != nullptr) {
+      auto it = parser.get().find(http::field::content_type);
+      *content_type = it != parser.get().end() ? std::string(it->value()) : std::string();
+    }
     std::array<char, kChunkBytes> chunk{};
     while (!parser.is_done()) {
       parser.get().body().data = chunk.data();
@@ -406,8 +419,10 @@ std::unique_ptr<Connection> ApiClient::Take() {
 void ApiClient::Give(std::unique_ptr<Connection> c, bool reuse) {
   std::lock_guard lock(mu_);
   busy_.erase(std::remove(busy_.begin(), busy_.end(), c.get()), busy_.end());
-  // A handful of idle connections is plenty; the rest close.
-  if (reuse && !cancelled_.load() && idle_.size() < 16) idle_.push_back(std::move(c));
+  // Enough idle connections for the writer's lanes at full pace (bindings, event senders);
+  // the rest close.
+  constexpr size_t kMaxIdle = 64;
+  if (reuse && !cancelled_.load() && idle_.size() < kMaxIdle) idle_.push_back(std::move(c));
 }
 
 namespace {
@@ -415,7 +430,8 @@ namespace {
 http::request<http::string_body> MakeRequest(const ClusterAccess& access,
                                              const ClientOptions& options, http::verb verb,
                                              std::string_view target, std::string_view body,
-                                             std::string_view content_type) {
+                                             std::string_view content_type,
+                                             std::string_view accept) {
   http::request<http::string_body> request{verb, access.base_path + std::string(target), 11};
   const bool default_port =
       (access.tls && access.port == "443") || (!access.tls && access.port == "80");
@@ -424,7 +440,7 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
       access.host.find(':') != std::string::npos ? "[" + access.host + "]" : access.host;
   request.set(http::field::host, default_port ? host : host + ":" + access.port);
   request.set(http::field::user_agent, options.user_agent);
-  request.set(http::field::accept, "application/json");
+  request.set(http::field::accept, beast::string_view(accept.data(), accept.size()));
   if (std::string token = access.BearerToken(); !token.empty()) {
     request.set(http::field::authorization, "Bearer " + token);
   }
@@ -441,14 +457,15 @@ http::request<http::string_body> MakeRequest(const ClusterAccess& access,
 }  // namespace
 
 Response ApiClient::Call(std::string_view method, std::string_view target, std::string_view body,
-                         std::string_view content_type, const std::function<bool()>& may_send) {
+                         std::string_view content_type, const std::function<bool()>& may_send,
+                         std::string_view accept) {
   const http::verb verb = http::string_to_verb(beast::string_view(method.data(), method.size()));
   if (verb == http::verb::unknown) {
     throw ApiError(0, "", "unknown HTTP method " + std::string(method));
   }
   for (int retry = 0;; ++retry) {
     if (!limiter_.Acquire()) throw ApiError(0, "", "the client is shut down");
-    auto request = MakeRequest(access_, options_, verb, target, body, content_type);
+    auto request = MakeRequest(access_, options_, verb, target, body, content_type, accept);
     std::unique_ptr<Connection> c = Take();
     requests_.fetch_add(1);
     Response r;
@@ -489,14 +506,16 @@ bool ApiClient::SleepUnlessCancelled(std::chrono::seconds wait) {
 }
 
 int ApiClient::Watch(std::string_view target, const std::function<bool(std::string_view)>& on_data,
-                     std::chrono::milliseconds idle_timeout, std::string* error_body) {
+                     std::chrono::milliseconds idle_timeout, std::string* error_body,
+                     std::string_view accept, std::string* content_type) {
   if (!limiter_.Acquire()) throw ApiError(0, "", "the client is shut down");
-  auto request = MakeRequest(access_, options_, http::verb::get, target, {}, {});
+  auto request = MakeRequest(access_, options_, http::verb::get, target, {}, {}, accept);
   std::unique_ptr<Connection> c = Take();
   requests_.fetch_add(1);
   // A watch's connection is not reused: its stream may have ended anywhere.
   try {
-    const int status = c->Stream(request, on_data, options_.timeout, idle_timeout, error_body);
+    const int status =
+        c->Stream(request, on_data, options_.timeout, idle_timeout, error_body, content_type);
     Give(std::move(c), /*reuse=*/false);
     return status;
   } catch (...) {

@@ -37,6 +37,7 @@ struct Response {
   int status = 0;
   std::string body;
   std::string retry_after;  // the Retry-After header, when sent (429, 503)
+  std::string content_type;
 };
 
 // ApiError is a request the server refused or could not be made; status 0 means no answer
@@ -76,6 +77,9 @@ struct ClientOptions {
   // timeout bounds one request from connect to the last byte of the answer.
   std::chrono::milliseconds timeout{30'000};
   std::string user_agent = "schedhost";
+  // protobuf: lists and watches of the built-in kinds, bindings and events speak protobuf
+  // (application/vnd.kubernetes.protobuf), as kube-scheduler's client does; false: JSON.
+  bool protobuf = true;
 };
 
 // RateLimiter is a token bucket: `burst` tokens, refilled at `qps` per second; thread-safe.
@@ -131,22 +135,28 @@ class ApiClient {
   // `may_send`, when set, is asked last, once the rate limiter has let the request go and the
   // connection is open: false sends nothing and throws ApiError::NotSent (the
   // writer's leadership fence: no write starts after this replica stopped leading).
+  // `accept` is the Accept header: proto::kAccept asks for protobuf (see Response::content_type
+  // for what came).
   Response Call(std::string_view method, std::string_view target, std::string_view body = {},
                 std::string_view content_type = "application/json",
-                const std::function<bool()>& may_send = {});
+                const std::function<bool()>& may_send = {},
+                std::string_view accept = "application/json");
 
   // Watch is a stream request: GET `target`, then `on_data` for every piece of body until the
   // server ends it, `on_data` returns false, `idle_timeout` passes without a byte, or Cancel.
   // Returns the status; a non-200 answer's body is in *error_body. Throws ApiError (status 0)
-  // on connection failures. Not rate limited after it starts.
+  // on connection failures. Not rate limited after it starts. `accept` as for Call; the answer's
+  // Content-Type is in *content_type (when given) before the first on_data.
   int Watch(std::string_view target, const std::function<bool(std::string_view)>& on_data,
-            std::chrono::milliseconds idle_timeout, std::string* error_body);
+            std::chrono::milliseconds idle_timeout, std::string* error_body,
+            std::string_view accept = "application/json", std::string* content_type = nullptr);
 
   // Cancel makes every request in flight and every later one fail at once (shutdown).
   void Cancel();
   bool cancelled() const { return cancelled_.load(); }
 
   const ClusterAccess& access() const { return access_; }
+  bool protobuf() const { return options_.protobuf; }
   // requests counts the requests sent, by method ("GET", ...) and total.
   uint64_t requests() const { return requests_.load(); }
   // retried counts the answers that were 429 or 5xx with a Retry-After, and retried.

@@ -22,6 +22,7 @@ KubeMode::KubeMode(const config::KubernetesConfig& config) : config_(config) {
   ClientOptions options;
   options.qps = config_.qps;
   options.burst = config_.burst;
+  options.protobuf = config_.content_type == "application/vnd.kubernetes.protobuf";
   const config::LeaderElectionConfig& le = config_.leader_election;
   if (le.enabled) {
     // Its own client and rate limit, as kube-scheduler's leader election has: a renewal never

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "host/kube/proto_codec.h"
 #include "host/model/decode.h"
 
 namespace schedhost::kube {
@@ -49,6 +50,8 @@ Reflector::Spec Reflector::Pods() {
   spec.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
   spec.kind = model::ApiKind::kPod;
   spec.store_kind = store::Kind::kPod;
+  spec.api_version = "v1";
+  spec.object_kind = "Pod";
   spec.keep = [](const nlohmann::json& pod) {
     const std::string phase = StringAt(pod, "status", "phase");
     if (phase == "Succeeded" || phase == "Failed") return false;
@@ -61,32 +64,44 @@ Reflector::Spec Reflector::Pods() {
 }
 
 Reflector::Spec Reflector::Nodes() {
-  return Spec{"nodes", "/api/v1/nodes", "", model::ApiKind::kNode, store::Kind::kNode, nullptr};
+  Spec spec{"nodes", "/api/v1/nodes", "", model::ApiKind::kNode, store::Kind::kNode, nullptr};
+  spec.api_version = "v1";
+  spec.object_kind = "Node";
+  return spec;
 }
 
 Reflector::Spec Reflector::PodDisruptionBudgets() {
-  return Spec{"poddisruptionbudgets",
-              "/apis/policy/v1/poddisruptionbudgets",
-              "",
-              model::ApiKind::kPodDisruptionBudget,
-              store::Kind::kPodDisruptionBudget,
-              nullptr};
+  Spec spec{"poddisruptionbudgets",
+            "/apis/policy/v1/poddisruptionbudgets",
+            "",
+            model::ApiKind::kPodDisruptionBudget,
+            store::Kind::kPodDisruptionBudget,
+            nullptr};
+  spec.api_version = "policy/v1";
+  spec.object_kind = "PodDisruptionBudget";
+  return spec;
 }
 
 Reflector::Spec Reflector::PriorityClasses() {
-  return Spec{"priorityclasses",
-              "/apis/scheduling.k8s.io/v1/priorityclasses",
-              "",
-              model::ApiKind::kPriorityClass,
-              store::Kind::kPriorityClass,
-              nullptr,
-              /*optional=*/true};
+  Spec spec{"priorityclasses",
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            "",
+            model::ApiKind::kPriorityClass,
+            store::Kind::kPriorityClass,
+            nullptr,
+            /*optional=*/true};
+  spec.api_version = "scheduling.k8s.io/v1";
+  spec.object_kind = "PriorityClass";
+  return spec;
 }
 
 Reflector::Spec Reflector::Namespaces() {
-  return Spec{
+  Spec spec{
       "namespaces", "/api/v1/namespaces", "", model::ApiKind::kNamespace, store::Kind::kNamespace,
       nullptr};
+  spec.api_version = "v1";
+  spec.object_kind = "Namespace";
+  return spec;
 }
 
 Reflector::Spec Reflector::Declared(const store::KindInfo& kind) {
@@ -94,6 +109,8 @@ Reflector::Spec Reflector::Declared(const store::KindInfo& kind) {
   spec.name = kind.Key();
   spec.path = CollectionPath(kind, "");
   spec.declared = kind;
+  spec.api_version = kind.ApiVersion();
+  spec.object_kind = kind.kind;
   return spec;
 }
 
@@ -255,6 +272,12 @@ void Reflector::Run() {
   }
 }
 
+std::string_view Reflector::Accept() const {
+  return client_.protobuf() && proto::Supports(spec_.api_version, spec_.object_kind)
+             ? proto::kAccept
+             : std::string_view("application/json");
+}
+
 std::string Reflector::List() {
   std::unordered_set<std::string> seen;
   std::string cont;
@@ -265,10 +288,11 @@ std::string Reflector::List() {
     if (!spec_.field_selector.empty())
       target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
     if (!cont.empty()) target += "&continue=" + UrlEscape(cont);
-    Response r = client_.Call("GET", target);
+    Response r = client_.Call("GET", target, {}, "application/json", {}, Accept());
     if (r.status == 410) throw Expired{"the list's continue token expired"};
     if (r.status != 200) throw ApiError::From(r, "listing " + spec_.name);
-    nlohmann::json list = nlohmann::json::parse(r.body);
+    nlohmann::json list = proto::IsProtobuf(r.content_type) ? proto::DecodeObject(r.body)
+                                                             : nlohmann::json::parse(r.body);
     r.body.clear();
     for (const nlohmann::json& item : list.value("items", nlohmann::json::array())) {
       seen.insert(KeyOf(item));
@@ -324,16 +348,23 @@ std::string Reflector::Watch(std::string rv) {
     std::lock_guard lock(mu_);
     ++stats_.watches;
   }
-  JsonStream stream;
+  JsonStream json_stream;
+  proto::WatchStream proto_stream;
+  std::string content_type;
   std::optional<Expired> expired;
   std::string error;
   std::string error_body;
   const int status = client_.Watch(
       target,
       [&](std::string_view bytes) {
-        stream.Feed(bytes);
+        const bool protobuf = proto::IsProtobuf(content_type);
+        if (protobuf) {
+          proto_stream.Feed(bytes);
+        } else {
+          json_stream.Feed(bytes);
+        }
         nlohmann::json event;
-        while (stream.Next(&event)) {
+        while (protobuf ? proto_stream.Next(&event) : json_stream.Next(&event)) {
           const std::string type = event.value("type", "");
           const nlohmann::json& object = event["object"];
           if (type == "ERROR") {
@@ -366,13 +397,14 @@ std::string Reflector::Watch(std::string rv) {
         return !stop_.load();
       },
       std::min<std::chrono::milliseconds>(std::chrono::seconds(timeout + 30), spec_.idle_timeout),
-      &error_body);
+      &error_body, Accept(), &content_type);
   if (expired) throw *expired;
   if (status == 410) throw Expired{"watch from resourceVersion " + rv + " expired"};
   if (status != 200) {
     Response r;
     r.status = status;
     r.body = std::move(error_body);
+    r.content_type = std::move(content_type);
     throw ApiError::From(r, "watching " + spec_.name);
   }
   if (!error.empty()) throw std::runtime_error(error);

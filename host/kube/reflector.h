@@ -68,6 +68,10 @@ class Reflector {
     // read it through object_kind_status), counts as synced, and lists again after a backoff
     // (1 s doubling to 10 s) until it can.
     std::optional<store::KindInfo> declared;
+    // api_version and object_kind name the kind ("v1", "Pod"): when the client asks for
+    // protobuf and the kind has a message (proto::Supports), lists and watches use it.
+    std::string api_version;
+    std::string object_kind;
   };
   // The specs for the kinds the scheduler reads.
   static Spec Pods();
@@ -109,6 +113,8 @@ class Reflector {
 
   void Run();
   // List lists every page, applies the difference, and returns the list's resourceVersion.
+  // Accept is the Accept header of this kind's lists and watches.
+  std::string_view Accept() const;
   std::string List();
   // Watch watches from `rv` until the stream ends (returns the last resourceVersion seen) or
   // the server says the history is gone (throws Expired).

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 
+#include "host/kube/proto_codec.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/model/meta.h"
 
@@ -83,6 +84,17 @@ std::chrono::milliseconds Jittered(std::chrono::milliseconds d) {
 
 }  // namespace
 
+std::pair<std::string, std::string_view> Writer::Body(const nlohmann::json& object) const {
+  if (client_.protobuf()) {
+    try {
+      return {proto::EncodeObject(object), proto::kContentType};
+    } catch (const proto::ProtoError& e) {
+      spdlog::debug("kubernetes: sending {} as JSON: {}", object.value("kind", ""), e.what());
+    }
+  }
+  return {object.dump(), "application/json"};
+}
+
 Writer::Writer(ApiClient& client, WriterOptions options)
     : client_(client),
       options_(std::move(options)),
@@ -144,8 +156,9 @@ void Writer::Bind(const model::Pod& pod, std::string_view node) {
   const std::string what = "binding pod " + pod.Key() + " to node " + std::string(node);
   Response r;
   try {
-    r = client_.Call("POST", PodPath(pod.namespace_name(), pod.name()) + "/binding",
-                     binding.dump(), "application/json", fence_);
+    const auto [body, content_type] = Body(binding);
+    r = client_.Call("POST", PodPath(pod.namespace_name(), pod.name()) + "/binding", body,
+                     content_type, fence_);
   } catch (const ApiError& e) {
     std::lock_guard lock(mu_);
     if (e.not_sent()) {
@@ -600,7 +613,8 @@ bool Writer::SendEvent(const EventWrite& write) {
             {"count", std::max(1, write.count)}};
   }
   try {
-    const Response r = client_.Call("POST", collection, body.dump(), "application/json", fence_);
+    const auto [bytes, content_type] = Body(body);
+    const Response r = client_.Call("POST", collection, bytes, content_type, fence_);
     if (r.status == 201 || r.status == 200) {
       CountEvents(&WriterStats::events);
       return true;

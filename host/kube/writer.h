@@ -1,6 +1,7 @@
 // Writer: the scheduler's ClusterWriter against an API server, as kube-scheduler writes.
 // - Bind: `POST pods/{name}/binding` with the pod's uid, on the calling binding-cycle thread (its
-//   own lane: it never waits behind status patches or events). 409 and 404 mean someone else
+//   own lane: it never waits behind status patches or events), in protobuf when the client
+//   speaks it (as are event creates; patches are JSON). 409 and 404 mean someone else
 //   bound the pod or it is going away: kSuperseded, never retried.
 // - Status: a strategic-merge patch of `pods/{name}/status` (PodScheduled=False with upstream's
 //   reason and message; nominatedNodeName set or cleared), sent by a thread of its own; only
@@ -29,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "host/kube/api_client.h"
@@ -45,8 +47,10 @@ struct WriterOptions {
   double events_per_second = 0;
   int event_burst = 100;
   size_t max_events = 1000;
-  // event_senders are the event writes in flight at once.
-  int event_senders = 8;
+  // event_senders are the event writes in flight at once: enough to keep up with a binding
+  // rate near the API server's limit at its latency under that load (client-go starts a
+  // goroutine per event).
+  int event_senders = 32;
   // series_finish: a series not seen for this long gets its last count written and is
   // forgotten, as is an event without a series this long after it was recorded; series_refresh:
   // how often a running series' count is written (client-go's finishTime and refreshTime).
@@ -152,6 +156,9 @@ class Writer final : public store::ClusterWriter {
     int tries = 0;
   };
 
+  // Body is `object` as the request body of a create and its Content-Type: protobuf when the
+  // client speaks it (as client-go sends creates), else JSON.
+  std::pair<std::string, std::string_view> Body(const nlohmann::json& object) const;
   void QueueStatus(const model::Pod& pod, const std::function<void(StatusUpdate&)>& change);
   void QueueEvent(Event event);
   // QueueWriteLocked queues `write` unless max_events wait (then counts it dropped); mu_ held.

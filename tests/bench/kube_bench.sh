@@ -18,6 +18,7 @@
 #   --rounds N         repeat both runs N times, one table per round (default 1)
 #   --parallel N       pod creations in flight (default 32)
 #   --timeout DUR      give up on a run when not every pod is bound by then (default 10m)
+#   --content-type T   what schedhostd speaks to the API server: protobuf (default) or json
 #   --backlog          create the pods before the scheduler starts and time it from its start
 #                      (default: the scheduler runs and is ready, then the pods are created)
 #   --keep             keep the work directory (configs, logs, JSON, the control plane's
@@ -37,6 +38,7 @@ parallel=32
 timeout=10m
 keep=0
 backlog=0
+content_type=application/vnd.kubernetes.protobuf
 positional=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -48,6 +50,13 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --backlog) backlog=1; shift ;;
+    --content-type)
+      case "$2" in
+        protobuf) content_type=application/vnd.kubernetes.protobuf ;;
+        json) content_type=application/json ;;
+        *) log "--content-type protobuf|json"; exit 2 ;;
+      esac
+      shift 2 ;;
     -h|--help) usage ;;
     -*) log "unknown option $1"; usage ;;
     *)
@@ -99,6 +108,7 @@ state_dir = "$dir/state"
 [kubernetes]
 kubeconfig = "$user_kc"
 qps = 0
+content_type = "$content_type"
 [kubernetes.leader_election]
 enabled = false
 [[profile]]
@@ -144,6 +154,9 @@ EOF
   fail_with_log "kube-scheduler not ready within 120 s" "$dir/scheduler.log"
 }
 
+# elapsed START: seconds since START (date +%s.%N), to the millisecond.
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+
 start_null() {
   local dir=$1 user_kc=$2
   "$bin/loadgen" null --kubeconfig "$user_kc" >"$dir/scheduler.log" 2>&1 &
@@ -187,10 +200,11 @@ run_one() {
   local status=0 ready_lines=0
   if [[ $backlog -eq 0 ]]; then
     log "$name: starting the scheduler"
-    local started=$SECONDS
+    local started
+    started=$(date +%s.%N)
     start_scheduler "$name" "$dir" "$user_kc"
     ready_lines=$(wc -l <"$dir/scheduler.log")
-    log "$name: ready after $((SECONDS - started)) s; creating $pods pods (load average $(load))"
+    log "$name: ready after $(elapsed "$started") s; creating $pods pods (load average $(load))"
     pids+=(--pid "scheduler=$sched_pid")
     "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
     "$bin/loadgen" pods --kubeconfig "$admin_kc" --count "$pods" --scheduler-name default-scheduler \
@@ -209,8 +223,12 @@ run_one() {
     done
     "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" -o "$dir/before.json"
     log "$name: starting the scheduler on $pods pending pods (load average $(load))"
+    local started
+    started=$(date +%s.%N)
     start_scheduler "$name" "$dir" "$user_kc"
     ready_lines=$(wc -l <"$dir/scheduler.log")
+    # schedhostd is ready once it has listed every kind: with pods waiting, this is its relist.
+    log "$name: ready after $(elapsed "$started") s"
     pids+=(--pid "scheduler=$sched_pid")
     wait "$wait_pid" || status=$?
     wait_pid=""
@@ -249,6 +267,7 @@ run_one() {
 command -v curl >/dev/null || { log "curl is required (kube-scheduler's /readyz)"; exit 2; }
 mode="pods created while the scheduler runs"
 [[ $backlog -eq 1 ]] && mode="pods pending before the scheduler starts"
+[[ "$content_type" == application/json ]] && mode="$mode, schedhostd speaking JSON"
 log "$build ($build_type), $nodes nodes, $pods pods, $mode, $(nproc) cores; work dir $work"
 schedulers=(schedhostd null kube-scheduler)
 [[ -n "$only" ]] && schedulers=("$only")

@@ -18,8 +18,9 @@ namespace schedhost::bench {
 namespace {
 
 // The figures both sides report, by their JSON names.
-const std::array<const char*, 5> kFigures = {"pods_per_second", "nominated_or_bound_per_second",
-                                             "peak_rss_mib", "seconds", "p99_ms"};
+const std::array<const char*, 6> kFigures = {"pods_per_second", "nominated_or_bound_per_second",
+                                             "peak_rss_mib",    "seconds",
+                                             "p99_ms",          "first_binding_ms"};
 
 // Capture runs argv with stdout into the returned string (stderr passes through, so a side's
 // progress and errors reach the user as they happen). posix_spawn rather than Boost.Process:
@@ -187,7 +188,7 @@ std::string FormatPeerTable(const std::vector<PeerResult>& results) {
   std::string out;
   out +=
       "WORKLOAD               SCHEDHOST POD/S  UPSTREAM POD/S   RATIO   NOM|BOUND/S RATIO   "
-      "RSS MiB (ours/theirs)\n";
+      "RSS MiB (ours/theirs)  FIRST BINDING ms (ours/theirs)\n";
   for (const PeerResult& r : results) {
     const double mine = Median(r.schedhost, "pods_per_second");
     const double theirs = Median(r.upstream, "pods_per_second");
@@ -205,7 +206,10 @@ std::string FormatPeerTable(const std::vector<PeerResult>& results) {
     c.resize(8, ' ');
     std::string d = RatioText(Ratio(nob_mine, nob_theirs));
     d.resize(20, ' ');
-    out += line + a + b + c + d + Fixed(rss_mine, 0) + " / " + Fixed(rss_theirs, 0) + "\n";
+    std::string rss = Fixed(rss_mine, 0) + " / " + Fixed(rss_theirs, 0);
+    rss.resize(std::max<size_t>(rss.size() + 1, 23), ' ');
+    out += line + a + b + c + d + rss + Fixed(Median(r.schedhost, "first_binding_ms"), 0) + " / " +
+           Fixed(Median(r.upstream, "first_binding_ms"), 0) + "\n";
     for (int64_t n : r.upstream_unbound) {
       out += "  (an upstream run of " + r.name + " left " + std::to_string(n) +
              " measured pod(s) unbound at its end)\n";

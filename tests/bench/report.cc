@@ -49,6 +49,7 @@ const std::vector<std::pair<std::string, std::function<double(const RunResult&)>
           {"snapshot_bytes_per_node", [](const RunResult& r) { return r.snapshot_node_bytes; }},
           {"bytes_per_pending_pod", [](const RunResult& r) { return r.pending_pod_bytes; }},
           {"max_gap_ms", [](const RunResult& r) { return r.max_gap_ms; }},
+          {"first_binding_ms", [](const RunResult& r) { return r.first_binding_ms; }},
           {"pending_pod_object_bytes",
            [](const RunResult& r) { return r.pending_pod_object_bytes; }},
           {"nominated_or_bound_per_second",

@@ -3,11 +3,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -26,6 +30,28 @@ namespace schedhost::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// BootTimeNs is CLOCK_BOOTTIME, the clock /proc/self/stat's start time counts on.
+int64_t BootTimeNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// ProcessStartBootNs is when this process started, on CLOCK_BOOTTIME: /proc/self/stat's field
+// 22, in clock ticks (USER_HZ: 100 on Linux); -1 when it cannot be read.
+int64_t ProcessStartBootNs() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && (fields >> field); ++i) {
+    if (i == 22) return std::stoll(field) * (1'000'000'000 / 100);
+  }
+  return -1;
+}
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
@@ -61,6 +87,7 @@ class Tracker {
     if (e.type == store::EventType::kModified && !was_bound && !pod->node_name().empty()) {
       const int64_t now = NowNs();
       std::lock_guard lock(mu_);
+      if (bound_ == 0) first_bound_boot_ns_ = BootTimeNs();
       ++bound_;  // every pod in the store is the bench's
       auto it = slots_.find(pod->name());
       if (it != slots_.end()) pods_[it->second].bound_ns = now;
@@ -90,6 +117,9 @@ class Tracker {
   // Fill sets the measured figures of `r` from the pods recorded.
   void Fill(RunResult& r) const {
     std::lock_guard lock(mu_);
+    if (const int64_t start = ProcessStartBootNs(); start >= 0 && bound_ > 0) {
+      r.first_binding_ms = static_cast<double>(first_bound_boot_ns_ - start) / 1e6;
+    }
     int64_t first = 0;
     int64_t last = 0;
     std::vector<int64_t> latencies;
@@ -156,6 +186,7 @@ class Tracker {
   std::vector<Pod> pods_;
   size_t unmeasured_ = 0;
   size_t bound_ = 0;
+  int64_t first_bound_boot_ns_ = 0;
   size_t deleted_pending_ = 0;
 };
 

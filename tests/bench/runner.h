@@ -61,6 +61,10 @@ struct RunResult {
   /// max_gap_ms is the longest time between two consecutive bindings of measured pods: the
   /// longest the scheduler stalled while pods were waiting.
   double max_gap_ms = 0;
+  /// first_binding_ms is from the process's start (/proc/self/stat, at the kernel's 10 ms
+  /// tick) to the first binding of any pod: what a fresh process pays before it schedules,
+  /// plugin loading and profile building included.
+  double first_binding_ms = 0;
   /// measured_nominated counts the measured pods nominated to a node (status.nominatedNodeName
   /// written by preemption) before they were bound. When it is not 0,
   /// nominated_or_bound_per_second is how many measured pods were nominated or bound, whichever

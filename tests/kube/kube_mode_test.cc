@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "host/kube/proto_codec.h"
 #include "host/kube/writer.h"
 #include "host/metrics/scheduler_metrics.h"
 #include "host/model/decode_api.h"
@@ -440,6 +441,195 @@ TEST_F(KubeModeTest, ShippedManifestsGiveTheServiceAccountWhatSchedulingNeeds) {
   EXPECT_TRUE(parsed.kubernetes->in_cluster);
   ASSERT_EQ(parsed.profiles.size(), 1u);
   EXPECT_EQ(parsed.profiles[0].name, "schedhost");
+}
+
+// Normalized drops what JSON's omitempty leaves out and protobuf writes (zero scalars, empty
+// objects and arrays, nulls) and the managed fields, so both encodings of one object compare.
+Json Normalized(const Json& j) {
+  if (j.is_object()) {
+    Json out = Json::object();
+    for (const auto& [k, v] : j.items()) {
+      if (k == "managedFields") continue;
+      Json n = Normalized(v);
+      const bool empty = n.is_null() || (n.is_string() && n.get<std::string>().empty()) ||
+                         (n.is_number() && n == 0) || (n.is_boolean() && !n.get<bool>()) ||
+                         (n.is_object() && n.empty()) || (n.is_array() && n.empty());
+      if (!empty) out[k] = std::move(n);
+    }
+    return out;
+  }
+  if (j.is_array()) {
+    Json out = Json::array();
+    for (const Json& v : j) out.push_back(Normalized(v));
+    return out;
+  }
+  return j;
+}
+
+TEST_F(KubeModeTest, ProtobufFromTheApiServerReadsAsItsJson) {
+  // Objects of every built-in kind the host reads, with the fields the JSON mapping treats apart:
+  // inline structs (volume sources, probe handlers, a PV's source), quantities, times,
+  // int-or-strings, maps, negative and 64-bit integers, base64 bytes.
+  const std::string manifests = R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: rich, labels: {app: web}, annotations: {note: "x"}}
+spec:
+  priority: 0
+  terminationGracePeriodSeconds: 7
+  containers:
+  - name: c
+    image: x
+    resources: {requests: {cpu: 250m, memory: 1Gi}, limits: {cpu: "2"}}
+    ports: [{containerPort: 8080, name: http}]
+    readinessProbe: {httpGet: {path: /, port: http}, periodSeconds: 5}
+    livenessProbe: {exec: {command: ["true"]}}
+    env: [{name: A, valueFrom: {configMapKeyRef: {name: cm, key: k}}}]
+  volumes:
+  - {name: data, persistentVolumeClaim: {claimName: claim}}
+  - {name: cache, emptyDir: {sizeLimit: 1Gi}}
+  - {name: cfg, configMap: {name: cm, defaultMode: 420}}
+  - name: eph
+    ephemeral:
+      volumeClaimTemplate:
+        spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+  tolerations: [{key: k, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: claim}
+spec: {accessModes: [ReadWriteOnce], storageClassName: fast, resources: {requests: {storage: 5Gi}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm}
+data: {k: v}
+binaryData: {b: AAECAw==}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {maxUnavailable: "30%", selector: {matchLabels: {app: web}}}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: lease}
+spec: {holderIdentity: me, leaseDurationSeconds: 15, renewTime: "2026-12-05T10:00:00.123456Z"}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: cap}
+storageClassName: fast
+capacity: 100Gi
+maximumVolumeSize: 10Gi
+nodeTopology: {matchLabels: {zone: a}}
+)";
+  Kubectl({"create", "-n", ns_, "-f", "-"}, manifests);
+  const std::string cluster = R"(
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: PVNAME}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: fast
+  local: {path: /mnt/disk}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n1]}]}]
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: SCNAME}
+provisioner: example.com/csi
+volumeBindingMode: WaitForFirstConsumer
+allowedTopologies: [{matchLabelExpressions: [{key: zone, values: [a, b]}]}]
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: PCNAME}
+value: -20
+)";
+  std::string objects = cluster;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"PVNAME", ns_ + "-pv"},
+                                 {"SCNAME", ns_ + "-sc"},
+                                 {"PCNAME", ns_ + "-pc"}}) {
+    objects.replace(objects.find(from), from.size(), to);
+  }
+  Kubectl({"create", "-f", "-"}, objects);
+  AddNode(ns_ + "-n1", "4", "8Gi");
+
+  ClientOptions options;
+  options.qps = 0;
+  ApiClient client(LoadKubeconfig(cp_->admin_kubeconfig(), ""), options);
+  const std::string ns = "/namespaces/" + ns_;
+  int compared = 0;
+  for (const std::string& path :
+       {"/api/v1" + ns + "/pods", "/api/v1" + ns + "/persistentvolumeclaims",
+        "/api/v1" + ns + "/configmaps", "/apis/policy/v1" + ns + "/poddisruptionbudgets",
+        "/apis/coordination.k8s.io/v1" + ns + "/leases",
+        "/apis/storage.k8s.io/v1" + ns + "/csistoragecapacities", std::string("/api/v1/nodes"),
+        std::string("/api/v1/persistentvolumes"), std::string("/apis/storage.k8s.io/v1/storageclasses"),
+        std::string("/apis/scheduling.k8s.io/v1/priorityclasses"), std::string("/api/v1/namespaces")}) {
+    const Response json = client.Call("GET", path);
+    const Response pb = client.Call("GET", path, {}, "application/json", {}, proto::kAccept);
+    ASSERT_EQ(json.status, 200) << path << json.body;
+    ASSERT_EQ(pb.status, 200) << path;
+    ASSERT_TRUE(proto::IsProtobuf(pb.content_type)) << path << ": " << pb.content_type;
+    Json from_json = Json::parse(json.body);
+    Json from_pb = proto::DecodeObject(pb.body);
+    // The two GETs may straddle a change (a node's heartbeat): compare the objects both saw at
+    // the same resourceVersion.
+    from_json["metadata"].erase("resourceVersion");
+    from_pb["metadata"].erase("resourceVersion");
+    ASSERT_FALSE(from_json["items"].empty()) << path;
+    if (Normalized(from_json) != Normalized(from_pb)) {
+      // Name the first item that differs.
+      for (size_t i = 0; i < from_json["items"].size(); ++i) {
+        EXPECT_EQ(Normalized(from_json["items"][i]).dump(1), Normalized(from_pb["items"][i]).dump(1))
+            << path << " item " << i;
+      }
+      ADD_FAILURE() << path;
+    }
+    compared += static_cast<int>(from_json["items"].size());
+  }
+  EXPECT_GE(compared, 12);
+
+  // A watch in protobuf: the event's object reads as the object's JSON.
+  const Response list = client.Call("GET", "/api/v1" + ns + "/pods");
+  const std::string rv = Json::parse(list.body)["metadata"].value("resourceVersion", "");
+  std::thread create([&] { Create(Pod("watched", "100m")); });
+  std::string content_type;
+  proto::WatchStream stream;
+  Json added;
+  std::string error_body;
+  const int status = client.Watch(
+      "/api/v1" + ns + "/pods?watch=1&resourceVersion=" + rv,
+      [&](std::string_view bytes) {
+        stream.Feed(bytes);
+        Json event;
+        while (stream.Next(&event)) {
+          if (event["type"] == "ADDED" && event["object"]["metadata"]["name"] == "watched") {
+            added = event["object"];
+            return false;
+          }
+        }
+        return true;
+      },
+      std::chrono::seconds(30), &error_body, proto::kAccept, &content_type);
+  create.join();
+  ASSERT_EQ(status, 200) << error_body;
+  EXPECT_TRUE(proto::IsProtobuf(content_type)) << content_type;
+  ASSERT_TRUE(added.is_object());
+  Json pod = Get("pod", "watched");
+  pod.erase("apiVersion");
+  pod.erase("kind");
+  added.erase("apiVersion");
+  added.erase("kind");
+  EXPECT_EQ(Normalized(pod["spec"]).dump(1), Normalized(added["spec"]).dump(1));
+  EXPECT_EQ(Normalized(pod["metadata"]["uid"]), Normalized(added["metadata"]["uid"]));
 }
 
 // The writer on its own, as the `schedhost` user, with the series times shortened.
