@@ -15,9 +15,9 @@
 //   its count patched at the second occurrence, every 30 minutes while it goes on and once
 //   more when it ends; an event the API server did not answer is tried again 10 s later, up to
 //   12 times. Writes go out several at once (event_senders) under the client's rate limit, as
-//   client-go writes each in a goroutine of its own; when the API server falls behind and
-//   max_events wait, new ones are dropped and counted (schedhost_kube_events_total): an event
-//   never blocks scheduling.
+//   client-go writes each in a goroutine of its own; when the API server is gone so long that
+//   max_events (100,000) wait, new ones are dropped and counted (schedhost_kube_events_total):
+//   an event never blocks scheduling.
 #pragma once
 
 #include <atomic>
@@ -43,10 +43,13 @@ struct WriterOptions {
   // instance names this replica in events' reportingInstance ("<scheduler>-<instance>").
   std::string instance;
   // events_per_second and event_burst bound the events sent beyond the client's own limit
-  // (0: none); the queue holds max_events, and events beyond them are dropped.
+  // (0: none); the queue holds max_events, and events beyond them are dropped. client-go
+  // writes each event on a goroutine of its own, so at any rate its API server takes it drops
+  // none; max_events is that guard against an API server gone for long (about 400 bytes an
+  // event: 40 MB at most), not a limit a busy scheduler meets.
   double events_per_second = 0;
   int event_burst = 100;
-  size_t max_events = 1000;
+  size_t max_events = 100'000;
   // event_senders are the event writes in flight at once: enough to keep up with a binding
   // rate near the API server's limit at its latency under that load (client-go starts a
   // goroutine per event).

@@ -236,7 +236,7 @@ run_one() {
   fi
   # The events come after the bindings: the span ends once they are written too.
   "$bin/loadgen" events --kubeconfig "$admin_kc" --wait --expect "$pods" --settle 5s \
-    2>>"$dir/loadgen.log" || true
+    >"$dir/events_wait.json" 2>>"$dir/loadgen.log" || rm -f "$dir/events_wait.json"
   "$bin/loadgen" metrics --kubeconfig "$admin_kc" "${pids[@]}" --since "$dir/before.json" \
     >"$dir/metrics.json"
   "$bin/loadgen" events --kubeconfig "$admin_kc" >"$dir/events.json" 2>>"$dir/loadgen.log" ||

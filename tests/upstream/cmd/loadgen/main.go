@@ -6,7 +6,7 @@
 //	loadgen apply   --kubeconfig K -f FILE [--scheduler-name NAME]
 //	loadgen pods    --kubeconfig K --count N --scheduler-name NAME [--namespace bench] [--no-wait]
 //	loadgen wait    --kubeconfig K [--namespace bench]
-//	loadgen null    --kubeconfig K [--scheduler-name default-scheduler] [--parallel 16]
+//	loadgen null    --kubeconfig K [--scheduler-name default-scheduler] [--parallel 64]
 //	loadgen events  --kubeconfig K [--namespace bench] [--reason Scheduled] [--expect N]
 //	loadgen metrics --kubeconfig K [--pid NAME=PID]... [-o FILE] [--since FILE]
 //	loadgen report  NAME=DIR NAME=DIR

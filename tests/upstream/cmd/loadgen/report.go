@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // benchRun is one scheduler's run as kube_bench.sh leaves it: DIR/pods.json (loadgen pods'
@@ -18,10 +19,12 @@ import (
 // DIR/metrics.json (loadgen metrics --since over the same span, with --pid scheduler=,
 // apiserver= and etcd=).
 type benchRun struct {
-	name    string
-	pods    podsResult
-	events  *eventsResult
-	metrics delta
+	name   string
+	pods   podsResult
+	events *eventsResult
+	// eventsDone is when the last Scheduled event was written, from DIR/events_wait.json.
+	eventsDone time.Time
+	metrics    delta
 }
 
 func runReport(_ context.Context, args []string) error {
@@ -46,6 +49,13 @@ func runReport(_ context.Context, args []string) error {
 		}
 		if err := readJSON(filepath.Join(dir, "metrics.json"), &r.metrics); err != nil {
 			return err
+		}
+		if path := filepath.Join(dir, "events_wait.json"); fileExists(path) {
+			var w eventsWaitResult
+			if err := readJSON(path, &w); err != nil {
+				return err
+			}
+			r.eventsDone, _ = time.Parse(time.RFC3339Nano, w.LastGrowth)
 		}
 		if path := filepath.Join(dir, "events.json"); fileExists(path) {
 			r.events = &eventsResult{}
@@ -87,7 +97,7 @@ func (r *benchRun) apiserverCPU() float64 {
 // run's busiest request kinds with the API server's mean latency for them.
 func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "scheduler\tbound\tpods/s\tseconds\tbind pods/s\tcreate s\tp50 ms\tp99 ms\tAPI requests\tbindings\tevent writes\tScheduled events\tscheduler CPU-s\tapiserver CPU-s\t(cores)\tapiserver ms/pod\tetcd CPU-s\tloadgen CPU-s\tother CPU-s\t")
+	fmt.Fprintln(w, "scheduler\tbound\tpods/s\tseconds\tevents done s\tbind pods/s\tcreate s\tp50 ms\tp99 ms\tAPI requests\tbindings\tevent writes\tScheduled events\tscheduler CPU-s\tapiserver CPU-s\t(cores)\tapiserver ms/pod\tetcd CPU-s\tloadgen CPU-s\tother CPU-s\t")
 	for _, r := range runs {
 		m := &r.metrics
 		cores := 0.0
@@ -114,8 +124,12 @@ func printReport(out io.Writer, runs []benchRun, flowSchema string, top int) {
 		if r.pods.Pods > 0 {
 			perPod = 1000 * r.apiserverCPU() / float64(r.pods.Pods)
 		}
-		fmt.Fprintf(w, "%s\t%d/%d\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
-			r.name, r.pods.Bound, r.pods.Pods, r.pods.PodsPerSecond, r.pods.Seconds, r.pods.BindPodsPerSecond,
+		eventsDone := "-"
+		if start, err := time.Parse(time.RFC3339Nano, r.pods.Start); err == nil && !r.eventsDone.IsZero() {
+			eventsDone = fmt.Sprintf("%.2f", r.eventsDone.Sub(start).Seconds())
+		}
+		fmt.Fprintf(w, "%s\t%d/%d\t%.0f\t%.2f\t%s\t%.0f\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n",
+			r.name, r.pods.Bound, r.pods.Pods, r.pods.PodsPerSecond, r.pods.Seconds, eventsDone, r.pods.BindPodsPerSecond,
 			create, p50, p99, m.RequestsByFlowSchema[flowSchema],
 			m.Requests["POST pods/binding"], events, scheduled, m.CPUSeconds["scheduler"], r.apiserverCPU(), cores,
 			perPod, m.CPUSeconds["etcd"], r.pods.LoadgenCPUSeconds, max(0, other))
