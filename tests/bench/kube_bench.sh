@@ -20,6 +20,8 @@
 #   --timeout DUR      give up on a run when not every pod is bound by then (default 10m)
 #   --content-type T   what schedhostd speaks to the API server: protobuf (default) or json
 #   --backlog          create the pods before the scheduler starts and time it from its start
+#   --ready-only       with --backlog: stop once the scheduler is ready (has listed the nodes and
+#                      the pending pods), for its start-up (relist) time alone
 #                      (default: the scheduler runs and is ready, then the pods are created)
 #   --keep             keep the work directory (configs, logs, JSON, the control plane's
 #                      files and logs) and print its path
@@ -38,6 +40,7 @@ parallel=32
 timeout=10m
 keep=0
 backlog=0
+ready_only=0
 content_type=application/vnd.kubernetes.protobuf
 positional=0
 while [[ $# -gt 0 ]]; do
@@ -50,6 +53,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout=$2; shift 2 ;;
     --keep) keep=1; shift ;;
     --backlog) backlog=1; shift ;;
+    --ready-only) ready_only=1; shift ;;
     --content-type)
       case "$2" in
         protobuf) content_type=application/vnd.kubernetes.protobuf ;;
@@ -65,6 +69,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 case "$only" in ""|schedhostd|null|kube-scheduler) ;; *) log "--only schedhostd|null|kube-scheduler"; exit 2 ;; esac
+[[ $ready_only -eq 0 || $backlog -eq 1 ]] || { log "--ready-only needs --backlog"; exit 2; }
 
 bin="$build/upstream/bin"
 require_built "$build/bin/schedhostd" "$build/plugins/default_binder.so" "$bin/controlplane" \
@@ -229,6 +234,12 @@ run_one() {
     ready_lines=$(wc -l <"$dir/scheduler.log")
     # schedhostd is ready once it has listed every kind: with pods waiting, this is its relist.
     log "$name: ready after $(elapsed "$started") s"
+    if [[ $ready_only -eq 1 ]]; then
+      stop "$wait_pid"; wait_pid=""
+      stop "$sched_pid"; sched_pid=""
+      stop "$cp_pid"; cp_pid=""
+      return 0
+    fi
     pids+=(--pid "scheduler=$sched_pid")
     wait "$wait_pid" || status=$?
     wait_pid=""
@@ -281,6 +292,6 @@ for round in $(seq "$rounds"); do
   done
   echo
   [[ $rounds -gt 1 ]] && echo "round $round of $rounds"
-  [[ ${#reports[@]} -gt 0 ]] && "$bin/loadgen" report "${reports[@]}"
+  [[ ${#reports[@]} -gt 0 && $ready_only -eq 0 ]] && "$bin/loadgen" report "${reports[@]}"
 done
 exit "$failed"

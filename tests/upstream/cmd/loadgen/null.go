@@ -23,15 +23,16 @@ import (
 
 // runNull is the null scheduler: the least any scheduler must send the API server per pod. It
 // binds every pending pod of its scheduler name to the nodes in turn (--parallel bindings in
-// flight) and writes the pod's Scheduled event (events.k8s.io/v1, as kube-scheduler writes it,
-// each on a goroutine of its own), with no filtering, scoring or cache: what the control plane
-// can take on this machine is then the only limit.
+// flight) and writes the pod's Scheduled event (events.k8s.io/v1, as kube-scheduler writes it;
+// --events-parallel writes in flight, the rest queued), with no filtering, scoring or cache:
+// what the control plane can take on this machine is then the only limit.
 func runNull(ctx context.Context, args []string) error {
 	fs := newFlagSet("null", "--kubeconfig K [--scheduler-name default-scheduler] [--parallel 64]")
 	var cf clientFlags
 	cf.register(fs)
 	schedulerName := fs.String("scheduler-name", "default-scheduler", "bind the pending pods with this spec.schedulerName")
-	parallel := fs.Int("parallel", 64, "bindings and events in flight")
+	parallel := fs.Int("parallel", 64, "bindings in flight")
+	eventsParallel := fs.Int("events-parallel", 32, "event writes in flight (the events wait in a queue of their own)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,9 +54,11 @@ func runNull(ctx context.Context, args []string) error {
 	sort.Strings(nodes)
 	hostname, _ := os.Hostname()
 	s := &nullScheduler{client: client, nodes: nodes, instance: "null-scheduler-" + hostname,
-		pending: make(chan *corev1.Pod, 4096)}
+		pending: make(chan *corev1.Pod, 1<<20), scheduled: make(chan scheduledEvent, 1<<20)}
 
-	// Pending pods of this scheduler: those listed now, then those the watch adds.
+	// Pending pods of this scheduler: those listed now, then those the watch adds. The queue
+	// never fills, so the watch is always read: a watch left unread stalls every request on the
+	// client's HTTP/2 connection, the bindings included.
 	selector := fields.AndSelectors(fields.OneTermEqualSelector("spec.nodeName", ""),
 		fields.OneTermEqualSelector("spec.schedulerName", *schedulerName)).String()
 	list, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: selector})
@@ -74,6 +77,9 @@ func runNull(ctx context.Context, args []string) error {
 	defer w.Stop()
 	for range *parallel {
 		go s.work(ctx)
+	}
+	for range *eventsParallel {
+		go s.recordEvents(ctx)
 	}
 	log.Printf("loadgen null: binding the pods of %s to %d nodes (%d pending)", *schedulerName, len(nodes), len(list.Items))
 	for i := range list.Items {
@@ -99,14 +105,21 @@ func runNull(ctx context.Context, args []string) error {
 }
 
 type nullScheduler struct {
-	client   kubernetes.Interface
-	nodes    []string
-	instance string
-	next     atomic.Uint64
-	pending  chan *corev1.Pod
-	bound    atomic.Int64
-	events   atomic.Int64
-	failed   atomic.Int64
+	client    kubernetes.Interface
+	nodes     []string
+	instance  string
+	next      atomic.Uint64
+	pending   chan *corev1.Pod
+	scheduled chan scheduledEvent
+	bound     atomic.Int64
+	events    atomic.Int64
+	failed    atomic.Int64
+}
+
+// scheduledEvent is a Scheduled event waiting to be written.
+type scheduledEvent struct {
+	pod  *corev1.Pod
+	node string
 }
 
 func (s *nullScheduler) work(ctx context.Context) {
@@ -141,10 +154,22 @@ func (s *nullScheduler) bind(ctx context.Context, pod *corev1.Pod, node string) 
 		return fmt.Errorf("binding %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	s.bound.Add(1)
-	// The event goes out on a goroutine of its own, as kube-scheduler's events library writes
-	// it: the next binding does not wait for it.
-	go s.recordScheduled(ctx, pod, node)
+	// The event waits in a queue of its own: the next binding does not wait for it, and the
+	// event writes in flight are bounded so that they never crowd the bindings out of the API
+	// server's queue for this user (API Priority and Fairness).
+	s.scheduled <- scheduledEvent{pod, node}
 	return nil
+}
+
+func (s *nullScheduler) recordEvents(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-s.scheduled:
+			s.recordScheduled(ctx, e.pod, e.node)
+		}
+	}
 }
 
 func (s *nullScheduler) recordScheduled(ctx context.Context, pod *corev1.Pod, node string) {
