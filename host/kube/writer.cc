@@ -556,12 +556,7 @@ bool Writer::SendEvent(const EventWrite& write) {
         return true;
       }
     } catch (const ApiError& e) {
-      if (e.not_sent()) {
-        CountEvents(&WriterStats::not_leading);
-        return true;
-      }
-      spdlog::debug("kubernetes: updating an event series: {}", e.what());
-      return client_.cancelled();
+      return NoAnswer(e, "updating an event series");
     }
   }
   const nlohmann::json regarding = {{"apiVersion", "v1"},
@@ -626,13 +621,17 @@ bool Writer::SendEvent(const EventWrite& write) {
     CountEvents(&WriterStats::event_errors);
     return true;
   } catch (const ApiError& e) {
-    if (e.not_sent()) {
-      CountEvents(&WriterStats::not_leading);
-      return true;
-    }
-    spdlog::debug("kubernetes: recording an event: {}", e.what());
-    return client_.cancelled();
+    return NoAnswer(e, "recording an event");
   }
+}
+
+bool Writer::NoAnswer(const ApiError& e, std::string_view what) {
+  if (e.not_sent()) {
+    CountEvents(&WriterStats::not_leading);
+    return true;
+  }
+  spdlog::debug("kubernetes: {}: {}", what, e.what());
+  return client_.cancelled();  // shutting down: not worth another try
 }
 
 void Writer::WriteObject(const store::KindInfo& kind, store::ObjectWriteOp op,

@@ -178,6 +178,9 @@ class Writer final : public store::ClusterWriter {
   void SendStatus(const StatusUpdate& update);
   // SendEvent writes `write`; false when it got no answer and may be tried again.
   bool SendEvent(const EventWrite& write);
+  // NoAnswer is SendEvent's outcome for a request that got no answer (`e`): true (done) when
+  // the fence stopped it or the client is shutting down, false (try again) otherwise.
+  bool NoAnswer(const ApiError& e, std::string_view what);
   // CountEvents adds to the event counters and their metric.
   void CountEvents(uint64_t WriterStats::*counter, uint64_t n = 1);
 

@@ -122,12 +122,19 @@ EOF
   "$build/bin/schedhostd" --config "$dir/schedhost.toml" >"$dir/scheduler.log" 2>&1 &
   sched_pid=$!
   # The line comes once every reflector has listed and the scheduling loop runs.
+  wait_for_line "schedhost serving on" "$dir/scheduler.log" schedhostd
+}
+
+# wait_for_line TEXT LOG NAME: returns once LOG holds TEXT; fails when the scheduler (sched_pid)
+# exits first or 120 s pass.
+wait_for_line() {
+  local text=$1 file=$2 name=$3
   for _ in $(seq 1200); do
-    grep -q "schedhost serving on" "$dir/scheduler.log" && return 0
-    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "schedhostd exited" "$dir/scheduler.log"
+    grep -q "$text" "$file" && return 0
+    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "$name exited" "$file"
     sleep 0.1
   done
-  fail_with_log "schedhostd not serving within 120 s" "$dir/scheduler.log"
+  fail_with_log "$name not ready within 120 s" "$file"
 }
 
 start_kube_scheduler() {
@@ -166,12 +173,7 @@ start_null() {
   local dir=$1 user_kc=$2
   "$bin/loadgen" null --kubeconfig "$user_kc" >"$dir/scheduler.log" 2>&1 &
   sched_pid=$!
-  for _ in $(seq 1200); do
-    grep -q "loadgen null: binding" "$dir/scheduler.log" && return 0
-    kill -0 "$sched_pid" 2>/dev/null || fail_with_log "loadgen null exited" "$dir/scheduler.log"
-    sleep 0.1
-  done
-  fail_with_log "loadgen null not ready within 120 s" "$dir/scheduler.log"
+  wait_for_line "loadgen null: binding" "$dir/scheduler.log" "loadgen null"
 }
 
 # start_scheduler NAME DIR USER_KUBECONFIG: starts schedhostd, the null scheduler or
