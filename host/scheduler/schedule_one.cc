@@ -464,7 +464,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
                                   const framework::CycleState& state, Attempt& a) {
   if (options_.max_explanations == 0) return;
   auto r = std::make_shared<RecordedCycle>();
-  if (explain_header_fw_ != &fw) {
+  if (explain_header_fw_ != &fw || explain_header_profiles_.expired()) {
     auto h = std::make_shared<ExplainHeader>();
     h->profile = fw.profile_name();
     for (const auto& ref : fw.plugins(config::Point::kFilter))
@@ -475,7 +475,7 @@ void Scheduler::RecordExplanation(const model::Pod& pod, const framework::Framew
     }
     explain_header_ = std::move(h);
     explain_header_fw_ = &fw;
-    explain_header_profiles_ = RuntimeOf(fw);  // keeps `fw` (and so the pointer compared) alive
+    explain_header_profiles_ = RuntimeOf(fw);  // watches `fw`'s lifetime (see scheduler.h)
   }
   r->header = explain_header_;
   for (const auto& ref : fw.plugins(config::Point::kFilter)) {

@@ -326,10 +326,14 @@ class Scheduler {
   uint32_t newest_explanation_ = 0;
   size_t explanation_count_ = 0;
   size_t explanation_bytes_ = 0;
-  // The profile part of explanations, built once per framework (scheduling thread only).
+  // The profile part of explanations, built once per framework (scheduling thread only). The
+  // header is plain data; the runtime is watched, not held, so a replaced set is released as
+  // soon as its last cycle ends: while the weak pointer is live, `explain_header_fw_` still
+  // names that framework (no other can have its address); once it expires, the header is
+  // rebuilt for whichever framework comes next.
   std::shared_ptr<const ExplainHeader> explain_header_;
   const framework::Framework* explain_header_fw_ = nullptr;
-  std::shared_ptr<const ProfileRuntime> explain_header_profiles_;
+  std::weak_ptr<const ProfileRuntime> explain_header_profiles_;
   // The last explanation's rejection statuses, which the next shares when they are the same.
   std::shared_ptr<const std::vector<framework::Status>> last_explained_statuses_;
   // The last record stored, which the next shares when it is the same (scheduling thread only).

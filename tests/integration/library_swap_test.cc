@@ -339,8 +339,8 @@ void ReloadsWithLibrarySwaps(bool pin) {
   EXPECT_EQ(cluster.Get<model::Pod>("default", "after-swaps")->node_name(),
             "n" + std::to_string(variant));
 
-  // Every replaced set has drained (the Explain record may hold the last one until the next
-  // pod): only the live version is still loaded, unless pinned.
+  // Every replaced set has drained once its last cycle ended: only the live version is still
+  // loaded, unless pinned.
   std::shared_ptr<const loader::Library> live;
   for (const auto& lib : sched->profiles()->set().registry().Libraries()) {
     if (lib->path() == lib_path) live = lib;

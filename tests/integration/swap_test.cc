@@ -73,6 +73,21 @@ TEST_F(SwapTest, NewWeightsAndPluginsApplyToPodsScheduledAfterTheSwap) {
   EXPECT_EQ(sched_->DrainingSets(), 0u) << "nothing holds the replaced set any more";
 }
 
+TEST_F(SwapTest, AnIdleSchedulerReleasesTheReplacedSetAtOnce) {
+  const std::vector<const schedhost_plugin_descriptor*> plugins = {Prefer("PreferN1", "n1"),
+                                                                   Prefer("PreferN2", "n2")};
+  Build(Profile("default-scheduler", "{ name = \"PreferN1\", weight = 1 }"), plugins);
+  Apply(NodeYaml("n1", "16") + PodYaml("explained"));
+  Run();
+  ASSERT_EQ(NodeOf("explained"), "n1");
+  // The pod's explanation is kept; it must not keep the set it was made with.
+  EXPECT_EQ(Replace(Profile("default-scheduler", "{ name = \"PreferN2\", weight = 1 }"), plugins),
+            2u);
+  EXPECT_EQ(sched_->DrainingSets(), 0u) << "no pod scheduled since the swap, nothing in flight";
+  const auto explanation = sched_->Explanation(Pod("explained")->uid());
+  ASSERT_NE(explanation, nullptr) << "the explanation made with the old set is still there";
+}
+
 TEST_F(SwapTest, PodWaitingAtPermitFinishesOnTheOldInstance) {
   FakePlugin& waiter = fakes_.Add("Waiter");
   int post_binds = 0;
