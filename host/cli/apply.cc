@@ -29,6 +29,17 @@ struct Decoded {
   std::string manifest;   // JSON sent to the server
   std::string type_name;  // "pod", "priorityclass.scheduling.k8s.io"
   std::string name;
+  std::string namespace_name;  // "" for a cluster-scoped kind
+
+  // Label names the object as kubectl does ("pod/web-0"), with its namespace when that is not
+  // "default": two pods of one name in two namespaces are told apart.
+  std::string Label() const {
+    std::string label = type_name + "/" + name;
+    if (!namespace_name.empty() && namespace_name != "default") {
+      label += " (namespace " + namespace_name + ")";
+    }
+    return label;
+  }
 };
 
 // ReadInput returns the text of `path` ("-" reads `in`); throws naming the file.
@@ -70,7 +81,9 @@ Decoded ToRequest(const model::Object& object, const std::string& text, const st
   Json& out_meta = manifest["metadata"];
   if (!uid.empty() && text.find(uid) != std::string::npos) out_meta["uid"] = uid;
   if (resource_version != 0) out_meta["resourceVersion"] = std::to_string(resource_version);
-  return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), name};
+  std::string namespace_name = out_meta.value("namespace", "");
+  return Decoded{source, manifest.dump(), TypeName(ResourceOf(KindOf(object))), name,
+                 std::move(namespace_name)};
 }
 
 const char* ResultWord(v1::ApplyResult result) {
@@ -102,7 +115,8 @@ int RunApply(Client& client, const std::vector<std::string>& files, std::istream
       // them whole: whether a loaded plugin declares their kind is the server's to say.
       for (const model::GenericObject& object : generic) {
         requests.push_back(Decoded{source, model::ValueTreeToJson(*object.tree),
-                                   KindTypeName(object.kind, object.api_version), object.name});
+                                   KindTypeName(object.kind, object.api_version), object.name,
+                                   object.namespace_name});
       }
       for (const model::Object& object : objects) {
         requests.push_back(ToRequest(object, text, source));
@@ -127,13 +141,13 @@ int RunApply(Client& client, const std::vector<std::string>& files, std::istream
     grpc::Status status = client.cluster().Apply(context.get(), request, &response);
     if (!status.ok()) {
       err << "Error from server (" << CodeName(status.error_code()) << "): error when applying "
-          << r.type_name << "/" << r.name << " from \"" << r.source
+          << r.Label() << " from \"" << r.source
           << "\": " << status.error_message() << "\n";
       exit_code = 1;
       if (status.error_code() == grpc::StatusCode::UNAVAILABLE) break;  // the server went away
       continue;
     }
-    out << r.type_name << "/" << r.name << " " << ResultWord(response.result()) << "\n";
+    out << r.Label() << " " << ResultWord(response.result()) << "\n";
   }
   return exit_code;
 }

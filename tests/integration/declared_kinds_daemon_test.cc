@@ -82,7 +82,7 @@ TEST_F(DeclaredKindsDaemonTest, ATicketAppliedLaterWakesThePodThatNamesIt) {
   // An unapproved Ticket wakes the pod, which is rejected again, saying why.
   Result applied = Apply("late", Ticket("late", false, "n2"));
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
-  EXPECT_EQ(applied.out, "ticket.example.schedhost.io/late created\n");
+  EXPECT_EQ(applied.out, "ticket.example.schedhost.io/late (namespace team-a) created\n");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (Ctl({"describe", "pod", "waits", "-n", "team-a"}).out.find("is not approved") ==
              std::string::npos &&
@@ -95,7 +95,7 @@ TEST_F(DeclaredKindsDaemonTest, ATicketAppliedLaterWakesThePodThatNamesIt) {
   // Approving it (an update) schedules the pod onto the Ticket's node.
   applied = Apply("late", Ticket("late", true, "n2"));
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
-  EXPECT_EQ(applied.out, "ticket.example.schedhost.io/late configured\n");
+  EXPECT_EQ(applied.out, "ticket.example.schedhost.io/late (namespace team-a) configured\n");
   EXPECT_EQ(NodeOf("waits", std::chrono::seconds(20)), "n2");
   // PostBind recorded the pod in its Ticket's status (object_write, a status merge patch).
   nlohmann::json late;
@@ -116,7 +116,8 @@ TEST_F(DeclaredKindsDaemonTest, SchedctlReadsWritesAndWatchesTickets) {
   ASSERT_EQ(Apply("t", Ticket("t1", true, "n1")).exit_code, 0);
   // Applying the same manifest again changes nothing.
   Result again = Apply("t", Ticket("t1", true, "n1"));
-  EXPECT_EQ(again.out, "ticket.example.schedhost.io/t1 unchanged\n") << again.err;
+  EXPECT_EQ(again.out, "ticket.example.schedhost.io/t1 (namespace team-a) unchanged\n")
+      << again.err;
 
   Result table = Ctl({"get", "tickets", "-n", "team-a"});
   ASSERT_EQ(table.exit_code, 0) << table.err;

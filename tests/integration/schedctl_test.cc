@@ -42,10 +42,10 @@ TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   ASSERT_EQ(lines.size(), 28u) << apply.out;
   EXPECT_EQ(lines[0], "storageclass.storage.k8s.io/local-ssd created");
   EXPECT_EQ(lines[1], "persistentvolume/ssd-disk-1 created");
-  EXPECT_EQ(lines[2], "persistentvolumeclaim/metrics-db created");
+  EXPECT_EQ(lines[2], "persistentvolumeclaim/metrics-db (namespace data) created");
   EXPECT_EQ(lines[3], "priorityclass.scheduling.k8s.io/high created");
   EXPECT_EQ(lines[5], "node/zone-a-1 created");
-  EXPECT_EQ(lines[11], "pod/postgres-0 created");
+  EXPECT_EQ(lines[11], "pod/postgres-0 (namespace data) created");
   EXPECT_EQ(lines[14], "pod/web-1 created");
   EXPECT_EQ(lines[27], "pod/gated-job created");
   for (const std::string& line : lines) EXPECT_THAT(line, ContainsRegex(" created$"));
@@ -154,12 +154,12 @@ TEST_F(SchedctlTest, AppliesTheDemoClusterAndReadsItBack) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const std::vector<std::string> again_lines = Lines(again.out);
   ASSERT_EQ(again_lines.size(), 28u);
-  EXPECT_EQ(again_lines[2], "persistentvolumeclaim/metrics-db unchanged");
+  EXPECT_EQ(again_lines[2], "persistentvolumeclaim/metrics-db (namespace data) unchanged");
   EXPECT_EQ(again_lines[4], "priorityclass.scheduling.k8s.io/low created");
   EXPECT_EQ(again_lines[5], "node/zone-a-1 unchanged");
-  EXPECT_EQ(again_lines[11], "pod/postgres-0 unchanged");
+  EXPECT_EQ(again_lines[11], "pod/postgres-0 (namespace data) unchanged");
   EXPECT_EQ(again_lines[14], "pod/web-1 created");
-  EXPECT_EQ(again_lines[24], "pod/ingress-3 unchanged");
+  EXPECT_EQ(again_lines[24], "pod/ingress-3 (namespace edge) unchanged");
 
   // A changed label is `configured`; the manifest comes on stdin.
   const fs::path relabel = dir_.path() / "relabel.yaml";
@@ -298,6 +298,16 @@ TEST_F(SchedctlTest, InvalidManifestNamesTheFieldAndCreatesNothing) {
   EXPECT_THAT(partial.err, ContainsRegex("^Error from server \\(InvalidArgument\\): error when "
                                          "applying pod/p from \"[^\"]*second.yaml\": .*nodeName"));
   EXPECT_EQ(partial.out, "node/n2 created\n");
+
+  // Two pods of one name in two namespaces: each line says which.
+  const fs::path twins = dir_.path() / "twins.yaml";
+  std::ofstream(twins) << "apiVersion: v1\nkind: Pod\nmetadata: {name: web-0}\n"
+                          "spec: {containers: [{name: c}]}\n---\n"
+                          "apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: team}\n"
+                          "spec: {containers: [{name: c}]}\n";
+  Result both = Ctl({"apply", "-f", twins.string()});
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(both.out, "pod/web-0 created\npod/web-0 (namespace team) created\n");
 
   Result unknown = Ctl({"get", "deployments"});
   EXPECT_EQ(unknown.exit_code, 1);
