@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <unordered_set>
+#include <utility>
 
 #include "host/model/meta.h"
 
@@ -461,56 +463,45 @@ struct Unknown {
   std::string api_version, kind, raw, content_encoding;
 };
 
+// ReadStringFields reads the length-delimited fields of `message` numbered in `fields` into
+// their strings and skips every other field (the small messages around an object: the
+// envelope, its typeMeta, a WatchEvent and its RawExtension). Throws ProtoError naming `what`.
+void ReadStringFields(std::string_view message,
+                      std::initializer_list<std::pair<int, std::string*>> fields,
+                      const std::string& what) {
+  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(message.data()),
+                              static_cast<int>(message.size()));
+  for (;;) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    std::string* out = nullptr;
+    if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      for (const auto& [number, field] : fields) {
+        if (number == WireFormatLite::GetTagFieldNumber(tag)) out = field;
+      }
+    }
+    if (out == nullptr) {
+      if (!WireFormatLite::SkipField(&in, tag)) throw ProtoError(what + " does not parse");
+      continue;
+    }
+    uint32_t length = 0;
+    if (!in.ReadVarint32(&length) || !in.ReadString(out, static_cast<int>(length))) {
+      throw ProtoError(what + " is cut short");
+    }
+  }
+  if (!in.ConsumedEntireMessage()) throw ProtoError(what + " does not parse");
+}
+
 Unknown ReadEnvelope(std::string_view bytes) {
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
     throw ProtoError("not a Kubernetes protobuf object (no k8s\\0 prefix)");
   }
   bytes.remove_prefix(kMagic.size());
-  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                              static_cast<int>(bytes.size()));
-  in.SetTotalBytesLimit(static_cast<int>(std::min<size_t>(bytes.size() + 1, INT32_MAX)));
   Unknown u;
-  auto read = [&](std::string* out) {
-    uint32_t length = 0;
-    if (!in.ReadVarint32(&length) || !in.ReadString(out, static_cast<int>(length))) {
-      throw ProtoError("the object's envelope is cut short");
-    }
-  };
-  for (;;) {
-    const uint32_t tag = in.ReadTag();
-    if (tag == 0) break;
-    switch (tag) {
-      case (1 << 3) | 2: {
-        std::string type_meta;
-        read(&type_meta);
-        pb::io::CodedInputStream tm(reinterpret_cast<const uint8_t*>(type_meta.data()),
-                                    static_cast<int>(type_meta.size()));
-        for (;;) {
-          const uint32_t t = tm.ReadTag();
-          if (t == 0) break;
-          uint32_t length = 0;
-          std::string* field = t == ((1 << 3) | 2) ? &u.api_version
-                               : t == ((2 << 3) | 2) ? &u.kind
-                                                     : nullptr;
-          if (field == nullptr) {
-            if (!WireFormatLite::SkipField(&tm, t)) throw ProtoError("typeMeta does not parse");
-            continue;
-          }
-          if (!tm.ReadVarint32(&length) || !tm.ReadString(field, static_cast<int>(length))) {
-            throw ProtoError("typeMeta is cut short");
-          }
-        }
-        break;
-      }
-      case (2 << 3) | 2: read(&u.raw); break;
-      case (3 << 3) | 2: read(&u.content_encoding); break;
-      default:
-        if (!WireFormatLite::SkipField(&in, tag)) throw ProtoError("the envelope does not parse");
-    }
-  }
-  if (!in.ConsumedEntireMessage() || in.BytesUntilLimit() > 0) {
-    throw ProtoError("the envelope does not parse");
-  }
+  std::string type_meta;
+  ReadStringFields(bytes, {{1, &type_meta}, {2, &u.raw}, {3, &u.content_encoding}},
+                   "the object's envelope");
+  ReadStringFields(type_meta, {{1, &u.api_version}, {2, &u.kind}}, "the object's typeMeta");
   return u;
 }
 
@@ -764,41 +755,11 @@ bool WatchStream::Next(nlohmann::json* event) {
   const std::string_view frame(buffer_.data() + offset_ + 4, length);
   offset_ += 4 + length;
   // WatchEvent: type = 1, object = 2 (a RawExtension whose raw = 1 is an enveloped object).
-  pb::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(frame.data()),
-                              static_cast<int>(frame.size()));
   std::string type;
+  std::string extension;
   std::string object_bytes;
-  for (;;) {
-    const uint32_t tag = in.ReadTag();
-    if (tag == 0) break;
-    uint32_t n = 0;
-    if (tag == ((1 << 3) | 2)) {
-      if (!in.ReadVarint32(&n) || !in.ReadString(&type, static_cast<int>(n))) {
-        throw ProtoError("a watch event is cut short");
-      }
-    } else if (tag == ((2 << 3) | 2)) {
-      std::string ext;
-      if (!in.ReadVarint32(&n) || !in.ReadString(&ext, static_cast<int>(n))) {
-        throw ProtoError("a watch event is cut short");
-      }
-      pb::io::CodedInputStream raw(reinterpret_cast<const uint8_t*>(ext.data()),
-                                   static_cast<int>(ext.size()));
-      for (;;) {
-        const uint32_t t = raw.ReadTag();
-        if (t == 0) break;
-        if (t == ((1 << 3) | 2)) {
-          if (!raw.ReadVarint32(&n) || !raw.ReadString(&object_bytes, static_cast<int>(n))) {
-            throw ProtoError("a watch event's object is cut short");
-          }
-        } else if (!WireFormatLite::SkipField(&raw, t)) {
-          throw ProtoError("a watch event's object does not parse");
-        }
-      }
-    } else if (!WireFormatLite::SkipField(&in, tag)) {
-      throw ProtoError("a watch event does not parse");
-    }
-  }
-  if (!in.ConsumedEntireMessage()) throw ProtoError("a watch event does not parse");
+  ReadStringFields(frame, {{1, &type}, {2, &extension}}, "a watch event");
+  ReadStringFields(extension, {{1, &object_bytes}}, "a watch event's object");
   *event = Json{{"type", std::move(type)}, {"object", DecodeObject(object_bytes)}};
   // Drop what was read once it is most of the buffer, so the buffer does not grow unbounded.
   if (offset_ == buffer_.size()) {

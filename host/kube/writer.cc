@@ -25,9 +25,12 @@ std::string PodPath(std::string_view ns, std::string_view name) {
   return "/api/v1/namespaces/" + UrlEscape(ns) + "/pods/" + UrlEscape(name);
 }
 
-std::string Now() {
-  return model::FormatRfc3339(model::NowUnixNs() / 1'000'000'000 * 1'000'000'000);
+// Rfc3339Seconds renders Unix nanoseconds in whole seconds, as Kubernetes' Time fields hold them.
+std::string Rfc3339Seconds(int64_t unix_ns) {
+  return model::FormatRfc3339(unix_ns / 1'000'000'000 * 1'000'000'000);
 }
+
+std::string Now() { return Rfc3339Seconds(model::NowUnixNs()); }
 
 std::string EventName(std::string_view pod) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
@@ -539,8 +542,7 @@ bool Writer::SendEvent(const EventWrite& write) {
       patch = {{"series", {{"count", write.count}, {"lastObservedTime", last_observed}}}};
     } else {
       patch = {{"count", write.count},
-               {"lastTimestamp", model::FormatRfc3339(write.last_observed_ns / 1'000'000'000 *
-                                                      1'000'000'000)}};
+               {"lastTimestamp", Rfc3339Seconds(write.last_observed_ns)}};
     }
     try {
       const Response r =
@@ -588,8 +590,7 @@ bool Writer::SendEvent(const EventWrite& write) {
       body["series"] = {{"count", write.count}, {"lastObservedTime", last_observed}};
     }
   } else {
-    const std::string first =
-        model::FormatRfc3339(write.event_time_ns / 1'000'000'000 * 1'000'000'000);
+    const std::string first = Rfc3339Seconds(write.event_time_ns);
     body = {{"apiVersion", "v1"},
             {"kind", "Event"},
             {"metadata", {{"name", write.name}, {"namespace", event.namespace_name}}},
@@ -602,9 +603,7 @@ bool Writer::SendEvent(const EventWrite& write) {
             {"reportingComponent", scheduler},
             {"reportingInstance", scheduler + "-" + options_.instance},
             {"firstTimestamp", first},
-            {"lastTimestamp", write.count > 0 ? model::FormatRfc3339(write.last_observed_ns /
-                                                                    1'000'000'000 * 1'000'000'000)
-                                              : first},
+            {"lastTimestamp", write.count > 0 ? Rfc3339Seconds(write.last_observed_ns) : first},
             {"count", std::max(1, write.count)}};
   }
   try {

@@ -324,6 +324,10 @@ class KubeModeTest : public ::testing::Test {
     return out;
   }
 
+  // SeriesCount is how many occurrences an Event object stands for: its series' count, else 1.
+  static int SeriesCount(const Json& event) {
+    return event.contains("series") ? event["series"].value("count", 1) : 1;
+  }
   // ScheduledEvents counts the Scheduled events (events.k8s.io/v1) of the test's namespace per
   // pod, a series by its count: more than one for a pod means it was bound twice.
   std::map<std::string, int> ScheduledEvents() {
@@ -332,9 +336,9 @@ class KubeModeTest : public ::testing::Test {
     const Json events = Json::parse(out, nullptr, /*allow_exceptions=*/false);
     if (!events.is_object()) return counts;
     for (const Json& e : events.value("items", Json::array())) {
-      if (e.value("reason", "") != "Scheduled") continue;
-      const int n = e.contains("series") ? e["series"].value("count", 1) : 1;
-      counts[e["regarding"].value("name", "")] += n;
+      if (e.value("reason", "") == "Scheduled") {
+        counts[e["regarding"].value("name", "")] += SeriesCount(e);
+      }
     }
     return counts;
   }

@@ -647,10 +647,6 @@ class EventWriterTest : public KubeModeTest {
     return model::Pod::Make(
         std::get<model::PodData>(model::DecodeApiObject(pod, model::ApiKind::kPod)));
   }
-  // SeriesCount is the event's series count, 1 without a series.
-  static int SeriesCount(const Json& event) {
-    return event.contains("series") ? event["series"].value("count", 0) : 1;
-  }
 };
 
 TEST_F(EventWriterTest, AlikeEventsBecomeOneSeriesWhoseCountIsWrittenWhenItEnds) {
@@ -665,20 +661,21 @@ TEST_F(EventWriterTest, AlikeEventsBecomeOneSeriesWhoseCountIsWrittenWhenItEnds)
   // The second is alike (the note is not part of the likeness): the same object gets a series
   // of 2, patched as soon as the create is done, never before.
   writer.ReportUnschedulable(*pod, "Unschedulable", "0/3 nodes are available: second.");
-  ASSERT_TRUE(WaitFor([&] {
+  // one_event_counting says whether p's FailedScheduling events are one object of `count`.
+  auto one_event_counting = [&](int count) {
     const auto events = Events("p", "FailedScheduling");
-    return events.size() == 1 && SeriesCount(events[0]) == 2;
-  })) << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+    return events.size() == 1 && SeriesCount(events[0]) == count;
+  };
+  ASSERT_TRUE(WaitFor([&] { return one_event_counting(2); }))
+      << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
   // Another reason, and the same reason about another pod, are events of their own.
   writer.ReportScheduled(*pod, "n1");
   writer.ReportUnschedulable(*FakePod("q"), "Unschedulable", "0/3 nodes are available: q.");
   // The third and fourth are counted, not written, until the series ends (2 s without one).
   writer.ReportUnschedulable(*pod, "Unschedulable", "third");
   writer.ReportUnschedulable(*pod, "Unschedulable", "fourth");
-  ASSERT_TRUE(WaitFor([&] {
-    const auto events = Events("p", "FailedScheduling");
-    return events.size() == 1 && SeriesCount(events[0]) == 4;
-  })) << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
+  ASSERT_TRUE(WaitFor([&] { return one_event_counting(4); }))
+      << Kubectl({"get", "events.v1.events.k8s.io", "-n", ns_, "-o", "json"});
   const Json event = Events("p", "FailedScheduling")[0];
   EXPECT_EQ(event.value("note", ""), "0/3 nodes are available: first.");
   EXPECT_EQ(event.value("reportingInstance", ""), "default-scheduler-test");
