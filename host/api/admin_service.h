@@ -31,6 +31,7 @@ namespace schedhost::scheduler {
 class ProfileSet;
 class Scheduler;
 struct CycleExplanation;
+struct ShadowStatus;
 }  // namespace schedhost::scheduler
 
 namespace schedhost::api {
@@ -79,6 +80,12 @@ std::string_view UpstreamPointName(size_t point_index);
 // nodes first, best total first, then the others, ties by name.
 void FillExplanation(const scheduler::CycleExplanation& explanation, v1::ExplainResponse& out);
 
+// FillShadows renders the shadow statuses named by `profile` ("" for all) into `out`, the
+// disagreement of the pod with `uid` (if any) with both cycles node by node; false when
+// `profile` names none of them.
+bool FillShadows(const std::vector<scheduler::ShadowStatus>& shadows, std::string_view profile,
+                 std::string_view uid, v1::ShadowResponse& out);
+
 // AdminService implements schedhost.v1.Admin; thread-safe, as gRPC calls it.
 class AdminService final : public v1::Admin::Service {
  public:
@@ -95,6 +102,14 @@ class AdminService final : public v1::Admin::Service {
                      v1::StatsResponse* response) override;
   grpc::Status Explain(grpc::ServerContext* context, const v1::ExplainRequest* request,
                        v1::ExplainResponse* response) override;
+  grpc::Status GetShadows(grpc::ServerContext* context, const v1::ShadowRequest* request,
+                          v1::ShadowResponse* response) override;
+  grpc::Status StartShadow(grpc::ServerContext* context, const v1::ShadowRequest* request,
+                           v1::ShadowResponse* response) override;
+  grpc::Status StopShadow(grpc::ServerContext* context, const v1::ShadowRequest* request,
+                          v1::ShadowResponse* response) override;
+  grpc::Status PromoteShadow(grpc::ServerContext* context, const v1::ShadowRequest* request,
+                             v1::ReloadResponse* response) override;
 
   // ReloadHistory returns the last kReloadHistory reloads (Admin calls and SIGHUP), newest
   // first.
@@ -104,7 +119,8 @@ class AdminService final : public v1::Admin::Service {
   store::Store& store_;
   scheduler::Scheduler& scheduler_;
   AdminOptions options_;
-  std::mutex reload_mu_;  // one Reload at a time: each builds a whole ProfileSet
+  std::mutex reload_mu_;   // one Reload at a time: each builds a whole ProfileSet
+  std::mutex promote_mu_;  // one PromoteShadow at a time: each rewrites the config file
   mutable std::mutex record_mu_;
   std::deque<ReloadRecord> reloads_;  // newest first; guarded by record_mu_
 };

@@ -324,6 +324,18 @@ HttpAnswer Queue(scheduler::Scheduler& scheduler, std::string_view query) {
                           {"limit", at->limit}});
 }
 
+// Shadows answers /api/v1/shadows: Admin.GetShadows for `profile` (all when absent), with both
+// cycles of the disagreement of the pod `uid` names.
+HttpAnswer Shadows(AdminService& admin, std::string_view query) {
+  const auto q = ParseQuery(query);
+  v1::ShadowRequest request;
+  request.set_profile(Param(q, "profile"));
+  request.set_uid(Param(q, "uid"));
+  v1::ShadowResponse response;
+  const grpc::Status status = admin.GetShadows(nullptr, &request, &response);
+  return status.ok() ? Json(response) : FromStatus(status);
+}
+
 // AdminJson answers with an Admin call that takes an empty request, as JSON.
 template <class Request, class Response>
 HttpAnswer AdminJson(AdminService& admin, grpc::Status (AdminService::*call)(
@@ -546,6 +558,7 @@ HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler
     if (path == "/api/v1/pods") return Pods(store, query);
     if (path == "/api/v1/reloads") return JsonAnswer(200, Reloads(admin));
     if (path == "/api/v1/latency") return JsonAnswer(200, Latency());
+    if (path == "/api/v1/shadows") return Shadows(admin, query);
     if (path.starts_with("/api/")) {
       return Error(404, "NOT_FOUND", "no endpoint " + std::string(path) + " (docs/web-ui.md)");
     }

@@ -72,6 +72,18 @@ int RunWatch(Client& client, const WatchOptions& options, std::ostream& out, std
 int RunExplain(Client& client, const std::string& resource, const std::string& name,
                const ScopeOptions& scope, std::ostream& out, std::ostream& err);
 
+// ShadowOptions are `shadow`'s arguments.
+struct ShadowOptions {
+  std::string action = "status";  // status, start, stop or promote
+  std::string profile;            // "" = every shadow (promote needs one)
+  std::string output;             // "" (tables) or "json"
+};
+
+// RunShadow runs `shadow status|start|stop|promote`: status prints every shadow's agreement
+// with its live profile as a table (with a name: its disagreements and plugin latency too),
+// start and stop resume or pause shadows, promote makes one live through a reload.
+int RunShadow(Client& client, const ShadowOptions& options, std::ostream& out, std::ostream& err);
+
 // RunPlugins prints Admin.ListPlugins as a table.
 int RunPlugins(Client& client, std::ostream& out, std::ostream& err);
 // RunProfiles prints Admin.ListProfiles: each profile's plugins per extension point.

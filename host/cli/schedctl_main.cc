@@ -200,6 +200,32 @@ int main(int argc, char** argv) {
   admin("stats", "Show queue sizes, attempts and throughput", cli::RunStats);
   admin("reload", "Re-read the config file and swap in its profiles", cli::RunReload);
 
+  cli::ShadowOptions shadow_options;
+  auto* shadow = app.add_subcommand(
+      "shadow", "Shadow profiles: compare a candidate profile with the live one on live traffic");
+  shadow->require_subcommand(1);
+  auto shadow_action = [&](const char* name, const char* help, bool needs_name) {
+    auto* cmd = shadow->add_subcommand(name, help);
+    auto* opt = cmd->add_option("name", shadow_options.profile,
+                                needs_name ? "The shadow profile" : "One shadow profile (default: all)");
+    if (needs_name) opt->required();
+    if (std::string(name) == "status") {
+      cmd->add_option("-o,--output", shadow_options.output, "json");
+    }
+    cmd->callback([&run, &shadow_options, name] {
+      shadow_options.action = name;
+      run = [&shadow_options](cli::Client& c) {
+        return cli::RunShadow(c, shadow_options, std::cout, std::cerr);
+      };
+    });
+  };
+  shadow_action("status", "Agreement with the live profile; with a name, the disagreements "
+                "and plugin latency", false);
+  shadow_action("start", "Resume a stopped shadow (or retry a failed one)", false);
+  shadow_action("stop", "Pause a shadow: it compares nothing until started", false);
+  shadow_action("promote", "Make the shadow the live profile: rewrite the config file and "
+                "reload", true);
+
   CLI11_PARSE(app, argc, argv);
   if (run) {
     client_options.request_timeout =

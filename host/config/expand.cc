@@ -25,6 +25,7 @@ class Expander {
     for (Point point : kAllPoints) out.points[PointIndex(point)] = ExpandPoint(point);
     CheckPluginConfig();
     out.plugin_config = profile_.plugin_config;
+    out.shadow_of = profile_.shadow_of;
     return out;
   }
 

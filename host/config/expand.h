@@ -50,6 +50,8 @@ struct ExpandedProfile {
   std::array<std::vector<EnabledPlugin>, kNumPoints> points;
   // plugin_config maps a plugin name to its arguments tree (a table).
   std::map<std::string, std::shared_ptr<const ConfigNode>> plugin_config;
+  // shadow_of is the live profile this one shadows ("" for a live profile).
+  std::string shadow_of;
 
   // PluginsAt returns the final list of `point`.
   const std::vector<EnabledPlugin>& PluginsAt(Point point) const {

@@ -66,6 +66,29 @@ struct Profile {
   std::array<PluginSet, kNumPoints> points;
   // plugin_config maps a plugin name to its arguments tree (a table).
   std::map<std::string, std::shared_ptr<const ConfigNode>> plugin_config;
+  // shadow_of names the live profile this one shadows ("" for a live profile): a shadow
+  // schedules no pod of its own; it runs each cycle of that profile again, off the scheduling
+  // thread, and reports where it would have placed the pod ([shadow]).
+  std::string shadow_of;
+};
+
+// ShadowConfig is `[shadow]`: how shadow profiles run beside the live ones.
+struct ShadowConfig {
+  // cpu_budget_percent caps the shadows' CPU time at this share of the scheduling thread's;
+  // a pod offered while over it (or while the shadow is still on the previous one) is skipped
+  // and counted.
+  int32_t cpu_budget_percent = 25;
+  // every_pod makes the scheduling loop wait for the shadow instead of skipping: every pod is
+  // compared, and live throughput pays for the shadow's cycles.
+  bool every_pod = false;
+  // deadline bounds one shadow cycle; a shadow past it is stopped and reported.
+  std::chrono::nanoseconds deadline = std::chrono::seconds(1);
+  // memory_limit_bytes bounds what a shadow's cycles may hold allocated at once; a shadow over
+  // it has its allocations refused and is stopped and reported.
+  int64_t memory_limit_bytes = int64_t{256} << 20;
+  // max_disagreements is how many disagreements each shadow keeps for status and the web view
+  // (the newest; the counters count them all).
+  int32_t max_disagreements = 100;
 };
 
 // UnloadPolicy says what happens to a plugin library no longer used by any profile.
@@ -192,8 +215,10 @@ struct HostConfig {
   std::string log_level = "info";
   // kubernetes is `[kubernetes]`: present, the host schedules a Kubernetes cluster's pods.
   std::optional<KubernetesConfig> kubernetes;
+  // shadow is `[shadow]`.
+  ShadowConfig shadow;
   // profiles are the scheduling profiles in file order, names unique; ParseConfig never leaves
-  // it empty.
+  // it empty (and never with shadows alone).
   std::vector<Profile> profiles;
 
   // FindProfile returns the profile named `name`, or nullptr.

@@ -284,6 +284,31 @@ LeaderElectionConfig ParseLeaderElection(const Context& ctx, const toml::table& 
   return le;
 }
 
+ShadowConfig ParseShadow(const Context& ctx, const toml::table& table) {
+  internal::CheckKeys(ctx, table,
+                      {"cpu_budget_percent", "every_pod", "deadline", "memory_limit_mib",
+                       "max_disagreements"},
+                      "[shadow]");
+  ShadowConfig shadow;
+  if (auto v = internal::GetInt(ctx, table, "cpu_budget_percent", "shadow.cpu_budget_percent", 1,
+                                1000)) {
+    shadow.cpu_budget_percent = static_cast<int32_t>(*v);
+  }
+  if (auto v = internal::GetBool(ctx, table, "every_pod", "shadow.every_pod")) {
+    shadow.every_pod = *v;
+  }
+  if (auto v = GetDuration(ctx, table, "deadline", "shadow.deadline")) shadow.deadline = *v;
+  if (auto v = internal::GetInt(ctx, table, "memory_limit_mib", "shadow.memory_limit_mib", 1,
+                                int64_t{1} << 30)) {
+    shadow.memory_limit_bytes = *v << 20;
+  }
+  if (auto v = internal::GetInt(ctx, table, "max_disagreements", "shadow.max_disagreements", 1,
+                                100000)) {
+    shadow.max_disagreements = static_cast<int32_t>(*v);
+  }
+  return shadow;
+}
+
 KubernetesConfig ParseKubernetes(const Context& ctx, const toml::table& table) {
   internal::CheckKeys(ctx, table,
                       {"kubeconfig", "context", "in_cluster", "qps", "burst", "content_type",
@@ -383,7 +408,7 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
   Context ctx{std::string(source_name), base_dir};
   toml::table root = internal::ParseToml(ctx, text);
   internal::CheckKeys(ctx, root,
-                      {"host", "api", "metrics", "ui", "log", "kubernetes", "profile"},
+                      {"host", "api", "metrics", "ui", "log", "kubernetes", "shadow", "profile"},
                       "the top level");
   HostConfig config;
   config.source = ctx.source;
@@ -439,6 +464,9 @@ HostConfig ParseConfig(std::string_view text, std::string_view source_name,
              "\" is not a loopback address, which the web UI serves only over TLS with the "
              "API's certificate: add [api.tls] with cert and key (and client_ca for mutual "
              "TLS), or listen on 127.0.0.1, [::1] or localhost");
+  }
+  if (const toml::node* shadow = root.get("shadow")) {
+    config.shadow = ParseShadow(ctx, internal::ExpectTable(ctx, *shadow, "[shadow]"));
   }
   internal::ParseProfiles(ctx, root.get("profile"), config);
   return config;

@@ -143,7 +143,8 @@ Profile ParseProfile(const Context& ctx, const toml::node& node, size_t index) {
     Fail(ctx, node.source(),
          prefix + " must be a table (write [[profile]]), not " + TypeName(node));
   }
-  CheckKeys(ctx, *table, {"name", "percentage_of_nodes_to_score", "plugins", "plugin_config"},
+  CheckKeys(ctx, *table,
+            {"name", "percentage_of_nodes_to_score", "plugins", "plugin_config", "shadow_of"},
             "[[profile]]");
   Profile profile;
   profile.location = At(ctx, table->source());
@@ -152,6 +153,10 @@ Profile ParseProfile(const Context& ctx, const toml::node& node, size_t index) {
     profile.name = std::move(*name);
   }
   const std::string where = "profile \"" + profile.name + "\"";
+  if (std::optional<std::string> of = GetString(ctx, *table, "shadow_of", where + ": shadow_of")) {
+    if (of->empty()) Fail(ctx, table->get("shadow_of")->source(), where + ": shadow_of is empty");
+    profile.shadow_of = std::move(*of);
+  }
   if (auto percentage = GetInt(ctx, *table, "percentage_of_nodes_to_score",
                                where + ": percentage_of_nodes_to_score", 0, 100)) {
     profile.percentage_of_nodes_to_score = static_cast<int32_t>(*percentage);
@@ -186,6 +191,30 @@ void ParseProfiles(const Context& ctx, const toml::node* profiles, HostConfig& c
                               earlier->location.ToString() + "); profile names must be unique");
       }
       config.profiles.push_back(std::move(profile));
+    }
+  }
+  // A shadow names a live profile of the same file (checked once all are read: it may come
+  // first).
+  for (const Profile& profile : config.profiles) {
+    if (profile.shadow_of.empty()) continue;
+    const Profile* of = config.FindProfile(profile.shadow_of);
+    std::string why;
+    if (of == nullptr) {
+      why = "names no profile of this file";
+    } else if (of == &profile) {
+      why = "names the profile itself";
+    } else if (!of->shadow_of.empty()) {
+      why = "names another shadow; a shadow follows a live profile";
+    }
+    if (!why.empty()) {
+      std::string live;
+      for (const Profile& p : config.profiles) {
+        if (p.shadow_of.empty()) live += (live.empty() ? "\"" : ", \"") + p.name + "\"";
+      }
+      throw ConfigError(profile.location, "profile \"" + profile.name + "\": shadow_of \"" +
+                                              profile.shadow_of + "\" " + why +
+                                              " (live profiles: " +
+                                              (live.empty() ? "none" : live) + ")");
     }
   }
   if (config.profiles.empty()) {

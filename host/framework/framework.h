@@ -161,6 +161,9 @@ struct FrameworkOptions {
   std::shared_ptr<Parallelizer> parallelizer;
   int32_t percentage_of_nodes_to_score = 0;  // 0: upstream's adaptive default
   bool batch_plugin_calls = true;            // use filter_batch/score_batch where provided
+  /// shadow: a shadow profile's framework, whose plugin calls are timed on every cycle into
+  /// schedhost_shadow_plugin_duration_seconds instead of the live profiles' series.
+  bool shadow = false;
 };
 
 /// OutOfCycleReads marks a plugin call that has no cycle state (PreEnqueue, QueueSort, a

@@ -147,7 +147,7 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
   if (fw->points_[static_cast<size_t>(config::Point::kBind)].empty()) {
     throw FrameworkError(prefix + ": at least one bind plugin is needed (e.g. DefaultBinder)");
   }
-  fw->metrics_ = std::make_unique<FrameworkMetrics>(fw->name_, fw->instances_);
+  fw->metrics_ = std::make_unique<FrameworkMetrics>(fw->name_, fw->instances_, options.shadow);
   return fw;
 }
 

@@ -33,8 +33,9 @@ metrics::Histogram& Resolve(std::atomic<metrics::Histogram*>& slot,
 }  // namespace
 
 FrameworkMetrics::FrameworkMetrics(const std::string& profile,
-                                   const std::vector<std::unique_ptr<PluginInstance>>& plugins)
-    : profile_(profile) {
+                                   const std::vector<std::unique_ptr<PluginInstance>>& plugins,
+                                   bool shadow)
+    : profile_(profile), shadow_(shadow) {
   const metrics::SchedulerMetrics& m = metrics::Metrics();
   for (size_t i = 0; i < kResults.size(); ++i) {
     attempts_[i] = &m.schedule_attempts.With({std::string(kResults[i]), profile});
@@ -59,6 +60,7 @@ void FrameworkMetrics::EndAttempt(const CycleState& state, const Status& status)
 }
 
 void FrameworkMetrics::ObservePoint(size_t slot, Code code, const metrics::Stopwatch& since) {
+  if (shadow_) return;
   const double seconds = since.Seconds();
   const size_t c = CodeIndex(static_cast<int32_t>(code));
   Resolve(points_[slot * kNumCodes + c], metrics::Metrics().extension_point_duration, [&] {
@@ -72,6 +74,13 @@ void FrameworkMetrics::ObservePluginSlow(double seconds, const PluginInstance& p
   auto it = plugins_.find(&plugin);
   if (it == plugins_.end()) return;  // not one of this framework's plugins
   const size_t c = CodeIndex(raw_code);
+  if (shadow_) {
+    Resolve((*it->second)[slot * kNumCodes + c], metrics::Metrics().shadow_plugin_duration, [&] {
+      return metrics::LabelValues{profile_, plugin.name, std::string(kPointLabels[slot]),
+                                  std::string(CodeName(static_cast<Code>(c)))};
+    }).Observe(seconds);
+    return;
+  }
   Resolve((*it->second)[slot * kNumCodes + c], metrics::Metrics().plugin_duration, [&] {
     return metrics::LabelValues{plugin.name, std::string(kPointLabels[slot]),
                                 std::string(CodeName(static_cast<Code>(c)))};

@@ -43,9 +43,12 @@ constexpr size_t SlotOf(config::Point point) { return config::PointIndex(point);
 class FrameworkMetrics {
  public:
   /// FrameworkMetrics labels its series with `profile` and knows `plugins` (not owned; they
-  /// live as long as the framework that owns this).
+  /// live as long as the framework that owns this). A `shadow` profile's plugin calls go to
+  /// schedhost_shadow_plugin_duration_seconds and its extension points are not recorded, so a
+  /// shadow never shows in the live profiles' series.
   FrameworkMetrics(const std::string& profile,
-                   const std::vector<std::unique_ptr<PluginInstance>>& plugins);
+                   const std::vector<std::unique_ptr<PluginInstance>>& plugins,
+                   bool shadow = false);
   ~FrameworkMetrics();
   FrameworkMetrics(const FrameworkMetrics&) = delete;
   FrameworkMetrics& operator=(const FrameworkMetrics&) = delete;
@@ -95,6 +98,7 @@ class FrameworkMetrics {
                          int32_t raw_code);
 
   std::string profile_;
+  bool shadow_ = false;
   std::array<metrics::Counter*, 3> attempts_{};  // scheduled, unschedulable, error
   std::array<metrics::Histogram*, 3> attempt_duration_{};
   Slots points_{};

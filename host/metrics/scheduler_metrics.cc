@@ -45,6 +45,25 @@ SchedulerMetrics Make(Registry& r) {
                    {"queue", "event"}),
       r.AddCounter("schedhost_config_reloads_total",
                    "Number of configuration reloads, by result (success or failure).", {"result"}),
+      r.AddCounter("schedhost_shadow_pods_total",
+                   "Pods offered to a shadow profile, by result: compared, skipped (over the "
+                   "CPU budget or busy) or error.",
+                   {"profile", "result"}),
+      r.AddCounter("schedhost_shadow_agreements_total",
+                   "Compared pods on which a shadow profile agreed with the live one, by "
+                   "agreement: node, feasibility, best (set of best nodes) and postfilter.",
+                   {"profile", "agreement"}),
+      r.AddCounter("schedhost_shadow_disagreements_total",
+                   "Compared pods a shadow profile would have placed elsewhere, by the "
+                   "extension point and plugin that turned it.",
+                   {"profile", "point", "plugin"}),
+      r.AddHistogram("schedhost_shadow_cycle_duration_seconds",
+                     "Duration of a shadow profile's scheduling cycle.", {"profile"},
+                     ExponentialBuckets(0.00001, 2, 20)),
+      r.AddHistogram("schedhost_shadow_plugin_duration_seconds",
+                     "Duration of a shadow profile's plugin calls (every call).",
+                     {"profile", "plugin", "extension_point", "status"},
+                     ExponentialBuckets(0.00001, 1.5, 20)),
   };
 }
 

@@ -40,6 +40,23 @@ struct SchedulerMetrics {
   CounterFamily& queue_incoming;
   // config_reloads is schedhost_config_reloads_total{result}.
   CounterFamily& config_reloads;
+  // Shadow profiles (every series labelled with the shadow's profile name):
+  // shadow_pods is schedhost_shadow_pods_total{profile,result}, result "compared", "skipped"
+  // (offered while over the CPU budget or busy) or "error" (the shadow cycle failed).
+  CounterFamily& shadow_pods;
+  // shadow_agreements is schedhost_shadow_agreements_total{profile,agreement}: compared pods
+  // on which the shadow agreed with the live cycle, by "node", "feasibility", "best" and
+  // "postfilter".
+  CounterFamily& shadow_agreements;
+  // shadow_disagreements is schedhost_shadow_disagreements_total{profile,point,plugin}: pods
+  // the shadow would have placed elsewhere, by the plugin that turned it.
+  CounterFamily& shadow_disagreements;
+  // shadow_cycle_duration is schedhost_shadow_cycle_duration_seconds{profile}: one shadow
+  // cycle, PreFilter to PostFilter's verdict.
+  HistogramFamily& shadow_cycle_duration;
+  // shadow_plugin_duration is schedhost_shadow_plugin_duration_seconds
+  // {profile,plugin,extension_point,status}: every plugin call of the shadow's cycles.
+  HistogramFamily& shadow_plugin_duration;
 };
 
 // Metrics returns the scheduler's families, registered in DefaultRegistry on first use.

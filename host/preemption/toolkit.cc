@@ -45,6 +45,7 @@ Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* vict
   const model::Pod* v = model::Pod::FromView(victim);
   if (v == nullptr) return Status::Error("evict_pod: the victim is not a pod view the host made");
   const model::Pod* by = model::Pod::FromView(preemptor);
+  if (options_.dry_run) return Status::Success();
   // A victim waiting at Permit is not bound yet: upstream rejects it instead of deleting it.
   if (options_.reject_waiting &&
       options_.reject_waiting(v->uid(), plugin,
@@ -66,6 +67,7 @@ Status Toolkit::EvictPod(std::string_view plugin, const schedhost_pod_view* vict
 Status Toolkit::SetNominatedNode(const schedhost_pod_view* pod, std::string_view node) {
   const model::Pod* p = model::Pod::FromView(pod);
   if (p == nullptr) return Status::Error("set_nominated_node: not a pod view the host made");
+  if (options_.dry_run) return Status::Success();
   try {
     auto stored = writer_.SetNominatedNodeName(*p, node);
     // The store's update event reaches the nominator too; doing it here as well makes the
@@ -118,7 +120,7 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
                                            const schedhost_pod_view* pod,
                                            const NodeStatuses& statuses,
                                            const schedhost_preemption_callbacks* callbacks) {
-  metrics::Metrics().preemption_attempts.Inc();
+  if (!options_.dry_run) metrics::Metrics().preemption_attempts.Inc();
   const Rules rules(callbacks);
   framework::PreemptOutcome out;
   // 1) Is the pod eligible to preempt at all?
@@ -155,7 +157,9 @@ framework::PreemptOutcome Toolkit::Preempt(std::string_view plugin, framework::F
     out.status = Status::Make(Code::kUnschedulable, "preemption: no candidate node for preemption");
     return out;
   }
-  metrics::Metrics().preemption_victims.Observe(static_cast<double>(best->victims.size()));
+  if (!options_.dry_run) {
+    metrics::Metrics().preemption_victims.Observe(static_cast<double>(best->victims.size()));
+  }
   // 4) Act: evict the victims (or reject them at Permit), then clear the nominations of
   // lower-priority pods on that node: they may no longer fit and go looking elsewhere.
   const model::Pod* preemptor = model::Pod::FromView(pod);

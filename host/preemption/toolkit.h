@@ -33,6 +33,11 @@ struct ToolkitOptions {
   std::function<void(const model::Pod& victim, const model::Pod* preemptor)> on_evicted;
   /// writer evicts and nominates (not owned; must outlive the toolkit). Null: the store itself.
   store::ClusterWriter* writer = nullptr;
+  /// dry_run makes the toolkit decide without acting (a shadow profile's): Preempt finds and
+  /// chooses the candidate and says where it would nominate the pod, while EvictPod and
+  /// SetNominatedNode succeed without writing, rejecting or nominating anything, and no
+  /// preemption metric counts it.
+  bool dry_run = false;
 };
 
 /// Toolkit is thread-safe.

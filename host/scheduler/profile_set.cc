@@ -188,6 +188,10 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
     return loader::ImplementedPoints(*e->descriptor);
   };
   parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
+  shadow_config_ = cfg.shadow;
+  // Shadows run one cycle at a time on the shadow thread, Filter and Score included: their CPU
+  // stays within one thread, beside the live cycles' pool.
+  std::shared_ptr<framework::Parallelizer> shadow_parallelizer;
   for (const auto& profile : cfg.profiles) {
     config::ExpandedProfile expanded;
     try {
@@ -195,29 +199,42 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
     } catch (const config::ConfigError& e) {
       throw ProfileSetError(e.what());
     }
+    const bool shadow = !expanded.shadow_of.empty();
+    if (shadow && shadow_parallelizer == nullptr) {
+      shadow_parallelizer = std::make_shared<framework::Parallelizer>(1);
+    }
     framework::FrameworkOptions options;
-    options.parallelizer = parallelizer_;
+    options.parallelizer = shadow ? shadow_parallelizer : parallelizer_;
     options.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
     options.batch_plugin_calls = cfg.batch_plugin_calls;
+    options.shadow = shadow;
+    std::unique_ptr<framework::Framework> fw;
     try {
-      frameworks_.push_back(framework::Framework::Build(expanded, *registry_, options));
+      fw = framework::Framework::Build(expanded, *registry_, options);
     } catch (const framework::FrameworkError& e) {
       throw ProfileSetError(e.what());
     }
-    expanded_.push_back(std::move(expanded));
+    if (shadow) {
+      shadows_.push_back({std::move(expanded), std::move(fw)});
+    } else {
+      frameworks_.push_back(std::move(fw));
+      expanded_.push_back(std::move(expanded));
+    }
   }
   CheckQueueSortAgreement(expanded_);
   // Plugins that declare one group and resource share its mirror: they must agree on it.
   store::ObjectStore agreement;
-  for (const auto& fw : frameworks_) {
-    for (const store::KindInfo& kind : fw->DeclaredKinds()) {
+  auto declare = [&agreement](const framework::Framework& fw) {
+    for (const store::KindInfo& kind : fw.DeclaredKinds()) {
       try {
         agreement.Declare(kind);
       } catch (const store::StoreError& e) {
-        throw ProfileSetError("profile \"" + fw->profile_name() + "\": " + e.what());
+        throw ProfileSetError("profile \"" + fw.profile_name() + "\": " + e.what());
       }
     }
-  }
+  };
+  for (const auto& fw : frameworks_) declare(*fw);
+  for (const ShadowProfile& s : shadows_) declare(*s.framework);
   kinds_ = agreement.Kinds();
 }
 
@@ -241,6 +258,9 @@ std::string ProfileSet::Describe() const {
   }
   for (const auto& p : expanded_) {
     out << "\n" << config::Describe(p);
+  }
+  for (const ShadowProfile& s : shadows_) {
+    out << "\n(shadow of \"" << s.profile.shadow_of << "\")\n" << config::Describe(s.profile);
   }
   return out.str();
 }

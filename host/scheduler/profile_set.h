@@ -41,6 +41,14 @@ void CheckQueueSortAgreement(const std::vector<config::ExpandedProfile>& profile
 /// place, and a library replaced at the same path is not reloaded until a restart).
 std::shared_ptr<loader::LibraryStore> OpenLibraryStore(const config::HostConfig& config);
 
+/// ShadowProfile is a profile with `shadow_of`: built like a live one, with its own
+/// single-threaded parallelizer and metrics of its own (schedhost_shadow_*), and run only by the
+/// scheduler's shadow runner.
+struct ShadowProfile {
+  config::ExpandedProfile profile;
+  std::unique_ptr<framework::Framework> framework;
+};
+
 /// ProfileSet owns the registry, the expanded profiles and one framework per profile.
 class ProfileSet {
  public:
@@ -67,10 +75,15 @@ class ProfileSet {
   /// which nothing loads into any more. Throws ProfileSetError as Build does.
   std::shared_ptr<const ProfileSet> Rebuild(const config::HostConfig& config) const;
 
-  /// Find returns the framework of the profile named `scheduler_name`, or nullptr.
+  /// Find returns the framework of the live profile named `scheduler_name`, or nullptr.
   framework::Framework* Find(std::string_view scheduler_name) const;
+  /// frameworks and profiles are the live profiles' (index-aligned); shadows are not among them.
   const std::vector<std::unique_ptr<framework::Framework>>& frameworks() const { return frameworks_; }
   const std::vector<config::ExpandedProfile>& profiles() const { return expanded_; }
+  /// shadows are the shadow profiles, in file order.
+  const std::vector<ShadowProfile>& shadows() const { return shadows_; }
+  /// shadow_config is the config's [shadow].
+  const config::ShadowConfig& shadow_config() const { return shadow_config_; }
   const loader::PluginRegistry& registry() const { return *registry_; }
   /// plugin_dirs are the directories the libraries were loaded from.
   const std::vector<std::filesystem::path>& plugin_dirs() const { return plugin_dirs_; }
@@ -93,6 +106,8 @@ class ProfileSet {
   std::vector<config::ExpandedProfile> expanded_;
   std::shared_ptr<framework::Parallelizer> parallelizer_;
   std::vector<std::unique_ptr<framework::Framework>> frameworks_;
+  std::vector<ShadowProfile> shadows_;
+  config::ShadowConfig shadow_config_;
   std::vector<store::KindInfo> kinds_;
 };
 

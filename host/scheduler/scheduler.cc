@@ -18,7 +18,7 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
       writer_(options.writer != nullptr ? options.writer
                                         : std::make_shared<store::StoreWriter>(store)),
       options_(std::move(options)),
-      rng_(options_.seed) {
+      cycle_(options_.seed) {
   framework::TouchLoggerBeforeThreads();
   clock_ = options_.clock ? options_.clock : std::make_shared<RealClock>();
   virtual_clock_ = dynamic_cast<VirtualClock*>(clock_.get());
@@ -51,8 +51,10 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
     return RejectWaiting(uid, plugin, message);
   };
   toolkit_ = std::make_unique<preemption::Toolkit>(store_, queue_->nominator(), std::move(to));
+  shadow_ = std::make_unique<ShadowRunner>(store_, queue_->nominator(), options_.seed);
   DeclareKinds(profiles_->set());
   Wire(profiles_->set());
+  shadow_->Adopt(profiles_, 1);
   if (virtual_clock_ != nullptr) {
     auto manual = std::make_unique<ManualExecutor>();
     manual_executor_ = manual.get();
@@ -99,6 +101,7 @@ void Scheduler::Stop() {
   stopping_.store(true);
   queue_->Close();
   if (loop_.joinable()) loop_.join();
+  shadow_->Shutdown();
   // Pods waiting at Permit go back to the queue; every binding cycle then runs to its end.
   // Replaced sets too: a pod admitted by an old plugin may still wait there.
   for (const auto& runtime : LiveRuntimes()) {

@@ -34,10 +34,12 @@
 #include "host/preemption/toolkit.h"
 #include "host/queue/scheduling_queue.h"
 #include "host/scheduler/clock.h"
+#include "host/scheduler/cycle_runner.h"
 #include "host/scheduler/executor.h"
 #include "host/scheduler/explain.h"
 #include "host/scheduler/profile_runtime.h"
 #include "host/scheduler/profile_set.h"
+#include "host/scheduler/shadow.h"
 #include "host/store/cluster_writer.h"
 #include "host/store/store.h"
 
@@ -179,21 +181,15 @@ class Scheduler {
   uint64_t generation() const;
   /// DrainingSets returns how many replaced sets cycles still hold (0 once they all ended).
   size_t DrainingSets() const;
+  /// shadows returns the shadow profiles' runner: their status, start and stop.
+  ShadowRunner& shadows() { return *shadow_; }
   /// bindings_in_flight returns how many binding cycles have not ended (waiting ones included).
   size_t bindings_in_flight() const { return bindings_in_flight_.load(); }
 
  private:
   friend class EventRouter;
-  struct Attempt;  // one scheduling cycle's results (schedule_one.cc)
-
-  // Scheduling cycle (schedule_one.cc).
+  // Scheduling cycle (schedule_one.cc; the algorithm is CycleRunner's).
   void RunCycle(queue::QueuedPodInfo info);
-  Attempt SchedulePod(framework::Framework& fw, framework::CycleState& state,
-                      const model::Pod& pod);
-  std::vector<const schedhost_node_info_view*> FindNodesThatPassFilters(
-      framework::Framework& fw, const framework::CycleState& state, const model::Pod& pod,
-      const std::vector<const schedhost_node_info_view*>& nodes, bool rotate, Attempt& attempt);
-  std::string SelectHost(const framework::ScoreTable& table);
 
   // Assume, Reserve, Permit and the binding cycle (binding_cycle.cc).
   void AssumeAndBind(std::shared_ptr<const ProfileRuntime> profiles, framework::Framework& fw,
@@ -232,8 +228,12 @@ class Scheduler {
   // Stats (stats.cc) and the record Explain reads (schedule_one.cc).
   void CountFailedAttempt(const framework::Status& status);
   void CountBinding();
-  void RecordExplanation(const model::Pod& pod, const framework::Framework& fw,
-                         const framework::CycleState& state, Attempt& attempt);
+  // RecordExplanation records the cycle's explanation for Explain and returns it; `needed`
+  // makes the record even when none is kept (a shadow compares with it). Null when neither.
+  std::shared_ptr<const RecordedCycle> RecordExplanation(const model::Pod& pod,
+                                                         const framework::Framework& fw,
+                                                         const framework::CycleState& state,
+                                                         CycleAttempt& attempt, bool needed);
   using PodEntries = std::map<model::UidKey, PodEntry, std::less<>>;
   // DropExplanationLocked forgets the entry's explanation and its bytes, if any (diag_mu_ held).
   void DropExplanationLocked(PodEntry& entry);
@@ -258,23 +258,10 @@ class Scheduler {
   ManualExecutor* manual_executor_ = nullptr;  // set on a virtual clock
   std::unique_ptr<EventRouter> router_;
   std::unique_ptr<preemption::Toolkit> toolkit_;  // the frameworks' ClusterAccess
+  std::unique_ptr<ShadowRunner> shadow_;          // the shadow profiles' thread and findings
 
-  // Scheduling-thread state.
-  std::mt19937_64 rng_;
-  size_t next_start_node_index_ = 0;
-  // FindNodesThatPassFilters' per-node buffers, reused from cycle to cycle. The main pass's
-  // rejections stay in filter_statuses_ until the next pass overwrites them (the Attempt
-  // refers to them by position).
-  std::vector<uint8_t> filter_outcome_;
-  size_t filter_outcome_used_ = 0;  // how far the last pass wrote filter_outcome_ (the rest is 0)
-  std::vector<framework::Status> filter_statuses_;
-  // Per chunk of the last main pass (Parallelizer::ChunkSize of the nodes): the pool thread that
-  // filtered it and how many feasible nodes it took; and from them, the ranges of the feasible
-  // list each thread scores (the nodes it filtered, whose lines its core still holds).
-  std::vector<int> chunk_worker_;
-  std::vector<uint32_t> chunk_feasible_;
-  std::vector<framework::Parallelizer::Range> score_ranges_;
-  framework::ScoreTable scores_;  // the last cycle's scores, reused
+  // Scheduling-thread state: the cycle's algorithm and its buffers.
+  CycleRunner cycle_;
 
   std::atomic<size_t> bindings_in_flight_{0};
   std::mutex bindings_mu_;

@@ -53,6 +53,23 @@ void Scheduler::Wire(const ProfileSet& set) {
       }
     });
   }
+  // Shadows read what the live profiles read; their snapshot and their (dry-run) cluster access
+  // are the shadow thread's, set for each cycle. Every way to write is shut.
+  for (const ShadowProfile& shadow : set.shadows()) {
+    framework::Framework& fw = *shadow.framework;
+    fw.SetNominator(&queue_->nominator());
+    fw.SetObjects(&store_.objects());
+    const std::string name = shadow.profile.name;
+    fw.SetObjectWriter([name](const store::KindInfo& kind, store::ObjectWriteOp, std::string_view,
+                              std::string_view object, std::string_view) {
+      throw store::StoreError(store::ErrorCode::kForbidden,
+                              "shadow profile \"" + name + "\" does not write (" +
+                                  kind.resource + " " + std::string(object) + " left as it is)");
+    });
+    fw.SetBinder([name](const schedhost_pod_view*, std::string_view) {
+      return framework::Status::Error("shadow profile \"" + name + "\" does not bind");
+    });
+  }
 }
 
 void Scheduler::DeclareKinds(const ProfileSet& set) {
@@ -75,6 +92,14 @@ void Scheduler::Unwire(const ProfileSet& set) {
     fw->SetClusterAccess(nullptr);
     fw->SetObjects(nullptr);
     fw->SetObjectWriter(nullptr);
+  }
+  for (const ShadowProfile& shadow : set.shadows()) {
+    shadow.framework->SetSnapshot(nullptr);
+    shadow.framework->SetNominator(nullptr);
+    shadow.framework->SetClusterAccess(nullptr);
+    shadow.framework->SetObjects(nullptr);
+    shadow.framework->SetObjectWriter(nullptr);
+    shadow.framework->SetBinder(nullptr);
   }
 }
 
@@ -157,8 +182,9 @@ uint64_t Scheduler::ReplaceProfiles(std::shared_ptr<const ProfileSet> set) {
       queue::MakeWildcardEvent(std::string(kProfilesReplacedLabel)));
   // Pods parked (or never queued) for want of a profile that now exists.
   for (const auto& pod : store_.List<model::Pod>()) QueueIfProfiled(*pod);
-  spdlog::info("scheduler: profile set generation {} is live ({} profile(s))", generation,
-               runtime->set().frameworks().size());
+  shadow_->Adopt(runtime, generation);
+  spdlog::info("scheduler: profile set generation {} is live ({} profile(s), {} shadow(s))",
+               generation, runtime->set().frameworks().size(), runtime->set().shadows().size());
   return generation;
 }
 

@@ -37,7 +37,9 @@ std::shared_ptr<const scheduler::ProfileSet> SetOf(std::string_view toml) {
   return scheduler::ProfileSet::Build(cfg, framework::testing::PluginDir());
 }
 
-TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
+// SwapUnderLoad runs the writer while sets alternating `first` and `second` are swapped in,
+// and checks that every pod was bound exactly once.
+void SwapUnderLoad(std::string_view first, std::string_view second) {
   store::Store store;
   // Every binding the store records: unbound -> bound transitions per uid.
   BindingCounter bindings(store);
@@ -46,7 +48,7 @@ TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
   options.pod_initial_backoff = milliseconds(20);
   options.pod_max_backoff = milliseconds(100);
   options.backoff_flush_interval = milliseconds(10);
-  auto sched = std::make_unique<scheduler::Scheduler>(store, SetOf(kConfigA), options);
+  auto sched = std::make_unique<scheduler::Scheduler>(store, SetOf(first), options);
   sched->Start();
   auto apply = [&](const std::string& yaml) {
     for (const auto& obj : model::DecodeManifests(yaml, "test.yaml")) store.CreateObject(obj);
@@ -74,7 +76,7 @@ TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
   std::chrono::nanoseconds swap_time{0};
   while (!done.load() || reloads < 4) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto set = SetOf(reloads % 2 == 0 ? kConfigB : kConfigA);
+    auto set = SetOf(reloads % 2 == 0 ? second : first);
     const auto t1 = std::chrono::steady_clock::now();
     sched->ReplaceProfiles(std::move(set));
     swap_time += std::chrono::steady_clock::now() - t1;
@@ -120,6 +122,22 @@ TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
   bindings.Stop();
   bindings.ExpectEachBoundOnce(static_cast<size_t>(total));
   EXPECT_EQ(sched->cache().PodCount(), static_cast<size_t>(total));
+}
+
+TEST(ConcurrentSwapTest, ReloadsUnderLoadLoseNoPodAndBindNoneTwice) {
+  SwapUnderLoad(kConfigA, kConfigB);
+}
+
+// Each swap promotes the shadow: B shadows A, then B is live and A shadows it, and so on, with
+// the shadow thread comparing cycles all along.
+TEST(ConcurrentSwapTest, PromotingShadowsUnderLoadLosesNoPodAndBindsNoneTwice) {
+  const auto shadowed = [](std::string_view live, std::string_view shadow) {
+    std::string s(shadow);
+    s.replace(s.find("name = \"default-scheduler\""), 26,
+              "name = \"next\"\nshadow_of = \"default-scheduler\"");
+    return "[shadow]\ncpu_budget_percent = 100\n" + std::string(live) + s;
+  };
+  SwapUnderLoad(shadowed(kConfigA, kConfigB), shadowed(kConfigB, kConfigA));
 }
 
 }  // namespace

@@ -108,6 +108,15 @@ async function main() {
     `listen = "127.0.0.1:${metricsPort}"`,
     "[ui]",
     `listen = "127.0.0.1:${uiPort}"`,
+    // Every pod compared, by a shadow that packs nodes instead of spreading: it disagrees on
+    // most placements. It comes first, so that step 6's appended table lands in the live one.
+    "[shadow]",
+    "every_pod = true",
+    "[[profile]]",
+    'name = "default-next"',
+    'shadow_of = "default-scheduler"',
+    "[profile.plugin_config.NodeResourcesFit.scoring_strategy]",
+    'type = "MostAllocated"',
     "[[profile]]",
     'name = "default-scheduler"',
     "",
@@ -281,7 +290,59 @@ async function main() {
       return `${key}: ${n} × ${pick.cell.plugin} ${pick.cell.filter_code}`;
     });
 
-    await step("5 reload with a new weight: a success row in the reload history", async () => {
+    await step("5 shadow page: the disagreements as /api/v1/shadows lists them; one opens " +
+      "both grids", async () => {
+      const want = await waitFor("a disagreement of default-next", async () => {
+        const s = (await api("shadows")).shadows.find((x) => x.profile === "default-next");
+        return s && s.recent.length > 0 && s;
+      });
+      await page.getByTestId("nav-shadow").click();
+      const row = page.getByTestId("shadow-row");
+      await row.first().waitFor();
+      expect((await row.first().getAttribute("data-profile")) === "default-next",
+        `shadow-row is ${await row.first().getAttribute("data-profile")}`);
+      // The list is the API's, newest first (a retried pending pod may add one between reads).
+      let shown = [];
+      await waitFor("the disagreement rows to match /api/v1/shadows", async () => {
+        const api_uids = (await api("shadows")).shadows[0].recent.map((d) => d.uid);
+        shown = await texts("[data-testid=shadow-disagreement]", "data-uid");
+        if (JSON.stringify(shown) !== JSON.stringify(api_uids)) {
+          throw new Error(`rows ${JSON.stringify(shown)} vs API ${JSON.stringify(api_uids)}`);
+        }
+        return true;
+      }, 6000);
+      await shot("shadow.png");
+      const uid = shown[0];
+      await page.locator(`[data-testid=shadow-disagreement][data-uid="${uid}"] a`).first().click();
+      const pair = (await api(`shadows?profile=default-next&uid=${encodeURIComponent(uid)}`))
+        .shadows[0].recent.find((d) => d.uid === uid);
+      expect(pair && pair.live_nodes.length > 0 && pair.shadow_nodes.length > 0,
+        `the API gives no cycles for ${uid}: ${JSON.stringify(pair)}`);
+      await page.getByTestId("pair-live").locator("[data-testid=explain-grid]").waitFor();
+      await page.getByTestId("pair-shadow").locator("[data-testid=explain-grid]").waitFor();
+      const chosen = async (side) => page.getByTestId(`pair-${side}`)
+        .locator("tr.chosen").getAttribute("data-node");
+      expect((await chosen("live")) === pair.live_node,
+        `the live grid marks ${await chosen("live")}, the API says ${pair.live_node}`);
+      if (pair.shadow_node) {
+        expect((await chosen("shadow")) === pair.shadow_node,
+          `the shadow grid marks ${await chosen("shadow")}, the API says ${pair.shadow_node}`);
+      }
+      const detail = await page.getByTestId("pair-detail").textContent();
+      expect(detail === pair.detail, `detail "${detail}" vs the API's "${pair.detail}"`);
+      for (const side of ["live", "shadow"]) {
+        const rows = await page.getByTestId(`pair-${side}`).locator("[data-testid=grid-row]")
+          .count();
+        const nodes = side === "live" ? pair.live_nodes : pair.shadow_nodes;
+        expect(rows === nodes.length, `${side} grid: ${rows} rows, API ${nodes.length} nodes`);
+      }
+      await shot("shadow-pair.png");
+      return `${want.recent.length} disagreements in ${want.compared} pods; ` +
+        `${pair.namespace}/${pair.name}: live ${pair.live_node}, shadow ${pair.shadow_node} ` +
+        `(${pair.point} ${pair.plugin})`;
+    });
+
+    await step("6 reload with a new weight: a success row in the reload history", async () => {
       await page.getByTestId("nav-overview").click();
       await page.getByTestId("node-count").waitFor();
       const before = (await api("reloads")).reloads.length;
@@ -305,7 +366,7 @@ async function main() {
     });
 
     if (args.report) {
-      await step("6 report: title and a rejecting cell, without a daemon", async () => {
+      await step("7 report: title and a rejecting cell, without a daemon", async () => {
         await page.goto(`file://${args.report}`);
         await page.getByTestId("report-title").waitFor({ timeout: 5000 });
         // The report names its pods; pick one as step 3 does, from the report itself.

@@ -211,6 +211,61 @@ export interface Latency {
   plugins: (Timing & { plugin: string; extension_point: string })[];
 }
 
+// ShadowDisagreement is a pod a shadow profile would have placed differently; live_nodes and
+// shadow_nodes (both cycles, node by node) come only for the pod the request's uid names.
+export interface ShadowDisagreement {
+  namespace: string;
+  name: string;
+  uid: string;
+  unix_seconds: Int64;
+  live_node: string;
+  shadow_node: string;
+  shadow_best: string[];
+  live_nominated: string;
+  shadow_nominated: string;
+  point: string;
+  plugin: string;
+  detail: string;
+  live_nodes: NodeExplanation[];
+  shadow_nodes: NodeExplanation[];
+  live_nodes_not_evaluated: number;
+  shadow_nodes_not_evaluated: number;
+}
+
+export interface ShadowLatency {
+  extension_point: string;
+  plugin: string;
+  shadow_calls: Int64;
+  shadow_mean_seconds: number;
+  live_calls: Int64;
+  live_mean_seconds: number;
+}
+
+export interface ShadowStatus {
+  profile: string;
+  shadow_of: string;
+  state: string;
+  reason: string;
+  generation: Int64;
+  compared: Int64;
+  skipped: Int64;
+  errors: Int64;
+  agree_node: Int64;
+  agree_feasibility: Int64;
+  agree_best: Int64;
+  agree_postfilter: Int64;
+  disagreements: Int64;
+  cpu_seconds: number;
+  recent: ShadowDisagreement[];
+  latency: ShadowLatency[];
+  memory_limit_enforced: boolean;
+}
+
+export interface Shadows {
+  shadows: ShadowStatus[];
+  message: string;
+}
+
 // Endpoints maps each path under api/v1/ to its answer.
 export interface Endpoints {
   stats: Stats;
@@ -222,6 +277,7 @@ export interface Endpoints {
   nodes: NodesPage;
   queue: QueuePage;
   pods: PodsPage;
+  shadows: Shadows;
 }
 
 export type Params = Record<string, string>;

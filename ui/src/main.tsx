@@ -9,6 +9,7 @@ import { Overview } from "./pages/overview";
 import { PodPage } from "./pages/pod";
 import { Profiles } from "./pages/profiles";
 import { QueuePage } from "./pages/queue";
+import { ShadowList, ShadowPair } from "./pages/shadow";
 import { ApiContext } from "./poll";
 import { type Report, StaticApi } from "./static_api";
 
@@ -21,12 +22,19 @@ type Route =
   | { page: "overview" }
   | { page: "queue" }
   | { page: "profiles" }
+  | { page: "shadow" }
+  | { page: "shadow-pair"; profile: string; uid: string }
   | { page: "pod"; namespace: string; name: string };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/");
   if (parts[0] === "queue") return { page: "queue" };
   if (parts[0] === "profiles") return { page: "profiles" };
+  if (parts[0] === "shadow" && parts.length === 3) {
+    return { page: "shadow-pair", profile: decodeURIComponent(parts[1]),
+      uid: decodeURIComponent(parts[2]) };
+  }
+  if (parts[0] === "shadow") return { page: "shadow" };
   if (parts[0] === "pod" && parts.length === 3) {
     return { page: "pod", namespace: decodeURIComponent(parts[1]),
       name: decodeURIComponent(parts[2]) };
@@ -74,6 +82,8 @@ function App({ api, report }: { api: Api; report?: Report }) {
           <NavLink href="#/profiles" id="nav-profiles" current={route.page === "profiles"}>
             Profiles
           </NavLink>
+          <NavLink href="#/shadow" id="nav-shadow"
+            current={route.page === "shadow" || route.page === "shadow-pair"}>Shadow</NavLink>
         </nav>
         {report ? (
           <span class="mode">
@@ -89,6 +99,11 @@ function App({ api, report }: { api: Api; report?: Report }) {
         {route.page === "overview" && <Overview />}
         {route.page === "queue" && <QueuePage />}
         {route.page === "profiles" && <Profiles />}
+        {route.page === "shadow" && <ShadowList />}
+        {route.page === "shadow-pair" && (
+          <ShadowPair key={`${route.profile}/${route.uid}`} profile={route.profile}
+            uid={route.uid} />
+        )}
         {route.page === "pod" && (
           <PodPage key={`${route.namespace}/${route.name}`} namespace={route.namespace}
             name={route.name} />

@@ -113,6 +113,8 @@ export class StaticApi implements Api {
           phases: r.phases };
       }
       case "explain": return this.explain(params);
+      // A simulation runs no shadow profile.
+      case "shadows": return { shadows: [], message: "" };
     }
   }
 

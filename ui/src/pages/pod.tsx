@@ -146,7 +146,7 @@ function CamelWrap({ name }: { name: string }) {
 }
 
 // `filtered`: a filter or a later page may be why no node is shown.
-function Grid({ page, scorers, filtered }: {
+export function Grid({ page, scorers, filtered }: {
   page: ExplainPage;
   scorers: Set<string> | null;
   filtered: boolean;
