@@ -5,6 +5,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type Api, FetchApi } from "./api";
 import { clock } from "./format";
+import { ComparePage } from "./pages/compare";
 import { Overview } from "./pages/overview";
 import { PodPage } from "./pages/pod";
 import { Profiles } from "./pages/profiles";
@@ -21,12 +22,14 @@ type Route =
   | { page: "overview" }
   | { page: "queue" }
   | { page: "profiles" }
+  | { page: "compare" }
   | { page: "pod"; namespace: string; name: string };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/");
   if (parts[0] === "queue") return { page: "queue" };
   if (parts[0] === "profiles") return { page: "profiles" };
+  if (parts[0] === "compare") return { page: "compare" };
   if (parts[0] === "pod" && parts.length === 3) {
     return { page: "pod", namespace: decodeURIComponent(parts[1]),
       name: decodeURIComponent(parts[2]) };
@@ -74,6 +77,11 @@ function App({ api, report }: { api: Api; report?: Report }) {
           <NavLink href="#/profiles" id="nav-profiles" current={route.page === "profiles"}>
             Profiles
           </NavLink>
+          {report?.compare && (
+            <NavLink href="#/compare" id="nav-compare" current={route.page === "compare"}>
+              Compare
+            </NavLink>
+          )}
         </nav>
         {report ? (
           <span class="mode">
@@ -89,6 +97,9 @@ function App({ api, report }: { api: Api; report?: Report }) {
         {route.page === "overview" && <Overview />}
         {route.page === "queue" && <QueuePage />}
         {route.page === "profiles" && <Profiles />}
+        {route.page === "compare" && (report?.compare ?
+          <ComparePage comparison={report.compare} /> :
+          <p class="notice">this page shows a report of `schedctl simulate --compare --html`</p>)}
         {route.page === "pod" && (
           <PodPage key={`${route.namespace}/${route.name}`} namespace={route.namespace}
             name={route.name} />
