@@ -2,7 +2,7 @@
 // one changes nothing), the objects are applied in upstream's order (Namespaces,
 // PriorityClasses, nodes, PDBs, bound pods, then pending pods in file order), and the scheduler
 // runs on a virtual clock until no pod can make progress — seeded, so the same input gives the
-// same answer every run.
+// same answer every run. Compare runs one input under two configs and says where they part.
 //
 //   SimulationResult r = Simulate(config, DecodeFile("cluster.yaml"), plugin_dir, /*seed=*/0);
 //   std::cout << FormatJson(r);      // DESIGN.md §6

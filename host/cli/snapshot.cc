@@ -242,7 +242,9 @@ int RunSnapshot(const SnapshotOptions& options, std::ostream& out, std::ostream&
         scheduler::ProfileSet::Build(cfg, options.plugin_dir)->DeclaredKinds();
     const kube::ClusterAccess access = kube::LoadKubeconfig(options.kubeconfig, options.context);
     TempFile file(options.output);
-    kube::ApiClient client(access, {.user_agent = "schedctl-snapshot"});
+    // JSON, not protobuf: the server leaves out empty fields, which protobuf's mapping fills in
+    // ("", false), so the file reads as `kubectl get -o yaml` does; one list is fast either way.
+    kube::ApiClient client(access, {.user_agent = "schedctl-snapshot", .protobuf = false});
 
     const auto start = std::chrono::steady_clock::now();
     std::vector<Listed> kinds;
