@@ -1,6 +1,7 @@
 // `schedctl simulate --compare` on scenarios/compare (two configs one Score weight apart, on a
 // cluster where the weight flips the pods that prefer the ssd node): exactly those pods differ,
-// pending and replayed, with the plugin named; identical configs differ nowhere; bad flags and
+// pending and replayed, with the plugin named; a Filter one config drops is named, and the
+// pending side says why it waits; identical configs differ nowhere; bad flags and
 // configs are refused with a clear error. And `schedctl snapshot`'s trimming and its errors
 // without a cluster (bad kubeconfig, no server, unwritable file: nothing written).
 #include <gmock/gmock.h>
@@ -115,6 +116,43 @@ TEST(SimulateCompareTest, IdenticalConfigsDifferNowhere) {
     EXPECT_FALSE(p["differs"].get<bool>()) << p.dump();
     EXPECT_FALSE(p["old"]["node"].is_null()) << p.dump();
   }
+}
+
+TEST(SimulateCompareTest, AFilterOneConfigDropsIsNamedAndThePendingSideSaysWhy) {
+  framework::testing::TempDir dir;
+  const std::string cluster = (dir.path() / "tainted.yaml").string();
+  std::ofstream(cluster) << R"(apiVersion: v1
+kind: Node
+metadata: {name: tainted}
+spec:
+  taints: [{key: dedicated, value: batch, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: default}
+spec:
+  containers: [{name: c, image: app}]
+)";
+  const std::string no_taints = (dir.path() / "no-taints.toml").string();
+  std::ofstream(no_taints) << "[[profile]]\nname = \"default-scheduler\"\n"
+                              "[profile.plugins.filter]\ndisabled = [{ name = \"TaintToleration\" }]\n";
+  SimulateOptions o;
+  o.manifest_paths = {cluster};
+  o.config_path = no_taints;
+  o.compare_path = Scenario("old.toml");
+  o.output = "table";
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(RunSimulate(o, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("default     web    pending   <none>    Pending   tainted   "
+                                   "Filter TaintToleration\n"));
+  EXPECT_THAT(out.str(), HasSubstr("default/web (pending): old's Filter TaintToleration rejects "
+                                   "tainted, where new placed the pod"));
+  EXPECT_THAT(out.str(), HasSubstr("  old leaves it pending: 0/1 nodes are available: 1 node(s) "
+                                   "had untolerated taint"));
 }
 
 TEST(SimulateCompareTest, BadInputIsRefusedWithAClearError) {
