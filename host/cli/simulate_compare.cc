@@ -159,12 +159,23 @@ nlohmann::json SideJson(const ComparedSide& side, bool differs) {
           {"explanation", differs ? side.explain_json : nlohmann::json()}};
 }
 
+// Sequential is `config` with Filter and Score on one thread.
+config::HostConfig Sequential(config::HostConfig config) {
+  config.parallelism = 1;
+  return config;
+}
+
 }  // namespace
 
-Comparison Compare(const config::HostConfig& old_config, const config::HostConfig& new_config,
+Comparison Compare(const config::HostConfig& old_input, const config::HostConfig& new_input,
                    const std::vector<model::Object>& objects,
                    const std::vector<model::GenericObject>& generic,
                    const std::filesystem::path& plugin_dir, uint64_t seed, bool html) {
+  // One thread each: a cycle that stops at percentageOfNodesToScore then stops at the same
+  // nodes in every run. Threads find the first feasible nodes in whatever order they race to
+  // them (upstream's too), so identical configs would seem to differ on a large cluster.
+  const config::HostConfig old_config = Sequential(old_input);
+  const config::HostConfig new_config = Sequential(new_input);
   Comparison comparison;
   comparison.old_config = old_config.source;
   comparison.new_config = new_config.source;

@@ -95,7 +95,9 @@ void TrimPod(json& pod) {
 }
 
 void TrimNode(json& node) {
-  if (auto spec = node.find("spec"); spec != node.end()) KeepOnly(*spec, {"taints", "unschedulable"});
+  if (auto spec = node.find("spec"); spec != node.end()) {
+    KeepOnly(*spec, {"taints", "unschedulable"});
+  }
   auto status = node.find("status");
   if (status == node.end() || !status->is_object()) return;
   KeepOnly(*status, {"capacity", "allocatable", "images", "conditions"});

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "host/cli/printers.h"
 #include "host/cli/simulate.h"
@@ -137,7 +138,8 @@ spec:
 )";
   const std::string no_taints = (dir.path() / "no-taints.toml").string();
   std::ofstream(no_taints) << "[[profile]]\nname = \"default-scheduler\"\n"
-                              "[profile.plugins.filter]\ndisabled = [{ name = \"TaintToleration\" }]\n";
+                              "[profile.plugins.filter]\n"
+                              "disabled = [{ name = \"TaintToleration\" }]\n";
   SimulateOptions o;
   o.manifest_paths = {cluster};
   o.config_path = no_taints;
@@ -153,6 +155,44 @@ spec:
                                    "tainted, where new placed the pod"));
   EXPECT_THAT(out.str(), HasSubstr("  old leaves it pending: 0/1 nodes are available: 1 node(s) "
                                    "had untolerated taint"));
+}
+
+TEST(SimulateCompareTest, IdenticalConfigsDifferNowhereWhereCyclesStopEarly) {
+  // 120 alike nodes: each cycle stops after 100 feasible ones (percentageOfNodesToScore), where
+  // threads racing through the nodes would keep different ones from run to run.
+  framework::testing::TempDir dir;
+  const std::string cluster = (dir.path() / "wide.yaml").string();
+  {
+    std::ofstream out(cluster);
+    for (int i = 0; i < 120; ++i) {
+      out << "---\napiVersion: v1\nkind: Node\nmetadata: {name: n-" << i
+          << "}\nstatus:\n  allocatable: {cpu: \"8\", memory: 16Gi, pods: \"110\"}\n";
+    }
+    // 200 bound pods, then 40 pending ones.
+    for (int i = 0; i < 240; ++i) {
+      out << "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p-" << i
+          << ", namespace: default}\nspec:\n";
+      if (i < 200) out << "  nodeName: n-" << i % 120 << "\n";
+      out << "  containers: [{name: c, image: app, resources: {requests: {cpu: 100m}}}]\n";
+    }
+  }
+  SimulateOptions o;
+  o.manifest_paths = {cluster};
+  o.config_path = Scenario("old.toml");
+  o.compare_path = Scenario("old.toml");
+  o.output = "json";
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream first;
+  std::ostringstream err;
+  ASSERT_EQ(RunSimulate(o, first, err), 0) << err.str();
+  std::vector<std::string> differing;
+  for (const nlohmann::json& p : nlohmann::json::parse(first.str())["pods"]) {
+    if (p["differs"].get<bool>()) differing.push_back(p["name"].get<std::string>());
+  }
+  EXPECT_THAT(differing, ::testing::IsEmpty());
+  std::ostringstream second;
+  ASSERT_EQ(RunSimulate(o, second, err), 0) << err.str();
+  EXPECT_TRUE(first.str() == second.str()) << "two runs of one input gave two comparisons";
 }
 
 TEST(SimulateCompareTest, BadInputIsRefusedWithAClearError) {
@@ -301,8 +341,8 @@ TEST(SnapshotTest, TrimKeepsWhatSchedulingReadsAndTheManifestDecodes) {
   })");
   const nlohmann::json n = TrimObject(node, kube::Reflector::Nodes());
   EXPECT_EQ(n["metadata"], nlohmann::json::parse(R"({"name": "node-1"})"));
-  EXPECT_EQ(n["spec"], nlohmann::json::parse(
-                           R"({"unschedulable": true, "taints": [{"key": "k", "effect": "NoSchedule"}]})"));
+  EXPECT_EQ(n["spec"], nlohmann::json::parse(R"({"unschedulable": true,
+      "taints": [{"key": "k", "effect": "NoSchedule"}]})"));
   EXPECT_EQ(n["status"], nlohmann::json::parse(R"({"allocatable": {"cpu": "4"},
       "capacity": {"cpu": "4"}, "images": [{"names": ["web:1"], "sizeBytes": 1000}],
       "conditions": [{"type": "Ready", "status": "True"}]})"));

@@ -50,7 +50,10 @@ class KubeSnapshotTest : public KubeModeTest {
       return true;
     }));
     std::map<std::string, std::string> placed;
-    for (const Json& pod : Pending()) placed[pod["metadata"]["name"]] = NodeOf(pod["metadata"]["name"]);
+    for (const Json& pod : Pending()) {
+      const std::string name = pod["metadata"]["name"];
+      placed[name] = NodeOf(name);
+    }
     host_->Stop();
     host_.reset();
     return placed;
@@ -113,7 +116,8 @@ TEST_F(KubeSnapshotTest, SimulatingTheSnapshotUnderTwoConfigsGivesWhatEachDidLiv
   const Json comparison = Json::parse(cmp.output);
   std::map<std::string, Json> mine;  // the test's pods, by "kind name"
   for (const Json& p : comparison["pods"]) {
-    if (p["namespace"] == ns_) mine[p["kind"].get<std::string>() + " " + p["name"].get<std::string>()] = p;
+    if (p["namespace"] != ns_) continue;
+    mine[p["kind"].get<std::string>() + " " + p["name"].get<std::string>()] = p;
   }
   ASSERT_EQ(mine.size(), 6u) << cmp.output;
   // The replayed pod that prefers the ssd node leaves it under the new weight, for the plugin.

@@ -7,10 +7,10 @@
 // --bin holds schedhostd and schedctl, --plugins the builtin plugin libraries, --ui the pages
 // build.mjs wrote, --out receives the screenshots, --repo is the repository root; --report is an
 // HTML report of `schedctl simulate --html`, --compare-report one of `simulate --compare --html`
-// (its Compare page is checked: the pods that differ, one opened on both explanations). It starts a daemon on a temporary config, applies
-// config/examples/demo-cluster.yaml and drives Debian's chromium through the pages, comparing
-// what they show with what the API answers. One line per step, "ok: ..." or "FAIL: ...";
-// exits 0 only when every step passed.
+// (its Compare page is checked: the pods that differ, one opened on both explanations). It
+// starts a daemon on a temporary config, applies config/examples/demo-cluster.yaml and drives
+// Debian's chromium through the pages, comparing what they show with what the API answers. One
+// line per step, "ok: ..." or "FAIL: ..."; exits 0 only when every step passed.
 
 import { execFile, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
