@@ -157,6 +157,8 @@ struct Comparison {
 
 /// Compare runs `objects` (and `generic`) under `old_config` and `new_config` with one seed:
 /// the whole simulation for the pending pods, and a replay of every bound pod (see ComparedPod).
+/// Each config gets the objects of `generic` whose kind it declares (or neither does, which is
+/// refused as Simulate refuses it), so that one snapshot serves a config that reads more kinds.
 /// With `html`, the sides keep their explanations' JSON and `report` is filled. Throws as
 /// Simulate does.
 Comparison Compare(const config::HostConfig& old_config, const config::HostConfig& new_config,

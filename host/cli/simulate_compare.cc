@@ -4,6 +4,7 @@
 // differently, scheduler::CompareCycles over the two cycles says which plugin turned it.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "host/api/admin_service.h"
@@ -64,9 +65,10 @@ PendingRun RunPending(const config::HostConfig& config, const std::vector<model:
 // carried to the next pod.
 class Replayer {
  public:
-  Replayer(const config::HostConfig& config, const std::filesystem::path& plugin_dir,
+  Replayer(std::shared_ptr<const scheduler::ProfileSet> profiles,
+           const std::filesystem::path& plugin_dir,
            const std::vector<model::GenericObject>& generic, uint64_t seed, bool html)
-      : profiles_(scheduler::ProfileSet::Build(config, plugin_dir)),
+      : profiles_(std::move(profiles)),
         plugin_dir_(plugin_dir),
         generic_(generic),
         seed_(seed),
@@ -159,6 +161,26 @@ nlohmann::json SideJson(const ComparedSide& side, bool differs) {
           {"explanation", differs ? side.explain_json : nlohmann::json()}};
 }
 
+// Declares is true when `kinds` holds the kind of `object`.
+bool Declares(const std::vector<store::KindInfo>& kinds, const model::GenericObject& object) {
+  return std::any_of(kinds.begin(), kinds.end(), [&](const store::KindInfo& k) {
+    return k.ApiVersion() == object.api_version && k.kind == object.kind;
+  });
+}
+
+// Readable is `generic` less the objects of kinds `mine` does not declare and `theirs` does: a
+// snapshot holds the kinds of either config, and a config has no use for a kind it does not
+// read. A kind neither declares stays, to be refused as simulate refuses it.
+std::vector<model::GenericObject> Readable(const std::vector<store::KindInfo>& mine,
+                                           const std::vector<store::KindInfo>& theirs,
+                                           const std::vector<model::GenericObject>& generic) {
+  std::vector<model::GenericObject> out;
+  for (const model::GenericObject& object : generic) {
+    if (Declares(mine, object) || !Declares(theirs, object)) out.push_back(object);
+  }
+  return out;
+}
+
 // Sequential is `config` with Filter and Score on one thread.
 config::HostConfig Sequential(config::HostConfig config) {
   config.parallelism = 1;
@@ -179,8 +201,15 @@ Comparison Compare(const config::HostConfig& old_input, const config::HostConfig
   Comparison comparison;
   comparison.old_config = old_config.source;
   comparison.new_config = new_config.source;
-  PendingRun old_run = RunPending(old_config, objects, generic, plugin_dir, seed, html);
-  PendingRun new_run = RunPending(new_config, objects, generic, plugin_dir, seed, html);
+  // The replays' profile sets, built first: they say which kinds each config reads.
+  auto old_profiles = scheduler::ProfileSet::Build(old_config, plugin_dir);
+  auto new_profiles = scheduler::ProfileSet::Build(new_config, plugin_dir);
+  const std::vector<model::GenericObject> old_generic =
+      Readable(old_profiles->DeclaredKinds(), new_profiles->DeclaredKinds(), generic);
+  const std::vector<model::GenericObject> new_generic =
+      Readable(new_profiles->DeclaredKinds(), old_profiles->DeclaredKinds(), generic);
+  PendingRun old_run = RunPending(old_config, objects, old_generic, plugin_dir, seed, html);
+  PendingRun new_run = RunPending(new_config, objects, new_generic, plugin_dir, seed, html);
   for (const model::Object& obj : objects) {
     if (!IsPending(obj)) continue;
     const model::Pod& pod = *std::get<PodPtr>(obj);
@@ -198,8 +227,8 @@ Comparison Compare(const config::HostConfig& old_input, const config::HostConfig
   for (size_t i : internal::ApplyOrder(objects)) {
     if (!IsPending(objects[i])) cluster.push_back(&objects[i]);
   }
-  Replayer old_replay(old_config, plugin_dir, generic, seed, html);
-  Replayer new_replay(new_config, plugin_dir, generic, seed, html);
+  Replayer old_replay(std::move(old_profiles), plugin_dir, old_generic, seed, html);
+  Replayer new_replay(std::move(new_profiles), plugin_dir, new_generic, seed, html);
   for (const model::Object& obj : objects) {
     const auto* pod = std::get_if<PodPtr>(&obj);
     if (pod == nullptr || IsPending(obj)) continue;

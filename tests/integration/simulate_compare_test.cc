@@ -1,9 +1,10 @@
 // `schedctl simulate --compare` on scenarios/compare (two configs one Score weight apart, on a
 // cluster where the weight flips the pods that prefer the ssd node): exactly those pods differ,
 // pending and replayed, with the plugin named; a Filter one config drops is named, and the
-// pending side says why it waits; identical configs differ nowhere; bad flags and
-// configs are refused with a clear error. And `schedctl snapshot`'s trimming and its errors
-// without a cluster (bad kubeconfig, no server, unwritable file: nothing written).
+// pending side says why it waits; identical configs differ nowhere; each config gets the
+// objects of the kinds it declares; bad flags and configs are refused with a clear error. And
+// `schedctl snapshot`'s trimming and its errors without a cluster (bad kubeconfig, no server,
+// unwritable file: nothing written).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -193,6 +194,38 @@ TEST(SimulateCompareTest, IdenticalConfigsDifferNowhereWhereCyclesStopEarly) {
   std::ostringstream second;
   ASSERT_EQ(RunSimulate(o, second, err), 0) << err.str();
   EXPECT_TRUE(first.str() == second.str()) << "two runs of one input gave two comparisons";
+}
+
+TEST(SimulateCompareTest, EachConfigGetsTheKindsItReadsAndAKindNeitherReadsIsRefused) {
+  framework::testing::TempDir dir;
+  // Without its storage plugins the old config declares no storage kind.
+  const std::string no_storage = (dir.path() / "no-storage.toml").string();
+  std::ofstream(no_storage) << "[[profile]]\nname = \"default-scheduler\"\n"
+                               "[profile.plugins.multi_point]\ndisabled = [{ name = "
+                               "\"VolumeBinding\" }, { name = \"VolumeRestrictions\" }, "
+                               "{ name = \"VolumeZone\" }, { name = \"NodeVolumeLimits\" }]\n";
+  const std::string storage_class = (dir.path() / "class.yaml").string();
+  std::ofstream(storage_class) << "apiVersion: storage.k8s.io/v1\nkind: StorageClass\n"
+                                  "metadata: {name: fast}\nprovisioner: example.com/fast\n";
+  const std::string widget = (dir.path() / "widget.yaml").string();
+  std::ofstream(widget) << "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n";
+  SimulateOptions o;
+  o.manifest_paths = {Scenario("cluster.yaml"), storage_class};
+  o.config_path = Scenario("new.toml");
+  o.compare_path = no_storage;
+  o.output = "json";
+  o.plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(RunSimulate(o, out, err), 0) << err.str();
+  EXPECT_EQ(nlohmann::json::parse(out.str())["summary"]["pods"], 7);
+
+  o.manifest_paths = {Scenario("cluster.yaml"), widget};
+  std::ostringstream refused_out;
+  std::ostringstream refused_err;
+  EXPECT_EQ(RunSimulate(o, refused_out, refused_err), 1);
+  EXPECT_EQ(refused_out.str(), "");
+  EXPECT_THAT(refused_err.str(), HasSubstr("(Widget w): kind: unsupported kind \"Widget\""));
 }
 
 TEST(SimulateCompareTest, BadInputIsRefusedWithAClearError) {
