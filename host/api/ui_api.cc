@@ -503,6 +503,15 @@ std::filesystem::path UiPagesDir(const std::filesystem::path& exe) {
   return kInstalledUiPagesDir;
 }
 
+nlohmann::json UiExplanation(AdminService& admin, const model::Pod& pod) {
+  v1::ExplainRequest request;
+  request.set_namespace_(std::string(pod.namespace_name()));
+  request.set_name(std::string(pod.name()));
+  v1::ExplainResponse response;
+  if (!admin.Explain(nullptr, &request, &response).ok()) return nullptr;
+  return ProtoJson(response);
+}
+
 nlohmann::json UiReport(AdminService& admin, store::Store& store,
                         scheduler::Scheduler& scheduler) {
   nlohmann::json report;
@@ -530,13 +539,9 @@ nlohmann::json UiReport(AdminService& admin, store::Store& store,
   nlohmann::json explanations = nlohmann::json::object();
   for (const auto& pod : pods) {
     pod_list.push_back(PodJson(*pod));
-    v1::ExplainRequest request;
-    request.set_namespace_(std::string(pod->namespace_name()));
-    request.set_name(std::string(pod->name()));
-    v1::ExplainResponse response;
     // Explain fails only for a name it refuses, which a stored pod never has.
-    if (admin.Explain(nullptr, &request, &response).ok()) {
-      explanations[pod->Key()] = ProtoJson(response);
+    if (nlohmann::json e = UiExplanation(admin, *pod); !e.is_null()) {
+      explanations[pod->Key()] = std::move(e);
     }
   }
   report["pods"] = std::move(pod_list);

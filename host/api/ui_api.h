@@ -61,4 +61,9 @@ HttpRoute UiRoute(AdminService& admin, store::Store& store, scheduler::Scheduler
 // an Admin call fails.
 nlohmann::json UiReport(AdminService& admin, store::Store& store, scheduler::Scheduler& scheduler);
 
+// UiExplanation returns `pod`'s Admin.Explain with every node, as the report's explanations
+// hold it (`schedctl simulate --compare --html` shows two side by side); null when Explain
+// refuses the pod's name.
+nlohmann::json UiExplanation(AdminService& admin, const model::Pod& pod);
+
 }  // namespace schedhost::api

@@ -1,6 +1,8 @@
 // schedctl: the command-line tool. Offline, `config check` builds the profiles of a config
 // exactly as the host would (loading the plugin libraries) and prints them, and `simulate`
-// schedules a file of manifests on an embedded host and prints where every pod lands. Every
+// schedules a file of manifests on an embedded host and prints where every pod lands (or,
+// with --compare, where each of two configs does); `snapshot` writes a live cluster as such a
+// file, reading it from the Kubernetes API server. Every
 // other command is a client of a running schedhostd's gRPC API (see commands.h): apply, get,
 // describe, delete, watch, explain, plugins, profiles, stats and reload.
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -13,6 +15,7 @@
 
 #include "host/api/ui_api.h"
 #include "host/cli/commands.h"
+#include "host/cli/snapshot.h"
 #include "host/cli/simulate.h"
 #include "host/config/host_config.h"
 #include "host/scheduler/profile_set.h"
@@ -112,10 +115,29 @@ int main(int argc, char** argv) {
   simulate->add_option("--html", sim.html,
                        "Also write the web UI's views of the result to this file: one "
                        "self-contained HTML page that opens without a server");
+  simulate->add_option("--compare", sim.compare_path,
+                       "Also run the input under this config (the old one; --config is the new) "
+                       "and print, for each pending pod and for a replay of each bound pod, "
+                       "where each places it and, where they differ, which plugin turned it");
   std::string sim_ui_dir;
   simulate->add_option("--ui-dir", sim_ui_dir,
                        "The web UI's built pages --html uses (default: beside the binary, else "
                        "/usr/share/schedhost/ui)");
+  auto* snapshot = app.add_subcommand(
+      "snapshot",
+      "Write a Kubernetes cluster's nodes, pods and the other objects scheduling reads as one "
+      "manifest for simulate (secrets and fields no scheduler reads left out)");
+  cli::SnapshotOptions snap;
+  std::string snap_plugin_dir;
+  snapshot->add_option("--kubeconfig", snap.kubeconfig,
+                       "Kubeconfig file(s), colon-separated (default: $KUBECONFIG, else "
+                       "~/.kube/config)");
+  snapshot->add_option("--context", snap.context, "Kubeconfig context (default: the current one)");
+  snapshot->add_option("-o,--output", snap.output, "The manifest file to write")->required();
+  snapshot->add_option("--config,-c", snap.config_path,
+                       "Config whose plugins say which further kinds to read (default: built-in "
+                       "defaults)");
+  snapshot->add_option("--plugin-dir", snap_plugin_dir, "Builtin plugin directory to use");
   // --- Commands served by schedhostd ---
   std::function<int(cli::Client&)> run;
   auto* apply = app.add_subcommand("apply", "Create or update objects from manifest files");
@@ -245,6 +267,12 @@ int main(int argc, char** argv) {
                                     : std::filesystem::path(sim_ui_dir);
     if (sim_batch) return schedhost::cli::RunSimulateBatch(sim, std::cin, std::cout, std::cerr);
     return schedhost::cli::RunSimulate(sim, std::cout, std::cerr);
+  }
+  if (snapshot->parsed()) {
+    snap.plugin_dir = snap_plugin_dir.empty()
+                          ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
+                          : std::filesystem::path(snap_plugin_dir);
+    return cli::RunSnapshot(snap, std::cout, std::cerr);
   }
   try {
     if (check->parsed()) return ConfigCheck(config_path, plugin_dir, argv[0]);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <istream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
+#include <stdexcept>
 
 #include "host/api/admin_service.h"
 #include "host/api/ui_api.h"
@@ -87,6 +89,15 @@ Inputs DecodeInputs(const std::vector<std::string>& paths) {
     in.objects.insert(in.objects.end(), decoded.begin(), decoded.end());
   }
   return in;
+}
+
+// InputNames lists the manifest files' names, for a report's title.
+std::string InputNames(const SimulateOptions& options) {
+  std::string files;
+  for (const std::string& path : options.manifest_paths) {
+    files += (files.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
+  }
+  return files;
 }
 
 }  // namespace
@@ -202,13 +213,36 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
                       "own: use one at a time\n";
     return 1;
   }
+  if (!options.compare_path.empty() && options.explain) {
+    err << kPrefix << "--compare prints where two configs place each pod; --explain is a "
+                      "document of its own: use one at a time\n";
+    return 1;
+  }
   if (options.manifest_paths.empty()) {
     err << kPrefix << "no manifests: pass them with -f FILE\n";
     return 1;
   }
   try {
     config::HostConfig cfg = LoadConfig(options.config_path);
+    std::optional<config::HostConfig> old_cfg;
+    if (!options.compare_path.empty()) {
+      try {
+        old_cfg = config::LoadConfigFile(options.compare_path);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("--compare: ") + e.what());
+      }
+    }
     auto [objects, generic] = DecodeInputs(options.manifest_paths);
+    if (old_cfg) {
+      Comparison c = Compare(*old_cfg, cfg, objects, generic, options.plugin_dir, options.seed,
+                             !options.html.empty());
+      if (!options.html.empty()) {
+        WriteHtmlReport(options.ui_dir, "schedctl simulate --compare: " + InputNames(options),
+                        std::move(c.report), options.html);
+      }
+      out << (options.output == "json" ? FormatCompareJson(c) : FormatCompareTable(c));
+      return 0;
+    }
     if (options.explain) {
       out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed, generic)
                  .dump(2)
@@ -227,12 +261,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     SimulationResult result =
         Simulate(cfg, objects, generic, options.plugin_dir, options.seed, inspect);
     if (!options.html.empty()) {
-      std::string files;
-      for (const std::string& path : options.manifest_paths) {
-        files += (files.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
-      }
-      WriteHtmlReport(options.ui_dir, "schedctl simulate: " + files, std::move(report),
-                      options.html);
+      WriteHtmlReport(options.ui_dir, "schedctl simulate: " + InputNames(options),
+                      std::move(report), options.html);
     }
     if (!result.run.idle) {
       err << kPrefix << "warning: stopped by " << result.run.stopped_by
@@ -251,6 +281,11 @@ int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostr
   if (!options.explain || options.output != "json") {
     err << kPrefix
         << "--batch answers each file with its explain document: add --explain -o json\n";
+    return 1;
+  }
+  if (!options.compare_path.empty()) {
+    err << kPrefix << "--batch explains each file under one config; --compare compares two on "
+                      "one input: use one at a time\n";
     return 1;
   }
   if (!options.manifest_paths.empty()) {

@@ -2,7 +2,7 @@
 // one changes nothing), the objects are applied in upstream's order (Namespaces,
 // PriorityClasses, nodes, PDBs, bound pods, then pending pods in file order), and the scheduler
 // runs on a virtual clock until no pod can make progress — seeded, so the same input gives the
-// same answer every run.
+// same answer every run. Compare runs one input under two configs and says where they part.
 //
 //   SimulationResult r = Simulate(config, DecodeFile("cluster.yaml"), plugin_dir, /*seed=*/0);
 //   std::cout << FormatJson(r);      // DESIGN.md §6
@@ -20,6 +20,7 @@
 
 #include "host/config/host_config.h"
 #include "host/model/decode.h"
+#include "host/scheduler/cycle_diff.h"
 #include "host/scheduler/profile_set.h"
 #include "host/scheduler/scheduler.h"
 
@@ -120,9 +121,64 @@ std::string FormatJson(const SimulationResult& result);
 /// FormatTable renders a kubectl-like table: NAMESPACE NAME STATUS NODE NOMINATED MESSAGE.
 std::string FormatTable(const SimulationResult& result);
 
+/// ComparedSide is where one config puts a pod.
+struct ComparedSide {
+  std::optional<std::string> node;  // nullopt while pending
+  std::string message;              // why it is pending ("" when placed)
+  /// explanation is the pod's last cycle under this config; null when none ran (a gated pod,
+  /// a schedulerName no profile has) or its record was dropped.
+  std::shared_ptr<const scheduler::CycleExplanation> explanation;
+  nlohmann::json explain_json;  // api::UiExplanation of that cycle, with --html; else null
+};
+
+/// ComparedPod is one pod under both configs: "pending" (an input pod without a node, as the
+/// whole simulation placed it) or "replay" (a bound pod of the input scheduled alone, one cycle,
+/// against the cluster without it; runs_on is where it runs).
+struct ComparedPod {
+  std::string namespace_name;
+  std::string name;
+  std::string kind;                    // "pending" or "replay"
+  std::optional<std::string> runs_on;  // replay: spec.nodeName of the input
+  ComparedSide old_side;               // --compare's config
+  ComparedSide new_side;               // --config's
+  bool differs = false;                // the two nodes (or pending) are not the same
+  /// diff is scheduler::CompareCycles over the two cycles (old as "old", new as "new") when
+  /// `differs`; point, plugin and detail say why.
+  scheduler::CycleDiff diff;
+};
+
+/// Comparison is `simulate --compare`'s answer, pending pods first, each kind in input order.
+struct Comparison {
+  std::string old_config;  // the files' names, for the output
+  std::string new_config;
+  std::vector<ComparedPod> pods;
+  nlohmann::json report;  // with --html: the new config's UiReport, its "compare" added
+};
+
+/// Compare runs `objects` (and `generic`) under `old_config` and `new_config` with one seed:
+/// the whole simulation for the pending pods, and a replay of every bound pod (see ComparedPod).
+/// Each config gets the objects of `generic` whose kind it declares (or neither does, which is
+/// refused as Simulate refuses it), so that one snapshot serves a config that reads more kinds.
+/// With `html`, the sides keep their explanations' JSON and `report` is filled. Throws as
+/// Simulate does.
+Comparison Compare(const config::HostConfig& old_config, const config::HostConfig& new_config,
+                   const std::vector<model::Object>& objects,
+                   const std::vector<model::GenericObject>& generic,
+                   const std::filesystem::path& plugin_dir, uint64_t seed, bool html);
+
+/// FormatCompareTable renders a kubectl-like table, NAMESPACE NAME KIND RUNS-ON OLD NEW
+/// DIFFERS-BY, every pod a row, then a count and one line per differing pod saying why.
+std::string FormatCompareTable(const Comparison& comparison);
+/// FormatCompareJson renders exactly one JSON object: {"old":{"config"},"new":{"config"},
+/// "summary":{...},"pods":[{"namespace","name","kind","runsOn","old":{"node","message"},
+/// "new":{...},"differs","diff":{"point","plugin","detail","sameFeasibility","sameBest",
+/// "sameNode"}|null}]}.
+std::string FormatCompareJson(const Comparison& comparison);
+
 /// SimulateOptions are the command's flags.
 struct SimulateOptions {
   std::string config_path;                  // "" = built-in defaults
+  std::string compare_path;                 // --compare: the config to compare with ("": none)
   std::vector<std::string> manifest_paths;  // -f, in order
   std::string output = "table";             // "table" or "json"
   bool explain = false;                     // the explain document instead of placements

@@ -546,4 +546,34 @@ std::string CollectionPath(const store::KindInfo& kind, std::string_view namespa
          kind.resource;
 }
 
+std::string_view ListAccept(const ApiClient& client, std::string_view api_version,
+                            std::string_view kind) {
+  return client.protobuf() && proto::Supports(api_version, kind)
+             ? proto::kAccept
+             : std::string_view("application/json");
+}
+
+std::string ListPages(ApiClient& client, std::string_view path, std::string_view field_selector,
+                      std::string_view accept, std::string_view what,
+                      const std::function<bool(nlohmann::json& page)>& on_page) {
+  std::string cont;
+  std::string rv;
+  do {
+    std::string target = std::string(path) + "?limit=" + std::to_string(kListPageSize);
+    if (!field_selector.empty()) target += "&fieldSelector=" + UrlEscape(field_selector);
+    if (!cont.empty()) target += "&continue=" + UrlEscape(cont);
+    Response r = client.Call("GET", target, {}, "application/json", {}, accept);
+    if (r.status != 200) throw ApiError::From(r, "listing " + std::string(what));
+    nlohmann::json list = proto::IsProtobuf(r.content_type) ? proto::DecodeObject(r.body)
+                                                             : nlohmann::json::parse(r.body);
+    r.body.clear();
+    const nlohmann::json* metadata = nullptr;
+    if (auto m = list.find("metadata"); m != list.end() && m->is_object()) metadata = &*m;
+    rv = metadata ? metadata->value("resourceVersion", std::string()) : std::string();
+    cont = metadata ? metadata->value("continue", std::string()) : std::string();
+    if (!on_page(list)) break;
+  } while (!cont.empty());
+  return rv;
+}
+
 }  // namespace schedhost::kube

@@ -188,6 +188,24 @@ class ApiClient {
   std::atomic<uint64_t> retried_{0};
 };
 
+// kListPageSize is the page size of ListPages (client-go's default for informers).
+inline constexpr int kListPageSize = 500;
+
+// ListAccept is the Accept header for lists of `kind` of `api_version` through `client`:
+// protobuf when the client speaks it and the kind has a message (proto::Supports), else JSON.
+std::string_view ListAccept(const ApiClient& client, std::string_view api_version,
+                            std::string_view kind);
+
+// ListPages lists the collection at `path` (see CollectionPath) kListPageSize objects a page,
+// following continue tokens, as client-go's pager: each page, decoded to JSON whether protobuf
+// or JSON came, goes to `on_page`, which returns false to stop there. `field_selector` ("" for
+// none) filters on the server; `accept` as for ApiClient::Call. Returns the list's
+// resourceVersion. Throws ApiError::From(answer, "listing <what>") for an answer other than 200
+// (410 when a continue token expired) and ApiError (status 0) when no answer came.
+std::string ListPages(ApiClient& client, std::string_view path, std::string_view field_selector,
+                      std::string_view accept, std::string_view what,
+                      const std::function<bool(nlohmann::json& page)>& on_page);
+
 // UrlEscape percent-encodes a query value.
 std::string UrlEscape(std::string_view value);
 

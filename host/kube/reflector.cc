@@ -19,9 +19,6 @@ struct Expired {
   std::string message;
 };
 
-// The page size of a list (client-go's default for informers is 500).
-constexpr int kPageSize = 500;
-
 std::string StringAt(const nlohmann::json& object, const char* section, const char* key) {
   auto s = object.find(section);
   if (s == object.end() || !s->is_object()) return {};
@@ -273,34 +270,27 @@ void Reflector::Run() {
 }
 
 std::string_view Reflector::Accept() const {
-  return client_.protobuf() && proto::Supports(spec_.api_version, spec_.object_kind)
-             ? proto::kAccept
-             : std::string_view("application/json");
+  return ListAccept(client_, spec_.api_version, spec_.object_kind);
 }
 
 std::string Reflector::List() {
   std::unordered_set<std::string> seen;
-  std::string cont;
   std::string rv;
-  // Apply pages as they come: the first page's objects reach the scheduler's cache at once.
-  do {
-    std::string target = spec_.path + "?limit=" + std::to_string(kPageSize);
-    if (!spec_.field_selector.empty())
-      target += "&fieldSelector=" + UrlEscape(spec_.field_selector);
-    if (!cont.empty()) target += "&continue=" + UrlEscape(cont);
-    Response r = client_.Call("GET", target, {}, "application/json", {}, Accept());
-    if (r.status == 410) throw Expired{"the list's continue token expired"};
-    if (r.status != 200) throw ApiError::From(r, "listing " + spec_.name);
-    nlohmann::json list = proto::IsProtobuf(r.content_type) ? proto::DecodeObject(r.body)
-                                                             : nlohmann::json::parse(r.body);
-    r.body.clear();
-    for (const nlohmann::json& item : list.value("items", nlohmann::json::array())) {
-      seen.insert(KeyOf(item));
-      Apply(item);
-    }
-    rv = StringAt(list, "metadata", "resourceVersion");
-    cont = StringAt(list, "metadata", "continue");
-  } while (!cont.empty() && !stop_.load());
+  try {
+    // Apply pages as they come: the first page's objects reach the scheduler's cache at once.
+    rv = ListPages(client_, spec_.path, spec_.field_selector, Accept(), spec_.name,
+                   [&](nlohmann::json& list) {
+                     for (const nlohmann::json& item :
+                          list.value("items", nlohmann::json::array())) {
+                       seen.insert(KeyOf(item));
+                       Apply(item);
+                     }
+                     return !stop_.load();
+                   });
+  } catch (const ApiError& e) {
+    if (e.status() == 410) throw Expired{"the list's continue token expired"};
+    throw;
+  }
   // What the store holds and the list did not name is gone.
   std::vector<std::string> vanished;
   for (const auto& [key, entry] : index_) {

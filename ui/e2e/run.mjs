@@ -2,13 +2,15 @@
 // End-to-end test of the web pages against a real schedhostd:
 //
 //   node ui/e2e/run.mjs --bin DIR --plugins DIR --ui DIR --out DIR --repo DIR [--report FILE]
+//       [--compare-report FILE]
 //
 // --bin holds schedhostd and schedctl, --plugins the builtin plugin libraries, --ui the pages
 // build.mjs wrote, --out receives the screenshots, --repo is the repository root; --report is an
-// HTML report of `schedctl simulate --html`. It starts a daemon on a temporary config, applies
-// config/examples/demo-cluster.yaml and drives Debian's chromium through the pages, comparing
-// what they show with what the API answers. One line per step, "ok: ..." or "FAIL: ...";
-// exits 0 only when every step passed.
+// HTML report of `schedctl simulate --html`, --compare-report one of `simulate --compare --html`
+// (its Compare page is checked: the pods that differ, one opened on both explanations). It
+// starts a daemon on a temporary config, applies config/examples/demo-cluster.yaml and drives
+// Debian's chromium through the pages, comparing what they show with what the API answers. One
+// line per step, "ok: ..." or "FAIL: ..."; exits 0 only when every step passed.
 
 import { execFile, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
@@ -23,7 +25,7 @@ const run = promisify(execFile);
 const REJECTIONS = ["Unschedulable", "UnschedulableAndUnresolvable"];
 
 function parseArgs(argv) {
-  const known = ["bin", "plugins", "ui", "out", "repo", "report"];
+  const known = ["bin", "plugins", "ui", "out", "repo", "report", "compare-report"];
   const args = {};
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, "");
@@ -33,14 +35,15 @@ function parseArgs(argv) {
   for (const k of known.slice(0, 5)) if (!args[k]) usage(`--${k} is required`);
   const needed = [join(args.bin, "schedhostd"), join(args.bin, "schedctl"),
     join(args.ui, "index.html"), join(args.ui, "app.js"),
-    join(args.repo, "config/examples/demo-cluster.yaml"), ...(args.report ? [args.report] : [])];
+    join(args.repo, "config/examples/demo-cluster.yaml"), ...(args.report ? [args.report] : []),
+    ...(args["compare-report"] ? [args["compare-report"]] : [])];
   for (const f of needed) if (!existsSync(f)) usage(`${f} does not exist`);
   return args;
 }
 
 function usage(why) {
   console.error(`run.mjs: ${why}\nusage: node ui/e2e/run.mjs --bin DIR --plugins DIR --ui DIR ` +
-    "--out DIR --repo DIR [--report FILE]");
+    "--out DIR --repo DIR [--report FILE] [--compare-report FILE]");
   process.exit(2);
 }
 
@@ -388,6 +391,32 @@ async function main() {
         expect(cells > 0, `no rejecting grid-cell on ${key}'s page`);
         await shot("report.png");
         return `${key}: ${cells} rejecting cells`;
+      });
+    }
+
+    if (args["compare-report"]) {
+      await step("8 compare report: the pods that differ, one opened on both sides", async () => {
+        await page.goto(`file://${args["compare-report"]}`);
+        await page.getByTestId("nav-compare").click();
+        const rows = page.getByTestId("compare-row");
+        await rows.first().waitFor({ timeout: 5000 });
+        const want = await page.evaluate(() =>
+          globalThis.SCHEDHOST_REPORT.compare.pods.filter((p) => p.differs).length);
+        expect(await rows.count() === want, `${await rows.count()} compare-rows, want ${want}`);
+        await rows.first().click();
+        await page.getByTestId("compare-sides").waitFor({ timeout: 5000 });
+        const sides = {};
+        for (const side of ["old", "new"]) {
+          const panel = page.getByTestId(`compare-${side}`);
+          sides[side] = (await panel.getByTestId("compare-node").textContent()).trim();
+          expect(await panel.getByTestId("explain-grid").count() === 1,
+            `no explain-grid on the ${side} side`);
+          expect(await panel.locator("tr.chosen td.node .name").textContent() === sides[side],
+            `the ${side} grid does not mark ${sides[side]} chosen`);
+        }
+        expect(sides.old !== sides.new, `both sides place the pod on ${sides.old}`);
+        await shot("compare.png");
+        return `${want} pods differ; the first: old ${sides.old}, new ${sides.new}`;
       });
     }
 

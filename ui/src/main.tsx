@@ -5,6 +5,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type Api, FetchApi } from "./api";
 import { clock } from "./format";
+import { ComparePage } from "./pages/compare";
 import { Overview } from "./pages/overview";
 import { PodPage } from "./pages/pod";
 import { Profiles } from "./pages/profiles";
@@ -24,6 +25,7 @@ type Route =
   | { page: "profiles" }
   | { page: "shadow" }
   | { page: "shadow-pair"; profile: string; uid: string }
+  | { page: "compare" }
   | { page: "pod"; namespace: string; name: string };
 
 function parseRoute(hash: string): Route {
@@ -35,6 +37,7 @@ function parseRoute(hash: string): Route {
       uid: decodeURIComponent(parts[2]) };
   }
   if (parts[0] === "shadow") return { page: "shadow" };
+  if (parts[0] === "compare") return { page: "compare" };
   if (parts[0] === "pod" && parts.length === 3) {
     return { page: "pod", namespace: decodeURIComponent(parts[1]),
       name: decodeURIComponent(parts[2]) };
@@ -82,8 +85,15 @@ function App({ api, report }: { api: Api; report?: Report }) {
           <NavLink href="#/profiles" id="nav-profiles" current={route.page === "profiles"}>
             Profiles
           </NavLink>
-          <NavLink href="#/shadow" id="nav-shadow"
-            current={route.page === "shadow" || route.page === "shadow-pair"}>Shadow</NavLink>
+          {!report && (
+            <NavLink href="#/shadow" id="nav-shadow"
+              current={route.page === "shadow" || route.page === "shadow-pair"}>Shadow</NavLink>
+          )}
+          {report?.compare && (
+            <NavLink href="#/compare" id="nav-compare" current={route.page === "compare"}>
+              Compare
+            </NavLink>
+          )}
         </nav>
         {report ? (
           <span class="mode">
@@ -104,6 +114,9 @@ function App({ api, report }: { api: Api; report?: Report }) {
           <ShadowPair key={`${route.profile}/${route.uid}`} profile={route.profile}
             uid={route.uid} />
         )}
+        {route.page === "compare" && (report?.compare ?
+          <ComparePage comparison={report.compare} /> :
+          <p class="notice">this page shows a report of `schedctl simulate --compare --html`</p>)}
         {route.page === "pod" && (
           <PodPage key={`${route.namespace}/${route.name}`} namespace={route.namespace}
             name={route.name} />

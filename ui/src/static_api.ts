@@ -20,6 +20,34 @@ import {
   type Explanation,
 } from "./api";
 
+// ComparedSide is where one config of `simulate --compare` places a pod; the explanation is
+// there only for a pod the two place differently.
+export interface ComparedSide {
+  node: string | null;
+  message: string;
+  explanation: Explanation | null;
+}
+
+// ComparedPod is one pod under both configs: pending, or a bound pod replayed.
+export interface ComparedPod {
+  namespace: string;
+  name: string;
+  kind: "pending" | "replay";
+  runs_on: string | null;
+  differs: boolean;
+  point: string;
+  plugin: string;
+  detail: string;
+  old: ComparedSide;
+  new: ComparedSide;
+}
+
+export interface Comparison {
+  old_config: string;
+  new_config: string;
+  pods: ComparedPod[];
+}
+
 export interface Report {
   title: string;
   // Absent when the report does not say (a simulation runs on a virtual clock).
@@ -35,6 +63,8 @@ export interface Report {
   phases: Record<string, number>;
   // Keyed "NAMESPACE/NAME", every node of the explanation included.
   explanations: Record<string, Explanation>;
+  // Set by `schedctl simulate --compare --html`: the two configs' placements.
+  compare?: Comparison;
 }
 
 // The daemon's limits (ui_api.cc): the default page and the largest one.

@@ -145,7 +145,8 @@ function CamelWrap({ name }: { name: string }) {
   return <>{words.map((w, i) => <>{i > 0 && <wbr />}{w}</>)}</>;
 }
 
-// `filtered`: a filter or a later page may be why no node is shown.
+// Grid is the explanation's nodes × plugins; `filtered`: a filter or a later page may be why no
+// node is shown.
 export function Grid({ page, scorers, filtered }: {
   page: ExplainPage;
   scorers: Set<string> | null;
