@@ -92,13 +92,20 @@ std::vector<std::string> RestartOnlyChanges(const config::HostConfig& running,
   return out;
 }
 
-// VersionState names a library version's state for ListPlugins: the live set's, or held only
-// by replaced sets that are still draining (or by the pin).
-std::string VersionState(const loader::LibraryVersion& v, const loader::PluginRegistry& live,
+// VersionState names a library version's state for ListPlugins: the live set's ("shadow" when
+// only a shadow profile's own libraries hold it), or held only by replaced sets that are still
+// draining (or by the pin).
+std::string VersionState(const loader::LibraryVersion& v, const scheduler::ProfileSet& live,
                          bool pin) {
   if (v.state == loader::LibraryVersion::State::kNotUnloadable) return "not-unloadable";
-  for (const auto& lib : live.Libraries()) {
+  for (const auto& lib : live.registry().Libraries()) {
     if (lib.get() == v.library) return "live";
+  }
+  for (const scheduler::ShadowProfile& shadow : live.shadows()) {
+    if (shadow.registry == nullptr) continue;
+    for (const auto& lib : shadow.registry->Libraries()) {
+      if (lib.get() == v.library) return "shadow";
+    }
   }
   return pin ? "pinned" : "draining";
 }
@@ -279,7 +286,7 @@ grpc::Status AdminService::ListPlugins(grpc::ServerContext*, const v1::ListPlugi
       out->set_loaded_path(v.loaded_path.string());
       out->set_sha256(v.sha256);
       out->set_generation(v.last_generation);
-      out->set_state(VersionState(v, registry, options_.library_store->pin()));
+      out->set_state(VersionState(v, runtime->set(), options_.library_store->pin()));
     }
   }
   return grpc::Status::OK;

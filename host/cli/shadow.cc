@@ -32,7 +32,12 @@ std::string Micros(double seconds, uint64_t calls) {
 
 std::string Seconds(double s) {
   std::ostringstream out;
-  out << std::fixed << std::setprecision(3) << s << "s";
+  out << std::fixed << std::setprecision(1);
+  if (s < 1) {
+    out << s * 1e3 << "ms";
+  } else {
+    out << s << "s";
+  }
   return out.str();
 }
 

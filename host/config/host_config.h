@@ -52,6 +52,15 @@ struct PluginSet {
   std::vector<PluginEntry> disabled;
 };
 
+// LibrarySpec is one explicitly listed plugin library, optionally pinned to a sha256.
+struct LibrarySpec {
+  // path is absolute or resolved against the config file's directory.
+  std::filesystem::path path;
+  // sha256 is the expected lower-case hex digest of the file, when pinned.
+  std::optional<std::string> sha256;
+  SourceLocation location;
+};
+
 // Profile is one `[[profile]]`, merged with the defaults but not yet expanded per point.
 struct Profile {
   // name is the schedulerName pods use to pick this profile.
@@ -70,6 +79,9 @@ struct Profile {
   // schedules no pod of its own; it runs each cycle of that profile again, off the scheduling
   // thread, and reports where it would have placed the pod ([shadow]).
   std::string shadow_of;
+  // libraries (shadows only) are plugin libraries whose plugins this profile takes before the
+  // set's of the same name: a new build of a plugin, shadowing the live one.
+  std::vector<LibrarySpec> libraries;
 };
 
 // ShadowConfig is `[shadow]`: how shadow profiles run beside the live ones.
@@ -97,14 +109,6 @@ enum class UnloadPolicy {
   kPin,     // keep it mapped for the life of the process
 };
 
-// LibrarySpec is one explicitly listed plugin library, optionally pinned to a sha256.
-struct LibrarySpec {
-  // path is absolute or resolved against the config file's directory.
-  std::filesystem::path path;
-  // sha256 is the expected lower-case hex digest of the file, when pinned.
-  std::optional<std::string> sha256;
-  SourceLocation location;
-};
 
 // ApiTls is `[api.tls]`: the server certificate and key (PEM files) and, for mutual TLS, the CA
 // that client certificates must chain to.

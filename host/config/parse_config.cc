@@ -65,12 +65,17 @@ bool IsHexSha256(const std::string& s) {
   return true;
 }
 
-void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& config) {
-  const toml::array& array = internal::ExpectArray(ctx, node, "host.libraries");
+}  // namespace
+
+namespace internal {
+
+std::vector<LibrarySpec> ParseLibrarySpecs(const Context& ctx, const toml::node& node,
+                                           const std::string& where) {
+  const toml::array& array = internal::ExpectArray(ctx, node, where);
   std::set<std::filesystem::path> seen;
-  config.libraries.clear();
+  std::vector<LibrarySpec> libraries;
   for (size_t i = 0; i < array.size(); ++i) {
-    const std::string path = "host.libraries[" + std::to_string(i) + "]";
+    const std::string path = where + "[" + std::to_string(i) + "]";
     const toml::node& item = *array.get(i);
     if (item.as_table() == nullptr) {
       Fail(ctx, item.source(),
@@ -97,9 +102,14 @@ void ParseLibraries(const Context& ctx, const toml::node& node, HostConfig& conf
       for (char& c : *sha) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       spec.sha256 = std::move(*sha);
     }
-    config.libraries.push_back(std::move(spec));
+    libraries.push_back(std::move(spec));
   }
+  return libraries;
 }
+
+}  // namespace internal
+
+namespace {
 
 void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) {
   internal::CheckKeys(
@@ -143,7 +153,9 @@ void ParseHost(const Context& ctx, const toml::table& host, HostConfig& config) 
       config.plugin_dir_locations.push_back(internal::At(ctx, array.get(i)->source()));
     }
   }
-  if (const toml::node* libraries = host.get("libraries")) ParseLibraries(ctx, *libraries, config);
+  if (const toml::node* libraries = host.get("libraries")) {
+    config.libraries = internal::ParseLibrarySpecs(ctx, *libraries, "host.libraries");
+  }
   if (const toml::node* dir = host.get("state_dir")) {
     config.state_dir = ResolvePath(ctx, *dir, "host.state_dir");
   }

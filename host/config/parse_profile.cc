@@ -144,7 +144,8 @@ Profile ParseProfile(const Context& ctx, const toml::node& node, size_t index) {
          prefix + " must be a table (write [[profile]]), not " + TypeName(node));
   }
   CheckKeys(ctx, *table,
-            {"name", "percentage_of_nodes_to_score", "plugins", "plugin_config", "shadow_of"},
+            {"name", "percentage_of_nodes_to_score", "plugins", "plugin_config", "shadow_of",
+             "libraries"},
             "[[profile]]");
   Profile profile;
   profile.location = At(ctx, table->source());
@@ -156,6 +157,15 @@ Profile ParseProfile(const Context& ctx, const toml::node& node, size_t index) {
   if (std::optional<std::string> of = GetString(ctx, *table, "shadow_of", where + ": shadow_of")) {
     if (of->empty()) Fail(ctx, table->get("shadow_of")->source(), where + ": shadow_of is empty");
     profile.shadow_of = std::move(*of);
+  }
+  if (const toml::node* libraries = table->get("libraries")) {
+    if (profile.shadow_of.empty()) {
+      Fail(ctx, libraries->source(),
+           where + ": libraries is for shadow profiles (with shadow_of), which try a new build "
+                   "of a plugin; a live profile's plugins come from [host] libraries and "
+                   "plugin_dirs");
+    }
+    profile.libraries = ParseLibrarySpecs(ctx, *libraries, where + ": libraries");
   }
   if (auto percentage = GetInt(ctx, *table, "percentage_of_nodes_to_score",
                                where + ": percentage_of_nodes_to_score", 0, 100)) {

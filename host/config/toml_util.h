@@ -78,6 +78,11 @@ ConfigNode ToConfigNode(const Context& ctx, const toml::node& node, std::string 
 // ParseToml parses `text` or throws ConfigError("invalid TOML: ...") at the syntax error.
 toml::table ParseToml(const Context& ctx, std::string_view text);
 
+// ParseLibrarySpecs reads an array of { path, sha256 } tables (`where` names it in errors),
+// resolving each path against the config's directory; a path listed twice is refused.
+std::vector<LibrarySpec> ParseLibrarySpecs(const Context& ctx, const toml::node& node,
+                                           const std::string& where);
+
 // ParseProfiles reads the `profile` array (absent: nullptr) into config.profiles.
 void ParseProfiles(const Context& ctx, const toml::node* profiles, HostConfig& config);
 

@@ -84,6 +84,10 @@ void PluginRegistry::CheckNewNames(std::span<const schedhost_plugin_descriptor* 
   }
 }
 
+void PluginRegistry::AddMissing(const PluginRegistry& other) {
+  for (const auto& [name, entry] : other.entries_) entries_.emplace(name, entry);
+}
+
 const PluginEntry* PluginRegistry::Find(std::string_view name) const {
   auto it = entries_.find(name);
   return it == entries_.end() ? nullptr : &it->second;

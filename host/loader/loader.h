@@ -129,6 +129,12 @@ class PluginRegistry {
   /// same struct_size, name and duplicate checks as a library's; throws LoadError on refusal.
   void RegisterInProcess(const schedhost_plugin_descriptor* descriptor);
 
+  /// store returns the LibraryStore libraries load through (null: in place).
+  const std::shared_ptr<LibraryStore>& store() const noexcept { return store_; }
+  /// AddMissing registers every plugin of `other` whose name this registry has no plugin of,
+  /// sharing its library: a shadow profile's own library versions come first, the set's
+  /// libraries provide the rest.
+  void AddMissing(const PluginRegistry& other);
   /// Find returns the plugin registered under `name`, or nullptr; valid until the registry
   /// changes.
   const PluginEntry* Find(std::string_view name) const;

@@ -110,8 +110,9 @@ std::shared_ptr<loader::LibraryStore> OpenLibraryStore(const config::HostConfig&
 }
 
 ProfileSet::~ProfileSet() {
-  // Frameworks (and so plugin instances) go before the registry that keeps their libraries.
+  // Frameworks (and so plugin instances) go before the registries that keep their libraries.
   frameworks_.clear();
+  shadows_.clear();
 }
 
 std::shared_ptr<const ProfileSet> ProfileSet::Build(const config::HostConfig& cfg,
@@ -182,20 +183,23 @@ std::shared_ptr<const ProfileSet> ProfileSet::Rebuild(const config::HostConfig& 
 }
 
 void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
-  auto lookup = [this](std::string_view name) -> std::optional<uint32_t> {
-    const loader::PluginEntry* e = registry_->Find(name);
-    if (e == nullptr) return std::nullopt;
-    return loader::ImplementedPoints(*e->descriptor);
-  };
   parallelizer_ = std::make_shared<framework::Parallelizer>(cfg.parallelism);
   shadow_config_ = cfg.shadow;
   // Shadows run one cycle at a time on the shadow thread, Filter and Score included: their CPU
   // stays within one thread, beside the live cycles' pool.
   std::shared_ptr<framework::Parallelizer> shadow_parallelizer;
   for (const auto& profile : cfg.profiles) {
+    // A shadow's own library versions come first, the set's provide the rest.
+    std::shared_ptr<loader::PluginRegistry> own = ShadowRegistry(profile);
+    const loader::PluginRegistry& registry = own != nullptr ? *own : *registry_;
+    const auto profile_lookup = [&registry](std::string_view name) -> std::optional<uint32_t> {
+      const loader::PluginEntry* e = registry.Find(name);
+      if (e == nullptr) return std::nullopt;
+      return loader::ImplementedPoints(*e->descriptor);
+    };
     config::ExpandedProfile expanded;
     try {
-      expanded = config::ExpandProfile(profile, lookup, registry_->Names());
+      expanded = config::ExpandProfile(profile, profile_lookup, registry.Names());
     } catch (const config::ConfigError& e) {
       throw ProfileSetError(e.what());
     }
@@ -210,12 +214,12 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
     options.shadow = shadow;
     std::unique_ptr<framework::Framework> fw;
     try {
-      fw = framework::Framework::Build(expanded, *registry_, options);
+      fw = framework::Framework::Build(expanded, registry, options);
     } catch (const framework::FrameworkError& e) {
       throw ProfileSetError(e.what());
     }
     if (shadow) {
-      shadows_.push_back({std::move(expanded), std::move(fw)});
+      shadows_.push_back({std::move(expanded), std::move(own), std::move(fw)});
     } else {
       frameworks_.push_back(std::move(fw));
       expanded_.push_back(std::move(expanded));
@@ -236,6 +240,27 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
   for (const auto& fw : frameworks_) declare(*fw);
   for (const ShadowProfile& s : shadows_) declare(*s.framework);
   kinds_ = agreement.Kinds();
+}
+
+std::shared_ptr<loader::PluginRegistry> ProfileSet::ShadowRegistry(
+    const config::Profile& profile) const {
+  if (profile.libraries.empty()) return nullptr;
+  auto own = std::make_shared<loader::PluginRegistry>(registry_->store());
+  for (const config::LibrarySpec& lib : profile.libraries) {
+    std::shared_ptr<const loader::Library> loaded;
+    try {
+      loaded = own->LoadLibrary(lib.path, framework::HostApi());
+    } catch (const loader::LoadError& e) {
+      throw ProfileSetError(lib.location.ToString() + ": " + e.what());
+    }
+    if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
+      throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
+                            " has sha256 " + loaded->sha256() + " but the config pins " +
+                            *lib.sha256 + "; update the pin or restore the expected file");
+    }
+  }
+  own->AddMissing(*registry_);
+  return own;
 }
 
 framework::Framework* ProfileSet::Find(std::string_view scheduler_name) const {

@@ -43,9 +43,13 @@ std::shared_ptr<loader::LibraryStore> OpenLibraryStore(const config::HostConfig&
 
 /// ShadowProfile is a profile with `shadow_of`: built like a live one, with its own
 /// single-threaded parallelizer and metrics of its own (schedhost_shadow_*), and run only by the
-/// scheduler's shadow runner.
+/// scheduler's shadow runner. Its `libraries` load beside the set's: a plugin they export
+/// replaces the set's plugin of that name in this profile only.
 struct ShadowProfile {
   config::ExpandedProfile profile;
+  /// registry is the shadow's own when it names libraries (theirs first, then the set's);
+  /// null otherwise. Declared before the framework, which goes first.
+  std::shared_ptr<loader::PluginRegistry> registry;
   std::unique_ptr<framework::Framework> framework;
 };
 
@@ -100,6 +104,9 @@ class ProfileSet {
   // BuildProfiles expands and builds every profile of `config` over the loaded registry_, and
   // checks what the profiles must agree on.
   void BuildProfiles(const config::HostConfig& config);
+  // ShadowRegistry loads the libraries `profile` (a shadow) names into a registry of its own
+  // that falls back to the set's; null when it names none.
+  std::shared_ptr<loader::PluginRegistry> ShadowRegistry(const config::Profile& profile) const;
 
   std::shared_ptr<loader::PluginRegistry> registry_;
   std::vector<std::filesystem::path> plugin_dirs_;

@@ -127,6 +127,7 @@ struct ShadowRunner::Worker {
       self->running = true;
       lock.unlock();
       self->RunJob(j);
+      if (self->abandoned.load()) return;  // the runner has a worker of its own by now
       lock.lock();
       self->running = false;
       self->reserved = false;
@@ -162,7 +163,13 @@ struct ShadowRunner::Worker {
       std::lock_guard lock(book->mu);
       memory_limit = book->config.memory_limit_bytes;
     }
-    alloc.limit = alloc.used.load() + memory_limit;  // on top of what the thread holds already
+    // Counted from when the set went live: a plugin that leaks from call to call reaches the
+    // limit as surely as one that allocates without bound within a call.
+    if (j.generation != alloc_generation) {
+      alloc_generation = j.generation;
+      alloc_baseline = alloc.used.load();
+    }
+    alloc.limit = alloc_baseline + memory_limit;
     alloc.exceeded.store(false);
     busy_since_ns.store(NowNs());
     const int64_t cpu_start = ThreadCpuNs();
@@ -291,6 +298,8 @@ struct ShadowRunner::Worker {
 
   cache::Snapshot snapshot;  // brought to the live cycle's state by Offer, read by RunJob
   ThreadAllocLimit alloc;    // the worker thread's allocations
+  uint64_t alloc_generation = 0;  // the set the baseline was taken for
+  int64_t alloc_baseline = 0;     // what the thread held when that set's first cycle began
   preemption::Toolkit toolkit;
   CycleRunner runner;
   std::shared_ptr<Book> book;

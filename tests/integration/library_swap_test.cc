@@ -448,3 +448,62 @@ TEST(ConcurrentLibrarySwapTest, PinKeepsEveryVersionLoaded) {
 
 }  // namespace
 }  // namespace schedhost::integration
+
+namespace schedhost::integration {
+namespace {
+
+// --- a shadow profile trying a new build of a live plugin ----------------------------------
+
+// The live profile runs build 1 of SwapProbe (pods to n1 only); its shadow names build 2 in its
+// own libraries (pods to n2 only): every pod is a disagreement at Filter, named SwapProbe, and
+// the live placements are build 1's. ListPlugins-style states: build 1 live, build 2 shadow.
+TEST(ShadowLibraryTest, AShadowRunsItsOwnBuildOfALivePlugin) {
+  TempDir dir;
+  const fs::path live = dir.path() / "swap_probe.so";
+  const fs::path next = dir.path() / "next" / "swap_probe.so";
+  fs::create_directories(next.parent_path());
+  Publish(1, live);
+  Publish(2, next);
+  const config::HostConfig cfg = config::ParseConfig(
+      SwapConfig(live, dir.path() / "state", false) +
+          "[[profile]]\nname = \"next\"\nshadow_of = \"default-scheduler\"\n"
+          "libraries = [{ path = \"" + next.string() + "\" }]\n"
+          "[profile.plugins.filter]\nenabled = [{ name = \"SwapProbe\" }]\n"
+          "[shadow]\nevery_pod = true\n",
+      "shadow.toml", {});
+  auto store = scheduler::OpenLibraryStore(cfg);
+  ASSERT_NE(store, nullptr);
+  auto set = scheduler::ProfileSet::Build(cfg, framework::testing::PluginDir(), {}, store);
+  ASSERT_EQ(set->shadows().size(), 1u);
+  ASSERT_NE(set->shadows()[0].registry, nullptr);
+  EXPECT_EQ(VersionOf(*set->registry().Find("SwapProbe")->library), "1.0.0");
+  EXPECT_EQ(VersionOf(*set->shadows()[0].registry->Find("SwapProbe")->library), "2.0.0");
+  // The rest of the shadow's plugins are the set's own instances' libraries.
+  EXPECT_EQ(set->shadows()[0].registry->Find("NodeResourcesFit")->library,
+            set->registry().Find("NodeResourcesFit")->library);
+
+  store::Store cluster;
+  auto clock = std::make_shared<scheduler::VirtualClock>();
+  scheduler::Scheduler sched(cluster, std::move(set), {.clock = clock, .seed = 1});
+  for (const auto& obj : model::DecodeManifests(
+           NodeYaml("n1") + NodeYaml("n2") + PodYaml("a") + PodYaml("b"), "test.yaml")) {
+    cluster.CreateObject(obj);
+  }
+  sched.RunUntilIdle();
+  sched.shadows().WaitIdle();
+  for (const auto& p : cluster.List<model::Pod>()) EXPECT_EQ(p->node_name(), "n1") << p->name();
+  const std::vector<scheduler::ShadowStatus> status = sched.shadows().Status();
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].compared, 2u);
+  EXPECT_EQ(status[0].disagreements, 2u);
+  for (const scheduler::ShadowDisagreement& d : status[0].recent) {
+    EXPECT_EQ(d.point, "Filter") << d.detail;
+    EXPECT_EQ(d.plugin, "SwapProbe");
+    EXPECT_EQ(d.shadow_node, "n2");
+    EXPECT_NE(d.detail.find("SwapProbe 2 says no"), std::string::npos) << d.detail;
+  }
+  sched.Stop();
+}
+
+}  // namespace
+}  // namespace schedhost::integration

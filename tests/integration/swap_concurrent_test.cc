@@ -12,6 +12,7 @@
 
 #include "host/config/host_config.h"
 #include "host/framework/testing/harness.h"
+#include "host/metrics/scheduler_metrics.h"
 #include "host/model/decode.h"
 #include "host/scheduler/scheduler.h"
 #include "tests/integration/binding_counter.h"
@@ -137,7 +138,10 @@ TEST(ConcurrentSwapTest, PromotingShadowsUnderLoadLosesNoPodAndBindsNoneTwice) {
               "name = \"next\"\nshadow_of = \"default-scheduler\"");
     return "[shadow]\ncpu_budget_percent = 100\n" + std::string(live) + s;
   };
+  metrics::Counter& compared = metrics::Metrics().shadow_pods.With({"next", "compared"});
+  const uint64_t before = compared.Value();
   SwapUnderLoad(shadowed(kConfigA, kConfigB), shadowed(kConfigB, kConfigA));
+  EXPECT_GT(compared.Value(), before) << "the shadows compared no pod while the swaps ran";
 }
 
 }  // namespace
