@@ -14,6 +14,15 @@ void Nominator::Add(std::shared_ptr<const model::Pod> pod, std::string_view node
   AddLocked(std::move(pod), node_name);
 }
 
+void Nominator::CopyFrom(const Nominator& other) {
+  if (&other == this) return;
+  std::shared_lock from(other.mu_);
+  std::unique_lock to(mu_);
+  pods_by_node_ = other.pods_by_node_;
+  node_by_uid_ = other.node_by_uid_;
+  size_.store(node_by_uid_.size(), std::memory_order_release);
+}
+
 void Nominator::Delete(const model::Pod& pod) {
   std::unique_lock lock(mu_);
   DeleteLocked(pod.uid());

@@ -28,6 +28,9 @@ class Nominator {
   /// `node_name` falls back to the pod's status.nominatedNodeName, and when both are empty the
   /// pod ends up not nominated.
   void Add(std::shared_ptr<const model::Pod> pod, std::string_view node_name);
+  /// CopyFrom makes this nominator hold what `other` holds now (a shadow profile's cycle reads
+  /// the nominations its live cycle saw).
+  void CopyFrom(const Nominator& other);
   /// Delete removes the nomination of the pod with `pod`'s uid, if any.
   void Delete(const model::Pod& pod);
   /// Update replaces `old_pod` by `new_pod`. When neither carries a status.nominatedNodeName but

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 namespace schedhost::scheduler {
 namespace {
@@ -76,10 +77,14 @@ CycleDiff CompareCycles(const CycleExplanation& a, std::string_view a_node,
                         std::string_view a_name, std::string_view b_name) {
   CycleDiff d;
   d.same_feasibility = Schedulable(a) == Schedulable(b);
+  // b's verdicts by node: a shadow compares every cycle, and a big cluster's holds hundreds.
+  std::unordered_map<std::string_view, const NodeVerdict*> in_b;
+  in_b.reserve(b.nodes.size());
+  for (const NodeVerdict& vb : b.nodes) in_b.emplace(vb.node, &vb);
   for (const NodeVerdict& va : a.nodes) {
-    const NodeVerdict* vb = Find(b, va.node);
-    if (vb != nullptr && (va.outcome == NodeOutcome::kFeasible) !=
-                             (vb->outcome == NodeOutcome::kFeasible)) {
+    const auto vb = in_b.find(va.node);
+    if (vb != in_b.end() && (va.outcome == NodeOutcome::kFeasible) !=
+                                (vb->second->outcome == NodeOutcome::kFeasible)) {
       d.same_feasibility = false;
       break;
     }

@@ -51,7 +51,7 @@ Scheduler::Scheduler(store::Store& store, std::shared_ptr<const ProfileSet> prof
     return RejectWaiting(uid, plugin, message);
   };
   toolkit_ = std::make_unique<preemption::Toolkit>(store_, queue_->nominator(), std::move(to));
-  shadow_ = std::make_unique<ShadowRunner>(store_, queue_->nominator(), options_.seed);
+  shadow_ = std::make_unique<ShadowRunner>(store_, queue_->nominator(), cache_, options_.seed);
   DeclareKinds(profiles_->set());
   Wire(profiles_->set());
   shadow_->Adopt(profiles_, 1);

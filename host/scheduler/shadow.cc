@@ -9,11 +9,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 #include <optional>
 
 #include "host/framework/framework_metrics.h"
 #include "host/metrics/scheduler_metrics.h"
+#include "host/model/interner.h"
 #include "host/preemption/toolkit.h"
 #include "host/scheduler/alloc_limit.h"
 #include "host/scheduler/cycle_diff.h"
@@ -24,6 +26,10 @@ namespace {
 
 using framework::Code;
 using framework::Status;
+
+// kMaxOfferCatchUp bounds the cluster changes an offer copies into the shadow's snapshot on
+// the scheduling thread (each change is at most one node to copy).
+constexpr uint64_t kMaxOfferCatchUp = 64;
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -43,15 +49,62 @@ int64_t UnixSeconds() {
       .count();
 }
 
-// SetIdlePriority runs the calling thread only when a core would otherwise idle (SCHED_IDLE,
-// which any thread may take for itself): shadow cycles then take no CPU from the live ones.
-void SetIdlePriority() {
+// SetPriority runs the calling thread only when a core would otherwise idle (SCHED_IDLE, which
+// any thread may take for itself; `idle`), or back at the normal policy, which a thread that
+// lowered itself may take back: shadow cycles then take no CPU from the live ones.
+void SetPriority(bool idle) {
   sched_param param{};
-  if (int err = pthread_setschedparam(pthread_self(), SCHED_IDLE, &param); err != 0) {
-    spdlog::warn("shadow: cannot run the shadow thread at idle priority (error {}); it runs at "
-                 "the normal one, within its CPU budget",
-                 err);
+  if (int err = pthread_setschedparam(pthread_self(), idle ? SCHED_IDLE : SCHED_OTHER, &param);
+      err != 0) {
+    static std::once_flag warned;
+    std::call_once(warned, [err] {
+      spdlog::warn("shadow: cannot change the shadow thread's priority (error {}); it runs at "
+                   "the normal one, within its CPU budget",
+                   err);
+    });
   }
+}
+
+// BestIds returns the name ids of `r`'s best nodes, sorted: the feasible ones with the highest
+// weighted total (all of them when the cycle did not score).
+std::vector<schedhost_id> BestIds(const RecordedCycle& r) {
+  std::vector<schedhost_id> best;
+  const size_t columns = r.header != nullptr ? r.header->score_weights.size() : 0;
+  if (!r.scored || columns == 0) {
+    best.assign(r.feasible.begin(), r.feasible.end());
+  } else {
+    int64_t top = 0;
+    for (size_t i = 0; i < r.feasible.size(); ++i) {
+      int64_t total = 0;
+      for (size_t c = 0; c < columns; ++c) {
+        total += int64_t{r.normalized[i * columns + c]} * r.header->score_weights[c];
+      }
+      if (best.empty() || total > top) {
+        top = total;
+        best.clear();
+      }
+      if (total == top) best.push_back(r.feasible[i]);
+    }
+  }
+  std::sort(best.begin(), best.end());
+  return best;
+}
+
+// AgreeOnEverything is CompareCycles' verdict of full agreement, read from the two records:
+// the same feasible nodes, the same best nodes, and the live node among them (or none on
+// both sides). False sends the caller to CompareCycles for the details.
+bool AgreeOnEverything(const RecordedCycle& live, std::string_view live_node,
+                       const RecordedCycle& shadow) {
+  std::vector<schedhost_id> a(live.feasible.begin(), live.feasible.end());
+  std::vector<schedhost_id> b(shadow.feasible.begin(), shadow.feasible.end());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a != b) return false;
+  const std::vector<schedhost_id> best = BestIds(shadow);
+  if (BestIds(live) != best) return false;
+  if (live_node.empty()) return best.empty();
+  const schedhost_id id = model::Interner::Global().Lookup(live_node);
+  return std::binary_search(best.begin(), best.end(), id);
 }
 
 // Unwire leaves `fw` pointing at nothing of the host (an abandoned shadow cycle may return).
@@ -72,7 +125,14 @@ struct ShadowRunner::Book {
     bool stopped = false;  // by the operator
     bool failed = false;
     int64_t cpu_ns = 0;
+    // The shadow's series, resolved once (a skip, on the scheduling thread, is one add).
+    metrics::Counter* skipped_metric = nullptr;
+    metrics::Counter* compared_metric = nullptr;
+    metrics::Counter* error_metric = nullptr;
+    std::array<metrics::Counter*, 4> agreement_metrics{};  // node, feasibility, best, postfilter
   };
+  static constexpr std::array<const char*, 4> kAgreements = {"node", "feasibility", "best",
+                                                             "postfilter"};
   std::mutex mu;
   std::shared_ptr<const ProfileRuntime> runtime;  // the adopted set
   uint64_t generation = 0;
@@ -88,7 +148,7 @@ struct ShadowRunner::Book {
     e.status.state = "failed";
     e.status.reason = reason;
     ++e.status.errors;
-    metrics::Metrics().shadow_pods.With({e.status.profile, "error"}).Inc();
+    e.error_metric->Inc();
     spdlog::error("shadow {}: stopped: {}", e.status.profile, reason);
   }
   bool RunningLocked(size_t index, uint64_t of_generation) const {
@@ -108,31 +168,62 @@ struct ShadowRunner::Job {
 };
 
 struct ShadowRunner::Worker {
-  Worker(store::Store& store, queue::Nominator& nominator, uint64_t seed,
+  Worker(store::Store& store, cache::Cache& cache_in, uint64_t seed,
          std::shared_ptr<Book> book_in)
-      : toolkit(store, nominator, {.seed = seed, .dry_run = true}),
+      : cache(cache_in),
+        toolkit(store, nominated, {.seed = seed, .dry_run = true}),
         runner(seed),
         book(std::move(book_in)) {}
 
   // Run is the thread's body; `self` keeps the worker alive for as long as the thread runs.
   static void Run(const std::shared_ptr<Worker>& self) {
-    SetIdlePriority();
+    SetPriority(true);
     AttachAllocLimit(&self->alloc);
+    // The whole cluster is copied here, not on the scheduling thread.
+    self->CatchUp();
     std::unique_lock lock(self->mu);
+    self->running = false;
+    self->cv.notify_all();
     for (;;) {
-      self->cv.wait(lock, [&] { return self->shutdown || self->job.has_value(); });
-      if (!self->job) return;
+      self->cv.wait(lock, [&] {
+        return self->shutdown || self->job.has_value() || self->catch_up;
+      });
+      if (self->shutdown && !self->job) return;
+      if (!self->job) {
+        // An offer found the snapshot far behind the cluster: catch up here, not there.
+        self->running = true;
+        self->catch_up = false;
+        lock.unlock();
+        self->CatchUp();
+        lock.lock();
+        self->running = false;
+        self->cv.notify_all();
+        continue;
+      }
       Job j = std::move(*self->job);
       self->job.reset();
       self->running = true;
       lock.unlock();
       self->RunJob(j);
       if (self->abandoned.load()) return;  // the runner has a worker of its own by now
+      // Catch up with the cluster while idle, so that the next offer copies on the scheduling
+      // thread only what changed since.
+      self->CatchUp();
       lock.lock();
       self->running = false;
       self->reserved = false;
       self->cv.notify_all();
     }
+  }
+
+  // CatchUp brings the snapshot to the cache's state. It holds the cache's lock, which the
+  // scheduling loop needs too: it runs at normal priority, never preempted for good at idle
+  // priority with the lock held. Its CPU is not the budget's: one catch-up goes with each
+  // compared pod (after it, or before it when an offer found the snapshot far behind).
+  void CatchUp() {
+    SetPriority(false);
+    cache.UpdateSnapshot(snapshot);
+    SetPriority(true);
   }
 
   void RunJob(const Job& j) {
@@ -150,6 +241,7 @@ struct ShadowRunner::Worker {
     const ShadowProfile& shadow = j.ticket.runtime->set().shadows()[index];
     framework::Framework& fw = *shadow.framework;
     fw.SetSnapshot(&snapshot);
+    fw.SetNominator(&nominated);
     fw.SetClusterAccess(&toolkit);
     {
       std::lock_guard lock(mu);
@@ -182,7 +274,11 @@ struct ShadowRunner::Worker {
       const model::Pod& pod = *j.pod;
       fw.scratch().Begin();
       framework::CycleState state;
-      state.record_plugin_metrics = true;  // every shadow cycle is timed, plugin by plugin
+      // Plugin calls are timed on the live cycles' share of cycles (one in ten), the first of
+      // them included: the two latencies compare like with like, and timing every call made a
+      // shadow cycle dearer.
+      state.record_plugin_metrics =
+          timed_cycles++ % (100 / metrics::kPluginMetricsSamplePercent) == 0;
       runner.set_next_start_node_index(j.ticket.start_index);
       // Plugins run from here to PostFilter's verdict: within the memory limit.
       alloc.enforce.store(true);
@@ -210,13 +306,20 @@ struct ShadowRunner::Worker {
         }
         std::shared_ptr<const RecordedCycle> shadow_record =
             runner.Record(pod, fw, state, a, header, nullptr);
-        const std::shared_ptr<const CycleExplanation> shadow_cycle = shadow_record->Expand();
-        const std::shared_ptr<const CycleExplanation> live_cycle =
-            j.live != nullptr ? j.live->Expand() : std::make_shared<const CycleExplanation>();
         const std::string shadow_node = a.status.ok() ? a.node : std::string();
-        diff = CompareCycles(*live_cycle, j.live_node, *shadow_cycle, shadow_node, "live",
-                             "shadow");
         postfilter_agrees = nominated == j.live_nominated;
+        // Most pods agree: the records say so without expanding either cycle node by node.
+        const bool agree = j.live != nullptr && postfilter_agrees &&
+                           AgreeOnEverything(*j.live, j.live_node, *shadow_record);
+        std::shared_ptr<const CycleExplanation> shadow_cycle;
+        std::shared_ptr<const CycleExplanation> live_cycle;
+        if (!agree) {
+          shadow_cycle = shadow_record->Expand();
+          live_cycle =
+              j.live != nullptr ? j.live->Expand() : std::make_shared<const CycleExplanation>();
+          diff = CompareCycles(*live_cycle, j.live_node, *shadow_cycle, shadow_node, "live",
+                               "shadow");
+        }
         if (!diff.same_node || !postfilter_agrees) {
           ShadowDisagreement d;
           d.namespace_name = pod.namespace_name();
@@ -225,7 +328,7 @@ struct ShadowRunner::Worker {
           d.unix_seconds = UnixSeconds();
           d.live_node = j.live_node;
           d.shadow_node = shadow_node;
-          d.shadow_best = BestNodes(*shadow_cycle);
+          d.shadow_best = BestNodes(*shadow_cycle);  // expanded: they disagree
           d.live_nominated = j.live_nominated;
           d.shadow_nominated = nominated;
           d.point = diff.point;
@@ -254,12 +357,13 @@ struct ShadowRunner::Worker {
               " MiB ([shadow] memory_limit_mib): " + error;
     }
     const int64_t cpu = ThreadCpuNs() - cpu_start;
-    busy_since_ns.store(0);
     {
+      // Under mu, as CheckDeadline decides: a cycle is either abandoned or done, never both.
       std::lock_guard lock(mu);
+      busy_since_ns.store(0);
       busy_runtime.reset();  // the job holds the set until it ends; the worker does not
+      if (abandoned.load()) return;  // past its deadline: the runner has reported it
     }
-    if (abandoned.load()) return;  // past its deadline: the runner has reported it
     const std::string& profile = shadow.profile.name;
     metrics::Metrics().shadow_cycle_duration.With({profile}).Observe(watch.Seconds());
     book->shadow_cpu_ns.fetch_add(cpu, std::memory_order_relaxed);
@@ -275,20 +379,21 @@ struct ShadowRunner::Worker {
     }
     ShadowStatus& s = e.status;
     ++s.compared;
-    const metrics::SchedulerMetrics& m = metrics::Metrics();
-    m.shadow_pods.With({profile, "compared"}).Inc();
-    auto agree = [&](bool yes, uint64_t& count, const char* what) {
+    e.compared_metric->Inc();
+    auto agree = [&](bool yes, uint64_t& count, size_t which) {
       if (!yes) return;
       ++count;
-      m.shadow_agreements.With({profile, what}).Inc();
+      e.agreement_metrics[which]->Inc();
     };
-    agree(diff.same_node, s.agree_node, "node");
-    agree(diff.same_feasibility, s.agree_feasibility, "feasibility");
-    agree(diff.same_best, s.agree_best, "best");
-    agree(postfilter_agrees, s.agree_postfilter, "postfilter");
+    agree(diff.same_node, s.agree_node, 0);
+    agree(diff.same_feasibility, s.agree_feasibility, 1);
+    agree(diff.same_best, s.agree_best, 2);
+    agree(postfilter_agrees, s.agree_postfilter, 3);
     if (disagreement) {
       ++s.disagreements;
-      m.shadow_disagreements.With({profile, disagreement->point, disagreement->plugin}).Inc();
+      metrics::Metrics()
+          .shadow_disagreements.With({profile, disagreement->point, disagreement->plugin})
+          .Inc();
       e.recent.push_front(std::move(*disagreement));
       while (e.recent.size() > static_cast<size_t>(book->config.max_disagreements)) {
         e.recent.pop_back();
@@ -296,8 +401,11 @@ struct ShadowRunner::Worker {
     }
   }
 
+  cache::Cache& cache;
   cache::Snapshot snapshot;  // brought to the live cycle's state by Offer, read by RunJob
+  queue::Nominator nominated;  // the nominations the live cycle saw, copied by Offer
   ThreadAllocLimit alloc;    // the worker thread's allocations
+  uint64_t timed_cycles = 0;  // shadow cycles run, for the one-in-ten plugin timing
   uint64_t alloc_generation = 0;  // the set the baseline was taken for
   int64_t alloc_baseline = 0;     // what the thread held when that set's first cycle began
   preemption::Toolkit toolkit;
@@ -312,7 +420,8 @@ struct ShadowRunner::Worker {
   std::mutex mu;
   std::condition_variable cv;
   bool reserved = false;  // a ticket is out, or its job queued or running
-  bool running = false;
+  bool running = true;    // a job or a catch-up of the snapshot is under way
+  bool catch_up = false;  // an offer asks for a catch-up of the snapshot
   bool shutdown = false;
   std::optional<Job> job;
   // What is running (mu), for the deadline: since when (0: nothing), which shadow, which pod.
@@ -325,13 +434,26 @@ struct ShadowRunner::Worker {
   std::thread thread;
 };
 
-ShadowRunner::ShadowRunner(store::Store& store, queue::Nominator& nominator, uint64_t seed)
-    : store_(store), nominator_(nominator), seed_(seed), book_(std::make_shared<Book>()) {}
+ShadowRunner::ShadowRunner(store::Store& store, queue::Nominator& nominator, cache::Cache& cache,
+                           uint64_t seed)
+    : store_(store),
+      nominator_(nominator),
+      cache_(cache),
+      seed_(seed),
+      book_(std::make_shared<Book>()) {}
 
 ShadowRunner::~ShadowRunner() { Shutdown(); }
 
 void ShadowRunner::Adopt(const std::shared_ptr<const ProfileRuntime>& runtime,
                          uint64_t generation) {
+  if (!AdoptLocked(runtime, generation)) return;
+  // Started now, the worker copies the cluster before the first offer.
+  std::lock_guard runner_lock(mu_);
+  EnsureWorker();
+}
+
+bool ShadowRunner::AdoptLocked(const std::shared_ptr<const ProfileRuntime>& runtime,
+                               uint64_t generation) {
   std::lock_guard lock(book_->mu);
   std::vector<Book::Entry> entries;
   for (const ShadowProfile& shadow : runtime->set().shadows()) {
@@ -340,6 +462,13 @@ void ShadowRunner::Adopt(const std::shared_ptr<const ProfileRuntime>& runtime,
     e.status.shadow_of = shadow.profile.shadow_of;
     e.status.generation = generation;
     e.status.state = "running";
+    const metrics::SchedulerMetrics& m = metrics::Metrics();
+    e.skipped_metric = &m.shadow_pods.With({e.status.profile, "skipped"});
+    e.compared_metric = &m.shadow_pods.With({e.status.profile, "compared"});
+    e.error_metric = &m.shadow_pods.With({e.status.profile, "error"});
+    for (size_t i = 0; i < Book::kAgreements.size(); ++i) {
+      e.agreement_metrics[i] = &m.shadow_agreements.With({e.status.profile, Book::kAgreements[i]});
+    }
     // The operator's stop carries over a reload; a failure does not (new plugin instances).
     for (const Book::Entry& old : book_->entries) {
       if (old.status.profile == e.status.profile && old.stopped) {
@@ -358,11 +487,12 @@ void ShadowRunner::Adopt(const std::shared_ptr<const ProfileRuntime>& runtime,
   live_ns_.store(0);
   active_.store(std::any_of(book_->entries.begin(), book_->entries.end(),
                             [](const Book::Entry& e) { return !e.stopped; }));
+  return !book_->entries.empty();
 }
 
 std::shared_ptr<ShadowRunner::Worker> ShadowRunner::EnsureWorker() {
   if (worker_ == nullptr) {
-    worker_ = std::make_shared<Worker>(store_, nominator_, seed_, book_);
+    worker_ = std::make_shared<Worker>(store_, cache_, seed_, book_);
     worker_->thread = std::thread(&Worker::Run, worker_);
   }
   return worker_;
@@ -373,16 +503,30 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
                                  const cache::Snapshot& snapshot, size_t start_index) {
   ShadowTicket ticket;
   uint64_t generation = 0;
-  config::ShadowConfig config;
+  bool every_pod = false;
+  std::chrono::nanoseconds deadline{0};
   {
+    // One lock, no allocation and no string built while the shadows are over their budget:
+    // most offers on a busy host end here.
     std::lock_guard lock(book_->mu);
     if (book_->runtime != runtime) return ticket;  // a set not adopted yet, or one replaced
     generation = book_->generation;
-    config = book_->config;
+    every_pod = book_->config.every_pod;
+    deadline = book_->config.deadline;
+    const bool over_budget =
+        !every_pod && book_->shadow_cpu_ns.load(std::memory_order_relaxed) * 100 >
+                          int64_t{book_->config.cpu_budget_percent} *
+                              live_ns_.load(std::memory_order_relaxed);
     const auto& shadows = runtime->set().shadows();
     for (size_t i = 0; i < shadows.size(); ++i) {
-      if (shadows[i].profile.shadow_of == fw.profile_name() &&
-          book_->RunningLocked(i, generation)) {
+      if (shadows[i].profile.shadow_of != fw.profile_name() ||
+          !book_->RunningLocked(i, generation)) {
+        continue;
+      }
+      if (over_budget) {
+        ++book_->entries[i].status.skipped;
+        book_->entries[i].skipped_metric->Inc();
+      } else {
         ticket.shadows.push_back(i);
       }
     }
@@ -394,15 +538,10 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
     for (size_t i : t.shadows) {
       if (generation != book_->generation || i >= book_->entries.size()) continue;
       ++book_->entries[i].status.skipped;
-      metrics::Metrics().shadow_pods.With({book_->entries[i].status.profile, "skipped"}).Inc();
+      book_->entries[i].skipped_metric->Inc();
     }
     return ShadowTicket{};
   };
-  if (!config.every_pod &&
-      book_->shadow_cpu_ns.load(std::memory_order_relaxed) * 100 >
-          int64_t{config.cpu_budget_percent} * live_ns_.load(std::memory_order_relaxed)) {
-    return skip(ticket);
-  }
   std::shared_ptr<Worker> w;
   {
     std::lock_guard lock(mu_);
@@ -410,12 +549,12 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
   }
   {
     std::unique_lock lock(w->mu);
-    if (config.every_pod) {
+    if (every_pod) {
       // Wait for the previous pod's comparison, checking its deadline meanwhile.
-      while (w->reserved && !w->abandoned.load()) {
-        w->cv.wait_for(lock, std::min<std::chrono::nanoseconds>(config.deadline,
+      while ((w->reserved || w->running) && !w->abandoned.load()) {
+        w->cv.wait_for(lock, std::min<std::chrono::nanoseconds>(deadline,
                                                                 std::chrono::milliseconds(100)));
-        if (!w->reserved) break;
+        if (!w->reserved && !w->running) break;
         lock.unlock();
         CheckDeadline();
         lock.lock();
@@ -427,7 +566,14 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
         lock = std::unique_lock(w->mu);
       }
     }
-    if (w->reserved) return skip(ticket);
+    if (w->reserved || w->running) return skip(ticket);
+    // Far behind (the shadows were over budget for a while): the worker catches up at idle
+    // priority and this pod is skipped, rather than the scheduling thread copying many nodes.
+    if (!every_pod && snapshot.generation() > w->snapshot.generation() + kMaxOfferCatchUp) {
+      w->catch_up = true;
+      w->cv.notify_all();
+      return skip(ticket);
+    }
     w->reserved = true;
   }
   // The worker is idle and reserved: its snapshot is ours to update. It must show what the
@@ -438,6 +584,8 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
     Release(ShadowTicket{runtime, {}, 0, 0});
     return skip(ticket);
   }
+  // And the nominations as they are now: the live cycle's PostFilter may change them.
+  w->nominated.CopyFrom(nominator_);
   ticket.runtime = runtime;
   ticket.start_index = start_index;
   ticket.offered_ns = NowNs();
@@ -479,20 +627,22 @@ void ShadowRunner::Release(const ShadowTicket& /*ticket*/) {
 
 void ShadowRunner::CheckDeadline() {
   std::lock_guard lock(mu_);
-  if (worker_ == nullptr) return;
-  const int64_t since = worker_->busy_since_ns.load();
-  if (since == 0) return;
+  if (worker_ == nullptr || worker_->busy_since_ns.load() == 0) return;
   std::chrono::nanoseconds deadline{0};
   {
     std::lock_guard book_lock(book_->mu);
     deadline = book_->config.deadline;
   }
-  if (NowNs() - since <= deadline.count()) return;
+  std::shared_ptr<Worker> w = worker_;
+  std::unique_lock worker_lock(w->mu);
+  // Decided under the worker's lock, where the worker ends a cycle: it is past its deadline
+  // now, or it has ended.
+  const int64_t since = w->busy_since_ns.load();
+  if (since == 0 || NowNs() - since <= deadline.count()) return;
   // A plugin holds the shadow thread past the deadline: report it, cut the frameworks it runs
   // off the host, and leave the thread to it; the next offer starts a fresh worker.
-  std::shared_ptr<Worker> w = std::move(worker_);
+  worker_.reset();
   w->abandoned.store(true);
-  std::lock_guard worker_lock(w->mu);
   if (w->busy_runtime != nullptr && w->busy_index < w->busy_runtime->set().shadows().size()) {
     Unwire(*w->busy_runtime->set().shadows()[w->busy_index].framework);
   }
@@ -611,7 +761,7 @@ void ShadowRunner::WaitIdle() {
   }
   if (w == nullptr) return;
   std::unique_lock lock(w->mu);
-  while (w->reserved && !w->abandoned.load()) {
+  while ((w->reserved || w->running) && !w->abandoned.load()) {
     w->cv.wait_for(lock, std::chrono::milliseconds(50));
     lock.unlock();
     CheckDeadline();
@@ -635,13 +785,29 @@ void ShadowRunner::Shutdown() {
   w->shutdown = true;
   w->job.reset();
   w->cv.notify_all();
-  // A cycle under way gets its deadline to end; a plugin that holds it longer keeps the thread.
-  const bool ended = w->cv.wait_for(lock, deadline, [&] { return !w->running; });
+  // Host work (a snapshot catch-up) is waited for; a plugin call, for its deadline, after which
+  // the thread is left to the plugin.
+  bool ended = false;
+  for (;;) {
+    if (w->cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return !w->running; })) {
+      ended = true;
+      break;
+    }
+    const int64_t since = w->busy_since_ns.load();
+    if (since != 0 && NowNs() - since > deadline.count()) break;
+  }
   lock.unlock();
   if (ended) {
     w->thread.join();
   } else {
     w->abandoned.store(true);
+    {
+      std::lock_guard worker_lock(w->mu);
+      if (w->busy_runtime != nullptr &&
+          w->busy_index < w->busy_runtime->set().shadows().size()) {
+        Unwire(*w->busy_runtime->set().shadows()[w->busy_index].framework);
+      }
+    }
     w->thread.detach();
   }
 }

@@ -117,9 +117,10 @@ struct ShadowTicket {
 /// any thread.
 class ShadowRunner {
  public:
-  /// ShadowRunner reads `store` and `nominator` (both must outlive it, but see Shutdown); its
-  /// dry-run preemption is seeded with `seed`.
-  ShadowRunner(store::Store& store, queue::Nominator& nominator, uint64_t seed);
+  /// ShadowRunner reads `store`, `nominator` and `cache` (all must outlive it, but see
+  /// Shutdown); its dry-run preemption is seeded with `seed`.
+  ShadowRunner(store::Store& store, queue::Nominator& nominator, cache::Cache& cache,
+               uint64_t seed);
   /// ~ShadowRunner shuts down (see Shutdown).
   ~ShadowRunner();
   ShadowRunner(const ShadowRunner&) = delete;
@@ -170,9 +171,12 @@ class ShadowRunner {
   // the worker to the plugin that holds it.
   void CheckDeadline();
   std::shared_ptr<Worker> EnsureWorker();  // mu_ held
+  // AdoptLocked records `runtime`'s shadows under book_'s lock; true when there are any.
+  bool AdoptLocked(const std::shared_ptr<const ProfileRuntime>& runtime, uint64_t generation);
 
   store::Store& store_;
   queue::Nominator& nominator_;
+  cache::Cache& cache_;
   uint64_t seed_;
   std::shared_ptr<Book> book_;  // shared with the workers: an abandoned one may outlive this
   std::mutex mu_;

@@ -53,11 +53,11 @@ void Scheduler::Wire(const ProfileSet& set) {
       }
     });
   }
-  // Shadows read what the live profiles read; their snapshot and their (dry-run) cluster access
-  // are the shadow thread's, set for each cycle. Every way to write is shut.
+  // Shadows read the objects the live profiles read; their snapshot, nominations and (dry-run)
+  // cluster access are the shadow thread's copies, set for each cycle. Every way to write is
+  // shut.
   for (const ShadowProfile& shadow : set.shadows()) {
     framework::Framework& fw = *shadow.framework;
-    fw.SetNominator(&queue_->nominator());
     fw.SetObjects(&store_.objects());
     const std::string name = shadow.profile.name;
     fw.SetObjectWriter([name](const store::KindInfo& kind, store::ObjectWriteOp, std::string_view,

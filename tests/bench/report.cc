@@ -174,6 +174,20 @@ std::string FormatTable(const std::vector<WorkloadRuns>& workloads) {
     }
   }
   for (const WorkloadRuns& w : workloads) {
+    if (w.runs.empty() || !w.runs.front().shadowed) continue;
+    // One line per run, as the swaps: what the shadows compared within their budget.
+    for (const RunResult& r : w.runs) {
+      std::snprintf(line.data(), line.size(),
+                    "%s shadows: %llu pods compared, %llu skipped, %llu disagreements, "
+                    "%.1f ms of CPU\n",
+                    w.name.c_str(), static_cast<unsigned long long>(r.shadow_compared),
+                    static_cast<unsigned long long>(r.shadow_skipped),
+                    static_cast<unsigned long long>(r.shadow_disagreements),
+                    r.shadow_cpu_seconds * 1e3);
+      out += line.data();
+    }
+  }
+  for (const WorkloadRuns& w : workloads) {
     if (w.fused.empty()) continue;
     const Spread rate = FusedRate(w.fused);
     size_t bound = w.fused.front().measured_bound;
@@ -219,6 +233,12 @@ std::string FormatJson(const std::vector<WorkloadRuns>& workloads) {
         run["swaps"] = r.swaps;
         run["swap_build_ms"] = {{"median", r.swap_build_ms_median}, {"max", r.swap_build_ms_max}};
         run["swap_ms"] = {{"median", r.swap_ms_median}, {"max", r.swap_ms_max}};
+      }
+      if (r.shadowed) {
+        run["shadow"] = {{"compared", r.shadow_compared},
+                         {"skipped", r.shadow_skipped},
+                         {"disagreements", r.shadow_disagreements},
+                         {"cpu_seconds", r.shadow_cpu_seconds}};
       }
       runs.push_back(std::move(run));
     }

@@ -490,6 +490,13 @@ RunResult RunWorkload(const Workload& workload, const RunOptions& options) {
     throw;
   }
   const MetricSums after = ReadMetricSums();
+  for (const scheduler::ShadowStatus& shadow : sched.shadows().Status()) {
+    r.shadowed = true;
+    r.shadow_compared += shadow.compared;
+    r.shadow_skipped += shadow.skipped;
+    r.shadow_disagreements += shadow.disagreements;
+    r.shadow_cpu_seconds += shadow.cpu_seconds;
+  }
   sched.Stop();
   // After Stop, which waits for every binding cycle: the last pod's binding reaches the store
   // (and the tracker) before its cycle counts it.

@@ -80,6 +80,13 @@ struct RunResult {
   double swap_build_ms_max = 0;
   double swap_ms_median = 0;
   double swap_ms_max = 0;
+  /// With shadow profiles in the config: the pods the shadows compared and skipped over the
+  /// whole run (every shadow summed), and what they disagreed on.
+  bool shadowed = false;
+  uint64_t shadow_compared = 0;
+  uint64_t shadow_skipped = 0;
+  uint64_t shadow_disagreements = 0;
+  double shadow_cpu_seconds = 0;
   /// attempts counts scheduling attempts (Scheduler::Stats, every result) while measuring;
   /// attempts_total over the whole run.
   uint64_t attempts = 0;
