@@ -116,6 +116,10 @@ class AdminService final : public v1::Admin::Service {
   std::vector<ReloadRecord> ReloadHistory() const;
 
  private:
+  // SetShadowRunning starts (`run`) or stops the shadows `request` names, for Start/StopShadow.
+  grpc::Status SetShadowRunning(const v1::ShadowRequest& request, bool run,
+                                v1::ShadowResponse& response);
+
   store::Store& store_;
   scheduler::Scheduler& scheduler_;
   AdminOptions options_;

@@ -120,31 +120,31 @@ grpc::Status AdminService::GetShadows(grpc::ServerContext*, const v1::ShadowRequ
 
 grpc::Status AdminService::StartShadow(grpc::ServerContext*, const v1::ShadowRequest* request,
                                        v1::ShadowResponse* response) {
-  try {
-    scheduler_.shadows().Start(request->profile());
-  } catch (const scheduler::ShadowError& e) {
-    return {grpc::StatusCode::NOT_FOUND, e.what()};
-  }
-  FillShadows(scheduler_.shadows().Status(), request->profile(), "", *response);
-  response->set_message(request->profile().empty() ? "every shadow profile is running"
-                                                   : "shadow \"" + request->profile() +
-                                                         "\" is running");
-  spdlog::info("shadow: {}", response->message());
-  return grpc::Status::OK;
+  return SetShadowRunning(*request, true, *response);
 }
 
 grpc::Status AdminService::StopShadow(grpc::ServerContext*, const v1::ShadowRequest* request,
                                       v1::ShadowResponse* response) {
+  return SetShadowRunning(*request, false, *response);
+}
+
+grpc::Status AdminService::SetShadowRunning(const v1::ShadowRequest& request, bool run,
+                                            v1::ShadowResponse& response) {
   try {
-    scheduler_.shadows().Stop(request->profile());
+    if (run) {
+      scheduler_.shadows().Start(request.profile());
+    } else {
+      scheduler_.shadows().Stop(request.profile());
+    }
   } catch (const scheduler::ShadowError& e) {
     return {grpc::StatusCode::NOT_FOUND, e.what()};
   }
-  FillShadows(scheduler_.shadows().Status(), request->profile(), "", *response);
-  response->set_message(request->profile().empty() ? "every shadow profile is stopped"
-                                                   : "shadow \"" + request->profile() +
-                                                         "\" is stopped");
-  spdlog::info("shadow: {}", response->message());
+  FillShadows(scheduler_.shadows().Status(), request.profile(), "", response);
+  const std::string state = run ? "running" : "stopped";
+  response.set_message(request.profile().empty()
+                           ? "every shadow profile is " + state
+                           : "shadow \"" + request.profile() + "\" is " + state);
+  spdlog::info("shadow: {}", response.message());
   return grpc::Status::OK;
 }
 

@@ -325,6 +325,16 @@ void Cache::RemoveNamespace(std::string_view name) {
 
 SnapshotUpdate Cache::UpdateSnapshot(Snapshot& snapshot) {
   std::lock_guard lock(mu_);
+  return UpdateSnapshotLocked(snapshot);
+}
+
+SnapshotUpdate Cache::UpdateSnapshots(Snapshot& first, Snapshot* second) {
+  std::lock_guard lock(mu_);
+  if (second != nullptr) UpdateSnapshotLocked(*second);
+  return UpdateSnapshotLocked(first);
+}
+
+SnapshotUpdate Cache::UpdateSnapshotLocked(Snapshot& snapshot) {
   SnapshotUpdate result;
   snapshot.namespaces_ = namespaces_;
   bool affinity_changed = false;

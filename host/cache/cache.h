@@ -120,8 +120,13 @@ class Cache {
   /// summaries only when they changed. Nodes are ordered round-robin across zones, as upstream's
   /// node tree. Call it between cycles only, never while the snapshot is being read.
   SnapshotUpdate UpdateSnapshot(Snapshot& snapshot);
+  /// UpdateSnapshots brings `first` and, when given, `second` up to date under one lock: both
+  /// show the same state of the cluster (a shadow profile's snapshot and the live one). Returns
+  /// what the update of `first` did.
+  SnapshotUpdate UpdateSnapshots(Snapshot& first, Snapshot* second);
 
  private:
+  SnapshotUpdate UpdateSnapshotLocked(Snapshot& snapshot);  // mu_ held
   struct Item {
     explicit Item(std::string n) : name(std::move(n)) {}
     std::string name;

@@ -89,7 +89,7 @@ struct ShadowConfig {
   // cpu_budget_percent caps the shadows' CPU time at this share of the scheduling thread's;
   // a pod offered while over it (or while the shadow is still on the previous one) is skipped
   // and counted.
-  int32_t cpu_budget_percent = 2;
+  int32_t cpu_budget_percent = 1;
   // every_pod makes the scheduling loop wait for the shadow instead of skipping: every pod is
   // compared, and live throughput pays for the shadow's cycles.
   bool every_pod = false;

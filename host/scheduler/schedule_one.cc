@@ -34,15 +34,15 @@ void Scheduler::RunCycle(queue::QueuedPodInfo info) {
     e.attempts = info.attempts;
     e.gated = false;
   });
-  cache_.UpdateSnapshot(*snapshot_);
-  // A shadow of this profile takes the cycle when it can (its snapshot brought to this one).
+  // A shadow of this profile takes the cycle when it can, its snapshot updated with this one.
   const bool shadowed = shadow_->active();
   const auto cycle_start = shadowed ? std::chrono::steady_clock::now()
                                     : std::chrono::steady_clock::time_point{};
   ShadowTicket ticket;
   if (shadowed) {
-    ticket = shadow_->Offer(profiles, *fw, cache_, *snapshot_, cycle_.next_start_node_index());
+    ticket = shadow_->Offer(profiles, *fw, *snapshot_, cycle_.next_start_node_index());
   }
+  cache_.UpdateSnapshots(*snapshot_, ticket.snapshot);
   // A cycle that ends without handing its ticket over (an exception) gives it back.
   struct TicketGuard {
     ShadowRunner& shadows;

@@ -30,6 +30,9 @@ using framework::Status;
 // kMaxOfferCatchUp bounds the cluster changes an offer copies into the shadow's snapshot on
 // the scheduling thread (each change is at most one node to copy).
 constexpr uint64_t kMaxOfferCatchUp = 64;
+// kIdleCatchUp is how long the shadow thread waits without an offer before it catches up with
+// the cluster on its own (a quiet host, or the nodes of a new cluster arriving).
+constexpr std::chrono::milliseconds kIdleCatchUp{100};
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -139,6 +142,7 @@ struct ShadowRunner::Book {
   config::ShadowConfig config;
   std::vector<Entry> entries;
   std::atomic<int64_t> shadow_cpu_ns{0};  // every shadow's, since the set was adopted
+  std::atomic<int64_t> last_offer_ns{0};  // when a live cycle last offered a pod (any outcome)
 
   // Fail marks shadow `index` of `generation` failed for `reason` (mu held).
   void FailLocked(size_t index, uint64_t of_generation, const std::string& reason) {
@@ -185,10 +189,19 @@ struct ShadowRunner::Worker {
     self->running = false;
     self->cv.notify_all();
     for (;;) {
-      self->cv.wait(lock, [&] {
+      const bool woken = self->cv.wait_for(lock, kIdleCatchUp, [&] {
         return self->shutdown || self->job.has_value() || self->catch_up;
       });
       if (self->shutdown && !self->job) return;
+      if (!woken) {
+        // No offer for a while (no live cycle, or none of a shadowed profile): keep up with the
+        // cluster now, so that the first offers after a quiet spell copy little.
+        if (NowNs() - self->book->last_offer_ns.load(std::memory_order_relaxed) <
+            std::chrono::nanoseconds(kIdleCatchUp).count()) {
+          continue;
+        }
+        self->catch_up = true;
+      }
       if (!self->job) {
         // An offer found the snapshot far behind the cluster: catch up here, not there.
         self->running = true;
@@ -499,8 +512,9 @@ std::shared_ptr<ShadowRunner::Worker> ShadowRunner::EnsureWorker() {
 }
 
 ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& runtime,
-                                 const framework::Framework& fw, cache::Cache& cache,
-                                 const cache::Snapshot& snapshot, size_t start_index) {
+                                 const framework::Framework& fw, const cache::Snapshot& snapshot,
+                                 size_t start_index) {
+  book_->last_offer_ns.store(NowNs(), std::memory_order_relaxed);
   ShadowTicket ticket;
   uint64_t generation = 0;
   bool every_pod = false;
@@ -576,16 +590,11 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
     }
     w->reserved = true;
   }
-  // The worker is idle and reserved: its snapshot is ours to update. It must show what the
-  // live cycle sees; a change that reached the cache between the two updates makes it differ,
-  // and the pod is skipped rather than compared on another cluster.
-  cache.UpdateSnapshot(w->snapshot);
-  if (w->snapshot.generation() != snapshot.generation()) {
-    Release(ShadowTicket{runtime, {}, 0, 0});
-    return skip(ticket);
-  }
-  // And the nominations as they are now: the live cycle's PostFilter may change them.
+  // The worker is idle and reserved: its snapshot is the caller's to update, with the live one
+  // under one lock of the cache (Cache::UpdateSnapshots), and its nominations are copied as
+  // they are now (the live cycle's PostFilter may change them).
   w->nominated.CopyFrom(nominator_);
+  ticket.snapshot = &w->snapshot;
   ticket.runtime = runtime;
   ticket.start_index = start_index;
   ticket.offered_ns = NowNs();
@@ -659,44 +668,29 @@ void ShadowRunner::CheckDeadline() {
   w->cv.notify_all();
 }
 
-void ShadowRunner::Start(std::string_view profile) {
+void ShadowRunner::Start(std::string_view profile) { SetRunning(profile, true); }
+
+void ShadowRunner::Stop(std::string_view profile) { SetRunning(profile, false); }
+
+void ShadowRunner::SetRunning(std::string_view profile, bool run) {
   std::lock_guard lock(book_->mu);
   bool found = false;
   for (Book::Entry& e : book_->entries) {
     if (!profile.empty() && e.status.profile != profile) continue;
     found = true;
-    e.stopped = false;
-    e.failed = false;
-    e.status.state = "running";
-    e.status.reason.clear();
+    e.stopped = !run;
+    if (run) e.failed = false;
+    e.status.state = run ? "running" : "stopped";
+    e.status.reason = run ? "" : "stopped by the operator";
   }
   if (!found) {
     std::string names;
-    for (const Book::Entry& e : book_->entries) names += (names.empty() ? "" : ", ") + e.status.profile;
+    for (const Book::Entry& e : book_->entries) {
+      names += (names.empty() ? "" : ", ") + e.status.profile;
+    }
     throw ShadowError(profile.empty()
                           ? "no shadow profile is loaded: add one with shadow_of to the config "
                             "and reload"
-                          : "no shadow profile named \"" + std::string(profile) +
-                                "\" (shadows: " + (names.empty() ? "none" : names) + ")");
-  }
-  active_.store(true);
-}
-
-void ShadowRunner::Stop(std::string_view profile) {
-  std::lock_guard lock(book_->mu);
-  bool found = false;
-  for (Book::Entry& e : book_->entries) {
-    if (!profile.empty() && e.status.profile != profile) continue;
-    found = true;
-    e.stopped = true;
-    e.status.state = "stopped";
-    e.status.reason = "stopped by the operator";
-  }
-  if (!found) {
-    std::string names;
-    for (const Book::Entry& e : book_->entries) names += (names.empty() ? "" : ", ") + e.status.profile;
-    throw ShadowError(profile.empty()
-                          ? "no shadow profile is loaded"
                           : "no shadow profile named \"" + std::string(profile) +
                                 "\" (shadows: " + (names.empty() ? "none" : names) + ")");
   }

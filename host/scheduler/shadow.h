@@ -10,7 +10,8 @@
 // cycles never wait for it unless [shadow] every_pod asks them to.
 //
 //   ShadowRunner shadows(store, nominator, seed);
-//   auto ticket = shadows.Offer(*runtime, fw, cache, snapshot, start);   // scheduling thread
+//   auto ticket = shadows.Offer(runtime, fw, snapshot, start);   // scheduling thread
+//   cache.UpdateSnapshots(snapshot, ticket.snapshot);
 //   ... the live cycle ...
 //   shadows.Submit(std::move(ticket), pod, node, record, nominated);
 #pragma once
@@ -110,6 +111,9 @@ struct ShadowTicket {
   std::vector<size_t> shadows;  // indexes into runtime->set().shadows()
   size_t start_index = 0;
   int64_t offered_ns = 0;
+  /// snapshot is the shadow thread's, for the caller to update with the live one
+  /// (Cache::UpdateSnapshots) before the live cycle runs.
+  cache::Snapshot* snapshot = nullptr;
   explicit operator bool() const { return runtime != nullptr; }
 };
 
@@ -131,13 +135,14 @@ class ShadowRunner {
   /// again (a new set has new plugin instances).
   void Adopt(const std::shared_ptr<const ProfileRuntime>& runtime, uint64_t generation);
 
-  /// Offer is called at the start of a live cycle of `fw` (of `runtime`), once `snapshot` is up
-  /// to date from `cache`: when a running shadow follows `fw`'s profile and the shadow thread is
-  /// free and within budget (with every_pod: once it is free), it takes the cycle and brings its
-  /// own snapshot to the same state. An empty ticket otherwise (the pod is counted skipped).
+  /// Offer is called at the start of a live cycle of `fw` (of `runtime`), before `snapshot`, the
+  /// live one, is updated: when a running shadow follows `fw`'s profile and the shadow thread is
+  /// free and within budget (with every_pod: once it is free), it takes the cycle; the caller
+  /// then updates the ticket's snapshot with the live one (Cache::UpdateSnapshots). An empty
+  /// ticket otherwise (the pod is counted skipped).
   ShadowTicket Offer(const std::shared_ptr<const ProfileRuntime>& runtime,
-                     const framework::Framework& fw, cache::Cache& cache,
-                     const cache::Snapshot& snapshot, size_t start_index);
+                     const framework::Framework& fw, const cache::Snapshot& snapshot,
+                     size_t start_index);
   /// Submit hands the live cycle's outcome for the ticket's pod to the shadow thread: the node
   /// it chose ("" for none), its record and PostFilter's nominated node ("" for none).
   void Submit(ShadowTicket ticket, std::shared_ptr<const model::Pod> pod, std::string live_node,
@@ -171,6 +176,8 @@ class ShadowRunner {
   // the worker to the plugin that holds it.
   void CheckDeadline();
   std::shared_ptr<Worker> EnsureWorker();  // mu_ held
+  // SetRunning starts (`run`) or stops the shadow named `profile` ("" for every one).
+  void SetRunning(std::string_view profile, bool run);
   // AdoptLocked records `runtime`'s shadows under book_'s lock; true when there are any.
   bool AdoptLocked(const std::shared_ptr<const ProfileRuntime>& runtime, uint64_t generation);
 

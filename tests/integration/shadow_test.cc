@@ -67,6 +67,22 @@ class ShadowTest : public SchedulerTest {
     for (const auto& pod : store_.List<model::Pod>()) out[std::string(pod->name())] = std::string(pod->node_name());
     return out;
   }
+  // RunShadowFilter runs pods a and b on `nodes` with the live profile and a shadow "next" whose
+  // Filter adds `plugin` ([shadow] every_pod, plus `settings`), checks that the live profile
+  // bound both, and returns the shadow's status.
+  scheduler::ShadowStatus RunShadowFilter(framework::testing::FakePlugin& plugin,
+                                          const std::string& settings, const std::string& nodes) {
+    Build("[shadow]\nevery_pod = true\n" + settings + Profile("default-scheduler", 1) +
+              "[[profile]]\nname = \"next\"\nshadow_of = \"default-scheduler\"\n"
+              "[profile.plugins.filter]\nenabled = [{ name = \"" + plugin.name + "\" }]\n",
+          {plugin.descriptor()});
+    Apply(nodes + PodYaml("a") + PodYaml("b"));
+    Run();
+    sched_->shadows().WaitIdle();
+    EXPECT_NE(NodeOf("a"), "");
+    EXPECT_NE(NodeOf("b"), "");
+    return StatusOf("next");
+  }
   scheduler::ShadowStatus StatusOf(const std::string& profile) {
     for (scheduler::ShadowStatus& s : sched_->shadows().Status()) {
       if (s.profile == profile) return s;
@@ -171,16 +187,7 @@ TEST_F(ShadowTest, AShadowPluginErrorStopsTheShadowAndTheLiveProfileGoesOn) {
     r.push_back("out of cheese");
     return SCHEDHOST_ERROR;
   };
-  Build("[shadow]\nevery_pod = true\n" + Profile("default-scheduler", 1) +
-            "[[profile]]\nname = \"next\"\nshadow_of = \"default-scheduler\"\n"
-            "[profile.plugins.filter]\nenabled = [{ name = \"Broken\" }]\n",
-        {broken.descriptor()});
-  Apply(NodeYaml("n1") + NodeYaml("n2") + PodYaml("a") + PodYaml("b"));
-  Run();
-  sched_->shadows().WaitIdle();
-  EXPECT_NE(NodeOf("a"), "");
-  EXPECT_NE(NodeOf("b"), "");
-  const scheduler::ShadowStatus s = StatusOf("next");
+  const scheduler::ShadowStatus s = RunShadowFilter(broken, "", NodeYaml("n1") + NodeYaml("n2"));
   EXPECT_EQ(s.state, "failed");
   EXPECT_THAT(s.reason, HasSubstr("out of cheese"));
   EXPECT_THAT(s.reason, HasSubstr("pod default/a"));
@@ -198,19 +205,10 @@ TEST_F(ShadowTest, AShadowCyclePastItsDeadlineIsAbandonedAndReported) {
     if (calls.fetch_add(1) == 0) released.wait();  // the first call hangs until the test ends
     return SCHEDHOST_SUCCESS;
   };
-  Build("[shadow]\nevery_pod = true\ndeadline = \"200ms\"\n" + Profile("default-scheduler", 1) +
-            "[[profile]]\nname = \"next\"\nshadow_of = \"default-scheduler\"\n"
-            "[profile.plugins.filter]\nenabled = [{ name = \"Slow\" }]\n",
-        {slow.descriptor()});
-  Apply(NodeYaml("n1") + PodYaml("a") + PodYaml("b"));
   const auto start = std::chrono::steady_clock::now();
-  Run();
-  sched_->shadows().WaitIdle();
+  const scheduler::ShadowStatus s = RunShadowFilter(slow, "deadline = \"200ms\"\n", NodeYaml("n1"));
   // The live loop waited (every_pod) for the deadline, not for the plugin.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  EXPECT_NE(NodeOf("a"), "");
-  EXPECT_NE(NodeOf("b"), "");
-  const scheduler::ShadowStatus s = StatusOf("next");
   EXPECT_EQ(s.state, "failed");
   EXPECT_THAT(s.reason, HasSubstr("passed its deadline of 200 ms"));
   release.set_value();
@@ -236,16 +234,8 @@ TEST_F(ShadowTest, AShadowPluginAllocatingWithoutBoundIsRefusedAndReported) {
       kept.push_back(p);
     }
   };
-  Build("[shadow]\nevery_pod = true\nmemory_limit_mib = 32\n" + Profile("default-scheduler", 1) +
-            "[[profile]]\nname = \"next\"\nshadow_of = \"default-scheduler\"\n"
-            "[profile.plugins.filter]\nenabled = [{ name = \"Greedy\" }]\n",
-        {greedy.descriptor()});
-  Apply(NodeYaml("n1") + PodYaml("a") + PodYaml("b"));
-  Run();
-  sched_->shadows().WaitIdle();
-  EXPECT_NE(NodeOf("a"), "");
-  EXPECT_NE(NodeOf("b"), "");
-  const scheduler::ShadowStatus s = StatusOf("next");
+  const scheduler::ShadowStatus s =
+      RunShadowFilter(greedy, "memory_limit_mib = 32\n", NodeYaml("n1"));
   EXPECT_EQ(s.state, "failed");
   EXPECT_THAT(s.reason, HasSubstr("allocated past its memory limit of 32 MiB"));
   EXPECT_THAT(s.reason, HasSubstr("malloc failed"));
