@@ -597,7 +597,6 @@ ShadowTicket ShadowRunner::Offer(const std::shared_ptr<const ProfileRuntime>& ru
   ticket.snapshot = &w->snapshot;
   ticket.runtime = runtime;
   ticket.start_index = start_index;
-  ticket.offered_ns = NowNs();
   return ticket;
 }
 

@@ -110,7 +110,6 @@ struct ShadowTicket {
   std::shared_ptr<const ProfileRuntime> runtime;
   std::vector<size_t> shadows;  // indexes into runtime->set().shadows()
   size_t start_index = 0;
-  int64_t offered_ns = 0;
   /// snapshot is the shadow thread's, for the caller to update with the live one
   /// (Cache::UpdateSnapshots) before the live cycle runs.
   cache::Snapshot* snapshot = nullptr;
