@@ -13,6 +13,28 @@ namespace {
 
 const std::filesystem::path kInstalledPluginDir = "/usr/lib/schedhost/plugins";
 
+// ErrorAt reports a library or directory that cannot be loaded where the config names it.
+ProfileSetError ErrorAt(const config::SourceLocation& where, const loader::LoadError& e) {
+  return ProfileSetError(where.file.empty() ? std::string(e.what())
+                                            : where.ToString() + ": " + e.what());
+}
+
+// LoadPinned loads `lib` into `registry`, refusing a file whose sha256 is not the config's pin.
+void LoadPinned(loader::PluginRegistry& registry, const config::LibrarySpec& lib,
+                const schedhost_host_api* api) {
+  std::shared_ptr<const loader::Library> loaded;
+  try {
+    loaded = registry.LoadLibrary(lib.path, api);
+  } catch (const loader::LoadError& e) {
+    throw ErrorAt(lib.location, e);
+  }
+  if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
+    throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
+                          " has sha256 " + loaded->sha256() + " but the config pins " +
+                          *lib.sha256 + "; update the pin or restore the expected file");
+  }
+}
+
 // Canonical text of a plugin argument tree, to compare QueueSort arguments across profiles.
 void Serialize(const config::ConfigNode* node, std::string& out) {
   const schedhost_config* c = config::AsAbi(node);
@@ -132,11 +154,6 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
     set->plugin_dirs_ = {builtin_dir};
   }
   const schedhost_host_api* api = framework::HostApi();
-  // A directory or library that cannot be loaded is reported where the config names it.
-  const auto at = [](const config::SourceLocation& where, const loader::LoadError& e) {
-    return ProfileSetError(where.file.empty() ? std::string(e.what())
-                                              : where.ToString() + ": " + e.what());
-  };
   try {
     // The config's locations apply unless the default directory was swapped for the builtin one.
     const bool dirs_from_config = set->plugin_dirs_ == cfg.plugin_dirs;
@@ -145,22 +162,10 @@ std::shared_ptr<const ProfileSet> ProfileSet::Build(
         set->registry_->LoadDirectory(set->plugin_dirs_[i], api);
       } catch (const loader::LoadError& e) {
         const bool named = dirs_from_config && i < cfg.plugin_dir_locations.size();
-        throw at(named ? cfg.plugin_dir_locations[i] : config::SourceLocation{}, e);
+        throw ErrorAt(named ? cfg.plugin_dir_locations[i] : config::SourceLocation{}, e);
       }
     }
-    for (const auto& lib : cfg.libraries) {
-      std::shared_ptr<const loader::Library> loaded;
-      try {
-        loaded = set->registry_->LoadLibrary(lib.path, api);
-      } catch (const loader::LoadError& e) {
-        throw at(lib.location, e);
-      }
-      if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
-        throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
-                              " has sha256 " + loaded->sha256() + " but the config pins " +
-                              *lib.sha256 + "; update the pin or restore the expected file");
-      }
-    }
+    for (const auto& lib : cfg.libraries) LoadPinned(*set->registry_, lib, api);
     for (const schedhost_plugin_descriptor* d : in_process) set->registry_->RegisterInProcess(d);
   } catch (const loader::LoadError& e) {
     throw ProfileSetError(e.what());
@@ -247,17 +252,7 @@ std::shared_ptr<loader::PluginRegistry> ProfileSet::ShadowRegistry(
   if (profile.libraries.empty()) return nullptr;
   auto own = std::make_shared<loader::PluginRegistry>(registry_->store());
   for (const config::LibrarySpec& lib : profile.libraries) {
-    std::shared_ptr<const loader::Library> loaded;
-    try {
-      loaded = own->LoadLibrary(lib.path, framework::HostApi());
-    } catch (const loader::LoadError& e) {
-      throw ProfileSetError(lib.location.ToString() + ": " + e.what());
-    }
-    if (lib.sha256 && *lib.sha256 != loaded->sha256()) {
-      throw ProfileSetError(lib.location.ToString() + ": library " + lib.path.string() +
-                            " has sha256 " + loaded->sha256() + " but the config pins " +
-                            *lib.sha256 + "; update the pin or restore the expected file");
-    }
+    LoadPinned(*own, lib, framework::HostApi());
   }
   own->AddMissing(*registry_);
   return own;
