@@ -187,7 +187,8 @@ TEST(SimulateCompareTest, IdenticalConfigsDifferNowhereWhereCyclesStopEarly) {
   std::ostringstream err;
   ASSERT_EQ(RunSimulate(o, first, err), 0) << err.str();
   std::vector<std::string> differing;
-  for (const nlohmann::json& p : nlohmann::json::parse(first.str())["pods"]) {
+  const nlohmann::json comparison = nlohmann::json::parse(first.str());
+  for (const nlohmann::json& p : comparison["pods"]) {
     if (p["differs"].get<bool>()) differing.push_back(p["name"].get<std::string>());
   }
   EXPECT_THAT(differing, ::testing::IsEmpty());
