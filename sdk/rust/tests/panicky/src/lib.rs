@@ -1,0 +1,65 @@
+//! A test plugin for the SDK's boundary: Filter panics for a pod named "panic" and rejects one
+//! named "reject"; Score gives the node's label count; a node labelled `panicky=yes` being
+//! added requeues a pod it rejected (a queueing hint); it keeps a count of its instances'
+//! Filter calls in CycleState-free atomics.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use schedhost_plugin::{
+    export_plugins, sys, Args, ClusterEvent, CycleState, EnqueueExtensions, EventObject,
+    FilterPlugin, Host, NodeInfo, Plugin, Pod, QueueingHint, Registration, ScorePlugin, Status,
+};
+
+pub struct Panicky {
+    host: Host,
+    calls: AtomicU64,
+}
+
+impl Plugin for Panicky {
+    const NAME: &'static str = "Panicky";
+    const VERSION: &'static str = "1.0.0";
+    fn new(host: Host, args: &Args<'_>) -> Result<Self, String> {
+        let mut r = args.reader(Self::NAME);
+        if r.bool("panic_in_new", false)? {
+            panic!("asked to panic in new");
+        }
+        r.done()?;
+        Ok(Panicky { host, calls: AtomicU64::new(0) })
+    }
+}
+
+impl FilterPlugin for Panicky {
+    fn filter(&self, _state: &CycleState<'_>, pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Status {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        match pod.name() {
+            "panic" => panic!("pod {} on node {} is not welcome", pod.name(), ni.name()),
+            "reject" => Status::unschedulable("node(s) rejected by Panicky"),
+            _ => Status::success(),
+        }
+    }
+}
+
+impl ScorePlugin for Panicky {
+    fn score(&self, _state: &CycleState<'_>, _pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Result<i64, Status> {
+        Ok(ni.node().map(|n| n.labels().len() as i64).unwrap_or(0))
+    }
+}
+
+impl EnqueueExtensions for Panicky {
+    fn events_to_register(&self) -> Vec<Registration> {
+        vec![Registration {
+            event: ClusterEvent { resource: sys::SCHEDHOST_RESOURCE_NODE as i32, actions: sys::SCHEDHOST_ACTION_ADD as i32 },
+            hint: true,
+        }]
+    }
+    fn queueing_hint(&self, _pod: &Pod<'_>, _event: ClusterEvent, _old: &EventObject<'_>, new: &EventObject<'_>) -> QueueingHint {
+        let yes = self.host.intern("yes");
+        let key = self.host.intern("panicky");
+        match new.node() {
+            Some(n) if n.labels().get(key) == Some(yes) => QueueingHint::Queue,
+            _ => QueueingHint::Skip,
+        }
+    }
+}
+
+export_plugins!(Panicky: [Filter, Score, EnqueueExtensions]);
