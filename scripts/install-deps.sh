@@ -10,8 +10,13 @@ packages=(
   python3-grpcio python3-protobuf python3-grpc-tools openssl
   clang-14 clang-tidy-14 libc++-14-dev libc++abi-14-dev libclang-rt-14-dev abigail-tools
   rpm lintian
+  bindgen libclang1-14
 )
 [ "${1:-}" != "--with-browser" ] || packages+=(chromium)
+# The Rust SDK (sdk/rust) builds with the machine's Rust toolchain (rustup's cargo, 1.77 or
+# newer; Debian 12's rustc 1.63 is too old), which this script does not install: without cargo
+# the build leaves the Rust parts out with a warning. bindgen (above) only checks the committed
+# bindings against plugin.h.
 # The web UI is built with Node.js and npm (ui/); Debian's own (Node.js 18) serve when the
 # machine has none of its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

@@ -92,6 +92,12 @@ done
 # contrib ones (plugins/contrib) land in the same build directory but ship in schedhost-contrib.
 mapfile -t plugins < <(find "$root/plugins/builtin" -mindepth 1 -maxdepth 1 -type d -printf '%f.so\n' | sort)
 mapfile -t contrib < <(find "$root/plugins/contrib" -mindepth 1 -maxdepth 1 -type d -printf '%f.so\n' | sort)
+# The contrib plugins written in Rust (sdk/rust), built by cargo when the tree found it.
+rust_contrib=0
+if [ -f "$build/plugins/target_load_packing.so" ]; then
+  contrib+=(target_load_packing.so)
+  rust_contrib=1
+fi
 ((${#plugins[@]} > 0)) || fail "no builtin plugins in $root/plugins/builtin"
 for p in "${plugins[@]}" "${contrib[@]}"; do
   [ -f "$build/plugins/$p" ] || fail "$build/plugins/$p is missing: build that tree first"
@@ -111,10 +117,11 @@ sdk_files=(/usr/share/cmake/schedhost-sdk/schedhost-sdk-config.cmake
 # Every header of sdk/include, whatever its name (the sdk component installs the directory), but
 # testing.hpp, which ships with its library in schedhost-sdk-testing.
 mapfile -t headers < <(cd "$root/sdk/include" && find . -type f \( -name '*.h' -o -name '*.hpp' \) \
-  ! -name testing.hpp | sed 's|^\./|/usr/include/|' | sort)
+  ! -name testing.hpp ! -name testing.h | sed 's|^\./|/usr/include/|' | sort)
 ((${#headers[@]} > 0)) || fail "no headers in $root/sdk/include"
 sdk_files+=("${headers[@]}")
 testing_files=(/usr/lib/schedhost/testing/libschedhost-testing.so /usr/include/schedhost/testing.hpp
+  /usr/include/schedhost/testing.h
   /usr/share/cmake/schedhost-sdk/schedhost-sdk-testing-targets.cmake
   /usr/share/doc/schedhost-sdk-testing/copyright)
 
@@ -334,6 +341,26 @@ pc_exports=$(nm -D --defined-only "$work/node_pool_pc.so" | awk '{print $3}' |
   grep -vxE '_init|_fini|__bss_start|_edata|_end' | tr '\n' ' ')
 [ "$pc_exports" = "schedhost_plugin_library_v1 " ] || fail "node_pool_pc.so exports: $pc_exports"
 ok "pkg-config build: node_pool_pc.so exports only schedhost_plugin_library_v1"
+
+if [ "$rust_contrib" = 1 ]; then
+  step "build the Rust template against the installed SDK"
+  rex="$work/rust-example"
+  cp -r /usr/share/schedhost-sdk/template-rust "$rex"
+  grep -q 'path = "/usr/share/schedhost-sdk/rust/schedhost-plugin"' "$rex/Cargo.toml" ||
+    fail "the Rust template does not depend on the installed crate: $(grep path "$rex/Cargo.toml")"
+  (cd "$rex" && env -u SCHEDHOST_TESTING_LIBRARY -u SCHEDHOST_PLUGIN_DIR \
+     CARGO_TARGET_DIR="$rex/target" cargo build --release --quiet) >"$work/rust-build.log" 2>&1 ||
+    { tail -n 40 "$work/rust-build.log" >&2; fail "building the Rust template failed"; }
+  rexports=$(nm -D --defined-only "$rex/target/release/libtarget_load_packing.so" | awk '{print $3}' |
+    grep -vxE '_init|_fini|__bss_start|_edata|_end' | tr '\n' ' ')
+  [ "$rexports" = "schedhost_plugin_library_v1 " ] || fail "the Rust template exports: $rexports"
+  # Its tests in the installed harness (libschedhost-testing.so of schedhost-sdk-testing, the
+  # builtin plugins of schedhost), found without an environment variable.
+  (cd "$rex" && env -u SCHEDHOST_TESTING_LIBRARY -u SCHEDHOST_PLUGIN_DIR \
+     CARGO_TARGET_DIR="$rex/target" cargo test --release --quiet) >"$work/rust-test.log" 2>&1 ||
+    { tail -n 60 "$work/rust-test.log" >&2; fail "the Rust template's tests failed"; }
+  ok "Rust template built and tested against the installed SDK: $(grep -c 'test result: ok' "$work/rust-test.log") test binaries passed"
+fi
 
 # --- 4. the plugin in decisions --------------------------------------------------------------
 step "schedctl simulate with and without NodePool"

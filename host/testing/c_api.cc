@@ -43,7 +43,7 @@ json Parse(const char* text) {
   if (text == nullptr) throw t::Error("no request (NULL)");
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    throw t::Error("the request is not a JSON object: " + std::string(text));
+    throw t::Error(std::string("the request is not a JSON object: ").append(text));
   }
   return doc;
 }
@@ -107,7 +107,7 @@ t::Event ToEvent(const json& e) {
   if (kind == "assigned_pod_add") return t::Event::AssignedPodAdd(new_object);
   if (kind == "assigned_pod_update") return t::Event::AssignedPodUpdate(old_object, new_object);
   if (kind == "assigned_pod_delete") return t::Event::AssignedPodDelete(old_object);
-  throw t::Error("unknown event kind \"" + kind +
+  throw t::Error(std::string("unknown event kind \"") + kind +
                  "\" (node_add, node_update, node_delete, assigned_pod_add, "
                  "assigned_pod_update, assigned_pod_delete)");
 }
@@ -149,7 +149,7 @@ json HarnessCall(t::Harness& h, const json& req) {
     const t::QueueingHint hint = h.Hint(Str(req, "plugin"), Str(req, "pod"), ToEvent(*e));
     return hint == t::QueueingHint::kQueue ? "Queue" : "Skip";
   }
-  throw t::Error("unknown harness op \"" + op +
+  throw t::Error(std::string("unknown harness op \"") + op +
                  "\" (use_plugins, set_config, add_objects, plugin_names, pre_enqueue, "
                  "schedule_one, bindings, events_to_register, hint)");
 }
@@ -196,7 +196,7 @@ json CycleCall(t::Cycle& c, const json& req) {
     c.PostBind(Str(req, "node"));
     return nullptr;
   }
-  throw t::Error("unknown cycle op \"" + op +
+  throw t::Error(std::string("unknown cycle op \"") + op +
                  "\" (pre_filter, pre_filter_nodes, add_pod, remove_pod, filter, filter_all, "
                  "post_filter, pre_score, score, reserve, unreserve, permit, pre_bind, bind, "
                  "post_bind)");
@@ -235,7 +235,7 @@ json Run(const json& req) {
     }
     return json{{"pods", std::move(pods)}, {"evicted", std::move(evicted)}, {"idle", r.idle}};
   }
-  throw t::Error("unknown run op \"" + op + "\" (simulate, explain)");
+  throw t::Error(std::string("unknown run op \"") + op + "\" (simulate, explain)");
 }
 
 template <class Fn>

@@ -1,30 +1,42 @@
-//! A test plugin for the SDK's boundary: Filter panics for a pod named "panic" and rejects one
-//! named "reject"; Score gives the node's label count; a node labelled `panicky=yes` being
-//! added requeues a pod it rejected (a queueing hint); it keeps a count of its instances'
-//! Filter calls in CycleState-free atomics.
+//! A test plugin for the SDK's boundary: Filter panics for a pod named "panic", rejects one
+//! named "reject", and rejects nodes labelled `panicky-avoid=v<N>` where N is the build's
+//! variant (`PANICKY_VARIANT` at compile time, 1 by default; version N.0.0), so tests tell two
+//! builds apart across a hot swap. Score gives the node's label count; a node labelled
+//! `panicky=yes` being added requeues a pod it rejected (a queueing hint).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use schedhost_plugin::{
     export_plugins, sys, Args, ClusterEvent, CycleState, EnqueueExtensions, EventObject,
-    FilterPlugin, Host, NodeInfo, Plugin, Pod, QueueingHint, Registration, ScorePlugin, Status,
+    FilterPlugin, Host, Id, NodeInfo, Plugin, Pod, QueueingHint, Registration, ScorePlugin, Status,
+};
+
+const VARIANT: &str = match option_env!("PANICKY_VARIANT") {
+    Some(v) => v,
+    None => "1",
 };
 
 pub struct Panicky {
     host: Host,
     calls: AtomicU64,
+    avoid_key: Id,
+    avoid: Id,
 }
 
 impl Plugin for Panicky {
     const NAME: &'static str = "Panicky";
-    const VERSION: &'static str = "1.0.0";
+    const VERSION: &'static str = match VARIANT.as_bytes() {
+        b"2" => "2.0.0",
+        _ => "1.0.0",
+    };
     fn new(host: Host, args: &Args<'_>) -> Result<Self, String> {
         let mut r = args.reader(Self::NAME);
         if r.bool("panic_in_new", false)? {
             panic!("asked to panic in new");
         }
         r.done()?;
-        Ok(Panicky { host, calls: AtomicU64::new(0) })
+        let avoid = format!("v{}", if VARIANT == "2" { "2" } else { "1" });
+        Ok(Panicky { host, calls: AtomicU64::new(0), avoid_key: host.intern("panicky-avoid"), avoid: host.intern(&avoid) })
     }
 }
 
@@ -34,6 +46,9 @@ impl FilterPlugin for Panicky {
         match pod.name() {
             "panic" => panic!("pod {} on node {} is not welcome", pod.name(), ni.name()),
             "reject" => Status::unschedulable("node(s) rejected by Panicky"),
+            _ if ni.node().and_then(|n| n.labels().get(self.avoid_key)) == Some(self.avoid) => {
+                Status::unschedulable("node(s) avoided by this build of Panicky")
+            }
             _ => Status::success(),
         }
     }
