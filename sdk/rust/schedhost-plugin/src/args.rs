@@ -128,28 +128,28 @@ impl<'a> Args<'a> {
         let mut out = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as kind(); strings live as long as the tree.
         let rc = unsafe { api().config_string.map(|f| f(self.node, &mut out)).unwrap_or(-1) };
-        (rc == sys::SCHEDHOST_OK as i32).then(|| unsafe { str_of(out) })
+        (rc == sys::SCHEDHOST_OK).then(|| unsafe { str_of(out) })
     }
     /// The integer value, when the node is one.
     pub fn as_int(&self) -> Option<i64> {
         let mut out = 0i64;
         // SAFETY: as kind().
         let rc = unsafe { api().config_int.map(|f| f(self.node, &mut out)).unwrap_or(-1) };
-        (rc == sys::SCHEDHOST_OK as i32).then_some(out)
+        (rc == sys::SCHEDHOST_OK).then_some(out)
     }
     /// The number (an integer converts), when the node is one.
     pub fn as_float(&self) -> Option<f64> {
         let mut out = 0f64;
         // SAFETY: as kind().
         let rc = unsafe { api().config_float.map(|f| f(self.node, &mut out)).unwrap_or(-1) };
-        (rc == sys::SCHEDHOST_OK as i32).then_some(out)
+        (rc == sys::SCHEDHOST_OK).then_some(out)
     }
     /// The boolean value, when the node is one.
     pub fn as_bool(&self) -> Option<bool> {
         let mut out = 0i32;
         // SAFETY: as kind().
         let rc = unsafe { api().config_bool.map(|f| f(self.node, &mut out)).unwrap_or(-1) };
-        (rc == sys::SCHEDHOST_OK as i32).then_some(out != 0)
+        (rc == sys::SCHEDHOST_OK).then_some(out != 0)
     }
     /// "file:line:col" of the node ("" when unknown); for an object, what names it.
     pub fn location(&self) -> String {

@@ -104,7 +104,7 @@ impl Host {
         let mut out = sys::schedhost_labels { items: std::ptr::null(), len: 0 };
         // SAFETY: as node_at.
         let rc = unsafe { f(self.raw, namespace_id, &mut out) };
-        (rc == sys::SCHEDHOST_OK as i32).then(|| Labels::new(out))
+        (rc == sys::SCHEDHOST_OK).then(|| Labels::new(out))
     }
     /// Binds `pod` to `node` (what a Bind plugin does); the host's reasons for a failure go into
     /// the Bind call's status, which `state` carries.
@@ -112,7 +112,7 @@ impl Host {
         let Some(f) = api().bind_pod else { return Status::error("the host cannot bind pods") };
         // SAFETY: the views are the host's, the status the running call's.
         let rc = unsafe { f(self.raw, pod.raw(), abi_str(node), state.call_status()) };
-        if rc == sys::SCHEDHOST_OK as i32 {
+        if rc == sys::SCHEDHOST_OK {
             Status::success()
         } else {
             Status::of(Code::Error)
@@ -150,7 +150,7 @@ impl Host {
         let mut out: *const sys::schedhost_config = std::ptr::null();
         // SAFETY: the handles are the host's; the object lives as the state does.
         let rc = unsafe { f(self.raw, state, kind, abi_str(namespace), abi_str(name), &mut out) };
-        if rc == sys::SCHEDHOST_OK as i32 {
+        if rc == sys::SCHEDHOST_OK {
             Ok(Args::from_raw(out))
         } else {
             Err(rc)
@@ -169,7 +169,7 @@ impl Host {
         }
         // SAFETY: `f` outlives the call; the callback only runs during it.
         let rc = unsafe { list(self.raw, state.raw(), kind, abi_str(namespace), Some(each::<'c, F>), (&mut f as *mut _) as *mut std::ffi::c_void) };
-        if rc == sys::SCHEDHOST_OK as i32 { Ok(()) } else { Err(rc) }
+        if rc == sys::SCHEDHOST_OK { Ok(()) } else { Err(rc) }
     }
     /// Whether declared kind `kind` is mirrored; `Err` says why not.
     pub fn kind_available(&self, kind: u32) -> Result<(), String> {
@@ -180,7 +180,7 @@ impl Host {
         // SAFETY: as intern; the message lives for the process.
         let rc = unsafe { f(self.raw, kind, &mut message) };
         match rc {
-            x if x == sys::SCHEDHOST_OK as i32 => Ok(()),
+            x if x == sys::SCHEDHOST_OK => Ok(()),
             sys::SCHEDHOST_E_OUT_OF_RANGE => Err(format!("no declared kind #{kind}")),
             _ => Err(unsafe { str_of(message) }.to_string()),
         }
@@ -193,7 +193,7 @@ impl Host {
         let mut why = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as intern.
         let rc = unsafe { f(self.raw, kind, op as i32, abi_str(namespace), abi_str(name), abi_str(body), &mut why) };
-        if rc == sys::SCHEDHOST_OK as i32 {
+        if rc == sys::SCHEDHOST_OK {
             Ok(())
         } else {
             Err((rc, unsafe { str_of(why) }.to_string()))
@@ -245,7 +245,7 @@ impl PreFilterResult<'_> {
         let f = api().pre_filter_result_set_nodes.ok_or("the host takes no PreFilter node set")?;
         // SAFETY: the result is the running call's; the names are copied during the call.
         let rc = unsafe { f(self.raw, v.as_ptr(), v.len()) };
-        if rc == sys::SCHEDHOST_OK as i32 {
+        if rc == sys::SCHEDHOST_OK {
             Ok(())
         } else {
             Err(format!("pre_filter_result_set_nodes failed ({rc})"))

@@ -72,7 +72,7 @@ impl<'a> CycleState<'a> {
         };
         // SAFETY: the host owns `p` from now on and drops it through drop_slot.
         let rc = unsafe { write(self.raw, key, p as *mut c_void, Some(drop_slot::<T>), clone) };
-        if rc == sys::SCHEDHOST_OK as i32 {
+        if rc == sys::SCHEDHOST_OK {
             Ok(())
         } else {
             // The host did not take it.
@@ -86,7 +86,7 @@ impl<'a> CycleState<'a> {
         let mut out: *mut c_void = std::ptr::null_mut();
         // SAFETY: the state is the running call's.
         let rc = unsafe { api().cycle_state_read?(self.raw, key, &mut out) };
-        if rc != sys::SCHEDHOST_OK as i32 || out.is_null() {
+        if rc != sys::SCHEDHOST_OK || out.is_null() {
             return None;
         }
         // SAFETY: values this crate writes are Slot<T>, whose TypeId sits first (repr(C)).
