@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // TwinFixture: one labelled node (4 CPUs at 15 %), a profile of the four plugins, and a cycle
-// state PreScore has filled for a 1-CPU pod.
+// state PreScore has filled for a pod of 100m.
 class TwinFixture {
  public:
   TwinFixture() : harness_(false) {
@@ -82,7 +82,8 @@ void BM_RustScore(benchmark::State& st, const char* plugin) {
     benchmark::DoNotOptimize(
         p->desc->score(p->instance, f->state().abi(), f->pod(), f->ni(), &score, sink.abi()));
   }
-  if (score != 100) st.SkipWithError("the node did not score 100 (15 % + 1 CPU of 4 = 40 %)");
+  // 15 % of 4 CPUs plus the pod's 100m predicts 17.5 %: 60 * 17.5 / 40 + 40 = 66.25.
+  if (score != 66) st.SkipWithError("the node did not score 66 (17.5 % predicted, target 40 %)");
 }
 BENCHMARK_CAPTURE(BM_RustScore, Cpp, "TargetLoadPackingCpp");
 BENCHMARK_CAPTURE(BM_RustScore, Rust, "TargetLoadPacking");

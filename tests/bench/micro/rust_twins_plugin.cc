@@ -2,13 +2,14 @@
 // SDK, so the two languages' per-call costs through the ABI can be set side by side.
 //  - TargetLoadPackingCpp: TargetLoadPacking (sdk/rust/examples/target-load-packing): PreScore
 //    keeps the pod's CPU in CycleState, Score reads the node's utilization label.
-//  - PanickyCpp: Panicky's Filter (sdk/rust/tests/panicky) without the panic.
+//  - PanickyCpp: Panicky's Filter (sdk/rust/tests/panicky), throwing where it panics.
 #include <schedhost/plugin.hpp>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
+#include <cstdint>
+#include <optional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -47,27 +48,52 @@ class TargetLoadPackingCpp final : public schedhost::Plugin,
     if (ni.raw()->node == nullptr) return {};
     const std::optional<Id> value = ni.node().labels().Get(label_);
     if (!value) return {};
-    const std::string_view text = host().IdString(*value);
-    double utilization = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), utilization);
-    if (ec != std::errc() || utilization < 0 || utilization > 100) return {};
+    const std::optional<double> parsed = ParseUtilization(host().IdString(*value));
+    if (!parsed) return {};
+    const double utilization = *parsed;
     const int64_t capacity = ni.node().capacity().Get(SCHEDHOST_ID_CPU);
     if (capacity <= 0) return {};
-    const double used = utilization / 100.0 * static_cast<double>(capacity);
-    const double predicted = 100.0 * (used + static_cast<double>(pod_milli)) / static_cast<double>(capacity);
+    const double predicted =
+        utilization + 100.0 * static_cast<double>(pod_milli) / static_cast<double>(capacity);
     if (predicted > 100.0) return {};
-    const double target = kTarget;
+    const double target = static_cast<double>(target_);
     const double s = predicted <= target ? (100.0 - target) * predicted / target + target
                                          : target * (100.0 - predicted) / (100.0 - target);
-    score = std::clamp<int64_t>(std::llround(s), 0, 100);
+    score = std::clamp<int64_t>(static_cast<int64_t>(s + 0.5), 0, 100);  // half up, as the Rust
     return {};
   }
 
  private:
-  static constexpr int64_t kTarget = 40;
-  static int64_t PodCpu(const Pod& pod) {
+  // As the Rust plugin's parse_utilization: digits with an optional fraction, at most 100.
+  static std::optional<double> ParseUtilization(std::string_view text) {
+    size_t i = 0;
+    uint32_t whole = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      whole = whole * 10 + static_cast<uint32_t>(text[i] - '0');
+      if (whole > 100) return std::nullopt;
+      ++i;
+    }
+    if (i == 0) return std::nullopt;
+    double value = whole;
+    if (i < text.size() && text[i] == '.') {
+      const size_t start = ++i;
+      double scale = 0.1;
+      while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        value += (text[i] - '0') * scale;
+        scale *= 0.1;
+        ++i;
+      }
+      if (i == start) return std::nullopt;
+    }
+    if (i != text.size() || value > 100.0) return std::nullopt;
+    return value;
+  }
+  // Arguments in the Rust plugin, so members here too (not constants the compiler folds).
+  int64_t target_ = 40;
+  int64_t default_cpu_milli_ = 1000;
+  int64_t PodCpu(const Pod& pod) const {
     const int64_t cpu = pod.requests().Get(SCHEDHOST_ID_CPU);
-    return cpu == 0 ? 1000 : cpu;
+    return cpu == 0 ? default_cpu_milli_ : cpu;
   }
   Id label_;
   Id key_;
@@ -82,6 +108,7 @@ class PanickyCpp final : public schedhost::Plugin, public schedhost::FilterPlugi
     args.ExpectNone(kName);
   }
   Status Filter(const CycleState&, const Pod& pod, const NodeInfo& ni) override {
+    if (pod.name() == "panic") throw std::runtime_error("pod panic is not welcome");
     if (pod.name() == "reject") return Status::Unschedulable("node(s) rejected by Panicky");
     if (ni.raw()->node != nullptr && ni.node().labels().Get(avoid_key_) == avoid_) {
       return Status::Unschedulable("node(s) avoided by this build of Panicky");

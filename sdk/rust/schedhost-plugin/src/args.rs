@@ -58,18 +58,22 @@ pub struct Args<'a> {
 
 impl<'a> Args<'a> {
     /// A view of a raw tree node (NULL: absent).
+    #[inline]
     pub fn from_raw(node: *const sys::schedhost_config) -> Args<'a> {
         Args { node, _p: PhantomData }
     }
     /// The raw node.
+    #[inline]
     pub fn raw(&self) -> *const sys::schedhost_config {
         self.node
     }
     /// Whether the node exists.
+    #[inline]
     pub fn present(&self) -> bool {
         !self.node.is_null()
     }
     /// The node's kind.
+    #[inline]
     pub fn kind(&self) -> ArgKind {
         if self.node.is_null() {
             return ArgKind::None;
@@ -87,6 +91,7 @@ impl<'a> Args<'a> {
         }
     }
     /// The child of a table under `key` (absent when there is none).
+    #[inline]
     pub fn get(&self, key: &str) -> Args<'a> {
         if self.node.is_null() {
             return Args::from_raw(std::ptr::null());
@@ -97,19 +102,23 @@ impl<'a> Args<'a> {
         })
     }
     /// A path of keys, "spec.minMember".
+    #[inline]
     pub fn path(&self, dotted: &str) -> Args<'a> {
         dotted.split('.').fold(*self, |node, key| node.get(key))
     }
     /// The number of entries of a table or array.
+    #[inline]
     pub fn len(&self) -> usize {
         // SAFETY: as kind().
         unsafe { api().config_len.map(|f| f(self.node)).unwrap_or(0) }
     }
     /// Whether a table or array is empty (or the node is not one).
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Entry `index` of an array or table, with its key for a table ("" for an array).
+    #[inline]
     pub fn at(&self, index: usize) -> (&'a str, Args<'a>) {
         let mut key = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as kind(); keys live as long as the tree.
@@ -119,11 +128,13 @@ impl<'a> Args<'a> {
         }
     }
     /// The entries of an array or table.
+    #[inline]
     pub fn entries(&self) -> impl Iterator<Item = (&'a str, Args<'a>)> + 'a {
         let this = *self;
         (0..this.len()).map(move |i| this.at(i))
     }
     /// The string value, when the node is one.
+    #[inline]
     pub fn as_str(&self) -> Option<&'a str> {
         let mut out = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as kind(); strings live as long as the tree.
@@ -131,6 +142,7 @@ impl<'a> Args<'a> {
         (rc == sys::SCHEDHOST_OK).then(|| unsafe { str_of(out) })
     }
     /// The integer value, when the node is one.
+    #[inline]
     pub fn as_int(&self) -> Option<i64> {
         let mut out = 0i64;
         // SAFETY: as kind().
@@ -138,6 +150,7 @@ impl<'a> Args<'a> {
         (rc == sys::SCHEDHOST_OK).then_some(out)
     }
     /// The number (an integer converts), when the node is one.
+    #[inline]
     pub fn as_float(&self) -> Option<f64> {
         let mut out = 0f64;
         // SAFETY: as kind().
@@ -145,6 +158,7 @@ impl<'a> Args<'a> {
         (rc == sys::SCHEDHOST_OK).then_some(out)
     }
     /// The boolean value, when the node is one.
+    #[inline]
     pub fn as_bool(&self) -> Option<bool> {
         let mut out = 0i32;
         // SAFETY: as kind().
@@ -152,12 +166,14 @@ impl<'a> Args<'a> {
         (rc == sys::SCHEDHOST_OK).then_some(out != 0)
     }
     /// "file:line:col" of the node ("" when unknown); for an object, what names it.
+    #[inline]
     pub fn location(&self) -> String {
         // SAFETY: as kind().
         unsafe { api().config_location.map(|f| str_of(f(self.node)).to_string()).unwrap_or_default() }
     }
     /// "file:line:col" of the node's key in its table (host abi 1.4; the node's own location
     /// on an older host).
+    #[inline]
     pub fn key_location(&self) -> String {
         let a = api();
         let has = a.struct_size
@@ -170,6 +186,7 @@ impl<'a> Args<'a> {
         }
     }
     /// A reader of this table for plugin `plugin`'s arguments (paths "plugin_config.<plugin>.").
+    #[inline]
     pub fn reader(&self, plugin: &str) -> ArgsReader<'a> {
         ArgsReader::new(*self, format!("plugin_config.{plugin}"), plugin.to_string(), true)
     }
@@ -234,11 +251,13 @@ impl<'a> ArgsReader<'a> {
 
     /// A reader of the part at `path` ("spec") of an object of a declared kind: errors name
     /// the object and the field ("PodGroup team-a/gang: spec.minMember: is required").
+    #[inline]
     pub fn object(node: Args<'a>, path: &str) -> ArgsReader<'a> {
         ArgsReader::new(node, path.to_string(), String::new(), false)
     }
 
     /// The full path of `key` in messages ("plugin_config.NodePool.label").
+    #[inline]
     pub fn path_of(&self, key: &str) -> String {
         match (key.is_empty(), self.path.is_empty()) {
             (true, _) => self.path.clone(),
@@ -271,6 +290,7 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// An error about `key` ("": this table), located at the key when it is given.
+    #[inline]
     pub fn fail(&self, key: &str, message: &str) -> String {
         let at = if key.is_empty() { self.table } else { self.table.get(key) };
         self.fail_at(at, &self.path_of(key), message)
@@ -339,15 +359,18 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// An optional integer (`opts.fallback` when absent).
+    #[inline]
     pub fn int(&mut self, key: &str, opts: IntOptions) -> Result<i64, String> {
         self.read_int(key, opts, false)
     }
     /// An integer that must be given.
+    #[inline]
     pub fn required_int(&mut self, key: &str, opts: IntOptions) -> Result<i64, String> {
         self.read_int(key, opts, true)
     }
 
     /// An optional boolean.
+    #[inline]
     pub fn bool(&mut self, key: &str, fallback: bool) -> Result<bool, String> {
         let v = self.value(key, false)?;
         if !v.present() {
@@ -377,6 +400,7 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// An optional string (`opts.fallback` when absent).
+    #[inline]
     pub fn string(&mut self, key: &str, opts: StringOptions<'_>) -> Result<String, String> {
         let v = self.value(key, false)?;
         if !v.present() {
@@ -385,12 +409,14 @@ impl<'a> ArgsReader<'a> {
         self.check_string(v, &self.path_of(key), &opts)
     }
     /// A string that must be given.
+    #[inline]
     pub fn required_string(&mut self, key: &str, opts: StringOptions<'_>) -> Result<String, String> {
         let v = self.value(key, true)?;
         self.check_string(v, &self.path_of(key), &opts)
     }
 
     /// An optional list of strings, each checked with `each` (`unique`: no value twice).
+    #[inline]
     pub fn strings(&mut self, key: &str, each: StringOptions<'_>) -> Result<Vec<String>, String> {
         let v = self.value(key, false)?;
         let mut out: Vec<String> = Vec::new();
@@ -414,6 +440,7 @@ impl<'a> ArgsReader<'a> {
 
     /// An optional Kubernetes quantity ("2", "500m", "1.5Gi", or an integer), rounded up to
     /// the unit read as upstream's Value()/MilliValue() do.
+    #[inline]
     pub fn quantity(&mut self, key: &str, opts: QuantityOptions) -> Result<i64, String> {
         let v = self.value(key, false)?;
         if !v.present() {
@@ -452,12 +479,14 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// The raw value under `key` (and makes it known), for what the readers above do not read.
+    #[inline]
     pub fn get(&mut self, key: &str) -> Result<Args<'a>, String> {
         self.value(key, false)
     }
 
     /// Refuses the first key of the table nobody asked about: "unknown key; did you mean
     /// \"label\"?" or "unknown key; known keys are: a, b".
+    #[inline]
     pub fn done(&self) -> Result<(), String> {
         self.check_table()?;
         for (key, child) in self.table.entries() {

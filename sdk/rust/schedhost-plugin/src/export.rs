@@ -244,6 +244,7 @@ static API: AtomicPtr<sys::schedhost_host_api> = AtomicPtr::new(std::ptr::null_m
 static EMPTY_API: sys::schedhost_host_api = unsafe { std::mem::zeroed() };
 
 /// The host's function table (set by the negotiation; an empty table before it).
+#[inline]
 pub fn api() -> &'static sys::schedhost_host_api {
     let p = API.load(Ordering::Acquire);
     // SAFETY: the table is host-owned and outlives the library.
@@ -265,8 +266,9 @@ unsafe fn instance<'a, T>(p: *mut c_void) -> &'a Instance<T> {
     &*(p as *const Instance<T>)
 }
 
+#[inline]
 fn report(status: *mut sys::schedhost_status, s: &Status) -> i32 {
-    if !status.is_null() {
+    if !status.is_null() && s.has_reasons() {
         if let Some(add) = api().status_add_reason {
             for r in s.reasons() {
                 // SAFETY: the status is the running call's; the reason is copied.
@@ -327,6 +329,7 @@ fn report_panic(host: Option<Host>, plugin: &str, point: &str, payload: &(dyn An
 }
 
 /// Runs `f` for plugin T's extension point `point`, catching a panic.
+#[inline(always)]
 fn guard<T: Plugin>(i: *mut c_void, point: &str, status: *mut sys::schedhost_status, f: impl FnOnce(&Instance<T>) -> Status) -> i32 {
     if i.is_null() {
         return report(status, &Status::error("no plugin instance"));
@@ -843,9 +846,9 @@ const fn header_parts() -> [&'static str; 9] {
     ]
 }
 
-const ABI_MAJOR_TEXT: &str = "1";
-const ABI_MINOR_TEXT: &str = "9";
-const _: () = assert!(sys::SCHEDHOST_ABI_MAJOR == 1 && sys::SCHEDHOST_ABI_MINOR == 9, "update ABI_*_TEXT and SDK_VERSION");
+// The versions of the bindings in src/sys.rs, as text (build.rs reads them from it).
+const ABI_MAJOR_TEXT: &str = env!("SCHEDHOST_ABI_MAJOR_TEXT");
+const ABI_MINOR_TEXT: &str = env!("SCHEDHOST_ABI_MINOR_TEXT");
 
 const fn header_parts_len(parts: &[&str]) -> usize {
     let mut n = 0;

@@ -36,6 +36,7 @@ unsafe impl Send for Host {}
 // SAFETY: as Send.
 unsafe impl Sync for Host {}
 
+#[inline]
 fn has_field(offset: usize) -> bool {
     api().struct_size >= offset + std::mem::size_of::<usize>()
 }
@@ -51,29 +52,35 @@ macro_rules! host_fn_since {
 }
 
 impl Host {
+    #[inline]
     pub(crate) fn from_raw(raw: *mut sys::schedhost_host) -> Host {
         Host { raw }
     }
     /// The raw handle, for calls into [`sys`].
+    #[inline]
     pub fn raw(&self) -> *mut sys::schedhost_host {
         self.raw
     }
     /// Interns `s` (never fails; ids are stable for the host's process).
+    #[inline]
     pub fn intern(&self, s: &str) -> Id {
         // SAFETY: the handle is the host's; the string is read during the call.
         unsafe { api().intern.map(|f| f(self.raw, abi_str(s))).unwrap_or(0) }
     }
     /// The id of `s` without interning it (0 when unknown).
+    #[inline]
     pub fn lookup_id(&self, s: &str) -> Id {
         // SAFETY: as intern.
         unsafe { api().lookup_id.map(|f| f(self.raw, abi_str(s))).unwrap_or(0) }
     }
     /// The text of an id.
+    #[inline]
     pub fn id_str(&self, id: Id) -> &'static str {
         // SAFETY: id strings are host-owned and live for the process.
         unsafe { api().id_string.map(|f| str_of(f(self.raw, id))).unwrap_or("") }
     }
     /// Logs through the host's logger, tagged with the plugin's name.
+    #[inline]
     pub fn log(&self, level: LogLevel, message: &str) {
         // SAFETY: as intern.
         unsafe {
@@ -83,22 +90,26 @@ impl Host {
         }
     }
     /// The number of nodes in the current cycle's snapshot.
+    #[inline]
     pub fn node_count(&self) -> usize {
         // SAFETY: as intern.
         unsafe { api().snapshot_node_count.map(|f| f(self.raw)).unwrap_or(0) }
     }
     /// Node info `index` of the snapshot, valid for the cycle.
+    #[inline]
     pub fn node_at<'c>(&self, _state: &CycleState<'c>, index: usize) -> Option<NodeInfo<'c>> {
         // SAFETY: snapshot views live for the cycle, which `state` stands for.
         unsafe { NodeInfo::from_raw(api().snapshot_node_at?(self.raw, index)) }
     }
     /// The snapshot's node info of node `name`, valid for the cycle.
+    #[inline]
     pub fn get_node<'c>(&self, _state: &CycleState<'c>, name: &str) -> Option<NodeInfo<'c>> {
         // SAFETY: as node_at.
         unsafe { NodeInfo::from_raw(api().snapshot_get?(self.raw, abi_str(name))) }
     }
     /// The labels of Namespace `namespace_id` (abi 1.1), valid for the cycle; None when there is
     /// no such object.
+    #[inline]
     pub fn namespace_labels<'c>(&self, _state: &CycleState<'c>, namespace_id: Id) -> Option<Labels<'c>> {
         let f = host_fn_since!(namespace_labels)?;
         let mut out = sys::schedhost_labels { items: std::ptr::null(), len: 0 };
@@ -108,6 +119,7 @@ impl Host {
     }
     /// Binds `pod` to `node` (what a Bind plugin does); the host's reasons for a failure go into
     /// the Bind call's status, which `state` carries.
+    #[inline]
     pub fn bind_pod(&self, state: &CycleState<'_>, pod: &Pod<'_>, node: &str) -> Status {
         let Some(f) = api().bind_pod else { return Status::error("the host cannot bind pods") };
         // SAFETY: the views are the host's, the status the running call's.
@@ -121,6 +133,7 @@ impl Host {
     /// Runs the host's preemption for `pod` from PostFilter with upstream's rules: evicts the
     /// chosen victims and nominates the node into this PostFilter's result. The host's reasons go
     /// into the call's status; the returned Status carries the code.
+    #[inline]
     pub fn preempt(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, statuses: &NodeStatusMap<'_>) -> Status {
         let Some(f) = api().preempt else { return Status::error("the host has no preemption toolkit") };
         // SAFETY: all handles come from the running PostFilter call.
@@ -133,12 +146,14 @@ impl Host {
     /// Reads object `namespace`/`name` of the declared kind at index `kind` of
     /// [`Plugin::KINDS`](crate::Plugin::KINDS) as of this cycle. `Err` carries the host's
     /// result (`SCHEDHOST_E_NOT_FOUND`, `SCHEDHOST_E_NOT_AVAILABLE`, ...).
+    #[inline]
     pub fn get_object<'c>(&self, state: &CycleState<'c>, kind: u32, namespace: &str, name: &str) -> Result<Args<'c>, i32> {
         self.read_object(state.raw(), kind, namespace, name)
     }
     /// As [`Host::get_object`] outside a cycle (PreEnqueue, QueueSort, queueing hints, the
     /// binding cycle; host abi 1.7): the latest objects the host has, valid until the host's
     /// call into the plugin returns.
+    #[inline]
     pub fn get_latest_object<'c>(&self, kind: u32, namespace: &str, name: &str) -> Result<Args<'c>, i32> {
         if api().abi_minor < 7 {
             return Err(sys::SCHEDHOST_E_NOT_AVAILABLE);
@@ -158,6 +173,7 @@ impl Host {
     }
     /// Calls `f` on every object of declared kind `kind` in `namespace` ("" for all) until it
     /// returns false.
+    #[inline]
     pub fn list_objects<'c, F: FnMut(Args<'c>) -> bool>(&self, state: &CycleState<'c>, kind: u32, namespace: &str, mut f: F) -> Result<(), i32> {
         let list = host_fn_since!(object_list).ok_or(sys::SCHEDHOST_E_NOT_AVAILABLE)?;
         unsafe extern "C" fn each<'c, F: FnMut(Args<'c>) -> bool>(user: *mut std::ffi::c_void, object: *const sys::schedhost_config) -> i32 {
@@ -172,6 +188,7 @@ impl Host {
         if rc == sys::SCHEDHOST_OK { Ok(()) } else { Err(rc) }
     }
     /// Whether declared kind `kind` is mirrored; `Err` says why not.
+    #[inline]
     pub fn kind_available(&self, kind: u32) -> Result<(), String> {
         let Some(f) = host_fn_since!(object_kind_status) else {
             return Err(format!("the host speaks plugin ABI 1.{} and mirrors no declared kinds (abi 1.5 does)", api().abi_minor));
@@ -187,6 +204,7 @@ impl Host {
     }
     /// Writes an object of declared kind `kind` (abi 1.6): `op` is a `sys::SCHEDHOST_WRITE_*`,
     /// `body` JSON. Blocks for the round trip: call it from Permit or the binding cycle.
+    #[inline]
     pub fn write_object(&self, kind: u32, op: u32, namespace: &str, name: &str, body: &str) -> Result<(), (i32, String)> {
         let f = host_fn_since!(object_write)
             .ok_or((sys::SCHEDHOST_E_NOT_AVAILABLE, "this host is older than abi 1.6 and cannot write objects".to_string()))?;
@@ -209,15 +227,18 @@ pub struct NodeStatusMap<'a> {
 
 impl<'a> NodeStatusMap<'a> {
     /// The number of nodes.
+    #[inline]
     pub fn len(&self) -> usize {
         // SAFETY: the map is the running call's.
         unsafe { api().node_status_count.map(|f| f(self.raw)).unwrap_or(0) }
     }
     /// Whether there are none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Node `index`: its name, code and joined reasons.
+    #[inline]
     pub fn at(&self, index: usize) -> (&'a str, Code, &'a str) {
         let mut name = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         let mut message = name;
@@ -240,6 +261,7 @@ pub struct PreFilterResult<'a> {
 
 impl PreFilterResult<'_> {
     /// Restricts the cycle to `names` (copied); may be called once.
+    #[inline]
     pub fn set_nodes(&mut self, names: &[&str]) -> Result<(), String> {
         let v: Vec<sys::schedhost_str> = names.iter().map(|n| abi_str(n)).collect();
         let f = api().pre_filter_result_set_nodes.ok_or("the host takes no PreFilter node set")?;

@@ -44,6 +44,7 @@ unsafe extern "C" fn clone_slot<T: Clone + 'static>(p: *const c_void) -> *mut c_
 }
 
 impl<'a> CycleState<'a> {
+    #[inline]
     pub(crate) fn new(
         raw: *const sys::schedhost_cycle_state,
         call_status: *mut sys::schedhost_status,
@@ -54,11 +55,13 @@ impl<'a> CycleState<'a> {
 
     /// Stores `value` under `key`, replacing any earlier value. Preemption's simulations get
     /// clones of it.
+    #[inline]
     pub fn write<T: Any + Clone + Send + Sync>(&mut self, key: Id, value: T) -> Result<(), String> {
         self.store(key, value, Some(clone_slot::<T>))
     }
 
     /// Stores a value that cannot be cloned: cloned states (preemption) go without it.
+    #[inline]
     pub fn write_uncloned<T: Any + Send + Sync>(&mut self, key: Id, value: T) -> Result<(), String> {
         self.store(key, value, None)
     }
@@ -82,6 +85,7 @@ impl<'a> CycleState<'a> {
     }
 
     /// The value under `key`, when there is one of type `T` written by this crate.
+    #[inline]
     pub fn read<T: Any>(&self, key: Id) -> Option<&T> {
         let mut out: *mut c_void = std::ptr::null_mut();
         // SAFETY: the state is the running call's.
@@ -97,6 +101,7 @@ impl<'a> CycleState<'a> {
     }
 
     /// Deletes (and drops) the value under `key`.
+    #[inline]
     pub fn delete(&mut self, key: Id) {
         // SAFETY: as read.
         unsafe {
@@ -107,12 +112,15 @@ impl<'a> CycleState<'a> {
     }
 
     /// The raw state.
+    #[inline]
     pub fn raw(&self) -> *mut sys::schedhost_cycle_state {
         self.raw
     }
+    #[inline]
     pub(crate) fn call_status(&self) -> *mut sys::schedhost_status {
         self.call_status
     }
+    #[inline]
     pub(crate) fn post_filter_result(&self) -> *mut sys::schedhost_post_filter_result {
         self.post_filter_result
     }

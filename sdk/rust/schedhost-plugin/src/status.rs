@@ -28,6 +28,7 @@ pub enum Code {
 impl Code {
     /// The code of an ABI value; a value the ABI does not define reads as `Error`, as the host
     /// reads it.
+    #[inline]
     pub fn from_raw(raw: i32) -> Code {
         match raw {
             0 => Code::Success,
@@ -41,6 +42,7 @@ impl Code {
     }
 
     /// Upstream's name of the code ("Success", "Unschedulable", ...).
+    #[inline]
     pub fn name(self) -> &'static str {
         match self {
             Code::Success => "Success",
@@ -71,59 +73,78 @@ impl Default for Status {
 
 impl Status {
     /// A status of `code` with one reason.
+    #[inline]
     pub fn new(code: Code, reason: impl Into<Cow<'static, str>>) -> Status {
         Status { code, reasons: vec![reason.into()] }
     }
     /// A status of `code` without reasons.
+    #[inline]
     pub fn of(code: Code) -> Status {
         Status { code, reasons: Vec::new() }
     }
     /// Success.
+    #[inline]
     pub fn success() -> Status {
         Status::of(Code::Success)
     }
     /// An error inside the plugin.
+    #[inline]
     pub fn error(message: impl Into<Cow<'static, str>>) -> Status {
         Status::new(Code::Error, message)
     }
     /// The pod does not fit; preemption may help.
+    #[inline]
     pub fn unschedulable(reason: impl Into<Cow<'static, str>>) -> Status {
         Status::new(Code::Unschedulable, reason)
     }
     /// The pod does not fit and preemption cannot help.
+    #[inline]
     pub fn unschedulable_and_unresolvable(reason: impl Into<Cow<'static, str>>) -> Status {
         Status::new(Code::UnschedulableAndUnresolvable, reason)
     }
     /// Permit's Wait.
+    #[inline]
     pub fn wait() -> Status {
         Status::of(Code::Wait)
     }
     /// Skip this plugin (PreFilter, PreScore, Bind).
+    #[inline]
     pub fn skip() -> Status {
         Status::of(Code::Skip)
     }
     /// The pod waits for something outside the scheduler.
+    #[inline]
     pub fn pending(reason: impl Into<Cow<'static, str>>) -> Status {
         Status::new(Code::Pending, reason)
     }
     /// Appends one more reason.
+    #[inline]
     pub fn with_reason(mut self, reason: impl Into<Cow<'static, str>>) -> Status {
         self.reasons.push(reason.into());
         self
     }
     /// The code.
+    #[inline]
     pub fn code(&self) -> Code {
         self.code
     }
     /// Whether the code is Success.
+    #[inline]
     pub fn is_success(&self) -> bool {
         self.code == Code::Success
     }
     /// The reasons, in order.
+    #[inline]
     pub fn reasons(&self) -> impl Iterator<Item = &str> {
         self.reasons.iter().map(|r| r.as_ref())
     }
+    /// Whether there is any reason.
+    #[inline]
+    pub fn has_reasons(&self) -> bool {
+        !self.reasons.is_empty()
+    }
     /// The reasons joined with ", ", as upstream's Status.Message().
+    #[inline]
     pub fn message(&self) -> String {
         self.reasons.join(", ")
     }

@@ -47,8 +47,8 @@ pub fn score_for(utilization_percent: f64, capacity_milli: i64, pod_milli: i64, 
     if capacity_milli <= 0 {
         return MIN_NODE_SCORE;
     }
-    let used = utilization_percent / 100.0 * capacity_milli as f64;
-    let predicted = 100.0 * (used + pod_milli as f64) / capacity_milli as f64;
+    // The measured share plus the pod's: u + 100 * pod / capacity (percent).
+    let predicted = utilization_percent + 100.0 * pod_milli as f64 / capacity_milli as f64;
     let target = target as f64;
     if predicted > 100.0 {
         return MIN_NODE_SCORE;
@@ -58,13 +58,42 @@ pub fn score_for(utilization_percent: f64, capacity_milli: i64, pod_milli: i64, 
     } else {
         target * (100.0 - predicted) / (100.0 - target)
     };
-    (score.round() as i64).clamp(MIN_NODE_SCORE, MAX_NODE_SCORE)
+    // Rounded half up (the score is never negative here).
+    ((score + 0.5) as i64).clamp(MIN_NODE_SCORE, MAX_NODE_SCORE)
 }
 
-/// A utilization label's value as a percentage in [0, 100], when it is one.
+/// A utilization label's value as a percentage in [0, 100], when it is one: digits with an
+/// optional fraction ("35", "35.5"; a label value holds no sign, exponent, space or "%").
+/// Read by hand rather than with `str::parse`: Score reads one per node.
 pub fn parse_utilization(text: &str) -> Option<f64> {
-    let v: f64 = text.trim().trim_end_matches('%').parse().ok()?;
-    (v.is_finite() && (0.0..=100.0).contains(&v)).then_some(v)
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut whole: u32 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        whole = whole * 10 + u32::from(b[i] - b'0');
+        if whole > 100 {
+            return None;
+        }
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut value = f64::from(whole);
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let start = i;
+        let mut scale = 0.1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            value += f64::from(b[i] - b'0') * scale;
+            scale *= 0.1;
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    (i == b.len() && value <= 100.0).then_some(value)
 }
 
 impl TargetLoadPacking {
@@ -143,7 +172,13 @@ mod tests {
     #[test]
     fn utilization_labels_parse_as_percentages() {
         assert_eq!(parse_utilization("35"), Some(35.0));
-        assert_eq!(parse_utilization("35.5%"), Some(35.5));
+        assert_eq!(parse_utilization("35.5"), Some(35.5));
+        assert_eq!(parse_utilization("35%"), None);
+        assert_eq!(parse_utilization("nan"), None);
+        assert_eq!(parse_utilization("100"), Some(100.0));
+        assert_eq!(parse_utilization("100.5"), None);
+        assert_eq!(parse_utilization("7."), None);
+        assert_eq!(parse_utilization(""), None);
         assert_eq!(parse_utilization("101"), None);
         assert_eq!(parse_utilization("-1"), None);
         assert_eq!(parse_utilization("busy"), None);

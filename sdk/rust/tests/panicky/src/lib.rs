@@ -4,8 +4,6 @@
 //! builds apart across a hot swap. Score gives the node's label count; a node labelled
 //! `panicky=yes` being added requeues a pod it rejected (a queueing hint).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use schedhost_plugin::{
     export_plugins, sys, Args, ClusterEvent, CycleState, EnqueueExtensions, EventObject,
     FilterPlugin, Host, Id, NodeInfo, Plugin, Pod, QueueingHint, Registration, ScorePlugin, Status,
@@ -18,7 +16,6 @@ const VARIANT: &str = match option_env!("PANICKY_VARIANT") {
 
 pub struct Panicky {
     host: Host,
-    calls: AtomicU64,
     avoid_key: Id,
     avoid: Id,
 }
@@ -36,13 +33,12 @@ impl Plugin for Panicky {
         }
         r.done()?;
         let avoid = format!("v{}", if VARIANT == "2" { "2" } else { "1" });
-        Ok(Panicky { host, calls: AtomicU64::new(0), avoid_key: host.intern("panicky-avoid"), avoid: host.intern(&avoid) })
+        Ok(Panicky { host, avoid_key: host.intern("panicky-avoid"), avoid: host.intern(&avoid) })
     }
 }
 
 impl FilterPlugin for Panicky {
     fn filter(&self, _state: &CycleState<'_>, pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Status {
-        self.calls.fetch_add(1, Ordering::Relaxed);
         match pod.name() {
             "panic" => panic!("pod {} on node {} is not welcome", pod.name(), ni.name()),
             "reject" => Status::unschedulable("node(s) rejected by Panicky"),
