@@ -77,6 +77,7 @@ class RustPluginDaemonTest : public ::testing::Test {
     pid_ = ::fork();
     if (pid_ == 0) {
       const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);  // the log goes to stdout
       ::dup2(fd, 2);
       const std::string exe = (BinDir() / "schedhostd").string();
       ::execl(exe.c_str(), "schedhostd", "--config", config.c_str(), "--log-level", "info",
