@@ -109,7 +109,7 @@ class RustPluginDaemonTest : public ::testing::Test {
       const Result r = Ctl({"get", "pod", name, "-o", "json"});
       if (r.exit_code == 0) {
         const nlohmann::json pod = nlohmann::json::parse(r.out, nullptr, false);
-        const std::string node = pod.value("/spec/nodeName"_json_pointer, "");
+        std::string node = pod.value("/spec/nodeName"_json_pointer, "");
         if (!node.empty()) return node;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

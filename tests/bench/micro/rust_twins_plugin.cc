@@ -6,6 +6,7 @@
 #include <schedhost/plugin.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <memory>
@@ -59,7 +60,7 @@ class TargetLoadPackingCpp final : public schedhost::Plugin,
     const double target = static_cast<double>(target_);
     const double s = predicted <= target ? (100.0 - target) * predicted / target + target
                                          : target * (100.0 - predicted) / (100.0 - target);
-    score = std::clamp<int64_t>(static_cast<int64_t>(s + 0.5), 0, 100);  // half up, as the Rust
+    score = std::clamp<int64_t>(std::llround(s), 0, 100);
     return {};
   }
 

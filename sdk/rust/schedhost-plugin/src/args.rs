@@ -478,6 +478,80 @@ impl<'a> ArgsReader<'a> {
         Ok(x)
     }
 
+    /// An optional number (an integer converts), within `min`..=`max` when given.
+    pub fn float(&mut self, key: &str, min: Option<f64>, max: Option<f64>, fallback: f64) -> Result<f64, String> {
+        let v = self.value(key, false)?;
+        if !v.present() {
+            return Ok(fallback);
+        }
+        let path = self.path_of(key);
+        if v.kind() != ArgKind::Int {
+            self.expect(v, &path, ArgKind::Float, "a number")?;
+        }
+        let x = v.as_float().unwrap_or(0.0);
+        if x.is_nan() {
+            return Err(self.fail_at(v, &path, "must be a number, not nan"));
+        }
+        self.check_range(v, &path, x, min, max, |n| n.to_string())?;
+        Ok(x)
+    }
+
+    /// An optional Go duration ("250ms", "1m30s"; "0" alone needs no unit), at least `min`.
+    pub fn duration(&mut self, key: &str, min: Option<std::time::Duration>, fallback: std::time::Duration) -> Result<std::time::Duration, String> {
+        let v = self.value(key, false)?;
+        if !v.present() {
+            return Ok(fallback);
+        }
+        let path = self.path_of(key);
+        let Some(text) = v.as_str() else {
+            return Err(self.fail_at(
+                v,
+                &path,
+                &format!("expected a duration such as \"30s\" or \"1m30s\", not {}", v.kind().described()),
+            ));
+        };
+        let d = parse_duration(text).map_err(|why| self.fail_at(v, &path, &why))?;
+        if let Some(m) = min {
+            if d < m {
+                return Err(self.fail_at(v, &path, &format!("must be at least {m:?}, got {d:?}")));
+            }
+        }
+        Ok(d)
+    }
+
+    /// Reads the table under `key` with `f` (a nested reader whose unknown keys are refused);
+    /// false when the key is absent.
+    pub fn table(&mut self, key: &str, f: impl FnOnce(&mut ArgsReader<'a>) -> Result<(), String>) -> Result<bool, String> {
+        let v = self.value(key, false)?;
+        if !v.present() {
+            return Ok(false);
+        }
+        let path = self.path_of(key);
+        self.expect(v, &path, ArgKind::Table, "a table")?;
+        let mut nested = ArgsReader::new(v, path, self.plugin.clone(), false);
+        f(&mut nested)?;
+        nested.done()?;
+        Ok(true)
+    }
+
+    /// Reads each table of the array under `key` with `f(reader, index)`; the number read.
+    pub fn tables(&mut self, key: &str, mut f: impl FnMut(&mut ArgsReader<'a>, usize) -> Result<(), String>) -> Result<usize, String> {
+        let v = self.value(key, false)?;
+        if !v.present() {
+            return Ok(0);
+        }
+        let path = self.path_of(key);
+        self.expect(v, &path, ArgKind::Array, "an array of tables")?;
+        for (i, (_, item)) in v.entries().enumerate() {
+            let item_path = format!("{path}[{i}]");
+            self.expect(item, &item_path, ArgKind::Table, "a table")?;
+            let mut nested = ArgsReader::new(item, item_path, self.plugin.clone(), false);
+            f(&mut nested, i)?;
+            nested.done()?;
+        }
+        Ok(v.len())
+    }
+
     /// The raw value under `key` (and makes it known), for what the readers above do not read.
     #[inline]
     pub fn get(&mut self, key: &str) -> Result<Args<'a>, String> {
@@ -647,6 +721,48 @@ pub(crate) fn parse_quantity(text: &str, milli: bool) -> Result<i64, String> {
     Ok(if negative { -v } else { v })
 }
 
+/// Parses a Go duration ("250ms", "1m30s", "1.5h"; "0" alone needs no unit). Negative
+/// durations are refused: plugin arguments have no use for them.
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let invalid = |why: &str| format!("invalid duration \"{text}\": {why}");
+    if text == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    if text.is_empty() {
+        return Err(invalid("empty"));
+    }
+    if text.starts_with('-') {
+        return Err(invalid("must not be negative"));
+    }
+    let mut rest = text.strip_prefix('+').unwrap_or(text);
+    let mut total: f64 = 0.0;
+    while !rest.is_empty() {
+        let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let (number, tail) = rest.split_at(n);
+        if number.is_empty() {
+            return Err(invalid(&format!("expected a number at \"{rest}\"")));
+        }
+        if number == "." || number.matches('.').count() > 1 {
+            return Err(invalid("a \".\" needs digits beside it"));
+        }
+        let u = tail.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(tail.len());
+        let (unit, next) = tail.split_at(u);
+        let scale = match unit {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            "" => return Err(invalid(&format!("missing unit after \"{number}\" (ns, us, ms, s, m, h)"))),
+            other => return Err(invalid(&format!("unknown unit \"{other}\" (ns, us, ms, s, m, h)"))),
+        };
+        total += number.parse::<f64>().map_err(|_| invalid("bad number"))? * scale;
+        rest = next;
+    }
+    std::time::Duration::try_from_secs_f64(total).map_err(|_| invalid("out of range"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,6 +780,19 @@ mod tests {
         assert!(parse_quantity("abc", false).unwrap_err().contains("is not a quantity"));
         assert!(parse_quantity("1Qi", false).unwrap_err().contains("unknown suffix \"Qi\""));
         assert!(parse_quantity("99999999999999999999", false).unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn durations_read_as_go() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert!(parse_duration("10").unwrap_err().contains("missing unit"));
+        assert!(parse_duration("3d").unwrap_err().contains("unknown unit \"d\""));
+        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(parse_duration("").unwrap_err().contains("empty"));
     }
 
     #[test]

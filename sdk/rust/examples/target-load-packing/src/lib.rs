@@ -58,8 +58,7 @@ pub fn score_for(utilization_percent: f64, capacity_milli: i64, pod_milli: i64, 
     } else {
         target * (100.0 - predicted) / (100.0 - target)
     };
-    // Rounded half up (the score is never negative here).
-    ((score + 0.5) as i64).clamp(MIN_NODE_SCORE, MAX_NODE_SCORE)
+    (score.round() as i64).clamp(MIN_NODE_SCORE, MAX_NODE_SCORE)
 }
 
 /// A utilization label's value as a percentage in [0, 100], when it is one: digits with an
