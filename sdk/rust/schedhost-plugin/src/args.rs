@@ -185,7 +185,7 @@ impl<'a> Args<'a> {
             _ => self.location(),
         }
     }
-    /// A reader of this table for plugin `plugin`'s arguments (paths "plugin_config.<plugin>.").
+    /// A reader of this table for plugin `plugin`'s arguments (paths `plugin_config.<plugin>.`).
     #[inline]
     pub fn reader(&self, plugin: &str) -> ArgsReader<'a> {
         ArgsReader::new(*self, format!("plugin_config.{plugin}"), plugin.to_string(), true)

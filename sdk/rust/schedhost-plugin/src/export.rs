@@ -1,4 +1,4 @@
-//! The plugin side: the traits a plugin implements, and the machinery [`export_plugins!`]
+//! The plugin side: the traits a plugin implements, and the machinery [`export_plugins!`](crate::export_plugins)
 //! expands to (descriptors, trampolines that catch panics, the manifest, the negotiation).
 
 use std::any::Any;
@@ -37,7 +37,7 @@ pub struct Kind {
 }
 
 /// A scheduler plugin: its name, version, arguments and declarations. Implement the trait of
-/// each extension point it takes part in as well, and list those in [`export_plugins!`].
+/// each extension point it takes part in as well, and list those in [`export_plugins!`](crate::export_plugins).
 ///
 /// A plugin is shared by the host's threads: Filter and Score run concurrently across nodes,
 /// so the type is `Send + Sync` and keeps mutable state behind a lock or an atomic.
@@ -719,7 +719,7 @@ unsafe extern "C" fn post_bind<T: PostBindPlugin>(i: *mut c_void, cs: *mut sys::
 // Descriptors
 // ---------------------------------------------------------------------------------------------
 
-/// A plugin descriptor under construction. [`export_plugins!`] makes one per plugin and sets
+/// A plugin descriptor under construction. [`export_plugins!`](crate::export_plugins) makes one per plugin and sets
 /// the entry of each extension point it lists.
 #[doc(hidden)]
 pub struct Descriptor(pub sys::schedhost_plugin_descriptor);
