@@ -94,6 +94,8 @@ mapfile -t plugins < <(find "$root/plugins/builtin" -mindepth 1 -maxdepth 1 -typ
 mapfile -t contrib < <(find "$root/plugins/contrib" -mindepth 1 -maxdepth 1 -type d -printf '%f.so\n' | sort)
 # The contrib plugins written in Rust (sdk/rust), built by cargo when the tree found it.
 rust_contrib=0
+# The cargo the tree was built with (CMake finds rustup's in ~/.cargo/bin off the PATH too).
+cargo=$(sed -n 's/^SCHEDHOST_CARGO:FILEPATH=//p' "$build/CMakeCache.txt")
 if [ -f "$build/plugins/target_load_packing.so" ]; then
   contrib+=(target_load_packing.so)
   rust_contrib=1
@@ -349,7 +351,7 @@ if [ "$rust_contrib" = 1 ]; then
   grep -q 'path = "/usr/share/schedhost-sdk/rust/schedhost-plugin"' "$rex/Cargo.toml" ||
     fail "the Rust template does not depend on the installed crate: $(grep path "$rex/Cargo.toml")"
   (cd "$rex" && env -u SCHEDHOST_TESTING_LIBRARY -u SCHEDHOST_PLUGIN_DIR \
-     CARGO_TARGET_DIR="$rex/target" cargo build --release --quiet) >"$work/rust-build.log" 2>&1 ||
+     CARGO_TARGET_DIR="$rex/target" "$cargo" build --release --quiet) >"$work/rust-build.log" 2>&1 ||
     { tail -n 40 "$work/rust-build.log" >&2; fail "building the Rust template failed"; }
   rexports=$(nm -D --defined-only "$rex/target/release/libtarget_load_packing.so" | awk '{print $3}' |
     grep -vxE '_init|_fini|__bss_start|_edata|_end' | tr '\n' ' ')
@@ -357,7 +359,7 @@ if [ "$rust_contrib" = 1 ]; then
   # Its tests in the installed harness (libschedhost-testing.so of schedhost-sdk-testing, the
   # builtin plugins of schedhost), found without an environment variable.
   (cd "$rex" && env -u SCHEDHOST_TESTING_LIBRARY -u SCHEDHOST_PLUGIN_DIR \
-     CARGO_TARGET_DIR="$rex/target" cargo test --release --quiet) >"$work/rust-test.log" 2>&1 ||
+     CARGO_TARGET_DIR="$rex/target" "$cargo" test --release --quiet) >"$work/rust-test.log" 2>&1 ||
     { tail -n 60 "$work/rust-test.log" >&2; fail "the Rust template's tests failed"; }
   ok "Rust template built and tested against the installed SDK: $(grep -c 'test result: ok' "$work/rust-test.log") test binaries passed"
 fi
