@@ -178,12 +178,13 @@ find_package(schedhost-sdk REQUIRED COMPONENTS testing)
       fail("the testing component wrote outside the prefix: ${path}")
     endif()
   endforeach()
-  # The library exports its facade and nothing of the host it carries.
-  execute_process(COMMAND sh -c "${NM} -D -C --defined-only \"$1\" | grep -v -e 'schedhost::testing::' -e ' _init$' -e ' _fini$' -e ' _edata$' -e ' _end$' -e ' __bss_start$'"
+  # The library exports its facade (the C++ API and the C API of testing.h) and nothing of the
+  # host it carries.
+  execute_process(COMMAND sh -c "${NM} -D -C --defined-only \"$1\" | grep -v -e 'schedhost::testing::' -e ' schedhost_testing_' -e ' _init$' -e ' _fini$' -e ' _edata$' -e ' _end$' -e ' __bss_start$'"
                           sh ${PREFIX}/lib/schedhost/testing/libschedhost-testing.so
                   OUTPUT_VARIABLE leaked RESULT_VARIABLE rc)
   if(NOT rc EQUAL 1)
-    fail("libschedhost-testing.so exports more than schedhost::testing (grep ${rc}):\n${leaked}")
+    fail("libschedhost-testing.so exports more than schedhost::testing and schedhost_testing_* (grep ${rc}):\n${leaked}")
   endif()
   file(GLOB plugins ${BUILD_DIR}/plugins/*.so)
   file(COPY ${plugins} DESTINATION ${PREFIX}/lib/schedhost/plugins)
