@@ -6,7 +6,6 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::args::Args;
@@ -719,39 +718,41 @@ unsafe extern "C" fn post_bind<T: PostBindPlugin>(i: *mut c_void, cs: *mut sys::
 // Descriptors
 // ---------------------------------------------------------------------------------------------
 
-/// A plugin descriptor under construction. [`export_plugins!`](crate::export_plugins) makes one per plugin and sets
-/// the entry of each extension point it lists.
+/// A plugin descriptor under construction, with the declarations it points at (owned here, on
+/// the heap, so the pointers stay put when the descriptor moves). [`export_plugins!`](crate::export_plugins)
+/// makes one per plugin and sets the entry of each extension point it lists.
 #[doc(hidden)]
-pub struct Descriptor(pub sys::schedhost_plugin_descriptor);
+pub struct Descriptor {
+    raw: sys::schedhost_plugin_descriptor,
+    _kinds: Box<[sys::schedhost_kind_decl]>,
+    _kind_ptrs: Box<[*const sys::schedhost_kind_decl]>,
+    _evaluates: Box<[sys::schedhost_str]>,
+}
 
-// SAFETY: a descriptor holds pointers to 'static data only.
+// SAFETY: a descriptor holds pointers to its own boxes and to 'static data only, never written
+// after the table is built.
 unsafe impl Send for Descriptor {}
 // SAFETY: as Send.
 unsafe impl Sync for Descriptor {}
 
 #[doc(hidden)]
 pub fn descriptor<T: Registrations>() -> Descriptor {
-    // Kind declarations and evaluated parts live as long as the library: leaked once per
-    // plugin, when the library is first negotiated.
-    let kinds: Vec<&'static sys::schedhost_kind_decl> = T::KINDS
+    let kinds: Box<[sys::schedhost_kind_decl]> = T::KINDS
         .iter()
-        .map(|k| {
-            &*Box::leak(Box::new(sys::schedhost_kind_decl {
-                struct_size: std::mem::size_of::<sys::schedhost_kind_decl>(),
-                group: abi_str(k.group),
-                version: abi_str(k.version),
-                resource: abi_str(k.resource),
-                kind: abi_str(k.kind),
-                scope: if k.namespaced { sys::SCHEDHOST_KIND_NAMESPACED as i32 } else { sys::SCHEDHOST_KIND_CLUSTER as i32 },
-                reserved0: 0,
-                label_selector: abi_str(""),
-                field_selector: abi_str(""),
-            }))
+        .map(|k| sys::schedhost_kind_decl {
+            struct_size: std::mem::size_of::<sys::schedhost_kind_decl>(),
+            group: abi_str(k.group),
+            version: abi_str(k.version),
+            resource: abi_str(k.resource),
+            kind: abi_str(k.kind),
+            scope: if k.namespaced { sys::SCHEDHOST_KIND_NAMESPACED as i32 } else { sys::SCHEDHOST_KIND_CLUSTER as i32 },
+            reserved0: 0,
+            label_selector: abi_str(""),
+            field_selector: abi_str(""),
         })
         .collect();
-    let kinds: &'static [&'static sys::schedhost_kind_decl] = Box::leak(kinds.into_boxed_slice());
-    let evaluates: Vec<sys::schedhost_str> = T::EVALUATES.iter().map(|s| abi_str(s)).collect();
-    let evaluates: &'static [sys::schedhost_str] = Box::leak(evaluates.into_boxed_slice());
+    let kind_ptrs: Box<[*const sys::schedhost_kind_decl]> = kinds.iter().map(|k| k as *const _).collect();
+    let evaluates: Box<[sys::schedhost_str]> = T::EVALUATES.iter().map(|s| abi_str(s)).collect();
     // SAFETY: all-zero is a valid descriptor (every entry absent).
     let mut d: sys::schedhost_plugin_descriptor = unsafe { std::mem::zeroed() };
     d.struct_size = std::mem::size_of::<sys::schedhost_plugin_descriptor>();
@@ -762,22 +763,22 @@ pub fn descriptor<T: Registrations>() -> Descriptor {
     if T::HINT.is_some() {
         d.events_to_register = Some(events_to_register::<T>);
     }
-    if !kinds.is_empty() {
-        d.kinds = kinds.as_ptr() as *const *const sys::schedhost_kind_decl;
-        d.kinds_len = kinds.len();
+    if !kind_ptrs.is_empty() {
+        d.kinds = kind_ptrs.as_ptr();
+        d.kinds_len = kind_ptrs.len();
     }
     if !evaluates.is_empty() {
         d.evaluates = evaluates.as_ptr();
         d.evaluates_len = evaluates.len();
     }
-    Descriptor(d)
+    Descriptor { raw: d, _kinds: kinds, _kind_ptrs: kind_ptrs, _evaluates: evaluates }
 }
 
 macro_rules! setter {
     ($name:ident, $bound:ident, $($field:ident = $f:ident),+) => {
         #[doc(hidden)]
         pub fn $name<T: $bound>(d: &mut Descriptor) {
-            $( d.0.$field = Some($f::<T>); )+
+            $( d.raw.$field = Some($f::<T>); )+
         }
     };
 }
@@ -800,30 +801,40 @@ setter!(set_post_bind, PostBindPlugin, post_bind = post_bind);
 /// Sets the EnqueueExtensions entry (the registrations are asked in `create`).
 #[doc(hidden)]
 pub fn set_enqueue_extensions<T: EnqueueExtensions>(d: &mut Descriptor) {
-    d.0.events_to_register = Some(events_to_register::<T>);
+    d.raw.events_to_register = Some(events_to_register::<T>);
 }
 
-/// The library's table of descriptors, built on the first negotiation.
+/// The library's table of descriptors, built on the first negotiation and freed when the host
+/// unloads the library (the `.fini_array` function [`export_plugins!`](crate::export_plugins)
+/// adds), so that nothing the library allocated outlives its mapping.
 #[doc(hidden)]
 pub struct Table {
-    descriptors: Vec<&'static Descriptor>,
+    // Never resized after it is built, so the descriptors never move.
+    _descriptors: Vec<Descriptor>,
     pointers: Vec<*const sys::schedhost_plugin_descriptor>,
 }
 
-// SAFETY: the table holds pointers to leaked, never-mutated descriptors.
+// SAFETY: the table holds pointers into its own boxes, never written after it is built.
 unsafe impl Send for Table {}
-// SAFETY: as Send.
-unsafe impl Sync for Table {}
 
 impl Table {
     #[doc(hidden)]
     pub fn new(descriptors: Vec<Descriptor>) -> Table {
-        let descriptors: Vec<&'static Descriptor> = descriptors.into_iter().map(|d| &*Box::leak(Box::new(d))).collect();
-        let pointers = descriptors.iter().map(|d| &d.0 as *const _).collect();
-        Table { descriptors, pointers }
+        let pointers = descriptors.iter().map(|d| &d.raw as *const _).collect();
+        Table { _descriptors: descriptors, pointers }
     }
-    fn len(&self) -> usize {
-        self.descriptors.len()
+}
+
+/// Where a library keeps its table: [`export_plugins!`](crate::export_plugins) declares one.
+#[doc(hidden)]
+pub type TableSlot = std::sync::Mutex<Option<Table>>;
+
+/// Frees the table (the library's `.fini_array` entry: at `dlclose`, or at exit after the host's
+/// own destructors).
+#[doc(hidden)]
+pub fn free_table(slot: &TableSlot) {
+    if let Ok(mut t) = slot.lock() {
+        t.take();
     }
 }
 
@@ -909,7 +920,7 @@ pub const fn manifest<const N: usize>(plugins: &[(&str, &str)]) -> [u8; N] {
 /// # Safety
 /// `io` is the host's negotiation struct or NULL.
 #[doc(hidden)]
-pub unsafe fn negotiate(io: *mut sys::schedhost_library_negotiation, table: &'static OnceLock<Table>, build: fn() -> Table) -> i32 {
+pub unsafe fn negotiate(io: *mut sys::schedhost_library_negotiation, table: &'static TableSlot, build: fn() -> Table) -> i32 {
     let Some(io) = io.as_mut() else { return 1 };
     let need = std::mem::offset_of!(sys::schedhost_library_negotiation, error) + std::mem::size_of::<sys::schedhost_str>();
     if io.struct_size < need {
@@ -938,12 +949,23 @@ pub unsafe fn negotiate(io: *mut sys::schedhost_library_negotiation, table: &'st
             }
         }));
     });
-    let Ok(t) = catch_unwind(AssertUnwindSafe(|| table.get_or_init(build))) else {
-        io.error = abi_str("the plugin table could not be built (a panic)");
+    let Ok(mut slot) = table.lock() else {
+        io.error = abi_str("the plugin table is poisoned by an earlier panic");
         return 1;
     };
+    if slot.is_none() {
+        match catch_unwind(build) {
+            Ok(t) => *slot = Some(t),
+            Err(_) => {
+                io.error = abi_str("the plugin table could not be built (a panic)");
+                return 1;
+            }
+        }
+    }
+    let Some(t) = slot.as_ref() else { return 1 };
+    // The pointers stay valid after the lock is released: the table is only freed at unload.
     io.plugins = t.pointers.as_ptr();
-    io.plugins_len = t.len();
+    io.plugins_len = t.pointers.len();
     0
 }
 
@@ -985,7 +1007,15 @@ macro_rules! export_plugins {
             ])
         }
 
-        static __SCHEDHOST_TABLE: ::std::sync::OnceLock<$crate::__private::Table> = ::std::sync::OnceLock::new();
+        static __SCHEDHOST_TABLE: $crate::__private::TableSlot = ::std::sync::Mutex::new(None);
+
+        // Frees the table when the host unloads the library (no allocation outlives it).
+        extern "C" fn __schedhost_fini() {
+            $crate::__private::free_table(&__SCHEDHOST_TABLE);
+        }
+        #[used]
+        #[link_section = ".fini_array"]
+        static __SCHEDHOST_FINI: extern "C" fn() = __schedhost_fini;
 
         /// The library's entry symbol (plugin.h).
         ///
