@@ -6,13 +6,15 @@
 # MODE (the variables each one reads are set by tests/install/CMakeLists.txt):
 #   sdk-install   `cmake --install BUILD --component sdk --prefix PREFIX` (a fresh PREFIX): every
 #                 header of sdk/include, the CMake package, the .pc and the template are there;
-#                 then `--component testing`: libschedhost-testing.so, testing.hpp and the
-#                 component's targets; BUILD's plugins are copied to PREFIX/lib/schedhost/plugins,
-#                 standing in for the schedhost package the testing package depends on
+#                 then `--component testing`: libschedhost-testing.so, testing.hpp, the
+#                 component's targets and the builtin plugins in PREFIX/lib/schedhost/plugins
+#                 (nothing of the host component is installed); under the prefix /usr (the
+#                 packages', DESTDIR) the component leaves the plugins to the schedhost package
 #   find-install  the template installed in PREFIX, configured with CMAKE_PREFIX_PATH=PREFIX:
 #                 find_package(schedhost-sdk 1.4 COMPONENTS testing) finds PREFIX's package,
 #                 nothing comes from the source tree's sdk/; its tests build against PREFIX's
-#                 libschedhost-testing.so and run (the builtin plugins found beside it)
+#                 libschedhost-testing.so and run (the builtin plugins the testing component
+#                 installed found beside it)
 #   find-build    sdk/examples/node-pool with CMAKE_PREFIX_PATH=BUILD: the build tree's package;
 #                 its tests build against BUILD's libschedhost-testing.so and run
 #   subdirectory  a project doing add_subdirectory(<repo>/sdk) and then schedhost_add_plugin(),
@@ -184,10 +186,25 @@ find_package(schedhost-sdk REQUIRED COMPONENTS testing)
   if(NOT rc EQUAL 1)
     fail("libschedhost-testing.so exports more than schedhost::testing (grep ${rc}):\n${leaked}")
   endif()
-  file(GLOB plugins ${BUILD_DIR}/plugins/*.so)
-  file(COPY ${plugins} DESTINATION ${PREFIX}/lib/schedhost/plugins)
+  # The builtin plugins the library loads come with it under a prefix of its own (the host
+  # component is not installed here); under /usr the schedhost package owns them.
+  file(GLOB plugins RELATIVE ${PREFIX}/lib/schedhost/plugins ${PREFIX}/lib/schedhost/plugins/*.so)
+  foreach(p priority_sort.so default_binder.so)
+    if(NOT p IN_LIST plugins)
+      fail("the testing component did not install the builtin plugin ${p} in "
+           "${PREFIX}/lib/schedhost/plugins: ${plugins}")
+    endif()
+  endforeach()
+  run(install-testing-usr ${CMAKE_COMMAND} -E env DESTDIR=${WORK}/destdir
+      ${CMAKE_COMMAND} --install ${BUILD_DIR} --component testing --prefix /usr)
+  file(GLOB_RECURSE usr_plugins ${WORK}/destdir/usr/lib/schedhost/plugins/*)
+  if(usr_plugins)
+    fail("the testing component installed plugins under /usr, the schedhost package's: "
+         "${usr_plugins}")
+  endif()
+  list(LENGTH plugins n)
   message(STATUS "ok: the testing component: the library (only schedhost::testing exported), "
-                 "its header and targets")
+                 "its header and targets, ${n} builtin plugins beside it")
 
 elseif(MODE STREQUAL "find-install")
   # The template as an author copies it from the installed SDK.
