@@ -21,6 +21,13 @@
 #                 with no module path or package of its own
 #   pkg-config    node_pool.cc compiled and linked by CXX with only pkg-config's flags, from
 #                 PKG_CONFIG_PATH=<PREFIX's pkgconfig dir>
+#   tsan          tests/install/tsan (the Probe plugin and a harness test whose Score runs on
+#                 the host's helper threads) built by CXX (g++) with -fsanitize=thread against
+#                 BUILD's uninstrumented libschedhost-testing.so, run with halt_on_error: the
+#                 advice of docs/plugin-authoring.md holds without suppressions
+#   doc-links     every component installed in a fresh WORK/prefix: each relative link of every
+#                 installed Markdown file (the docs, the template's README) resolves there, its
+#                 #fragment to a heading (check_doc_links.py, run by PYTHON)
 #   config-prefix the host's config install rule (install-config.cmake) writes under the prefix
 #                 it is given, /etc for /usr; no generated install rule has an absolute
 #                 destination
@@ -276,6 +283,30 @@ elseif(MODE STREQUAL "pkg-config")
       -o ${WORK}/node_pool.o)
   run(link ${CXX} -o ${WORK}/node_pool.so ${WORK}/node_pool.o ${plugin_ldflags})
   expect_plugin(${WORK}/node_pool.so)
+
+elseif(MODE STREQUAL "tsan")
+  if(SANITIZE)
+    message(STATUS "note: a ${SANITIZE}-sanitized build: its harness library cannot load into a "
+                   "ThreadSanitizer process; nothing to check here")
+    return()
+  endif()
+  configure_and_build(${SOURCE_DIR}/tests/install/tsan -DCMAKE_PREFIX_PATH=${BUILD_DIR}
+                      -DPROBE_SOURCE=${SOURCE_DIR}/host/testing/testdata/probe_plugin.cc)
+  expect_package_dir(${PACKAGE_DIR})
+  run(tsan-test ${CMAKE_COMMAND} -E env --unset=SCHEDHOST_PLUGIN_DIR
+      TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+      ${WORK}/build/tsan_harness_test)
+  message(STATUS "ok: a ThreadSanitizer test of a plugin reports nothing in the harness")
+
+elseif(MODE STREQUAL "doc-links")
+  foreach(component host contrib sdk testing)
+    run(install-${component} ${CMAKE_COMMAND} --install ${BUILD_DIR} --component ${component}
+        --prefix ${WORK}/prefix)
+  endforeach()
+  run(doc-links ${PYTHON} ${SOURCE_DIR}/tests/install/check_doc_links.py ${WORK}/prefix)
+  file(READ ${WORK}/doc-links.log summary)
+  string(STRIP "${summary}" summary)
+  message(STATUS "ok: ${summary}")
 
 elseif(MODE STREQUAL "config-prefix")
   # The rule cpack and `cmake --install` run, alone: under a prefix, and under /usr (DESTDIR).
