@@ -103,7 +103,7 @@ std::string InputNames(const SimulateOptions& options) {
 // PendingPodKey is "namespace/name" of the pod `--pod` names ("name": in default), which must
 // be a pending pod of `objects`; throws SimulationError otherwise.
 std::string PendingPodKey(const std::vector<model::Object>& objects, const std::string& pod) {
-  const std::string key = pod.find('/') == std::string::npos ? "default/" + pod : pod;
+  std::string key = pod.find('/') == std::string::npos ? "default/" + pod : pod;
   for (const model::Object& obj : objects) {
     const auto* p = std::get_if<std::shared_ptr<const model::Pod>>(&obj);
     if (p == nullptr || (*p)->Key() != key) continue;

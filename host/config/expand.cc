@@ -45,8 +45,8 @@ class Expander {
         attempt([&] { out.points[PointIndex(point)] = ExpandPoint(point); });
       }
     }
-    for (const auto& [name, tree] : profile_.plugin_config) {
-      attempt([&] { CheckPluginConfig(name, tree.get()); });
+    for (const auto& entry : profile_.plugin_config) {
+      attempt([&] { CheckPluginConfig(entry.first, entry.second.get()); });
     }
     if (!errors.empty()) {
       std::string message = errors.front().message;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/framework/framework.h"
@@ -186,8 +187,12 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     }
   }
 
-  // Counted on the profile's lists, so a plugin that failed above does not also read as absent.
-  const auto& sorts = profile.points[static_cast<size_t>(config::Point::kQueueSort)];
+  // Counted on the profile's lists (names, a duplicate noted above once), so a plugin that failed
+  // above does not also read as absent.
+  std::set<std::string_view> sorts;
+  for (const auto& e : profile.points[static_cast<size_t>(config::Point::kQueueSort)]) {
+    sorts.insert(e.name);
+  }
   if (sorts.empty()) {
     note(prefix + ": no queue_sort plugin is enabled; enable one (e.g. PrioritySort)");
   } else if (sorts.size() > 1) {
