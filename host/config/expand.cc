@@ -184,7 +184,8 @@ class Expander {
     if (cached == masks_.end()) cached = masks_.emplace(name, lookup_(name)).first;
     if (!cached->second.has_value()) {
       Fail(LocationOf(tree), "",
-           "plugin_config." + name + " configures an unknown plugin: " + UnknownPluginMessage(name));
+           "plugin_config." + name +
+               " configures an unknown plugin: " + UnknownPluginMessage(name));
     }
   }
 

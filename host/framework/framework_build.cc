@@ -169,8 +169,8 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
   }
 
   // plugin_config of a loaded plugin this profile does not enable is checked as well, by an
-  // instance created with it and destroyed at once: a typo there is refused now rather than when
-  // someone enables the plugin. (Expansion has refused the names no loaded library provides.)
+  // instance created with it and destroyed at once: a typo there is refused with the config,
+  // not when someone enables the plugin. (Expansion refuses the names no library provides.)
   for (const auto& [name, args] : profile.plugin_config) {
     const loader::PluginEntry* entry = registry.Find(name);
     if (entry == nullptr || made.contains(name) || failed.contains(name)) continue;
