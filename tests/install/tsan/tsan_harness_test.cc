@@ -32,4 +32,23 @@ TEST(TsanHarness, ParallelScoreThenTheCycleEnds) {
   }
 }
 
+// A whole simulation with the plugin enabled: Filter and Score on the pool, binding cycles on
+// the host's executor, every host thread joined at the end.
+TEST(TsanHarness, ASimulationWithThePlugin) {
+  std::string manifests;
+  for (int i = 0; i < 32; ++i) {
+    std::string node = "n";
+    node += std::to_string(i);
+    std::string pod = "web-";
+    pod += std::to_string(i);
+    manifests += NodeYaml(node) + "---\n" + PodYaml(pod, {{"app", "web"}}) + "---\n";
+  }
+  const schedhost::testing::SimulationResult r = schedhost::testing::Simulate(
+      "[[profile]]\n[profile.plugins.multi_point]\nenabled = [{ name = \"Probe\" }]\n"
+      "[profile.plugin_config.Probe]\nmax_per_node = 1\n",
+      manifests, {.libraries = {PROBE_PLUGIN}});
+  ASSERT_EQ(r.pods.size(), 32u);
+  for (const auto& p : r.pods) EXPECT_TRUE(p.node.has_value()) << p.name << ": " << p.message;
+}
+
 }  // namespace
