@@ -91,8 +91,9 @@ struct PluginScore {
   int64_t raw = 0;
   int64_t normalized = 0;
   int64_t weighted = 0;
-  /// skipped: the plugin returned Skip at PreScore, so it did not score this cycle; raw,
-  /// normalized and weighted are then 0 without being a score of 0.
+  /// skipped (Cycle::Score): the plugin returned Skip at PreScore, so it did not score this
+  /// cycle; raw, normalized and weighted are then 0 without being a score of 0. Explain's scores
+  /// follow the explain document, which shows such a plugin as 0, 0, 0 and leaves this false.
   bool skipped = false;
 };
 
