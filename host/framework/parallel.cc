@@ -14,8 +14,9 @@
 // one and are null otherwise. A helper's end of a loop reaches the caller through `active`, an
 // atomic TSan sees only in code built with it; libschedhost-testing.so ships without it, so a
 // plugin's test built with -fsanitize=thread would see its plugin's work on a helper and the
-// caller's next step (freeing the CycleState at the end of a Cycle) as unordered. Release and
-// acquire on the Loop state that edge to the runtime, whichever way this code was built.
+// caller's next step (freeing the CycleState at the end of a Cycle) as unordered; so with the
+// Loop's own end, which the last of its shared owners brings. Release and acquire on the Loop
+// state both edges to the runtime, whichever way this code was built.
 // NOLINTBEGIN(bugprone-reserved-identifier, readability-identifier-naming): TSan's names
 extern "C" {
 __attribute__((weak)) void __tsan_acquire(void* addr);
@@ -69,6 +70,11 @@ struct Parallelizer::Loop {
   std::condition_variable done_cv;
   bool caller_waiting = false;  // guarded by mu
 
+  // The last reference, the caller's or a helper's, destroys the Loop after every thread that
+  // held one has let it go (an atomic count TSan does not see either): each releases before it
+  // drops its reference (Help, Finish), this acquires.
+  ~Loop() { TsanAcquire(this); }
+
   // RunChunks claims chunks until none is left. fn, chunk_fn and stop are read only after a
   // successful claim, which happens before the caller's last claim fails, so the caller is
   // still in Run (waiting for `active` to drop) whenever they are used.
@@ -114,6 +120,7 @@ struct Parallelizer::Loop {
       std::lock_guard<std::mutex> lock(mu);
       if (caller_waiting) done_cv.notify_one();
     }
+    TsanRelease(this);  // for ~Loop, which may run on the caller
   }
 
   // Finish is the caller's part after its own RunChunks: claim what a stop left unclaimed, then
@@ -124,6 +131,7 @@ struct Parallelizer::Loop {
     for (int spin = 0; spin < 4096; ++spin) {
       if (active.load() == 0) {
         TsanAcquire(this);
+        TsanRelease(this);  // for ~Loop, which may run on a helper
         return;
       }
       CpuRelax();
@@ -132,6 +140,8 @@ struct Parallelizer::Loop {
     caller_waiting = true;
     done_cv.wait(lock, [&] { return active.load() == 0; });
     TsanAcquire(this);
+    lock.unlock();
+    TsanRelease(this);  // for ~Loop, which may run on a helper
   }
 };
 
