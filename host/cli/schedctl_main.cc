@@ -111,7 +111,13 @@ int main(int argc, char** argv) {
                      "once (difftest's many scenarios)");
   simulate->add_option("--seed", sim.seed, "Seed of the random tie-break between equal nodes")
       ->capture_default_str();
-  simulate->add_option("--plugin-dir", sim_plugin_dir, "Builtin plugin directory to use");
+  simulate->add_option("--plugin-dir", sim_plugin_dir,
+                       "Builtin plugin directory to use, in place of the one beside schedctl "
+                       "(to add a plugin to the builtins, name its library under [host] "
+                       "libraries in the config instead)");
+  simulate->add_option("--pod", sim.pod,
+                       "With --explain: print only this pending pod's entry (namespace/name, or "
+                       "name in default); the pods before it still get their cycles and places");
   simulate->add_option("--html", sim.html,
                        "Also write the web UI's views of the result to this file: one "
                        "self-contained HTML page that opens without a server");
@@ -263,6 +269,9 @@ int main(int argc, char** argv) {
   if (simulate->parsed()) {
     sim.plugin_dir = sim_plugin_dir.empty() ? schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]))
                                             : std::filesystem::path(sim_plugin_dir);
+    if (!sim_plugin_dir.empty()) {
+      sim.replaced_plugin_dir = schedhost::scheduler::BuiltinPluginDir(Exe(argv[0]));
+    }
     sim.ui_dir = sim_ui_dir.empty() ? schedhost::api::UiPagesDir(Exe(argv[0]))
                                     : std::filesystem::path(sim_ui_dir);
     if (sim_batch) return schedhost::cli::RunSimulateBatch(sim, std::cin, std::cout, std::cerr);
@@ -277,7 +286,13 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return ConfigCheck(config_path, plugin_dir, argv[0]);
   } catch (const std::exception& e) {
-    std::cerr << "schedctl: " << e.what() << "\n";
+    std::cerr << "schedctl: " << e.what()
+              << (plugin_dir.empty()
+                      ? std::string()
+                      : cli::PluginDirReplacedNote(
+                            plugin_dir, schedhost::scheduler::BuiltinPluginDir(Exe(argv[0])),
+                            e.what()))
+              << "\n";
     return 1;
   }
   return 0;

@@ -100,6 +100,24 @@ std::string InputNames(const SimulateOptions& options) {
   return files;
 }
 
+// PendingPodKey is "namespace/name" of the pod `--pod` names ("name": in default), which must
+// be a pending pod of `objects`; throws SimulationError otherwise.
+std::string PendingPodKey(const std::vector<model::Object>& objects, const std::string& pod) {
+  std::string key = pod.find('/') == std::string::npos ? "default/" + pod : pod;
+  for (const model::Object& obj : objects) {
+    const auto* p = std::get_if<std::shared_ptr<const model::Pod>>(&obj);
+    if (p == nullptr || (*p)->Key() != key) continue;
+    if (!internal::IsPending(obj)) {
+      throw SimulationError("--pod " + pod + ": pod " + key + " is bound in the manifests (to " +
+                            std::string((*p)->node_name()) +
+                            "); --explain explains pending pods only");
+    }
+    return key;
+  }
+  throw SimulationError("--pod " + pod + ": no pod " + key +
+                        " in the manifests (a name alone is looked up in namespace default)");
+}
+
 }  // namespace
 
 namespace internal {
@@ -218,6 +236,10 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
                       "document of its own: use one at a time\n";
     return 1;
   }
+  if (!options.pod.empty() && !options.explain) {
+    err << kPrefix << "--pod picks the pod --explain explains: add --explain -o json\n";
+    return 1;
+  }
   if (options.manifest_paths.empty()) {
     err << kPrefix << "no manifests: pass them with -f FILE\n";
     return 1;
@@ -244,9 +266,22 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       return 0;
     }
     if (options.explain) {
-      out << ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed, generic)
-                 .dump(2)
-          << "\n";
+      const std::optional<std::string> only =
+          options.pod.empty() ? std::nullopt : std::optional(PendingPodKey(objects, options.pod));
+      nlohmann::ordered_json doc =
+          ExplainEachPod(std::move(cfg), objects, options.plugin_dir, options.seed, generic);
+      if (only) {
+        // Every pending pod before it still had its cycle: the document places them first.
+        nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+        for (auto& entry : doc["pods"]) {
+          if (entry["namespace"].get<std::string>() + "/" + entry["name"].get<std::string>() ==
+              *only) {
+            kept.push_back(std::move(entry));
+          }
+        }
+        doc["pods"] = std::move(kept);
+      }
+      out << doc.dump(2) << "\n";
       return 0;
     }
     // --html reads the report off the host before it stops.
@@ -271,9 +306,21 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     out << (options.output == "json" ? FormatJson(result) : FormatTable(result));
     return 0;
   } catch (const std::exception& e) {
-    err << kPrefix << e.what() << "\n";
+    err << kPrefix << e.what()
+        << PluginDirReplacedNote(options.plugin_dir, options.replaced_plugin_dir, e.what())
+        << "\n";
     return 1;
   }
+}
+
+std::string PluginDirReplacedNote(const std::filesystem::path& given,
+                                  const std::filesystem::path& builtin, std::string_view error) {
+  if (builtin.empty() || error.find("\" is not known") == std::string_view::npos) return "";
+  return "\n(--plugin-dir " + given.string() + " replaced the builtin plugin directory " +
+         builtin.string() +
+         ", so no builtin plugin is loaded; to load your plugins beside the builtins, leave "
+         "--plugin-dir out and list your library in the config: [host] libraries = "
+         "[{ path = \"/path/to/plugin.so\" }])";
 }
 
 int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostream& out,
@@ -297,6 +344,11 @@ int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostr
                       "one at a time\n";
     return 1;
   }
+  if (!options.pod.empty()) {
+    err << kPrefix << "--pod picks one pod of one input; --batch explains every pod of many: use "
+                      "one at a time\n";
+    return 1;
+  }
   config::HostConfig cfg;
   std::shared_ptr<const scheduler::ProfileSet> loaded;
   try {
@@ -306,7 +358,9 @@ int RunSimulateBatch(const SimulateOptions& options, std::istream& in, std::ostr
     // before any input is read, as the single run would for every one of them.
     loaded = scheduler::ProfileSet::Build(cfg, options.plugin_dir);
   } catch (const std::exception& e) {
-    err << kPrefix << e.what() << "\n";
+    err << kPrefix << e.what()
+        << PluginDirReplacedNote(options.plugin_dir, options.replaced_plugin_dir, e.what())
+        << "\n";
     return 1;
   }
   std::string path;

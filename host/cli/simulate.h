@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host/config/host_config.h"
@@ -186,7 +187,18 @@ struct SimulateOptions {
   std::filesystem::path plugin_dir;  // builtin plugins (beside the binary)
   std::filesystem::path html;        // --html: also write the report page here ("" : no)
   std::filesystem::path ui_dir;      // the web UI's built pages the report is made of
+  std::string pod;  // --pod with --explain: only this pending pod ("namespace/name", or "name")
+  // --plugin-dir: the builtin directory it replaced, for the error of a plugin then not found
+  // ("" when plugin_dir is the builtin one).
+  std::filesystem::path replaced_plugin_dir;
 };
+
+/// PluginDirReplacedNote is what an error that names a plugin as not known gets appended when
+/// --plugin-dir `given` replaced the builtin directory `builtin` (the builtin plugins were then
+/// not loaded): how to add libraries instead. "" when `builtin` is empty or `error` names no
+/// unknown plugin.
+std::string PluginDirReplacedNote(const std::filesystem::path& given,
+                                  const std::filesystem::path& builtin, std::string_view error);
 
 /// WriteHtmlReport writes the web UI's pages from `ui_dir` as one self-contained HTML file at
 /// `path`, showing `report` (api::UiReport's document; `title` is shown above it): the styles,

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "host/config/defaults.h"
 #include "host/config/suggest.h"
@@ -21,9 +24,35 @@ class Expander {
     ExpandedProfile out;
     out.name = profile_.name;
     out.percentage_of_nodes_to_score = profile_.percentage_of_nodes_to_score;
-    CheckMultiPoint();
-    for (Point point : kAllPoints) out.points[PointIndex(point)] = ExpandPoint(point);
-    CheckPluginConfig();
+    // Every error of the profile at once (a config check shows them all): each step's error is
+    // kept and the next step runs; the points are not expanded after a multi_point error, which
+    // each of them would repeat.
+    std::vector<ConfigError> errors;
+    const auto attempt = [&errors](const auto& step) {
+      try {
+        step();
+        return true;
+      } catch (const ConfigError& e) {
+        const bool seen = std::any_of(errors.begin(), errors.end(), [&e](const ConfigError& x) {
+          return std::string_view(x.what()) == e.what();
+        });
+        if (!seen) errors.push_back(e);
+        return false;
+      }
+    };
+    if (attempt([this] { CheckMultiPoint(); })) {
+      for (Point point : kAllPoints) {
+        attempt([&] { out.points[PointIndex(point)] = ExpandPoint(point); });
+      }
+    }
+    for (const auto& entry : profile_.plugin_config) {
+      attempt([&] { CheckPluginConfig(entry.first, entry.second.get()); });
+    }
+    if (!errors.empty()) {
+      std::string message = errors.front().message;
+      for (size_t i = 1; i < errors.size(); ++i) message.append("\n").append(errors[i].what());
+      throw ConfigError({errors.front().file, errors.front().line, errors.front().column}, message);
+    }
     out.plugin_config = profile_.plugin_config;
     out.shadow_of = profile_.shadow_of;
     return out;
@@ -148,16 +177,15 @@ class Expander {
     return result;
   }
 
-  void CheckPluginConfig() {
-    for (const auto& [name, tree] : profile_.plugin_config) {
-      PluginEntry entry{name, 0, LocationOf(tree.get()), false};
-      auto cached = masks_.find(name);
-      if (cached == masks_.end()) cached = masks_.emplace(name, lookup_(name)).first;
-      if (!cached->second.has_value()) {
-        Fail(entry.location, "",
-             "plugin_config." + name +
-                 " configures an unknown plugin: " + UnknownPluginMessage(name));
-      }
+  // CheckPluginConfig fails when no loaded library provides the plugin plugin_config.<name>
+  // configures.
+  void CheckPluginConfig(const std::string& name, const ConfigNode* tree) {
+    auto cached = masks_.find(name);
+    if (cached == masks_.end()) cached = masks_.emplace(name, lookup_(name)).first;
+    if (!cached->second.has_value()) {
+      Fail(LocationOf(tree), "",
+           "plugin_config." + name +
+               " configures an unknown plugin: " + UnknownPluginMessage(name));
     }
   }
 

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "host/framework/framework.h"
 #include "host/framework/framework_metrics.h"
@@ -47,10 +51,18 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
   fw->parallelizer_ = options.parallelizer ? options.parallelizer : std::make_shared<Parallelizer>(1);
   const std::string prefix = "profile \"" + profile.name + "\"";
 
-  std::map<std::string, PluginInstance*, std::less<>> made;
-  auto instantiate = [&](const config::EnabledPlugin& e,
-                         const loader::PluginEntry& entry) -> PluginInstance* {
-    if (auto it = made.find(e.name); it != made.end()) return it->second;
+  // Every error of the profile is reported at once (a config check shows them all): a failing
+  // entry is noted and the others are still built; the profile is refused at the end.
+  std::vector<std::string> errors;
+  const auto note = [&errors](std::string message) {
+    if (std::find(errors.begin(), errors.end(), message) == errors.end()) {
+      errors.push_back(std::move(message));
+    }
+  };
+  // create makes an instance of `entry` with the profile's plugin_config for it; `what` names
+  // the plugin in an error.
+  const auto create = [&](const config::EnabledPlugin& e, const loader::PluginEntry& entry,
+                          const std::string& what) -> std::unique_ptr<PluginInstance> {
     auto inst = std::make_unique<PluginInstance>();
     inst->name = e.name;
     inst->name_text = Text::Intern(e.name);
@@ -62,11 +74,11 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     inst->handle.framework = fw.get();
     inst->handle.plugin = inst.get();
     if (inst->desc->create == nullptr) {
-      throw FrameworkError(prefix + ": plugin \"" + e.name + "\" has no create function");
+      throw FrameworkError(prefix + ": " + what + " has no create function");
     }
-    inst->kinds = KindsOf(*inst->desc, prefix + ": plugin \"" + e.name + "\"");
+    inst->kinds = KindsOf(*inst->desc, prefix + ": " + what);
     for (const store::KindInfo& k : inst->kinds) inst->kind_keys.push_back(k.Key());
-    inst->evaluates = EvaluatesOf(*inst->desc, prefix + ": plugin \"" + e.name + "\"");
+    inst->evaluates = EvaluatesOf(*inst->desc, prefix + ": " + what);
     StatusSink sink;
     void* out = nullptr;
     int32_t rc = inst->desc->create(HostApi(), &inst->handle,
@@ -76,10 +88,19 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
       Status s = ToStatus(rc, sink, inst->name_text);
       // Errors about arguments carry their own location; without a plugin_config table (e.g. a
       // required argument not given) the place the plugin is enabled is the one to show.
-      throw FrameworkError((inst->args ? std::string() : Where(e)) + prefix + ": plugin \"" +
-                           e.name + "\" could not be created: " + s.Message());
+      throw FrameworkError((inst->args ? std::string() : Where(e)) + prefix + ": " + what +
+                           " could not be created: " + s.Message());
     }
     inst->instance = out;
+    return inst;
+  };
+
+  std::map<std::string, PluginInstance*, std::less<>> made;
+  std::set<std::string, std::less<>> failed;  // created with an error, noted once
+  auto instantiate = [&](const config::EnabledPlugin& e,
+                         const loader::PluginEntry& entry) -> PluginInstance* {
+    if (auto it = made.find(e.name); it != made.end()) return it->second;
+    std::unique_ptr<PluginInstance> inst = create(e, entry, "plugin \"" + e.name + "\"");
     if (options.batch_plugin_calls) {
       if (SCHEDHOST_HAS_FIELD(inst->desc, schedhost_plugin_descriptor, filter_batch)) {
         inst->filter_batch = inst->desc->filter_batch;
@@ -101,34 +122,45 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     std::vector<std::string> seen;
     for (const auto& e : profile.points[p]) {
       if (std::find(seen.begin(), seen.end(), e.name) != seen.end()) {
-        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
-                             "\" is enabled more than once; remove the duplicate");
+        note(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+             "\" is enabled more than once; remove the duplicate");
+        continue;
       }
       seen.push_back(e.name);
       const loader::PluginEntry* entry = registry.Find(e.name);
       if (entry == nullptr) {
-        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
-                             "\" is not known; loaded plugins are: " + JoinNames(registry.Names()) +
-                             " (check plugin_dirs and libraries)");
+        note(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+             "\" is not known; loaded plugins are: " + JoinNames(registry.Names()) +
+             " (check plugin_dirs and libraries)");
+        continue;
       }
       if ((loader::ImplementedPoints(*entry->descriptor) & (1u << p)) == 0) {
-        throw FrameworkError(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
-                             "\" does not implement " + point_name +
-                             "; enable it under multi_point or at a point it implements");
+        note(Where(e) + prefix + ", point " + point_name + ": plugin \"" + e.name +
+             "\" does not implement " + point_name +
+             "; enable it under multi_point or at a point it implements");
+        continue;
       }
+      if (failed.contains(e.name)) continue;
       PluginRef ref;
-      ref.plugin = instantiate(e, *entry);
+      try {
+        ref.plugin = instantiate(e, *entry);
+      } catch (const FrameworkError& err) {
+        failed.insert(e.name);
+        note(err.what());
+        continue;
+      }
       ref.weight = 1;
       if (point == config::Point::kScore) {
         ref.weight = e.weight == 0 ? 1 : e.weight;
         if (ref.weight < 0) {
-          throw FrameworkError(Where(e) + prefix + ": score plugin \"" + e.name +
-                               "\" has a negative weight " + std::to_string(ref.weight));
+          note(Where(e) + prefix + ": score plugin \"" + e.name + "\" has a negative weight " +
+               std::to_string(ref.weight));
+          continue;
         }
         if (ref.weight > (kMaxTotalScore - total_score) / SCHEDHOST_MAX_NODE_SCORE) {
-          throw FrameworkError(Where(e) + prefix + ": total score of Score plugins could overflow "
-                               "(weight " + std::to_string(ref.weight) + " of plugin \"" + e.name +
-                               "\"); lower the weights");
+          note(Where(e) + prefix + ": total score of Score plugins could overflow (weight " +
+               std::to_string(ref.weight) + " of plugin \"" + e.name + "\"); lower the weights");
+          continue;
         }
         total_score += ref.weight * SCHEDHOST_MAX_NODE_SCORE;
       }
@@ -136,16 +168,47 @@ std::unique_ptr<Framework> Framework::Build(const config::ExpandedProfile& profi
     }
   }
 
-  const auto& sorts = fw->points_[static_cast<size_t>(config::Point::kQueueSort)];
+  // plugin_config of a loaded plugin this profile does not enable is checked as well, by an
+  // instance created with it and destroyed at once: a typo there is refused with the config,
+  // not when someone enables the plugin. (Expansion refuses the names no library provides.)
+  for (const auto& [name, args] : profile.plugin_config) {
+    const loader::PluginEntry* entry = registry.Find(name);
+    if (entry == nullptr || made.contains(name) || failed.contains(name)) continue;
+    bool enabled = false;
+    for (const auto& point : profile.points) {
+      for (const auto& e : point) enabled = enabled || e.name == name;
+    }
+    if (enabled) continue;  // an error above already names it
+    try {
+      create(config::EnabledPlugin{name, 0, {}}, *entry,
+             "plugin \"" + name + "\" (configured in plugin_config, not enabled)");
+    } catch (const FrameworkError& err) {
+      note(err.what());
+    }
+  }
+
+  // Counted on the profile's lists (names, a duplicate noted above once), so a plugin that failed
+  // above does not also read as absent.
+  std::set<std::string_view> sorts;
+  for (const auto& e : profile.points[static_cast<size_t>(config::Point::kQueueSort)]) {
+    sorts.insert(e.name);
+  }
   if (sorts.empty()) {
-    throw FrameworkError(prefix + ": no queue_sort plugin is enabled; enable one (e.g. PrioritySort)");
+    note(prefix + ": no queue_sort plugin is enabled; enable one (e.g. PrioritySort)");
+  } else if (sorts.size() > 1) {
+    note(prefix + ": only one queue_sort plugin can be enabled, found " +
+         std::to_string(sorts.size()));
   }
-  if (sorts.size() > 1) {
-    throw FrameworkError(prefix + ": only one queue_sort plugin can be enabled, found " +
-                         std::to_string(sorts.size()));
+  if (profile.points[static_cast<size_t>(config::Point::kBind)].empty()) {
+    note(prefix + ": at least one bind plugin is needed (e.g. DefaultBinder)");
   }
-  if (fw->points_[static_cast<size_t>(config::Point::kBind)].empty()) {
-    throw FrameworkError(prefix + ": at least one bind plugin is needed (e.g. DefaultBinder)");
+  if (!errors.empty()) {
+    std::string message;
+    for (const std::string& e : errors) {
+      if (!message.empty()) message += '\n';
+      message += e;
+    }
+    throw FrameworkError(message);
   }
   fw->metrics_ = std::make_unique<FrameworkMetrics>(fw->name_, fw->instances_, options.shadow);
   return fw;

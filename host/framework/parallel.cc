@@ -10,8 +10,29 @@
 
 #include "host/framework/log.h"
 
+// ThreadSanitizer's annotations, declared weak: they resolve to its runtime when the process has
+// one and are null otherwise. A helper's end of a loop reaches the caller through `active`, an
+// atomic TSan sees only in code built with it; libschedhost-testing.so ships without it, so a
+// plugin's test built with -fsanitize=thread would see its plugin's work on a helper and the
+// caller's next step (freeing the CycleState at the end of a Cycle) as unordered; so with the
+// Loop's own end, which the last of its shared owners brings. Release and acquire on the Loop
+// state both edges to the runtime, whichever way this code was built.
+// NOLINTBEGIN(bugprone-reserved-identifier, readability-identifier-naming): TSan's names
+extern "C" {
+__attribute__((weak)) void __tsan_acquire(void* addr);
+__attribute__((weak)) void __tsan_release(void* addr);
+}
+// NOLINTEND(bugprone-reserved-identifier, readability-identifier-naming)
+
 namespace schedhost::framework {
 namespace {
+
+inline void TsanRelease(void* addr) {
+  if (__tsan_release != nullptr) __tsan_release(addr);
+}
+inline void TsanAcquire(void* addr) {
+  if (__tsan_acquire != nullptr) __tsan_acquire(addr);
+}
 
 // CpuRelax is one step of a spin-wait: the pause instruction where there is one, so the core
 // does not flood the memory system while it watches a flag.
@@ -48,6 +69,11 @@ struct Parallelizer::Loop {
   std::mutex mu;
   std::condition_variable done_cv;
   bool caller_waiting = false;  // guarded by mu
+
+  // The last reference, the caller's or a helper's, destroys the Loop after every thread that
+  // held one has let it go (an atomic count TSan does not see either): each releases before it
+  // drops its reference (Help, Finish), this acquires.
+  ~Loop() { TsanAcquire(this); }
 
   // RunChunks claims chunks until none is left. fn, chunk_fn and stop are read only after a
   // successful claim, which happens before the caller's last claim fails, so the caller is
@@ -89,10 +115,12 @@ struct Parallelizer::Loop {
   void Help() {
     active.fetch_add(1);
     RunChunks();
+    TsanRelease(this);
     if (active.fetch_sub(1) == 1) {
       std::lock_guard<std::mutex> lock(mu);
       if (caller_waiting) done_cv.notify_one();
     }
+    TsanRelease(this);  // for ~Loop, which may run on the caller
   }
 
   // Finish is the caller's part after its own RunChunks: claim what a stop left unclaimed, then
@@ -101,12 +129,19 @@ struct Parallelizer::Loop {
     next.store(n);
     for (size_t k = 0; k < ranges.size(); ++k) claimed[k].store(true);
     for (int spin = 0; spin < 4096; ++spin) {
-      if (active.load() == 0) return;
+      if (active.load() == 0) {
+        TsanAcquire(this);
+        TsanRelease(this);  // for ~Loop, which may run on a helper
+        return;
+      }
       CpuRelax();
     }
     std::unique_lock<std::mutex> lock(mu);
     caller_waiting = true;
     done_cv.wait(lock, [&] { return active.load() == 0; });
+    TsanAcquire(this);
+    lock.unlock();
+    TsanRelease(this);  // for ~Loop, which may run on a helper
   }
 };
 

@@ -193,9 +193,19 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
   // Shadows run one cycle at a time on the shadow thread, Filter and Score included: their CPU
   // stays within one thread, beside the live cycles' pool.
   std::shared_ptr<framework::Parallelizer> shadow_parallelizer;
+  // Every profile is built and each one's errors kept, so a refused config is refused with all
+  // of them (`schedctl config check`, the daemon's start and reload share this path); the set
+  // is never used then.
+  std::vector<std::string> errors;
   for (const auto& profile : cfg.profiles) {
     // A shadow's own library versions come first, the set's provide the rest.
-    std::shared_ptr<loader::PluginRegistry> own = ShadowRegistry(profile);
+    std::shared_ptr<loader::PluginRegistry> own;
+    try {
+      own = ShadowRegistry(profile);
+    } catch (const ProfileSetError& e) {
+      errors.emplace_back(e.what());
+      continue;
+    }
     const loader::PluginRegistry& registry = own != nullptr ? *own : *registry_;
     const auto profile_lookup = [&registry](std::string_view name) -> std::optional<uint32_t> {
       const loader::PluginEntry* e = registry.Find(name);
@@ -206,7 +216,8 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
     try {
       expanded = config::ExpandProfile(profile, profile_lookup, registry.Names());
     } catch (const config::ConfigError& e) {
-      throw ProfileSetError(e.what());
+      errors.emplace_back(e.what());
+      continue;
     }
     const bool shadow = !expanded.shadow_of.empty();
     if (shadow && shadow_parallelizer == nullptr) {
@@ -221,7 +232,8 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
     try {
       fw = framework::Framework::Build(expanded, registry, options);
     } catch (const framework::FrameworkError& e) {
-      throw ProfileSetError(e.what());
+      errors.emplace_back(e.what());
+      continue;
     }
     if (shadow) {
       shadows_.push_back({std::move(expanded), std::move(own), std::move(fw)});
@@ -229,6 +241,14 @@ void ProfileSet::BuildProfiles(const config::HostConfig& cfg) {
       frameworks_.push_back(std::move(fw));
       expanded_.push_back(std::move(expanded));
     }
+  }
+  if (!errors.empty()) {
+    std::string message;
+    for (const std::string& e : errors) {
+      if (!message.empty()) message += '\n';
+      message += e;
+    }
+    throw ProfileSetError(message);
   }
   CheckQueueSortAgreement(expanded_);
   // Plugins that declare one group and resource share its mirror: they must agree on it.

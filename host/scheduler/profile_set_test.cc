@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "host/framework/plugin_instance.h"
 
@@ -130,6 +132,53 @@ TEST(ProfileSetTest, MissingDirectoryAndLibraryNameTheirConfigLocation) {
   EXPECT_THAT([&] { ProfileSet::Build(libs, PluginDir()); },
               ::testing::ThrowsMessage<ProfileSetError>(
                   StartsWith("libs.toml:3:14: /nonexistent/libx.so: cannot read")));
+}
+
+// A refused config names every error of the file: each profile's, each plugin's, and the
+// plugin_config of a loaded plugin no profile enables (checked by creating an instance with it).
+TEST(ProfileSetTest, EveryErrorOfEveryProfileIsReportedAtOnce) {
+  const std::string toml = R"([[profile]]
+name = "a"
+[profile.plugin_config.DefaultPreemption]
+min_candidate_nodes_percentage = 200
+[profile.plugin_config.ImageLocality]
+bogus = 1
+
+[[profile]]
+name = "b"
+[profile.plugins.multi_point]
+disabled = [{ name = "ImageLocality" }]
+[profile.plugin_config.ImageLocality]
+bogus = 2
+
+[[profile]]
+name = "c"
+[profile.plugin_config.NodeAfinity]
+x = 1
+)";
+  auto cfg = config::ParseConfig(toml, "all.toml", {});
+  std::string what;
+  try {
+    ProfileSet::Build(cfg, PluginDir());
+  } catch (const ProfileSetError& e) {
+    what = e.what();
+  }
+  EXPECT_THAT(what, HasSubstr("all.toml:4:1: plugin_config.DefaultPreemption."
+                              "min_candidate_nodes_percentage"));
+  EXPECT_THAT(what, HasSubstr("all.toml:6:1: plugin_config.ImageLocality.bogus"));
+  EXPECT_THAT(what, HasSubstr("profile \"b\": plugin \"ImageLocality\" (configured in "
+                              "plugin_config, not enabled) could not be created"));
+  EXPECT_THAT(what, HasSubstr("all.toml:13:1: plugin_config.ImageLocality.bogus"));
+  EXPECT_THAT(what, HasSubstr("plugin_config.NodeAfinity configures an unknown plugin"));
+  EXPECT_THAT(what, HasSubstr("did you mean \"NodeAffinity\"?"));
+  EXPECT_EQ(std::count(what.begin(), what.end(), '\n'), 3) << what;  // four errors
+
+  // Valid arguments for a plugin no profile enables pass.
+  auto fine = config::ParseConfig(
+      "[[profile]]\n[profile.plugins.multi_point]\ndisabled = [{ name = \"DefaultPreemption\" }]\n"
+      "[profile.plugin_config.DefaultPreemption]\nmin_candidate_nodes_percentage = 20\n",
+      "fine.toml", {});
+  EXPECT_NO_THROW(ProfileSet::Build(fine, PluginDir()));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "host/cache/node_info.h"
+#include "host/framework/plugin_instance.h"
 #include "host/testing/internal.h"
 
 namespace schedhost::testing {
@@ -69,6 +70,16 @@ struct Cycle::Impl {
     return it != changed.end() ? it->second->view() : Node(name).view();
   }
 
+  // Skipped lists the plugins at `point` that are in `skip` (the CycleState's skip set that
+  // point's Skip fills), in the profile's order.
+  std::vector<std::string> Skipped(config::Point point, const framework::PluginNameSet& skip) {
+    std::vector<std::string> out;
+    for (const framework::PluginRef& ref : fw().plugins(point)) {
+      if (skip.count(ref.plugin->name) != 0) out.push_back(ref.plugin->name);
+    }
+    return out;
+  }
+
   framework::Status FilterOne(std::string_view name) {
     const schedhost_node_info_view* ni = View(name);
     if (!pre_filter.ok()) return pre_filter;
@@ -103,7 +114,9 @@ Result Cycle::PreFilter() {
     impl_->pre_filter_ran = true;
     impl_->pre_filter = status;
     impl_->node_set = std::move(nodes);
-    return ToResult(status);
+    Result r = ToResult(status);
+    r.skipped = impl_->Skipped(config::Point::kPreFilter, impl_->state.skip_filter_plugins);
+    return r;
   });
 }
 
@@ -199,7 +212,9 @@ Result Cycle::PreScore() {
     framework::Status s =
         impl_->fw().RunPreScorePlugins(impl_->state, impl_->view(), impl_->feasible);
     impl_->pre_scored = true;
-    return ToResult(s);
+    Result r = ToResult(s);
+    r.skipped = impl_->Skipped(config::Point::kPreScore, impl_->state.skip_score_plugins);
+    return r;
   });
 }
 
@@ -220,7 +235,8 @@ std::vector<NodeScore> Cycle::Score() {
       for (size_t k = 0; k < table.columns; ++k) {
         ns.plugins.push_back({plugins.at(k), table.Raw(i, k),
                               int64_t{table.normalized[i * table.columns + k]},
-                              table.Weighted(i, k)});
+                              table.Weighted(i, k),
+                              impl_->state.skip_score_plugins.count(plugins.at(k)) != 0});
       }
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.node < b.node; });

@@ -56,8 +56,9 @@ std::filesystem::path ResolvePluginDir(const std::string& given) {
   std::error_code ec;
   if (std::filesystem::is_directory(dir, ec)) return std::filesystem::weakly_canonical(dir);
   throw Error("no builtin plugin directory: " + dir.string() +
-              " does not exist (install the schedhost package, or set Options::plugin_dir or "
-              "SCHEDHOST_PLUGIN_DIR)");
+              " does not exist (install the schedhost package, which the testing package needs, "
+              "or reinstall the testing component of a schedhost build under a prefix other "
+              "than /usr, or set Options::plugin_dir or SCHEDHOST_PLUGIN_DIR)");
 }
 
 }  // namespace internal

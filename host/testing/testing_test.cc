@@ -103,6 +103,33 @@ TEST_F(HarnessTest, PreFilterNodeSetAndSkip) {
   EXPECT_TRUE(plain.Filter("n3").ok());
 }
 
+TEST_F(HarnessTest, SkipIsNamedAtPreFilterAndPreScoreAndInTheScores) {
+  // No app label: Probe returns Skip at PreFilter and PreScore; its Score column is no score.
+  Cycle plain = h_.StartCycle(PodYaml("plain"));
+  const schedhost::testing::Result pre_filter = plain.PreFilter();
+  EXPECT_TRUE(pre_filter.ok());
+  EXPECT_THAT(pre_filter.skipped, ElementsAre("Probe"));
+  EXPECT_EQ(plain.FilterAll().size(), 3u);
+  const schedhost::testing::Result pre_score = plain.PreScore();
+  EXPECT_TRUE(pre_score.ok());
+  EXPECT_THAT(pre_score.skipped, ElementsAre("Probe"));
+  const auto skipped_scores = plain.Score();
+  ASSERT_EQ(skipped_scores.size(), 3u);
+  for (const auto& node : skipped_scores) {
+    ASSERT_EQ(node.plugins.size(), 1u);
+    EXPECT_EQ(node.plugins[0].plugin, "Probe");
+    EXPECT_TRUE(node.plugins[0].skipped) << node.node;
+    EXPECT_EQ(node.plugins[0].weighted, 0);
+  }
+
+  // An app label: nothing skips.
+  Cycle web = h_.StartCycle(PodYaml("new", {{"app", "web"}}));
+  EXPECT_THAT(web.PreFilter().skipped, ::testing::IsEmpty());
+  web.FilterAll();
+  EXPECT_THAT(web.PreScore().skipped, ::testing::IsEmpty());
+  for (const auto& node : web.Score()) EXPECT_FALSE(node.plugins.at(0).skipped) << node.node;
+}
+
 TEST_F(HarnessTest, CallsOutOfUpstreamsOrderAreRefused) {
   Cycle c = h_.StartCycle(PodYaml("new", {{"app", "web"}}));
   EXPECT_THAT([&] { c.Filter("n1"); }, ::testing::ThrowsMessage<schedhost::testing::Error>(

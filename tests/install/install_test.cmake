@@ -6,19 +6,28 @@
 # MODE (the variables each one reads are set by tests/install/CMakeLists.txt):
 #   sdk-install   `cmake --install BUILD --component sdk --prefix PREFIX` (a fresh PREFIX): every
 #                 header of sdk/include, the CMake package, the .pc and the template are there;
-#                 then `--component testing`: libschedhost-testing.so, testing.hpp and the
-#                 component's targets; BUILD's plugins are copied to PREFIX/lib/schedhost/plugins,
-#                 standing in for the schedhost package the testing package depends on
+#                 then `--component testing`: libschedhost-testing.so, testing.hpp, the
+#                 component's targets and the builtin plugins in PREFIX/lib/schedhost/plugins
+#                 (nothing of the host component is installed); under the prefix /usr (the
+#                 packages', DESTDIR) the component leaves the plugins to the schedhost package
 #   find-install  the template installed in PREFIX, configured with CMAKE_PREFIX_PATH=PREFIX:
 #                 find_package(schedhost-sdk 1.4 COMPONENTS testing) finds PREFIX's package,
 #                 nothing comes from the source tree's sdk/; its tests build against PREFIX's
-#                 libschedhost-testing.so and run (the builtin plugins found beside it)
+#                 libschedhost-testing.so and run (the builtin plugins the testing component
+#                 installed found beside it)
 #   find-build    sdk/examples/node-pool with CMAKE_PREFIX_PATH=BUILD: the build tree's package;
 #                 its tests build against BUILD's libschedhost-testing.so and run
 #   subdirectory  a project doing add_subdirectory(<repo>/sdk) and then schedhost_add_plugin(),
 #                 with no module path or package of its own
 #   pkg-config    node_pool.cc compiled and linked by CXX with only pkg-config's flags, from
 #                 PKG_CONFIG_PATH=<PREFIX's pkgconfig dir>
+#   tsan          tests/install/tsan (the Probe plugin and a harness test whose Score runs on
+#                 the host's helper threads) built by CXX (g++) with -fsanitize=thread against
+#                 BUILD's uninstrumented libschedhost-testing.so, run with halt_on_error: the
+#                 advice of docs/plugin-authoring.md holds without suppressions
+#   doc-links     every component installed in a fresh WORK/prefix: each relative link of every
+#                 installed Markdown file (the docs, the template's README) resolves there, its
+#                 #fragment to a heading (check_doc_links.py, run by PYTHON)
 #   config-prefix the host's config install rule (install-config.cmake) writes under the prefix
 #                 it is given, /etc for /usr; no generated install rule has an absolute
 #                 destination
@@ -186,10 +195,25 @@ find_package(schedhost-sdk REQUIRED COMPONENTS testing)
   if(NOT rc EQUAL 1)
     fail("libschedhost-testing.so exports more than schedhost::testing and schedhost_testing_* (grep ${rc}):\n${leaked}")
   endif()
-  file(GLOB plugins ${BUILD_DIR}/plugins/*.so)
-  file(COPY ${plugins} DESTINATION ${PREFIX}/lib/schedhost/plugins)
+  # The builtin plugins the library loads come with it under a prefix of its own (the host
+  # component is not installed here); under /usr the schedhost package owns them.
+  file(GLOB plugins RELATIVE ${PREFIX}/lib/schedhost/plugins ${PREFIX}/lib/schedhost/plugins/*.so)
+  foreach(p priority_sort.so default_binder.so)
+    if(NOT p IN_LIST plugins)
+      fail("the testing component did not install the builtin plugin ${p} in "
+           "${PREFIX}/lib/schedhost/plugins: ${plugins}")
+    endif()
+  endforeach()
+  run(install-testing-usr ${CMAKE_COMMAND} -E env DESTDIR=${WORK}/destdir
+      ${CMAKE_COMMAND} --install ${BUILD_DIR} --component testing --prefix /usr)
+  file(GLOB_RECURSE usr_plugins ${WORK}/destdir/usr/lib/schedhost/plugins/*)
+  if(usr_plugins)
+    fail("the testing component installed plugins under /usr, the schedhost package's: "
+         "${usr_plugins}")
+  endif()
+  list(LENGTH plugins n)
   message(STATUS "ok: the testing component: the library (only schedhost::testing exported), "
-                 "its header and targets")
+                 "its header and targets, ${n} builtin plugins beside it")
 
 elseif(MODE STREQUAL "find-install")
   # The template as an author copies it from the installed SDK.
@@ -261,6 +285,30 @@ elseif(MODE STREQUAL "pkg-config")
       -o ${WORK}/node_pool.o)
   run(link ${CXX} -o ${WORK}/node_pool.so ${WORK}/node_pool.o ${plugin_ldflags})
   expect_plugin(${WORK}/node_pool.so)
+
+elseif(MODE STREQUAL "tsan")
+  if(SANITIZE)
+    message(STATUS "note: a ${SANITIZE}-sanitized build: its harness library cannot load into a "
+                   "ThreadSanitizer process; nothing to check here")
+    return()
+  endif()
+  configure_and_build(${SOURCE_DIR}/tests/install/tsan -DCMAKE_PREFIX_PATH=${BUILD_DIR}
+                      -DPROBE_SOURCE=${SOURCE_DIR}/host/testing/testdata/probe_plugin.cc)
+  expect_package_dir(${PACKAGE_DIR})
+  run(tsan-test ${CMAKE_COMMAND} -E env --unset=SCHEDHOST_PLUGIN_DIR
+      TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+      ${WORK}/build/tsan_harness_test)
+  message(STATUS "ok: a ThreadSanitizer test of a plugin reports nothing in the harness")
+
+elseif(MODE STREQUAL "doc-links")
+  foreach(component host contrib sdk testing)
+    run(install-${component} ${CMAKE_COMMAND} --install ${BUILD_DIR} --component ${component}
+        --prefix ${WORK}/prefix)
+  endforeach()
+  run(doc-links ${PYTHON} ${SOURCE_DIR}/tests/install/check_doc_links.py ${WORK}/prefix)
+  file(READ ${WORK}/doc-links.log summary)
+  string(STRIP "${summary}" summary)
+  message(STATUS "ok: ${summary}")
 
 elseif(MODE STREQUAL "config-prefix")
   # The rule cpack and `cmake --install` run, alone: under a prefix, and under /usr (DESTDIR).

@@ -1,7 +1,7 @@
 // Admin.Reload refusals end to end: a library built for another ABI major, a library that is
-// not there, and a plugin whose create fails each leave the running set serving (same
-// generation, same profiles, pods still scheduled) and report the reason, which Stats shows as
-// the last reload's result.
+// not there, a plugin whose create fails, and a file with several errors each leave the running
+// set serving (same generation, same profiles, pods still scheduled) and report the reasons
+// (all of them), which Stats shows as the last reload's result.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -159,6 +159,21 @@ TEST_F(ReloadApiTest, RefusedLibrariesAndPluginsLeaveTheRunningSetServing) {
       "enabled = [{ name = \"QuotaCheck\" }]\n");
   ExpectRefused("quota server unreachable");
   EXPECT_EQ(ScheduleOne("after-create"), "n1");
+
+  // Several errors in several profiles, one in the arguments of a plugin no profile enables:
+  // the refusal names each of them.
+  Write(
+      "[[profile]]\nname = \"default-scheduler\"\n[profile.plugins.multi_point]\n"
+      "enabled = [{ name = \"QuotaCheck\" }]\n"
+      "[[profile]]\nname = \"batch\"\n[profile.plugins.multi_point]\n"
+      "disabled = [{ name = \"ImageLocality\" }]\n"
+      "[profile.plugin_config.ImageLocality]\nbogus = 1\n");
+  ExpectRefused("quota server unreachable");
+  EXPECT_THAT(Stats().last_reload_message(),
+              HasSubstr("profile \"batch\": plugin \"ImageLocality\" (configured in "
+                        "plugin_config, not enabled) could not be created"));
+  EXPECT_THAT(Stats().last_reload_message(), HasSubstr("plugin_config.ImageLocality.bogus"));
+  EXPECT_EQ(ScheduleOne("after-several"), "n1");
 
   // A good file again: swapped in, and Stats says so.
   Write("");

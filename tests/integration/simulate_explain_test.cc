@@ -5,12 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "host/cli/simulate.h"
 #include "host/framework/testing/harness.h"
+#include "host/framework/testing/temp_dir.h"
 
 namespace schedhost::cli {
 namespace {
@@ -168,6 +171,68 @@ TEST(SimulateExplainTest, TheCommandWantsJson) {
   EXPECT_EQ(RunSimulate(o, out, err), 1);
   EXPECT_THAT(err.str(), HasSubstr("add -o json"));
   EXPECT_EQ(out.str(), "");
+}
+
+// --pod: the document keeps that pending pod's entry only (the pods before it still placed);
+// a pod not in the input, or bound there, is refused naming it.
+TEST(SimulateExplainTest, PodRestrictsTheDocumentToOnePendingPod) {
+  framework::testing::TempDir temp;
+  const std::filesystem::path file = temp.path() / "cluster.yaml";
+  std::ofstream(file) << Node("n1", "2") + Pod("a", "1500m") + Pod("b", "1") +
+                             Pod("bound", "100m", "", "  nodeName: n1\n");
+  SimulateOptions o;
+  o.manifest_paths = {file.string()};
+  o.explain = true;
+  o.output = "json";
+  o.plugin_dir = framework::testing::PluginDir();
+  const auto run = [&o](const std::string& pod, std::string* err_text) {
+    o.pod = pod;
+    std::ostringstream out;
+    std::ostringstream err;
+    const int rc = RunSimulate(o, out, err);
+    *err_text = err.str();
+    return rc == 0 ? nlohmann::json::parse(out.str()) : nlohmann::json();
+  };
+  std::string err;
+  const nlohmann::json b = run("b", &err);
+  ASSERT_EQ(b["pods"].size(), 1u) << err;
+  EXPECT_EQ(b["pods"][0]["name"], "b");
+  // a (1.5 of n1's 2 cpu, less the bound pod's 0.1) was placed first: b fits nowhere.
+  EXPECT_FALSE(b["pods"][0].contains("placed"));
+  EXPECT_EQ(run("default/a", &err)["pods"][0]["placed"], "n1");
+
+  EXPECT_TRUE(run("default/nope", &err).is_null());
+  EXPECT_THAT(err, HasSubstr("--pod default/nope: no pod default/nope in the manifests"));
+  EXPECT_TRUE(run("bound", &err).is_null());
+  EXPECT_THAT(err, HasSubstr("pod default/bound is bound in the manifests (to n1)"));
+  o.explain = false;
+  EXPECT_TRUE(run("b", &err).is_null());
+  EXPECT_THAT(err, HasSubstr("--pod picks the pod --explain explains"));
+}
+
+// --plugin-dir in place of the builtin directory: a profile that names a builtin plugin fails,
+// and the error says the directory was replaced and how to add a library instead.
+TEST(SimulateExplainTest, AReplacedBuiltinDirectoryIsNamedWhenABuiltinIsMissing) {
+  framework::testing::TempDir temp;
+  const std::filesystem::path file = temp.path() / "cluster.yaml";
+  std::ofstream(file) << Node("n1", "2") + Pod("a", "1");
+  const std::filesystem::path authors = temp.path() / "plugins";
+  std::filesystem::create_directory(authors);
+  SimulateOptions o;
+  o.manifest_paths = {file.string()};
+  o.plugin_dir = authors;
+  o.replaced_plugin_dir = framework::testing::PluginDir();
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(RunSimulate(o, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("is not known"));
+  EXPECT_THAT(err.str(), HasSubstr("--plugin-dir " + authors.string() +
+                                   " replaced the builtin plugin directory " +
+                                   framework::testing::PluginDir()));
+  EXPECT_THAT(err.str(), HasSubstr("[host] libraries"));
+  // Without --plugin-dir there is nothing to add.
+  EXPECT_EQ(PluginDirReplacedNote(authors, "", "plugin \"X\" is not known"), "");
+  EXPECT_EQ(PluginDirReplacedNote(authors, "/usr/lib/schedhost/plugins", "other error"), "");
 }
 
 // A local volume with room for one claim, a claim bound to a volume on n2, a claim that does

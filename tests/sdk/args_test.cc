@@ -229,6 +229,41 @@ TEST(ArgsReaderTest, StringsChecksEachElementAtTheElement) {
       "test.toml:1:1: plugin_config.NodePool.labels: expected an array of strings, not a string");
 }
 
+TEST(ArgsReaderTest, NonEmptyRefusesAnEmptyStringAndEmptyElements) {
+  const Tree tree("label = \"pool\"\nlabels = [\"a\"]\n");
+  ArgsReader r = tree.Reader();
+  EXPECT_EQ(r.RequiredString("label", {.non_empty = true}), "pool");
+  EXPECT_THAT(r.Strings("labels", {.non_empty = true}), ElementsAre("a"));
+  EXPECT_EQ(r.String("absent", {.non_empty = true}), "");  // the rule checks given values
+  r.Done();
+  EXPECT_EQ(ErrorOf("label = \"\"", [](ArgsReader& r) { r.String("label", {.non_empty = true}); }),
+            "test.toml:1:1: plugin_config.NodePool.label: must not be empty");
+  EXPECT_EQ(ErrorOf("labels = [\"a\", \"\"]",
+                    [](ArgsReader& r) { r.RequiredStrings("labels", {.non_empty = true}); }),
+            "test.toml:1:16: plugin_config.NodePool.labels[1]: must not be empty");
+  // Without the rule an empty string is a value like any other.
+  EXPECT_EQ(ErrorOf("label = \"\"", [](ArgsReader& r) { r.String("label"); }), "");
+}
+
+TEST(ArgsReaderTest, UniqueRefusesARepeatedElementAtTheRepeat) {
+  const Tree tree("zones = [\"a\", \"b\"]\n");
+  ArgsReader r = tree.Reader();
+  EXPECT_THAT(r.Strings("zones", {.unique = true}), ElementsAre("a", "b"));
+  r.Done();
+  EXPECT_EQ(ErrorOf("zones = [\"a\", \"b\", \"a\"]",
+                    [](ArgsReader& r) { r.Strings("zones", {.unique = true}); }),
+            "test.toml:1:20: plugin_config.NodePool.zones[2]: \"a\" is also element 0");
+  // The element rules come first: a repeated element that is also invalid says it is invalid.
+  EXPECT_EQ(ErrorOf("zones = [\"a b\", \"a b\"]",
+                    [](ArgsReader& r) {
+                      r.Strings("zones", {.valid = names::IsLabelValue,
+                                          .what = "a label value",
+                                          .unique = true});
+                    }),
+            "test.toml:1:10: plugin_config.NodePool.zones[0]: \"a b\" is not a label value");
+  EXPECT_EQ(ErrorOf("zones = [\"a\", \"a\"]", [](ArgsReader& r) { r.Strings("zones"); }), "");
+}
+
 TEST(ArgsReaderTest, NestedTablesExtendThePathAndRefuseTheirUnknownKeys) {
   const std::string toml = "[strategy]\ntype = \"Most\"\n[strategy.shape]\npoints = 3\n";
   const Tree tree(toml);

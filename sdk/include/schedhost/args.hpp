@@ -210,12 +210,17 @@ struct FloatOptions {
   double fallback = 0;
 };
 /// StringOptions restricts a string to `one_of` (when not empty) and to what `valid` accepts,
-/// which `what` names for the message ("\"x y\" is not <what>").
+/// which `what` names for the message ("\"x y\" is not <what>"); `non_empty` refuses "" ("must
+/// not be empty"). For Strings and RequiredStrings the rules apply to each element, and `unique`
+/// refuses an element equal to an earlier one ("\"a\" is also element 0"), located at the later
+/// element; `unique` means nothing for a single string.
 struct StringOptions {
   std::vector<std::string_view> one_of = {};
   bool (*valid)(std::string_view) = nullptr;
   std::string_view what = {};
   std::string_view fallback = {};
+  bool non_empty = false;
+  bool unique = false;
 };
 /// QuantityOptions reads a quantity ("500m", "2Gi", or a TOML integer of whole units) in `unit`,
 /// bounded in that unit.
@@ -564,6 +569,7 @@ class ArgsReader {
   std::string CheckString(const Args& v, const std::string& path, const StringOptions& opts) const {
     Expect(v, path, SCHEDHOST_CONFIG_STRING, "a string");
     std::string s = v.String("");
+    if (opts.non_empty && s.empty()) FailAt(v, path, "must not be empty");
     if (!opts.one_of.empty() &&
         std::find(opts.one_of.begin(), opts.one_of.end(), s) == opts.one_of.end()) {
       FailAt(v, path,
@@ -630,7 +636,17 @@ class ArgsReader {
     if (!v.present()) return out;
     Expect(v, Path(key), SCHEDHOST_CONFIG_ARRAY, "an array of strings");
     for (size_t i = 0; i < v.size(); ++i) {
-      out.push_back(CheckString(v.At(i), Index(Path(key), i), each));
+      const Args item = v.At(i);
+      std::string s = CheckString(item, Index(Path(key), i), each);
+      if (each.unique) {
+        const auto earlier = std::find(out.begin(), out.end(), s);
+        if (earlier != out.end()) {
+          FailAt(item, Index(Path(key), i),
+                 units_detail::Cat({"\"", s, "\" is also element ",
+                                    std::to_string(earlier - out.begin())}));
+        }
+      }
+      out.push_back(std::move(s));
     }
     return out;
   }

@@ -329,6 +329,10 @@ class PodList {
 class NodeInfo {
  public:
   explicit NodeInfo(const schedhost_node_info_view* v) noexcept : v_(v) {}
+  /// has_node says whether the view carries its node: false for a NodeInfo the host keeps for
+  /// pods bound to a node it has not seen (or no longer has), as upstream's NodeInfo.Node() nil.
+  /// node() must not be read then.
+  bool has_node() const noexcept { return v_->node != nullptr; }
   Node node() const noexcept { return Node(v_->node); }
   PodList pods() const noexcept { return {v_->pods, v_->pods_len}; }
   PodList pods_with_affinity() const noexcept { return {v_->pods_with_affinity, v_->pods_with_affinity_len}; }

@@ -58,11 +58,16 @@ enum class Code : int32_t {
 std::string CodeName(Code code);
 
 /// Result is one extension point's outcome: its code, the plugin that decided it ("" when every
-/// plugin succeeded) and the reasons in order.
+/// plugin succeeded) and the reasons in order. A plugin returning Skip does not decide the
+/// outcome (the code stays kSuccess); `skipped` names it instead.
 struct Result {
   Code code = Code::kSuccess;
   std::string plugin;
   std::vector<std::string> reasons;
+  /// skipped names, in the profile's order, the plugins that returned Skip: at PreFilter (their
+  /// Filter and PreFilterExtensions do not run this cycle) and PreScore (their Score does not
+  /// run). Empty for every other extension point, as `schedctl explain` shows Filter's `skip`.
+  std::vector<std::string> skipped;
 
   bool ok() const { return code == Code::kSuccess; }
   /// Message joins the reasons with ", ", as upstream's Status.Message().
@@ -86,6 +91,10 @@ struct PluginScore {
   int64_t raw = 0;
   int64_t normalized = 0;
   int64_t weighted = 0;
+  /// skipped (Cycle::Score): the plugin returned Skip at PreScore, so it did not score this
+  /// cycle; raw, normalized and weighted are then 0 without being a score of 0. Explain's scores
+  /// follow the explain document, which shows such a plugin as 0, 0, 0 and leaves this false.
+  bool skipped = false;
 };
 
 /// NodeScore is a feasible node's total (the sum of `weighted`) and its Score plugins' scores,
@@ -184,7 +193,8 @@ class Cycle {
   Cycle& operator=(Cycle&&) noexcept;
   ~Cycle();
 
-  /// PreFilter runs every PreFilter plugin of the profile.
+  /// PreFilter runs every PreFilter plugin of the profile; Result::skipped names those that
+  /// returned Skip.
   Result PreFilter();
   /// PreFilterNodes is the node set PreFilter narrowed the cycle to, sorted; nullopt: all.
   std::optional<std::vector<std::string>> PreFilterNodes() const;
@@ -205,7 +215,8 @@ class Cycle {
   /// no cluster actions (the preemption toolkit answers not available); use Simulate for
   /// preemption.
   PostFilterResult PostFilter();
-  /// PreScore runs the PreScore plugins on FilterAll's feasible nodes.
+  /// PreScore runs the PreScore plugins on FilterAll's feasible nodes; Result::skipped names
+  /// those that returned Skip.
   Result PreScore();
   /// Score runs Score, NormalizeScore and the weights on the feasible nodes, by node name; a
   /// failure throws Error with the plugin's status.
