@@ -78,7 +78,8 @@ json ToJson(const t::Result& r) {
   return json{{"code", static_cast<int32_t>(r.code)},
               {"code_name", t::CodeName(r.code)},
               {"plugin", r.plugin},
-              {"reasons", r.reasons}};
+              {"reasons", r.reasons},
+              {"skipped", r.skipped}};
 }
 
 json ToJson(const std::vector<t::NodeScore>& scores) {
@@ -89,7 +90,8 @@ json ToJson(const std::vector<t::NodeScore>& scores) {
       plugins.push_back(json{{"plugin", p.plugin},
                              {"raw", p.raw},
                              {"normalized", p.normalized},
-                             {"weighted", p.weighted}});
+                             {"weighted", p.weighted},
+                             {"skipped", p.skipped}});
     }
     out.push_back(json{{"node", s.node}, {"total", s.total}, {"plugins", std::move(plugins)}});
   }

@@ -4,9 +4,12 @@
 use std::process::Command;
 
 fn constant<'a>(sys: &'a str, name: &str) -> &'a str {
-    let at = sys.find(&format!("pub const {name} :")).unwrap_or_else(|| panic!("src/sys.rs has no {name}"));
+    let at = sys
+        .find(&format!("pub const {name} :"))
+        .unwrap_or_else(|| panic!("src/sys.rs has no {name}"));
     let rest = &sys[at..];
-    let value = &rest[rest.find('=').expect("a constant's value") + 1..rest.find(';').expect("a constant's end")];
+    let value = &rest[rest.find('=').expect("a constant's value") + 1
+        ..rest.find(';').expect("a constant's end")];
     value.trim().trim_start_matches("b\"").trim_end_matches("\\0\"")
 }
 
@@ -28,7 +31,10 @@ fn main() {
     });
     println!("cargo:rustc-env=SCHEDHOST_ABI_MAJOR_TEXT={}", constant(&sys, "SCHEDHOST_ABI_MAJOR"));
     println!("cargo:rustc-env=SCHEDHOST_ABI_MINOR_TEXT={}", constant(&sys, "SCHEDHOST_ABI_MINOR"));
-    println!("cargo:rustc-env=SCHEDHOST_SDK_VERSION_TEXT={}", sdk.expect("src/sys.rs has no SCHEDHOST_SDK_VERSION"));
+    println!(
+        "cargo:rustc-env=SCHEDHOST_SDK_VERSION_TEXT={}",
+        sdk.expect("src/sys.rs has no SCHEDHOST_SDK_VERSION")
+    );
     println!("cargo:rerun-if-env-changed=RUSTC");
     println!("cargo:rerun-if-changed=src/sys.rs");
 }

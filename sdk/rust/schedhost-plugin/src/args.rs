@@ -123,7 +123,8 @@ impl<'a> Args<'a> {
         let mut key = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as kind(); keys live as long as the tree.
         unsafe {
-            let child = api().config_at.map(|f| f(self.node, index, &mut key)).unwrap_or(std::ptr::null());
+            let child =
+                api().config_at.map(|f| f(self.node, index, &mut key)).unwrap_or(std::ptr::null());
             (str_of(key), Args::from_raw(child))
         }
     }
@@ -169,7 +170,9 @@ impl<'a> Args<'a> {
     #[inline]
     pub fn location(&self) -> String {
         // SAFETY: as kind().
-        unsafe { api().config_location.map(|f| str_of(f(self.node)).to_string()).unwrap_or_default() }
+        unsafe {
+            api().config_location.map(|f| str_of(f(self.node)).to_string()).unwrap_or_default()
+        }
     }
     /// "file:line:col" of the node's key in its table (host abi 1.4; the node's own location
     /// on an older host).
@@ -269,7 +272,11 @@ impl<'a> ArgsReader<'a> {
     fn check_table(&self) -> Result<(), String> {
         let k = self.table.kind();
         if k != ArgKind::None && k != ArgKind::Table {
-            return Err(self.fail_at(self.table, &self.path, &format!("expected a table, not {}", k.described())));
+            return Err(self.fail_at(
+                self.table,
+                &self.path,
+                &format!("expected a table, not {}", k.described()),
+            ));
         }
         Ok(())
     }
@@ -305,7 +312,8 @@ impl<'a> ArgsReader<'a> {
         if required && !v.present() {
             let wanted = [key.to_string()];
             for (other, child) in self.table.entries() {
-                if !self.known.iter().any(|k| k == other) && closest_match(other, &wanted).is_some() {
+                if !self.known.iter().any(|k| k == other) && closest_match(other, &wanted).is_some()
+                {
                     return Err(self.fail_at(
                         child,
                         &self.path_of(key),
@@ -313,14 +321,22 @@ impl<'a> ArgsReader<'a> {
                     ));
                 }
             }
-            return Err(self.fail_at(Args::from_raw(std::ptr::null()), &self.path_of(key), "is required"));
+            return Err(self.fail_at(
+                Args::from_raw(std::ptr::null()),
+                &self.path_of(key),
+                "is required",
+            ));
         }
         Ok(v)
     }
 
     fn expect(&self, v: Args<'_>, path: &str, kind: ArgKind, what: &str) -> Result<(), String> {
         if v.kind() != kind {
-            return Err(self.fail_at(v, path, &format!("expected {what}, not {}", v.kind().described())));
+            return Err(self.fail_at(
+                v,
+                path,
+                &format!("expected {what}, not {}", v.kind().described()),
+            ));
         }
         Ok(())
     }
@@ -380,7 +396,12 @@ impl<'a> ArgsReader<'a> {
         Ok(v.as_bool().unwrap_or(fallback))
     }
 
-    fn check_string(&self, v: Args<'_>, path: &str, opts: &StringOptions<'_>) -> Result<String, String> {
+    fn check_string(
+        &self,
+        v: Args<'_>,
+        path: &str,
+        opts: &StringOptions<'_>,
+    ) -> Result<String, String> {
         self.expect(v, path, ArgKind::String, "a string")?;
         let s = v.as_str().unwrap_or("").to_string();
         if opts.non_empty && s.is_empty() {
@@ -410,7 +431,11 @@ impl<'a> ArgsReader<'a> {
     }
     /// A string that must be given.
     #[inline]
-    pub fn required_string(&mut self, key: &str, opts: StringOptions<'_>) -> Result<String, String> {
+    pub fn required_string(
+        &mut self,
+        key: &str,
+        opts: StringOptions<'_>,
+    ) -> Result<String, String> {
         let v = self.value(key, true)?;
         self.check_string(v, &self.path_of(key), &opts)
     }
@@ -430,7 +455,11 @@ impl<'a> ArgsReader<'a> {
             let s = self.check_string(item, &item_path, &each)?;
             if each.unique {
                 if let Some(j) = out.iter().position(|o| *o == s) {
-                    return Err(self.fail_at(item, &item_path, &format!("\"{s}\" is given twice (also at [{j}])")));
+                    return Err(self.fail_at(
+                        item,
+                        &item_path,
+                        &format!("\"{s}\" is given twice (also at [{j}])"),
+                    ));
                 }
             }
             out.push(s);
@@ -451,19 +480,22 @@ impl<'a> ArgsReader<'a> {
             ArgKind::Int => {
                 let n = v.as_int().unwrap_or(0);
                 if opts.milli {
-                    n.checked_mul(1000).ok_or_else(|| self.fail_at(v, &path, &format!("{n} is too large")))?
+                    n.checked_mul(1000)
+                        .ok_or_else(|| self.fail_at(v, &path, &format!("{n} is too large")))?
                 } else {
                     n
                 }
             }
-            ArgKind::String => {
-                parse_quantity(v.as_str().unwrap_or(""), opts.milli).map_err(|why| self.fail_at(v, &path, &why))?
-            }
+            ArgKind::String => parse_quantity(v.as_str().unwrap_or(""), opts.milli)
+                .map_err(|why| self.fail_at(v, &path, &why))?,
             k => {
                 return Err(self.fail_at(
                     v,
                     &path,
-                    &format!("expected a quantity such as \"2\", \"500m\" or \"4Gi\", not {}", k.described()),
+                    &format!(
+                        "expected a quantity such as \"2\", \"500m\" or \"4Gi\", not {}",
+                        k.described()
+                    ),
                 ))
             }
         };
@@ -479,7 +511,13 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// An optional number (an integer converts), within `min`..=`max` when given.
-    pub fn float(&mut self, key: &str, min: Option<f64>, max: Option<f64>, fallback: f64) -> Result<f64, String> {
+    pub fn float(
+        &mut self,
+        key: &str,
+        min: Option<f64>,
+        max: Option<f64>,
+        fallback: f64,
+    ) -> Result<f64, String> {
         let v = self.value(key, false)?;
         if !v.present() {
             return Ok(fallback);
@@ -497,7 +535,12 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// An optional Go duration ("250ms", "1m30s"; "0" alone needs no unit), at least `min`.
-    pub fn duration(&mut self, key: &str, min: Option<std::time::Duration>, fallback: std::time::Duration) -> Result<std::time::Duration, String> {
+    pub fn duration(
+        &mut self,
+        key: &str,
+        min: Option<std::time::Duration>,
+        fallback: std::time::Duration,
+    ) -> Result<std::time::Duration, String> {
         let v = self.value(key, false)?;
         if !v.present() {
             return Ok(fallback);
@@ -507,7 +550,10 @@ impl<'a> ArgsReader<'a> {
             return Err(self.fail_at(
                 v,
                 &path,
-                &format!("expected a duration such as \"30s\" or \"1m30s\", not {}", v.kind().described()),
+                &format!(
+                    "expected a duration such as \"30s\" or \"1m30s\", not {}",
+                    v.kind().described()
+                ),
             ));
         };
         let d = parse_duration(text).map_err(|why| self.fail_at(v, &path, &why))?;
@@ -521,7 +567,11 @@ impl<'a> ArgsReader<'a> {
 
     /// Reads the table under `key` with `f` (a nested reader whose unknown keys are refused);
     /// false when the key is absent.
-    pub fn table(&mut self, key: &str, f: impl FnOnce(&mut ArgsReader<'a>) -> Result<(), String>) -> Result<bool, String> {
+    pub fn table(
+        &mut self,
+        key: &str,
+        f: impl FnOnce(&mut ArgsReader<'a>) -> Result<(), String>,
+    ) -> Result<bool, String> {
         let v = self.value(key, false)?;
         if !v.present() {
             return Ok(false);
@@ -535,7 +585,11 @@ impl<'a> ArgsReader<'a> {
     }
 
     /// Reads each table of the array under `key` with `f(reader, index)`; the number read.
-    pub fn tables(&mut self, key: &str, mut f: impl FnMut(&mut ArgsReader<'a>, usize) -> Result<(), String>) -> Result<usize, String> {
+    pub fn tables(
+        &mut self,
+        key: &str,
+        mut f: impl FnMut(&mut ArgsReader<'a>, usize) -> Result<(), String>,
+    ) -> Result<usize, String> {
         let v = self.value(key, false)?;
         if !v.present() {
             return Ok(0);
@@ -611,7 +665,9 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
@@ -696,7 +752,10 @@ pub(crate) fn parse_quantity(text: &str, milli: bool) -> Result<i64, String> {
     let too_large = || format!("\"{text}\" is too large");
     let mut value: i128 = 0;
     for c in digits.bytes() {
-        value = value.checked_mul(10).and_then(|v| v.checked_add(i128::from(c - b'0'))).ok_or_else(too_large)?;
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i128::from(c - b'0')))
+            .ok_or_else(too_large)?;
         if value > i128::from(i64::MAX) * 1_000_000_000_000_000_000 {
             return Err(too_large());
         }
@@ -754,8 +813,14 @@ pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> 
             "s" => 1.0,
             "m" => 60.0,
             "h" => 3600.0,
-            "" => return Err(invalid(&format!("missing unit after \"{number}\" (ns, us, ms, s, m, h)"))),
-            other => return Err(invalid(&format!("unknown unit \"{other}\" (ns, us, ms, s, m, h)"))),
+            "" => {
+                return Err(invalid(&format!(
+                    "missing unit after \"{number}\" (ns, us, ms, s, m, h)"
+                )))
+            }
+            other => {
+                return Err(invalid(&format!("unknown unit \"{other}\" (ns, us, ms, s, m, h)")))
+            }
         };
         total += number.parse::<f64>().map_err(|_| invalid("bad number"))? * scale;
         rest = next;

@@ -130,7 +130,13 @@ pub trait EnqueueExtensions: Plugin {
     fn events_to_register(&self) -> Vec<Registration>;
     /// Whether `event` may make `pod` schedulable, for registrations with `hint: true`. Runs on
     /// the queue's thread.
-    fn queueing_hint(&self, _pod: &Pod<'_>, _event: ClusterEvent, _old: &EventObject<'_>, _new: &EventObject<'_>) -> QueueingHint {
+    fn queueing_hint(
+        &self,
+        _pod: &Pod<'_>,
+        _event: ClusterEvent,
+        _old: &EventObject<'_>,
+        _new: &EventObject<'_>,
+    ) -> QueueingHint {
         QueueingHint::Queue
     }
 }
@@ -138,16 +144,33 @@ pub trait EnqueueExtensions: Plugin {
 /// PreFilter: checks and precomputes once per pod; may narrow the nodes.
 pub trait PreFilterPlugin: Plugin {
     /// Skip skips this plugin's Filter for the pod.
-    fn pre_filter(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, result: &mut PreFilterResult<'_>) -> Status;
+    fn pre_filter(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        result: &mut PreFilterResult<'_>,
+    ) -> Status;
 }
 
 /// PreFilter's extensions: what PreFilter computed, updated for a pod added to or removed from a
 /// node (preemption, nominated pods). Runs concurrently across nodes.
 pub trait PreFilterExtensions: PreFilterPlugin {
     /// `to_add` is now considered on `ni`.
-    fn add_pod(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, to_add: &Pod<'_>, ni: &NodeInfo<'_>) -> Status;
+    fn add_pod(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        to_add: &Pod<'_>,
+        ni: &NodeInfo<'_>,
+    ) -> Status;
     /// `to_remove` is no longer considered on `ni`.
-    fn remove_pod(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, to_remove: &Pod<'_>, ni: &NodeInfo<'_>) -> Status;
+    fn remove_pod(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        to_remove: &Pod<'_>,
+        ni: &NodeInfo<'_>,
+    ) -> Status;
 }
 
 /// Filter: whether the pod fits on a node. Runs concurrently across nodes.
@@ -159,19 +182,34 @@ pub trait FilterPlugin: Plugin {
 /// PostFilter: runs when no node fits (preemption).
 pub trait PostFilterPlugin: Plugin {
     /// May nominate a node by returning Success with `Some(node)`.
-    fn post_filter(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, statuses: &NodeStatusMap<'_>) -> (Status, Option<String>);
+    fn post_filter(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        statuses: &NodeStatusMap<'_>,
+    ) -> (Status, Option<String>);
 }
 
 /// PreScore: sees the feasible nodes once before Score.
 pub trait PreScorePlugin: Plugin {
     /// Skip skips this plugin's Score for the pod.
-    fn pre_score(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, nodes: &NodeInfoList<'_>) -> Status;
+    fn pre_score(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        nodes: &NodeInfoList<'_>,
+    ) -> Status;
 }
 
 /// Score: ranks a feasible node. Runs concurrently across nodes.
 pub trait ScorePlugin: Plugin {
     /// The node's score (within [0, 100] unless NormalizeScore rescales it).
-    fn score(&self, state: &CycleState<'_>, pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Result<i64, Status>;
+    fn score(
+        &self,
+        state: &CycleState<'_>,
+        pod: &Pod<'_>,
+        ni: &NodeInfo<'_>,
+    ) -> Result<i64, Status>;
 }
 
 /// A node and its score, as NormalizeScore sees them.
@@ -197,7 +235,12 @@ impl NodeScore {
 /// NormalizeScore: rescales this plugin's scores into [0, 100].
 pub trait ScoreExtensions: ScorePlugin {
     /// Rewrites the scores in place.
-    fn normalize_score(&self, state: &CycleState<'_>, pod: &Pod<'_>, scores: &mut [NodeScore]) -> Status;
+    fn normalize_score(
+        &self,
+        state: &CycleState<'_>,
+        pod: &Pod<'_>,
+        scores: &mut [NodeScore],
+    ) -> Status;
 }
 
 /// Reserve and Unreserve.
@@ -247,7 +290,11 @@ static EMPTY_API: sys::schedhost_host_api = unsafe { std::mem::zeroed() };
 pub fn api() -> &'static sys::schedhost_host_api {
     let p = API.load(Ordering::Acquire);
     // SAFETY: the table is host-owned and outlives the library.
-    if p.is_null() { &EMPTY_API } else { unsafe { &*p } }
+    if p.is_null() {
+        &EMPTY_API
+    } else {
+        unsafe { &*p }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,7 +366,13 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// What a caught panic becomes: an Error status with the message, and a log line.
-fn report_panic(host: Option<Host>, plugin: &str, point: &str, payload: &(dyn Any + Send), status: *mut sys::schedhost_status) -> i32 {
+fn report_panic(
+    host: Option<Host>,
+    plugin: &str,
+    point: &str,
+    payload: &(dyn Any + Send),
+    status: *mut sys::schedhost_status,
+) -> i32 {
     let message = format!("{plugin} panicked in {point}: {}", panic_message(payload));
     if let Some(h) = host {
         h.log(LogLevel::Error, &message);
@@ -329,7 +382,12 @@ fn report_panic(host: Option<Host>, plugin: &str, point: &str, payload: &(dyn An
 
 /// Runs `f` for plugin T's extension point `point`, catching a panic.
 #[inline(always)]
-fn guard<T: Plugin>(i: *mut c_void, point: &str, status: *mut sys::schedhost_status, f: impl FnOnce(&Instance<T>) -> Status) -> i32 {
+fn guard<T: Plugin>(
+    i: *mut c_void,
+    point: &str,
+    status: *mut sys::schedhost_status,
+    f: impl FnOnce(&Instance<T>) -> Status,
+) -> i32 {
     if i.is_null() {
         return report(status, &Status::error("no plugin instance"));
     }
@@ -365,11 +423,15 @@ unsafe extern "C" fn create<T: Plugin + Registrations>(
             let registrations = regs
                 .into_iter()
                 .map(|r| sys::schedhost_event_registration {
-                    event: sys::schedhost_cluster_event { resource: r.event.resource, actions: r.event.actions },
+                    event: sys::schedhost_cluster_event {
+                        resource: r.event.resource,
+                        actions: r.event.actions,
+                    },
                     hint: if r.hint { T::HINT } else { None },
                 })
                 .collect();
-            *out = Box::into_raw(Box::new(Instance { plugin, host: h, registrations })) as *mut c_void;
+            *out =
+                Box::into_raw(Box::new(Instance { plugin, host: h, registrations })) as *mut c_void;
             sys::SCHEDHOST_SUCCESS as i32
         }
         Ok(Err(message)) => report(status, &Status::error(message)),
@@ -425,27 +487,43 @@ pub unsafe extern "C" fn queueing_hint<T: EnqueueExtensions>(
         Ok(QueueingHint::Skip) => sys::SCHEDHOST_QUEUE_SKIP as i32,
         Ok(QueueingHint::Queue) => queue,
         Err(payload) => {
-            inst.host.log(LogLevel::Error, &format!("{} panicked in its queueing hint: {}", T::NAME, panic_message(payload.as_ref())));
+            inst.host.log(
+                LogLevel::Error,
+                &format!(
+                    "{} panicked in its queueing hint: {}",
+                    T::NAME,
+                    panic_message(payload.as_ref())
+                ),
+            );
             queue
         }
     }
 }
 
-unsafe extern "C" fn pre_enqueue<T: PreEnqueuePlugin>(i: *mut c_void, pod: *const sys::schedhost_pod_view, st: *mut sys::schedhost_status) -> i32 {
+unsafe extern "C" fn pre_enqueue<T: PreEnqueuePlugin>(
+    i: *mut c_void,
+    pod: *const sys::schedhost_pod_view,
+    st: *mut sys::schedhost_status,
+) -> i32 {
     guard::<T>(i, "PreEnqueue", st, |inst| match Pod::from_raw(pod) {
         Some(p) => inst.plugin.pre_enqueue(&p),
         None => Status::error("no pod"),
     })
 }
 
-unsafe extern "C" fn queue_sort_less<T: QueueSortPlugin>(i: *mut c_void, a: *const sys::schedhost_queued_pod, b: *const sys::schedhost_queued_pod) -> i32 {
+unsafe extern "C" fn queue_sort_less<T: QueueSortPlugin>(
+    i: *mut c_void,
+    a: *const sys::schedhost_queued_pod,
+    b: *const sys::schedhost_queued_pod,
+) -> i32 {
     let (Some(a), Some(b)) = (a.as_ref(), b.as_ref()) else { return 0 };
     if i.is_null() {
         return 0;
     }
     let inst = instance::<T>(i);
     // No logging here: QueueSort runs under the queue's lock and must not call the host.
-    catch_unwind(AssertUnwindSafe(|| inst.plugin.less(&QueuedPod::new(a), &QueuedPod::new(b)))).map_or(0, i32::from)
+    catch_unwind(AssertUnwindSafe(|| inst.plugin.less(&QueuedPod::new(a), &QueuedPod::new(b))))
+        .map_or(0, i32::from)
 }
 
 unsafe extern "C" fn pre_filter<T: PreFilterPlugin>(
@@ -472,7 +550,9 @@ unsafe extern "C" fn pre_filter_add_pod<T: PreFilterExtensions>(
     st: *mut sys::schedhost_status,
 ) -> i32 {
     guard::<T>(i, "AddPod", st, |inst| {
-        let (Some(p), Some(a), Some(n)) = (Pod::from_raw(pod), Pod::from_raw(add), NodeInfo::from_raw(ni)) else {
+        let (Some(p), Some(a), Some(n)) =
+            (Pod::from_raw(pod), Pod::from_raw(add), NodeInfo::from_raw(ni))
+        else {
             return Status::error("missing view");
         };
         let mut state = CycleState::new(cs, st, std::ptr::null_mut());
@@ -489,7 +569,9 @@ unsafe extern "C" fn pre_filter_remove_pod<T: PreFilterExtensions>(
     st: *mut sys::schedhost_status,
 ) -> i32 {
     guard::<T>(i, "RemovePod", st, |inst| {
-        let (Some(p), Some(r), Some(n)) = (Pod::from_raw(pod), Pod::from_raw(rm), NodeInfo::from_raw(ni)) else {
+        let (Some(p), Some(r), Some(n)) =
+            (Pod::from_raw(pod), Pod::from_raw(rm), NodeInfo::from_raw(ni))
+        else {
             return Status::error("missing view");
         };
         let mut state = CycleState::new(cs, st, std::ptr::null_mut());
@@ -505,7 +587,9 @@ unsafe extern "C" fn filter<T: FilterPlugin>(
     st: *mut sys::schedhost_status,
 ) -> i32 {
     guard::<T>(i, "Filter", st, |inst| {
-        let (Some(p), Some(n)) = (Pod::from_raw(pod), NodeInfo::from_raw(ni)) else { return Status::error("missing view") };
+        let (Some(p), Some(n)) = (Pod::from_raw(pod), NodeInfo::from_raw(ni)) else {
+            return Status::error("missing view");
+        };
         inst.plugin.filter(&CycleState::new(cs, st, std::ptr::null_mut()), &p, &n)
     })
 }
@@ -525,7 +609,9 @@ unsafe extern "C" fn filter_batch<T: FilterPlugin>(
         let state = CycleState::new(cs, st, std::ptr::null_mut());
         let nodes = crate::slice_of(nodes, n);
         while k < nodes.len() {
-            let Some(ni) = NodeInfo::from_raw(nodes[k]) else { return Status::error("no node info") };
+            let Some(ni) = NodeInfo::from_raw(nodes[k]) else {
+                return Status::error("no node info");
+            };
             let s = inst.plugin.filter(&state, &p, &ni);
             if !s.is_success() {
                 return s;
@@ -584,7 +670,9 @@ unsafe extern "C" fn score<T: ScorePlugin>(
     st: *mut sys::schedhost_status,
 ) -> i32 {
     guard::<T>(i, "Score", st, |inst| {
-        let (Some(p), Some(n)) = (Pod::from_raw(pod), NodeInfo::from_raw(ni)) else { return Status::error("missing view") };
+        let (Some(p), Some(n)) = (Pod::from_raw(pod), NodeInfo::from_raw(ni)) else {
+            return Status::error("missing view");
+        };
         match inst.plugin.score(&CycleState::new(cs, st, std::ptr::null_mut()), &p, &n) {
             Ok(v) => {
                 if !out.is_null() {
@@ -633,8 +721,11 @@ unsafe extern "C" fn normalize_score<T: ScoreExtensions>(
 ) -> i32 {
     guard::<T>(i, "NormalizeScore", st, |inst| {
         let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        let scores: &mut [NodeScore] =
-            if n == 0 || scores.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(scores as *mut NodeScore, n) };
+        let scores: &mut [NodeScore] = if n == 0 || scores.is_null() {
+            &mut []
+        } else {
+            std::slice::from_raw_parts_mut(scores as *mut NodeScore, n)
+        };
         inst.plugin.normalize_score(&CycleState::new(cs, st, std::ptr::null_mut()), &p, scores)
     })
 }
@@ -652,10 +743,19 @@ unsafe extern "C" fn reserve<T: ReservePlugin>(
     })
 }
 
-unsafe extern "C" fn unreserve<T: ReservePlugin>(i: *mut c_void, cs: *mut sys::schedhost_cycle_state, pod: *const sys::schedhost_pod_view, node: sys::schedhost_str) {
+unsafe extern "C" fn unreserve<T: ReservePlugin>(
+    i: *mut c_void,
+    cs: *mut sys::schedhost_cycle_state,
+    pod: *const sys::schedhost_pod_view,
+    node: sys::schedhost_str,
+) {
     guard::<T>(i, "Unreserve", std::ptr::null_mut(), |inst| {
         if let Some(p) = Pod::from_raw(pod) {
-            inst.plugin.unreserve(&mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()), &p, str_of(node));
+            inst.plugin.unreserve(
+                &mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()),
+                &p,
+                str_of(node),
+            );
         }
         Status::success()
     });
@@ -671,7 +771,11 @@ unsafe extern "C" fn permit<T: PermitPlugin>(
 ) -> i32 {
     guard::<T>(i, "Permit", st, |inst| {
         let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        let (s, timeout) = inst.plugin.permit(&mut CycleState::new(cs, st, std::ptr::null_mut()), &p, str_of(node));
+        let (s, timeout) = inst.plugin.permit(
+            &mut CycleState::new(cs, st, std::ptr::null_mut()),
+            &p,
+            str_of(node),
+        );
         if !timeout_ns.is_null() {
             *timeout_ns = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
         }
@@ -705,10 +809,19 @@ unsafe extern "C" fn bind<T: BindPlugin>(
     })
 }
 
-unsafe extern "C" fn post_bind<T: PostBindPlugin>(i: *mut c_void, cs: *mut sys::schedhost_cycle_state, pod: *const sys::schedhost_pod_view, node: sys::schedhost_str) {
+unsafe extern "C" fn post_bind<T: PostBindPlugin>(
+    i: *mut c_void,
+    cs: *mut sys::schedhost_cycle_state,
+    pod: *const sys::schedhost_pod_view,
+    node: sys::schedhost_str,
+) {
     guard::<T>(i, "PostBind", std::ptr::null_mut(), |inst| {
         if let Some(p) = Pod::from_raw(pod) {
-            inst.plugin.post_bind(&mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()), &p, str_of(node));
+            inst.plugin.post_bind(
+                &mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()),
+                &p,
+                str_of(node),
+            );
         }
         Status::success()
     });
@@ -745,13 +858,18 @@ pub fn descriptor<T: Registrations>() -> Descriptor {
             version: abi_str(k.version),
             resource: abi_str(k.resource),
             kind: abi_str(k.kind),
-            scope: if k.namespaced { sys::SCHEDHOST_KIND_NAMESPACED as i32 } else { sys::SCHEDHOST_KIND_CLUSTER as i32 },
+            scope: if k.namespaced {
+                sys::SCHEDHOST_KIND_NAMESPACED as i32
+            } else {
+                sys::SCHEDHOST_KIND_CLUSTER as i32
+            },
             reserved0: 0,
             label_selector: abi_str(""),
             field_selector: abi_str(""),
         })
         .collect();
-    let kind_ptrs: Box<[*const sys::schedhost_kind_decl]> = kinds.iter().map(|k| k as *const _).collect();
+    let kind_ptrs: Box<[*const sys::schedhost_kind_decl]> =
+        kinds.iter().map(|k| k as *const _).collect();
     let evaluates: Box<[sys::schedhost_str]> = T::EVALUATES.iter().map(|s| abi_str(s)).collect();
     // SAFETY: all-zero is a valid descriptor (every entry absent).
     let mut d: sys::schedhost_plugin_descriptor = unsafe { std::mem::zeroed() };
@@ -786,7 +904,12 @@ macro_rules! setter {
 setter!(set_pre_enqueue, PreEnqueuePlugin, pre_enqueue = pre_enqueue);
 setter!(set_queue_sort, QueueSortPlugin, queue_sort_less = queue_sort_less);
 setter!(set_pre_filter, PreFilterPlugin, pre_filter = pre_filter);
-setter!(set_pre_filter_extensions, PreFilterExtensions, pre_filter_add_pod = pre_filter_add_pod, pre_filter_remove_pod = pre_filter_remove_pod);
+setter!(
+    set_pre_filter_extensions,
+    PreFilterExtensions,
+    pre_filter_add_pod = pre_filter_add_pod,
+    pre_filter_remove_pod = pre_filter_remove_pod
+);
 setter!(set_filter, FilterPlugin, filter = filter, filter_batch = filter_batch);
 setter!(set_post_filter, PostFilterPlugin, post_filter = post_filter);
 setter!(set_pre_score, PreScorePlugin, pre_score = pre_score);
@@ -920,9 +1043,14 @@ pub const fn manifest<const N: usize>(plugins: &[(&str, &str)]) -> [u8; N] {
 /// # Safety
 /// `io` is the host's negotiation struct or NULL.
 #[doc(hidden)]
-pub unsafe fn negotiate(io: *mut sys::schedhost_library_negotiation, table: &'static TableSlot, build: fn() -> Table) -> i32 {
+pub unsafe fn negotiate(
+    io: *mut sys::schedhost_library_negotiation,
+    table: &'static TableSlot,
+    build: fn() -> Table,
+) -> i32 {
     let Some(io) = io.as_mut() else { return 1 };
-    let need = std::mem::offset_of!(sys::schedhost_library_negotiation, error) + std::mem::size_of::<sys::schedhost_str>();
+    let need = std::mem::offset_of!(sys::schedhost_library_negotiation, error)
+        + std::mem::size_of::<sys::schedhost_str>();
     if io.struct_size < need {
         return 1;
     }

@@ -110,7 +110,11 @@ impl Host {
     /// The labels of Namespace `namespace_id` (abi 1.1), valid for the cycle; None when there is
     /// no such object.
     #[inline]
-    pub fn namespace_labels<'c>(&self, _state: &CycleState<'c>, namespace_id: Id) -> Option<Labels<'c>> {
+    pub fn namespace_labels<'c>(
+        &self,
+        _state: &CycleState<'c>,
+        namespace_id: Id,
+    ) -> Option<Labels<'c>> {
         let f = host_fn_since!(namespace_labels)?;
         let mut out = sys::schedhost_labels { items: std::ptr::null(), len: 0 };
         // SAFETY: as node_at.
@@ -134,11 +138,26 @@ impl Host {
     /// chosen victims and nominates the node into this PostFilter's result. The host's reasons go
     /// into the call's status; the returned Status carries the code.
     #[inline]
-    pub fn preempt(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, statuses: &NodeStatusMap<'_>) -> Status {
-        let Some(f) = api().preempt else { return Status::error("the host has no preemption toolkit") };
+    pub fn preempt(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        statuses: &NodeStatusMap<'_>,
+    ) -> Status {
+        let Some(f) = api().preempt else {
+            return Status::error("the host has no preemption toolkit");
+        };
         // SAFETY: all handles come from the running PostFilter call.
         let rc = unsafe {
-            f(self.raw, state.raw(), pod.raw(), statuses.raw, std::ptr::null(), state.post_filter_result(), state.call_status())
+            f(
+                self.raw,
+                state.raw(),
+                pod.raw(),
+                statuses.raw,
+                std::ptr::null(),
+                state.post_filter_result(),
+                state.call_status(),
+            )
         };
         Status::of(if rc < 0 { Code::Error } else { Code::from_raw(rc) })
     }
@@ -147,20 +166,37 @@ impl Host {
     /// [`Plugin::KINDS`](crate::Plugin::KINDS) as of this cycle. `Err` carries the host's
     /// result (`SCHEDHOST_E_NOT_FOUND`, `SCHEDHOST_E_NOT_AVAILABLE`, ...).
     #[inline]
-    pub fn get_object<'c>(&self, state: &CycleState<'c>, kind: u32, namespace: &str, name: &str) -> Result<Args<'c>, i32> {
+    pub fn get_object<'c>(
+        &self,
+        state: &CycleState<'c>,
+        kind: u32,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Args<'c>, i32> {
         self.read_object(state.raw(), kind, namespace, name)
     }
     /// As [`Host::get_object`] outside a cycle (PreEnqueue, QueueSort, queueing hints, the
     /// binding cycle; host abi 1.7): the latest objects the host has, valid until the host's
     /// call into the plugin returns.
     #[inline]
-    pub fn get_latest_object<'c>(&self, kind: u32, namespace: &str, name: &str) -> Result<Args<'c>, i32> {
+    pub fn get_latest_object<'c>(
+        &self,
+        kind: u32,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Args<'c>, i32> {
         if api().abi_minor < 7 {
             return Err(sys::SCHEDHOST_E_NOT_AVAILABLE);
         }
         self.read_object(std::ptr::null_mut(), kind, namespace, name)
     }
-    fn read_object<'c>(&self, state: *mut sys::schedhost_cycle_state, kind: u32, namespace: &str, name: &str) -> Result<Args<'c>, i32> {
+    fn read_object<'c>(
+        &self,
+        state: *mut sys::schedhost_cycle_state,
+        kind: u32,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Args<'c>, i32> {
         let f = host_fn_since!(object_get).ok_or(sys::SCHEDHOST_E_NOT_AVAILABLE)?;
         let mut out: *const sys::schedhost_config = std::ptr::null();
         // SAFETY: the handles are the host's; the object lives as the state does.
@@ -174,24 +210,51 @@ impl Host {
     /// Calls `f` on every object of declared kind `kind` in `namespace` ("" for all) until it
     /// returns false.
     #[inline]
-    pub fn list_objects<'c, F: FnMut(Args<'c>) -> bool>(&self, state: &CycleState<'c>, kind: u32, namespace: &str, mut f: F) -> Result<(), i32> {
+    pub fn list_objects<'c, F: FnMut(Args<'c>) -> bool>(
+        &self,
+        state: &CycleState<'c>,
+        kind: u32,
+        namespace: &str,
+        mut f: F,
+    ) -> Result<(), i32> {
         let list = host_fn_since!(object_list).ok_or(sys::SCHEDHOST_E_NOT_AVAILABLE)?;
-        unsafe extern "C" fn each<'c, F: FnMut(Args<'c>) -> bool>(user: *mut std::ffi::c_void, object: *const sys::schedhost_config) -> i32 {
+        unsafe extern "C" fn each<'c, F: FnMut(Args<'c>) -> bool>(
+            user: *mut std::ffi::c_void,
+            object: *const sys::schedhost_config,
+        ) -> i32 {
             let f = &mut *(user as *mut F);
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(Args::from_raw(object)))) {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                f(Args::from_raw(object))
+            })) {
                 Ok(true) => 0,
                 _ => 1,
             }
         }
         // SAFETY: `f` outlives the call; the callback only runs during it.
-        let rc = unsafe { list(self.raw, state.raw(), kind, abi_str(namespace), Some(each::<'c, F>), (&mut f as *mut _) as *mut std::ffi::c_void) };
-        if rc == sys::SCHEDHOST_OK { Ok(()) } else { Err(rc) }
+        let rc = unsafe {
+            list(
+                self.raw,
+                state.raw(),
+                kind,
+                abi_str(namespace),
+                Some(each::<'c, F>),
+                (&mut f as *mut _) as *mut std::ffi::c_void,
+            )
+        };
+        if rc == sys::SCHEDHOST_OK {
+            Ok(())
+        } else {
+            Err(rc)
+        }
     }
     /// Whether declared kind `kind` is mirrored; `Err` says why not.
     #[inline]
     pub fn kind_available(&self, kind: u32) -> Result<(), String> {
         let Some(f) = host_fn_since!(object_kind_status) else {
-            return Err(format!("the host speaks plugin ABI 1.{} and mirrors no declared kinds (abi 1.5 does)", api().abi_minor));
+            return Err(format!(
+                "the host speaks plugin ABI 1.{} and mirrors no declared kinds (abi 1.5 does)",
+                api().abi_minor
+            ));
         };
         let mut message = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as intern; the message lives for the process.
@@ -205,12 +268,23 @@ impl Host {
     /// Writes an object of declared kind `kind` (abi 1.6): `op` is a `sys::SCHEDHOST_WRITE_*`,
     /// `body` JSON. Blocks for the round trip: call it from Permit or the binding cycle.
     #[inline]
-    pub fn write_object(&self, kind: u32, op: u32, namespace: &str, name: &str, body: &str) -> Result<(), (i32, String)> {
-        let f = host_fn_since!(object_write)
-            .ok_or((sys::SCHEDHOST_E_NOT_AVAILABLE, "this host is older than abi 1.6 and cannot write objects".to_string()))?;
+    pub fn write_object(
+        &self,
+        kind: u32,
+        op: u32,
+        namespace: &str,
+        name: &str,
+        body: &str,
+    ) -> Result<(), (i32, String)> {
+        let f = host_fn_since!(object_write).ok_or((
+            sys::SCHEDHOST_E_NOT_AVAILABLE,
+            "this host is older than abi 1.6 and cannot write objects".to_string(),
+        ))?;
         let mut why = sys::schedhost_str { data: std::ptr::null(), len: 0 };
         // SAFETY: as intern.
-        let rc = unsafe { f(self.raw, kind, op as i32, abi_str(namespace), abi_str(name), abi_str(body), &mut why) };
+        let rc = unsafe {
+            f(self.raw, kind, op as i32, abi_str(namespace), abi_str(name), abi_str(body), &mut why)
+        };
         if rc == sys::SCHEDHOST_OK {
             Ok(())
         } else {

@@ -48,6 +48,7 @@
 
 #![warn(missing_docs)]
 
+#[rustfmt::skip]
 pub mod sys;
 
 mod args;
@@ -124,7 +125,10 @@ pub(crate) unsafe fn str_of<'a>(s: sys::schedhost_str) -> &'a str {
         return "";
     }
     let bytes = std::slice::from_raw_parts(s.data.cast::<u8>(), s.len);
-    debug_assert!(std::str::from_utf8(bytes).is_ok(), "the host handed out a string that is not UTF-8");
+    debug_assert!(
+        std::str::from_utf8(bytes).is_ok(),
+        "the host handed out a string that is not UTF-8"
+    );
     std::str::from_utf8_unchecked(bytes)
 }
 

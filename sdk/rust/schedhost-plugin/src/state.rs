@@ -28,7 +28,9 @@ struct Slot<T> {
 
 unsafe extern "C" fn drop_slot<T>(p: *mut c_void) {
     if !p.is_null() {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(Box::from_raw(p as *mut Slot<T>))));
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            drop(Box::from_raw(p as *mut Slot<T>))
+        }));
     }
 }
 
@@ -38,7 +40,9 @@ unsafe extern "C" fn clone_slot<T: Clone + 'static>(p: *const c_void) -> *mut c_
     }
     let slot = &*(p as *const Slot<T>);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slot.value.clone())) {
-        Ok(value) => Box::into_raw(Box::new(Slot { type_id: TypeId::of::<T>(), value })) as *mut c_void,
+        Ok(value) => {
+            Box::into_raw(Box::new(Slot { type_id: TypeId::of::<T>(), value })) as *mut c_void
+        }
         Err(_) => std::ptr::null_mut(),
     }
 }
@@ -62,11 +66,20 @@ impl<'a> CycleState<'a> {
 
     /// Stores a value that cannot be cloned: cloned states (preemption) go without it.
     #[inline]
-    pub fn write_uncloned<T: Any + Send + Sync>(&mut self, key: Id, value: T) -> Result<(), String> {
+    pub fn write_uncloned<T: Any + Send + Sync>(
+        &mut self,
+        key: Id,
+        value: T,
+    ) -> Result<(), String> {
         self.store(key, value, None)
     }
 
-    fn store<T: Any + Send + Sync>(&mut self, key: Id, value: T, clone: sys::schedhost_state_clone_fn) -> Result<(), String> {
+    fn store<T: Any + Send + Sync>(
+        &mut self,
+        key: Id,
+        value: T,
+        clone: sys::schedhost_state_clone_fn,
+    ) -> Result<(), String> {
         let p = Box::into_raw(Box::new(Slot { type_id: TypeId::of::<T>(), value }));
         let Some(write) = api().cycle_state_write else {
             // SAFETY: `p` was never handed out.

@@ -132,7 +132,8 @@ fn answer(api: &Api, text: Text) -> Result<Value> {
     let doc = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
     // SAFETY: freed once, by the library that made it.
     unsafe { (api.free)(text) };
-    let mut v: Value = serde_json::from_str(&doc).map_err(|e| Error(format!("the harness answered {doc:?}: {e}")))?;
+    let mut v: Value = serde_json::from_str(&doc)
+        .map_err(|e| Error(format!("the harness answered {doc:?}: {e}")))?;
     if let Some(e) = v.get("error") {
         return Err(Error(e.as_str().unwrap_or_default().to_string()));
     }
@@ -149,6 +150,9 @@ pub struct Outcome {
     pub plugin: String,
     /// The reasons, in order.
     pub reasons: Vec<String>,
+    /// PreFilter and PreScore: the plugins that returned Skip, in profile order (the code stays
+    /// Success).
+    pub skipped: Vec<String>,
 }
 
 impl Outcome {
@@ -157,6 +161,7 @@ impl Outcome {
             code: Code::from_raw(v["code"].as_i64().unwrap_or(1) as i32),
             plugin: v["plugin"].as_str().unwrap_or_default().to_string(),
             reasons: strings(&v["reasons"]),
+            skipped: strings(&v["skipped"]),
         }
     }
     /// Whether the code is Success.
@@ -170,7 +175,9 @@ impl Outcome {
 }
 
 fn strings(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
 }
 
 /// One Score plugin's score of a node: raw, after NormalizeScore, and times its weight.
@@ -184,6 +191,8 @@ pub struct PluginScore {
     pub normalized: i64,
     /// Times the plugin's weight.
     pub weighted: i64,
+    /// The plugin returned Skip at PreScore, so it did not score this node (raw 0 says nothing).
+    pub skipped: bool,
 }
 
 /// A feasible node's total and its plugins' scores.
@@ -221,7 +230,9 @@ impl Event {
             Event::NodeUpdate(o, n) => json!({"kind": "node_update", "old": o, "new": n}),
             Event::NodeDelete(o) => json!({"kind": "node_delete", "old": o}),
             Event::AssignedPodAdd(n) => json!({"kind": "assigned_pod_add", "new": n}),
-            Event::AssignedPodUpdate(o, n) => json!({"kind": "assigned_pod_update", "old": o, "new": n}),
+            Event::AssignedPodUpdate(o, n) => {
+                json!({"kind": "assigned_pod_update", "old": o, "new": n})
+            }
             Event::AssignedPodDelete(o) => json!({"kind": "assigned_pod_delete", "old": o}),
         }
     }
@@ -267,7 +278,10 @@ pub fn built_library(name: &str) -> PathBuf {
             break;
         }
     }
-    exe.parent().and_then(Path::parent).map(|d| d.join(&file)).unwrap_or_else(|| PathBuf::from(file))
+    exe.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join(&file))
+        .unwrap_or_else(|| PathBuf::from(file))
 }
 
 impl Harness {
@@ -279,7 +293,8 @@ impl Harness {
     /// As [`Harness::new`] with the builtin plugins from `plugin_dir`.
     pub fn with_plugin_dir<P: AsRef<Path>>(libraries: &[P], plugin_dir: &str) -> Result<Harness> {
         let api = api()?;
-        let libs: Vec<String> = libraries.iter().map(|p| p.as_ref().display().to_string()).collect();
+        let libs: Vec<String> =
+            libraries.iter().map(|p| p.as_ref().display().to_string()).collect();
         let req = cstring(&json!({"libraries": libs, "plugin_dir": plugin_dir}).to_string())?;
         let mut raw: *mut Raw = std::ptr::null_mut();
         // SAFETY: the request is a NUL-terminated text; `raw` receives the handle.
@@ -297,7 +312,8 @@ impl Harness {
     /// (every default plugin disabled); `extra_toml` is appended (a
     /// `[profile.plugin_config.<Name>]` table).
     pub fn use_plugins(&mut self, plugins: &[&str], extra_toml: &str) -> Result<()> {
-        self.call(json!({"op": "use_plugins", "plugins": plugins, "extra_toml": extra_toml})).map(|_| ())
+        self.call(json!({"op": "use_plugins", "plugins": plugins, "extra_toml": extra_toml}))
+            .map(|_| ())
     }
     /// Uses the first profile of a whole schedhost config (TOML).
     pub fn set_config(&mut self, toml: &str) -> Result<()> {
@@ -319,7 +335,10 @@ impl Harness {
     /// A whole cycle, PreFilter to PostBind: the node, or "" and upstream's message.
     pub fn schedule_one(&mut self, pod_yaml: &str) -> Result<(String, String)> {
         let v = self.call(json!({"op": "schedule_one", "pod": pod_yaml}))?;
-        Ok((v["node"].as_str().unwrap_or_default().to_string(), v["message"].as_str().unwrap_or_default().to_string()))
+        Ok((
+            v["node"].as_str().unwrap_or_default().to_string(),
+            v["message"].as_str().unwrap_or_default().to_string(),
+        ))
     }
     /// What Bind plugins bound, "namespace/name -> node".
     pub fn bindings(&mut self) -> Result<Vec<String>> {
@@ -342,8 +361,15 @@ impl Harness {
             .unwrap_or_default())
     }
     /// Whether `event` requeues the pod of `pod_yaml`, rejected by `plugin`, as the queue decides.
-    pub fn hint(&mut self, plugin: &str, pod_yaml: &str, event: &Event) -> Result<crate::QueueingHint> {
-        let v = self.call(json!({"op": "hint", "plugin": plugin, "pod": pod_yaml, "event": event.to_json()}))?;
+    pub fn hint(
+        &mut self,
+        plugin: &str,
+        pod_yaml: &str,
+        event: &Event,
+    ) -> Result<crate::QueueingHint> {
+        let v = self.call(
+            json!({"op": "hint", "plugin": plugin, "pod": pod_yaml, "event": event.to_json()}),
+        )?;
         Ok(if v == "Queue" { crate::QueueingHint::Queue } else { crate::QueueingHint::Skip })
     }
     /// Begins a cycle for a pending pod.
@@ -404,13 +430,25 @@ impl Cycle<'_> {
     pub fn filter_all(&mut self) -> Result<Vec<(String, Outcome)>> {
         let v = self.call(json!({"op": "filter_all"}))?;
         Ok(v.as_array()
-            .map(|a| a.iter().map(|r| (r["node"].as_str().unwrap_or_default().to_string(), Outcome::from(&r["result"]))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|r| {
+                        (
+                            r["node"].as_str().unwrap_or_default().to_string(),
+                            Outcome::from(&r["result"]),
+                        )
+                    })
+                    .collect()
+            })
             .unwrap_or_default())
     }
     /// The PostFilter plugins with FilterAll's rejections: the outcome and the nominated node.
     pub fn post_filter(&mut self) -> Result<(Outcome, String)> {
         let v = self.call(json!({"op": "post_filter"}))?;
-        Ok((Outcome::from(&v["result"]), v["nominated_node"].as_str().unwrap_or_default().to_string()))
+        Ok((
+            Outcome::from(&v["result"]),
+            v["nominated_node"].as_str().unwrap_or_default().to_string(),
+        ))
     }
     /// The PreScore plugins on FilterAll's feasible nodes.
     pub fn pre_score(&mut self) -> Result<Outcome> {
@@ -430,10 +468,14 @@ impl Cycle<'_> {
                             .map(|ps| {
                                 ps.iter()
                                     .map(|p| PluginScore {
-                                        plugin: p["plugin"].as_str().unwrap_or_default().to_string(),
+                                        plugin: p["plugin"]
+                                            .as_str()
+                                            .unwrap_or_default()
+                                            .to_string(),
                                         raw: p["raw"].as_i64().unwrap_or(0),
                                         normalized: p["normalized"].as_i64().unwrap_or(0),
                                         weighted: p["weighted"].as_i64().unwrap_or(0),
+                                        skipped: p["skipped"].as_bool().unwrap_or(false),
                                     })
                                     .collect()
                             })
@@ -456,7 +498,16 @@ impl Cycle<'_> {
         let v = self.call(json!({"op": "permit", "node": node}))?;
         let waits = v["waits"]
             .as_array()
-            .map(|a| a.iter().map(|w| (w["plugin"].as_str().unwrap_or_default().to_string(), w["timeout_ns"].as_i64().unwrap_or(0))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|w| {
+                        (
+                            w["plugin"].as_str().unwrap_or_default().to_string(),
+                            w["timeout_ns"].as_i64().unwrap_or(0),
+                        )
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         Ok((Outcome::from(&v["result"]), waits))
     }
@@ -531,7 +582,13 @@ pub fn node_yaml(name: &str, labels: &[(&str, &str)], allocatable: &[(&str, &str
 
 /// The manifest of pod `name` in `namespace` with `labels`, one container requesting
 /// `requests`, bound to `node` unless it is "".
-pub fn pod_yaml(name: &str, labels: &[(&str, &str)], requests: &[(&str, &str)], node: &str, namespace: &str) -> String {
+pub fn pod_yaml(
+    name: &str,
+    labels: &[(&str, &str)],
+    requests: &[(&str, &str)],
+    node: &str,
+    namespace: &str,
+) -> String {
     let mut out = format!(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name:?}\n  namespace: {namespace:?}\n  uid: {:?}\n  labels: {}\nspec:\n",
         format!("{namespace}-{name}-uid"),
@@ -540,6 +597,9 @@ pub fn pod_yaml(name: &str, labels: &[(&str, &str)], requests: &[(&str, &str)], 
     if !node.is_empty() {
         out.push_str(&format!("  nodeName: {node:?}\n"));
     }
-    out.push_str(&format!("  containers:\n  - name: c\n    image: app\n    resources:\n      requests: {}\n", labels_yaml(requests)));
+    out.push_str(&format!(
+        "  containers:\n  - name: c\n    image: app\n    resources:\n      requests: {}\n",
+        labels_yaml(requests)
+    ));
     out
 }

@@ -383,7 +383,9 @@ impl<'a> NodeInfo<'a> {
     /// The summary, when the host filled one (abi 1.3 and the VALID flag).
     #[inline]
     pub fn summary(&self) -> Option<&'a Summary> {
-        if api().abi_minor < 3 || self.v.struct_size < std::mem::size_of::<sys::schedhost_node_info_view>() {
+        if api().abi_minor < 3
+            || self.v.struct_size < std::mem::size_of::<sys::schedhost_node_info_view>()
+        {
             return None;
         }
         let s = &self.v.summary;
@@ -439,7 +441,10 @@ pub struct NodeInfoList<'a> {
 
 impl<'a> NodeInfoList<'a> {
     #[inline]
-    pub(crate) fn new(p: *const *const sys::schedhost_node_info_view, len: usize) -> NodeInfoList<'a> {
+    pub(crate) fn new(
+        p: *const *const sys::schedhost_node_info_view,
+        len: usize,
+    ) -> NodeInfoList<'a> {
         // SAFETY: the host's array lives for the call.
         NodeInfoList { items: unsafe { slice_of(p, len) } }
     }

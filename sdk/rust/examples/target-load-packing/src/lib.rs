@@ -43,7 +43,12 @@ struct PodCpu(i64);
 /// The score of a node with `capacity_milli` CPU at `utilization_percent` for a pod of
 /// `pod_milli`, with target `target` percent (1..99). Trimaran's curve: linear from `target` at
 /// 0 % to 100 at the target, then down to 0 at 100 %; above 100 %: the minimum.
-pub fn score_for(utilization_percent: f64, capacity_milli: i64, pod_milli: i64, target: i64) -> i64 {
+pub fn score_for(
+    utilization_percent: f64,
+    capacity_milli: i64,
+    pod_milli: i64,
+    target: i64,
+) -> i64 {
     if capacity_milli <= 0 {
         return MIN_NODE_SCORE;
     }
@@ -110,10 +115,15 @@ impl Plugin for TargetLoadPacking {
 
     fn new(host: Host, args: &Args<'_>) -> Result<Self, String> {
         let mut r = args.reader(NAME);
-        let target = r.int("target_utilization", IntOptions { min: Some(1), max: Some(99), fallback: 40 })?;
+        let target =
+            r.int("target_utilization", IntOptions { min: Some(1), max: Some(99), fallback: 40 })?;
         let label = r.string(
             "label",
-            StringOptions { non_empty: true, fallback: "schedhost.io/cpu-utilization", ..Default::default() },
+            StringOptions {
+                non_empty: true,
+                fallback: "schedhost.io/cpu-utilization",
+                ..Default::default()
+            },
         )?;
         let default_cpu_milli = r.quantity(
             "default_cpu_request",
@@ -131,7 +141,12 @@ impl Plugin for TargetLoadPacking {
 }
 
 impl PreScorePlugin for TargetLoadPacking {
-    fn pre_score(&self, state: &mut CycleState<'_>, pod: &Pod<'_>, _nodes: &NodeInfoList<'_>) -> Status {
+    fn pre_score(
+        &self,
+        state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        _nodes: &NodeInfoList<'_>,
+    ) -> Status {
         match state.write(self.state_key, PodCpu(self.pod_cpu(pod))) {
             Ok(()) => Status::success(),
             Err(e) => Status::error(e),
@@ -140,14 +155,21 @@ impl PreScorePlugin for TargetLoadPacking {
 }
 
 impl ScorePlugin for TargetLoadPacking {
-    fn score(&self, state: &CycleState<'_>, pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Result<i64, Status> {
+    fn score(
+        &self,
+        state: &CycleState<'_>,
+        pod: &Pod<'_>,
+        ni: &NodeInfo<'_>,
+    ) -> Result<i64, Status> {
         let pod_milli = match state.read::<PodCpu>(self.state_key) {
             Some(c) => c.0,
             None => self.pod_cpu(pod),
         };
         let Some(node) = ni.node() else { return Ok(MIN_NODE_SCORE) };
         let Some(value) = node.labels().get(self.label) else { return Ok(MIN_NODE_SCORE) };
-        let Some(utilization) = parse_utilization(self.host.id_str(value)) else { return Ok(MIN_NODE_SCORE) };
+        let Some(utilization) = parse_utilization(self.host.id_str(value)) else {
+            return Ok(MIN_NODE_SCORE);
+        };
         Ok(score_for(utilization, node.capacity().get(ids::CPU), pod_milli, self.target))
     }
 }

@@ -1,13 +1,21 @@
 //! TargetLoadPacking in the real host: loaded from the .so cargo built, through every point it
 //! implements, its arguments' errors, and a whole simulation.
 
-use schedhost_plugin::testing::{built_library, node_yaml, pod_yaml, simulate, Harness, SimulateOptions};
+use schedhost_plugin::testing::{
+    built_library, node_yaml, pod_yaml, simulate, Harness, SimulateOptions,
+};
 use target_load_packing::score_for;
 
 const LABEL: &str = "schedhost.io/cpu-utilization";
 
 fn cluster(h: &mut Harness) {
-    for (name, load) in [("idle", Some("0")), ("warm", Some("15")), ("busy", Some("50")), ("full", Some("90")), ("blind", None)] {
+    for (name, load) in [
+        ("idle", Some("0")),
+        ("warm", Some("15")),
+        ("busy", Some("50")),
+        ("full", Some("90")),
+        ("blind", None),
+    ] {
         let labels: Vec<(&str, &str)> = load.map(|l| vec![(LABEL, l)]).unwrap_or_default();
         h.add_objects(&node_yaml(name, &labels, &[("cpu", "4")])).unwrap();
     }
@@ -22,7 +30,12 @@ fn raw_scores(h: &mut Harness, pod: &str) -> Vec<(String, i64)> {
         .score()
         .unwrap()
         .into_iter()
-        .map(|s| (s.node.clone(), s.plugins.iter().find(|p| p.plugin == "TargetLoadPacking").unwrap().raw))
+        .map(|s| {
+            (
+                s.node.clone(),
+                s.plugins.iter().find(|p| p.plugin == "TargetLoadPacking").unwrap().raw,
+            )
+        })
         .collect();
     out.sort();
     out
@@ -66,14 +79,23 @@ fn bad_arguments_are_refused_with_the_key_and_where_it_is_written() {
     ];
     for (toml, want) in cases {
         let mut h = Harness::new(&[built_library("target_load_packing")]).unwrap();
-        h.use_plugins(&["TargetLoadPacking"], &format!("[profile.plugin_config.TargetLoadPacking]\n{toml}")).unwrap();
+        h.use_plugins(
+            &["TargetLoadPacking"],
+            &format!("[profile.plugin_config.TargetLoadPacking]\n{toml}"),
+        )
+        .unwrap();
         let err = h.plugin_names().unwrap_err().to_string();
         assert!(err.contains(want), "{toml}: {err}");
         // Located at the key, in the harness's config file: "test.toml:<line>:1: plugin_config...".
         let at = err.find(": plugin_config.").expect("the key's path");
         let location: Vec<&str> = err[..at].rsplit(' ').next().unwrap().split(':').collect();
         assert_eq!(location.len(), 3, "no file:line:col before the path in {err}");
-        assert!(location[0].ends_with(".toml") && location[1].parse::<u32>().is_ok() && location[2] == "1", "{err}");
+        assert!(
+            location[0].ends_with(".toml")
+                && location[1].parse::<u32>().is_ok()
+                && location[2] == "1",
+            "{err}"
+        );
     }
 }
 
@@ -86,7 +108,10 @@ fn a_simulation_packs_pods_toward_the_target() {
         manifests.push_str("---\n");
     }
     manifests.push_str(&pod_yaml("web", &[], &[("cpu", "1")], "", "default"));
-    let options = SimulateOptions { libraries: vec![built_library("target_load_packing")], ..Default::default() };
+    let options = SimulateOptions {
+        libraries: vec![built_library("target_load_packing")],
+        ..Default::default()
+    };
     let out = simulate(config, &manifests, &options).unwrap();
     let pod = &out["pods"][0];
     assert_eq!(pod["status"], "Bound", "{out}");

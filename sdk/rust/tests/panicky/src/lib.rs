@@ -1,12 +1,14 @@
 //! A test plugin for the SDK's boundary: Filter panics for a pod named "panic", rejects one
 //! named "reject", and rejects nodes labelled `panicky-avoid=v<N>` where N is the build's
 //! variant (`PANICKY_VARIANT` at compile time, 1 by default; version N.0.0), so tests tell two
-//! builds apart across a hot swap. Score gives the node's label count; a node labelled
+//! builds apart across a hot swap. PreScore skips a pod named "skip-score"; Score gives the
+//! node's label count; a node labelled
 //! `panicky=yes` being added requeues a pod it rejected (a queueing hint).
 
 use schedhost_plugin::{
     export_plugins, sys, Args, ClusterEvent, CycleState, EnqueueExtensions, EventObject,
-    FilterPlugin, Host, Id, NodeInfo, Plugin, Pod, QueueingHint, Registration, ScorePlugin, Status,
+    FilterPlugin, Host, Id, NodeInfo, NodeInfoList, Plugin, Pod, PreScorePlugin, QueueingHint,
+    Registration, ScorePlugin, Status,
 };
 
 const VARIANT: &str = match option_env!("PANICKY_VARIANT") {
@@ -50,8 +52,28 @@ impl FilterPlugin for Panicky {
     }
 }
 
+impl PreScorePlugin for Panicky {
+    fn pre_score(
+        &self,
+        _state: &mut CycleState<'_>,
+        pod: &Pod<'_>,
+        _nodes: &NodeInfoList<'_>,
+    ) -> Status {
+        if pod.name() == "skip-score" {
+            Status::skip()
+        } else {
+            Status::success()
+        }
+    }
+}
+
 impl ScorePlugin for Panicky {
-    fn score(&self, _state: &CycleState<'_>, _pod: &Pod<'_>, ni: &NodeInfo<'_>) -> Result<i64, Status> {
+    fn score(
+        &self,
+        _state: &CycleState<'_>,
+        _pod: &Pod<'_>,
+        ni: &NodeInfo<'_>,
+    ) -> Result<i64, Status> {
         Ok(ni.node().map(|n| n.labels().len() as i64).unwrap_or(0))
     }
 }
@@ -59,11 +81,20 @@ impl ScorePlugin for Panicky {
 impl EnqueueExtensions for Panicky {
     fn events_to_register(&self) -> Vec<Registration> {
         vec![Registration {
-            event: ClusterEvent { resource: sys::SCHEDHOST_RESOURCE_NODE as i32, actions: sys::SCHEDHOST_ACTION_ADD as i32 },
+            event: ClusterEvent {
+                resource: sys::SCHEDHOST_RESOURCE_NODE as i32,
+                actions: sys::SCHEDHOST_ACTION_ADD as i32,
+            },
             hint: true,
         }]
     }
-    fn queueing_hint(&self, _pod: &Pod<'_>, _event: ClusterEvent, _old: &EventObject<'_>, new: &EventObject<'_>) -> QueueingHint {
+    fn queueing_hint(
+        &self,
+        _pod: &Pod<'_>,
+        _event: ClusterEvent,
+        _old: &EventObject<'_>,
+        new: &EventObject<'_>,
+    ) -> QueueingHint {
         let yes = self.host.intern("yes");
         let key = self.host.intern("panicky");
         match new.node() {
@@ -73,4 +104,4 @@ impl EnqueueExtensions for Panicky {
     }
 }
 
-export_plugins!(Panicky: [Filter, Score, EnqueueExtensions]);
+export_plugins!(Panicky: [Filter, PreScore, Score, EnqueueExtensions]);

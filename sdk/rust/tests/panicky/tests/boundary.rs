@@ -21,8 +21,14 @@ fn a_panic_in_filter_is_an_error_status_with_its_message_and_the_host_goes_on() 
         assert_eq!(out.code, Code::Error);
         assert_eq!(out.plugin, "Panicky");
         let message = out.message();
-        assert!(message.contains("Panicky panicked in Filter: pod panic on node n1 is not welcome"), "{message}");
-        assert!(message.contains("(at tests/panicky/src/lib.rs:") || message.contains("src/lib.rs:"), "{message}");
+        assert!(
+            message.contains("Panicky panicked in Filter: pod panic on node n1 is not welcome"),
+            "{message}"
+        );
+        assert!(
+            message.contains("(at tests/panicky/src/lib.rs:") || message.contains("src/lib.rs:"),
+            "{message}"
+        );
     }
     // The same instance serves the next pod.
     {
@@ -50,7 +56,12 @@ fn a_misspelt_argument_is_refused_with_the_key_and_a_suggestion() {
     let mut h = Harness::new(&[built_library("panicky")]).unwrap();
     h.use_plugins(&["Panicky"], "[profile.plugin_config.Panicky]\npanic_in_nw = true\n").unwrap();
     let err = h.plugin_names().unwrap_err().to_string();
-    assert!(err.contains("plugin_config.Panicky.panic_in_nw: unknown key; did you mean \"panic_in_new\"?"), "{err}");
+    assert!(
+        err.contains(
+            "plugin_config.Panicky.panic_in_nw: unknown key; did you mean \"panic_in_new\"?"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -78,7 +89,31 @@ fn scores_count_the_node_labels() {
     c.filter_all().unwrap();
     c.pre_score().unwrap();
     let scores = c.score().unwrap();
-    let raw = |node: &str| scores.iter().find(|s| s.node == node).unwrap().plugins.iter().find(|p| p.plugin == "Panicky").unwrap().raw;
+    let raw = |node: &str| {
+        scores
+            .iter()
+            .find(|s| s.node == node)
+            .unwrap()
+            .plugins
+            .iter()
+            .find(|p| p.plugin == "Panicky")
+            .unwrap()
+            .raw
+    };
     assert_eq!(raw("n1"), 1); // kubernetes.io/hostname
     assert_eq!(raw("n2"), 3);
+}
+
+#[test]
+fn a_skip_at_pre_score_is_named_and_its_score_column_marked() {
+    let mut h = harness();
+    let mut c = h.start_cycle(&pod_yaml("skip-score", &[], &[], "", "default")).unwrap();
+    assert!(c.pre_filter().unwrap().is_success());
+    c.filter_all().unwrap();
+    let pre_score = c.pre_score().unwrap();
+    assert!(pre_score.is_success());
+    assert_eq!(pre_score.skipped, vec!["Panicky".to_string()]);
+    let scores = c.score().unwrap();
+    let mine = scores[0].plugins.iter().find(|p| p.plugin == "Panicky").unwrap();
+    assert!(mine.skipped, "{scores:?}");
 }
