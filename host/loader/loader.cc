@@ -1,6 +1,10 @@
 #include "host/loader/loader.h"
 
 #include <algorithm>
+#include <exception>
+
+#include "host/loader/elf_file.h"
+#include "host/loader/manifest.h"
 
 namespace schedhost::loader {
 
@@ -41,7 +45,29 @@ std::shared_ptr<const Library> PluginRegistry::LoadLibrary(const fs::path& path,
   return lib;
 }
 
-void PluginRegistry::LoadDirectory(const fs::path& dir, const schedhost_host_api* api) {
+namespace {
+
+// NamesARegisteredPlugin tells whether the manifest of the library at `file` names a plugin in
+// `entries`; false when the file has no readable manifest (LoadLibrary then says why).
+template <class Entries>
+bool NamesARegisteredPlugin(const fs::path& file, const Entries& entries) {
+  try {
+    const ElfFile elf = ElfFile::Read(file);
+    const auto section = elf.Section(SCHEDHOST_MANIFEST_SECTION);
+    if (!section) return false;
+    for (const ManifestPlugin& p : ParseManifestSection(*section).plugins) {
+      if (entries.count(p.name) != 0) return true;
+    }
+  } catch (const std::exception&) {
+    return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void PluginRegistry::LoadDirectory(const fs::path& dir, const schedhost_host_api* api,
+                                   bool skip_registered) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw LoadError(dir.string() + ": not a directory" + (ec ? " (" + ec.message() + ")" : ""));
@@ -57,6 +83,10 @@ void PluginRegistry::LoadDirectory(const fs::path& dir, const schedhost_host_api
   if (ec) throw LoadError(dir.string() + ": cannot list the directory: " + ec.message());
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
+    if (skip_registered && NamesARegisteredPlugin(file, entries_)) {
+      skipped_.push_back(file);
+      continue;
+    }
     try {
       LoadLibrary(file, api);
     } catch (const LoadError& e) {

@@ -120,8 +120,14 @@ class PluginRegistry {
                                              const schedhost_host_api* api);
   /// LoadDirectory loads every *.so file directly inside `dir`, in file-name order; each refused
   /// library's message is appended to load_errors() and the others still load. Throws LoadError
-  /// when `dir` itself is not a readable directory.
-  void LoadDirectory(const std::filesystem::path& dir, const schedhost_host_api* api);
+  /// when `dir` itself is not a readable directory. With `skip_registered`, a file whose
+  /// manifest names a plugin already registered is left out (listed in skipped()) instead of
+  /// refused as a duplicate: a build loaded explicitly before takes the place of the copy in the
+  /// directory (the test harness, for an author's build of a plugin that is also installed).
+  void LoadDirectory(const std::filesystem::path& dir, const schedhost_host_api* api,
+                     bool skip_registered = false);
+  /// skipped lists the files LoadDirectory left out with skip_registered, oldest first.
+  const std::vector<std::filesystem::path>& skipped() const noexcept { return skipped_; }
   /// load_errors holds the message of every library LoadDirectory refused, oldest first.
   const std::vector<std::string>& load_errors() const noexcept { return load_errors_; }
 
@@ -169,6 +175,7 @@ class PluginRegistry {
   std::map<std::string, PluginEntry, std::less<>> entries_;
   std::vector<std::shared_ptr<const Library>> libraries_;
   std::vector<std::string> load_errors_;
+  std::vector<std::filesystem::path> skipped_;
 };
 
 /// Bits of ImplementedPoints, one per extension point, numbered as config::Point.

@@ -68,11 +68,14 @@ using internal::Guard;
 Harness::Harness(Options options) : impl_(std::make_unique<Impl>()) {
   Guard("loading plugins", [&] {
     loader::PluginRegistry& registry = impl_->host.registry();
-    registry.LoadDirectory(internal::ResolvePluginDir(options.plugin_dir), framework::HostApi());
-    if (!registry.load_errors().empty()) throw Error(registry.load_errors().front());
+    // The author's libraries first: where the plugin directory also holds a build of one of
+    // their plugins (the installed copy), the one under test takes its place.
     for (const std::string& library : options.libraries) {
       registry.LoadLibrary(std::filesystem::absolute(library), framework::HostApi());
     }
+    registry.LoadDirectory(internal::ResolvePluginDir(options.plugin_dir), framework::HostApi(),
+                           /*skip_registered=*/true);
+    if (!registry.load_errors().empty()) throw Error(registry.load_errors().front());
   });
 }
 

@@ -4,10 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <schedhost/plugin.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <schedhost/testing.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -268,6 +271,29 @@ TEST(HarnessPluginDir, FoundBesideTheLibraryWithoutTheEnvironment) {
   });
   setenv("SCHEDHOST_PLUGIN_DIR", saved.c_str(), 1);
   EXPECT_THAT(names, ::testing::Contains("NodeResourcesFit"));  // the default profile
+}
+
+// An author's build of a plugin that is also installed in the plugin directory (the contrib
+// package beside the template it came from) takes the installed copy's place instead of being
+// refused as a duplicate.
+TEST(HarnessPrecedenceTest, AnAuthorsBuildTakesThePlaceOfTheCopyInThePluginDirectory) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("schedhost-precedence-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(BUILTIN_PLUGIN_DIR)) {
+    if (e.path().extension() == ".so") fs::create_symlink(e.path(), dir / e.path().filename());
+  }
+  fs::copy_file(PROBE_PLUGIN, dir / "probe_installed.so");
+  std::vector<std::string> names;
+  EXPECT_NO_THROW({
+    Harness h({.libraries = {PROBE_PLUGIN}, .plugin_dir = dir.string()});
+    h.UsePlugins({"Probe"});
+    names = h.PluginNames();
+  });
+  fs::remove_all(dir);
+  EXPECT_THAT(names, ::testing::Contains("Probe"));
 }
 
 }  // namespace

@@ -251,7 +251,9 @@ class Harness {
   /// Options say which plugins are loaded, through the host's loader (the checks, dlopen and
   /// ABI negotiation schedhostd does).
   struct Options {
-    /// libraries are plugin .so files to load, e.g. the target file of your plugin.
+    /// libraries are plugin .so files to load, e.g. the target file of your plugin. They load
+    /// before plugin_dir's, and a library there naming one of their plugins (an installed copy
+    /// of the plugin under test) is left out rather than refused as a duplicate.
     std::vector<std::string> libraries;
     /// plugin_dir holds the builtin plugins (PrioritySort, DefaultBinder, the default profile).
     /// "": $SCHEDHOST_PLUGIN_DIR when set, else the host's directory beside this library
