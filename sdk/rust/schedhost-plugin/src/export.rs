@@ -541,6 +541,28 @@ unsafe extern "C" fn pre_filter<T: PreFilterPlugin>(
     })
 }
 
+// AddPod and RemovePod: the pod, the pod added or removed, the node.
+#[allow(clippy::too_many_arguments)]
+unsafe fn pod_change<T: Plugin>(
+    i: *mut c_void,
+    point: &str,
+    cs: *mut sys::schedhost_cycle_state,
+    pod: *const sys::schedhost_pod_view,
+    other: *const sys::schedhost_pod_view,
+    ni: *const sys::schedhost_node_info_view,
+    st: *mut sys::schedhost_status,
+    f: impl FnOnce(&T, &mut CycleState<'_>, &Pod<'_>, &Pod<'_>, &NodeInfo<'_>) -> Status,
+) -> i32 {
+    guard::<T>(i, point, st, |inst| {
+        let (Some(p), Some(o), Some(n)) =
+            (Pod::from_raw(pod), Pod::from_raw(other), NodeInfo::from_raw(ni))
+        else {
+            return Status::error("missing view");
+        };
+        f(&inst.plugin, &mut CycleState::new(cs, st, std::ptr::null_mut()), &p, &o, &n)
+    })
+}
+
 unsafe extern "C" fn pre_filter_add_pod<T: PreFilterExtensions>(
     i: *mut c_void,
     cs: *mut sys::schedhost_cycle_state,
@@ -549,15 +571,7 @@ unsafe extern "C" fn pre_filter_add_pod<T: PreFilterExtensions>(
     ni: *const sys::schedhost_node_info_view,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "AddPod", st, |inst| {
-        let (Some(p), Some(a), Some(n)) =
-            (Pod::from_raw(pod), Pod::from_raw(add), NodeInfo::from_raw(ni))
-        else {
-            return Status::error("missing view");
-        };
-        let mut state = CycleState::new(cs, st, std::ptr::null_mut());
-        inst.plugin.add_pod(&mut state, &p, &a, &n)
-    })
+    pod_change::<T>(i, "AddPod", cs, pod, add, ni, st, |p, s, pod, a, n| p.add_pod(s, pod, a, n))
 }
 
 unsafe extern "C" fn pre_filter_remove_pod<T: PreFilterExtensions>(
@@ -568,14 +582,8 @@ unsafe extern "C" fn pre_filter_remove_pod<T: PreFilterExtensions>(
     ni: *const sys::schedhost_node_info_view,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "RemovePod", st, |inst| {
-        let (Some(p), Some(r), Some(n)) =
-            (Pod::from_raw(pod), Pod::from_raw(rm), NodeInfo::from_raw(ni))
-        else {
-            return Status::error("missing view");
-        };
-        let mut state = CycleState::new(cs, st, std::ptr::null_mut());
-        inst.plugin.remove_pod(&mut state, &p, &r, &n)
+    pod_change::<T>(i, "RemovePod", cs, pod, rm, ni, st, |p, s, pod, r, n| {
+        p.remove_pod(s, pod, r, n)
     })
 }
 
@@ -730,6 +738,22 @@ unsafe extern "C" fn normalize_score<T: ScoreExtensions>(
     })
 }
 
+// Reserve, PreBind and Bind: the pod and the node it goes to.
+unsafe fn pod_on_node<T: Plugin>(
+    i: *mut c_void,
+    point: &str,
+    cs: *mut sys::schedhost_cycle_state,
+    pod: *const sys::schedhost_pod_view,
+    node: sys::schedhost_str,
+    st: *mut sys::schedhost_status,
+    f: impl FnOnce(&T, &mut CycleState<'_>, &Pod<'_>, &str) -> Status,
+) -> i32 {
+    guard::<T>(i, point, st, |inst| {
+        let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
+        f(&inst.plugin, &mut CycleState::new(cs, st, std::ptr::null_mut()), &p, str_of(node))
+    })
+}
+
 unsafe extern "C" fn reserve<T: ReservePlugin>(
     i: *mut c_void,
     cs: *mut sys::schedhost_cycle_state,
@@ -737,10 +761,7 @@ unsafe extern "C" fn reserve<T: ReservePlugin>(
     node: sys::schedhost_str,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "Reserve", st, |inst| {
-        let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        inst.plugin.reserve(&mut CycleState::new(cs, st, std::ptr::null_mut()), &p, str_of(node))
-    })
+    pod_on_node::<T>(i, "Reserve", cs, pod, node, st, |p, s, pod, node| p.reserve(s, pod, node))
 }
 
 unsafe extern "C" fn unreserve<T: ReservePlugin>(
@@ -790,10 +811,7 @@ unsafe extern "C" fn pre_bind<T: PreBindPlugin>(
     node: sys::schedhost_str,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "PreBind", st, |inst| {
-        let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        inst.plugin.pre_bind(&mut CycleState::new(cs, st, std::ptr::null_mut()), &p, str_of(node))
-    })
+    pod_on_node::<T>(i, "PreBind", cs, pod, node, st, |p, s, pod, node| p.pre_bind(s, pod, node))
 }
 
 unsafe extern "C" fn bind<T: BindPlugin>(
@@ -803,10 +821,7 @@ unsafe extern "C" fn bind<T: BindPlugin>(
     node: sys::schedhost_str,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "Bind", st, |inst| {
-        let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        inst.plugin.bind(&mut CycleState::new(cs, st, std::ptr::null_mut()), &p, str_of(node))
-    })
+    pod_on_node::<T>(i, "Bind", cs, pod, node, st, |p, s, pod, node| p.bind(s, pod, node))
 }
 
 unsafe extern "C" fn post_bind<T: PostBindPlugin>(
