@@ -35,6 +35,13 @@ fn main() {
         "cargo:rustc-env=SCHEDHOST_SDK_VERSION_TEXT={}",
         sdk.expect("src/sys.rs has no SCHEDHOST_SDK_VERSION")
     );
+    // Host calls appended after 1.8 exist only in bindings of their minor: the crate builds
+    // against an older plugin.h too (the previous-minor test), without them.
+    println!("cargo::rustc-check-cfg=cfg(schedhost_abi_1_9)");
+    let minor: u32 = constant(&sys, "SCHEDHOST_ABI_MINOR").parse().expect("a minor");
+    if minor >= 9 {
+        println!("cargo:rustc-cfg=schedhost_abi_1_9");
+    }
     println!("cargo:rerun-if-env-changed=RUSTC");
     println!("cargo:rerun-if-changed=src/sys.rs");
 }

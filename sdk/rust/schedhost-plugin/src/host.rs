@@ -247,6 +247,17 @@ impl Host {
             Err(rc)
         }
     }
+    /// The revision of declared kind `kind`'s objects as this cycle reads them (abi 1.9): equal
+    /// revisions mean no object of the kind changed in between; None from an older host.
+    #[cfg(schedhost_abi_1_9)]
+    #[inline]
+    pub fn kind_revision(&self, state: &CycleState<'_>, kind: u32) -> Option<u64> {
+        let f = host_fn_since!(object_kind_revision)?;
+        let mut out = 0u64;
+        // SAFETY: the handles are the host's.
+        let rc = unsafe { f(self.raw, state.raw(), kind, &mut out) };
+        (rc == sys::SCHEDHOST_OK && out != 0).then_some(out)
+    }
     /// Whether declared kind `kind` is mirrored; `Err` says why not.
     #[inline]
     pub fn kind_available(&self, kind: u32) -> Result<(), String> {
