@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <schedhost/testing.h>
 #include <schedhost/testing.hpp>
 #include <string>
 #include <vector>
@@ -294,6 +295,46 @@ TEST(HarnessPrecedenceTest, AnAuthorsBuildTakesThePlaceOfTheCopyInThePluginDirec
   });
   fs::remove_all(dir);
   EXPECT_THAT(names, ::testing::Contains("Probe"));
+}
+
+// The C API of testing.h (what the Rust crate drives): a bad request is an {"error": ...} naming
+// what is wrong, and a good one answers {"ok": ...}.
+std::string Take(char* text) {
+  std::string out = text == nullptr ? "" : text;
+  schedhost_testing_free(text);
+  return out;
+}
+
+TEST(TestingCApiTest, BadRequestsAreErrorsThatSayWhyAndGoodOnesAnswer) {
+  EXPECT_EQ(schedhost_testing_api_version(), SCHEDHOST_TESTING_C_API_VERSION);
+  schedhost_testing_harness* h = nullptr;
+  const std::string opts = std::string(R"({"libraries": [")") + PROBE_PLUGIN + R"("]})";
+  ASSERT_EQ(Take(schedhost_testing_harness_new(opts.c_str(), &h)), R"({"ok":null})");
+  ASSERT_NE(h, nullptr);
+  EXPECT_THAT(Take(schedhost_testing_harness_call(h, "not json")),
+              HasSubstr(R"({"error":"the request is not a JSON object: not json"})"));
+  EXPECT_THAT(Take(schedhost_testing_harness_call(h, R"({"op": "fly"})")),
+              HasSubstr(R"(unknown harness op \"fly\" (use_plugins,)"));
+  EXPECT_THAT(Take(schedhost_testing_harness_call(h, R"({"op": "add_objects"})")),
+              HasSubstr(R"(the request has no \"yaml\")"));
+  EXPECT_EQ(Take(schedhost_testing_harness_call(
+                h, R"({"op": "use_plugins", "plugins": ["Probe"], "extra_toml": ""})")),
+            R"({"ok":null})");
+  EXPECT_THAT(Take(schedhost_testing_harness_call(h, R"({"op": "plugin_names"})")),
+              HasSubstr(R"("Probe")"));
+  schedhost_testing_cycle* c = nullptr;
+  EXPECT_THAT(Take(schedhost_testing_cycle_start(h, "kind: Pod", &c)), HasSubstr("error"));
+  EXPECT_EQ(c, nullptr);
+  const std::string pod = PodYaml("p");
+  ASSERT_EQ(Take(schedhost_testing_cycle_start(h, pod.c_str(), &c)), R"({"ok":null})");
+  EXPECT_THAT(Take(schedhost_testing_cycle_call(c, R"({"op": "filter", "node": "n9"})")),
+              HasSubstr("error"));  // before PreFilter: out of upstream's order
+  EXPECT_THAT(Take(schedhost_testing_cycle_call(c, R"({"op": "pre_filter"})")),
+              HasSubstr(R"("code":0)"));
+  schedhost_testing_cycle_delete(c);
+  schedhost_testing_harness_delete(h);
+  EXPECT_THAT(Take(schedhost_testing_run(R"({"op": "simulate", "seed": -1, "manifests": ""})")),
+              HasSubstr(R"(\"seed\" must be a non-negative integer)"));
 }
 
 }  // namespace
