@@ -5,7 +5,7 @@
 // same answer every run. Compare runs one input under two configs and says where they part.
 //
 //   SimulationResult r = Simulate(config, DecodeFile("cluster.yaml"), plugin_dir, /*seed=*/0);
-//   std::cout << FormatJson(r);      // DESIGN.md §6
+//   std::cout << FormatJson(r);
 #pragma once
 
 #include <cstdint>

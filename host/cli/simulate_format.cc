@@ -1,5 +1,5 @@
-// Output of `schedctl simulate`: the JSON object of DESIGN.md §6 and a kubectl-like table, and
-// the same two for `--compare`.
+// Output of `schedctl simulate`: its JSON object (`-o json`) and a kubectl-like table, and the
+// same two for `--compare`.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

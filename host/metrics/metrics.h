@@ -4,7 +4,7 @@
 //
 // A family is a metric name with its label names; a child is one label set of it, resolved once
 // with With() and then kept (children live as long as the registry). Counter::Inc and
-// Histogram::Observe are relaxed atomic adds on a per-thread shard (DESIGN.md §5: "metrics
+// Histogram::Observe are relaxed atomic adds on a per-thread shard ("metrics
 // counters per thread, summed when scraped"): no lock, no string lookup, no shared cache line
 // between scheduling threads. Render sums the shards.
 //

@@ -1,5 +1,5 @@
 // ProfileSet: every profile of a config, built and validated together, plus the plugin
-// libraries they hold. Immutable once built (DESIGN.md §4): a reload builds a new set and swaps
+// libraries they hold. Immutable once built: a reload builds a new set and swaps
 // one pointer; frameworks and libraries go away when the last holder releases the set.
 //
 //   auto set = ProfileSet::Build(config, BuiltinPluginDir(argv0));   // throws ProfileSetError

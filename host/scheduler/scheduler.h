@@ -1,4 +1,4 @@
-// Scheduler: the scheduling loop of DESIGN.md §2 over a Store. Store events reach the cache
+// Scheduler: the scheduling loop over a Store. Store events reach the cache
 // and the queue through the event router; the loop pops a pod, updates the snapshot
 // incrementally, runs PreFilter, Filter on sampled nodes in parallel (nominated pods counted, two
 // passes), PostFilter on failure, Score and a random tie-break; then assumes the pod, runs

@@ -1,4 +1,4 @@
-// Hot swap of the live ProfileSet (DESIGN.md §4): the new set is built and validated by the
+// Hot swap of the live ProfileSet: the new set is built and validated by the
 // caller, wired to this scheduler here, and swapped in under profiles_mu_ — one pointer, so the
 // scheduling loop takes it at its next cycle while every cycle under way keeps the shared_ptr it
 // started with (a pod waiting at Permit finishes on the plugin instances that admitted it). The

@@ -6,7 +6,7 @@
  * version with the host and hands back a table of plugin descriptors. The host calls plugins
  * through those descriptors; plugins call the host through the schedhost_host_api table.
  *
- * Rules (see ABI.md in the design docs for where each comes from):
+ * Rules (docs/abi.md says where each comes from):
  *  - Every struct and function table starts with `struct_size` and only grows at the end. Before
  *    reading a field, check that its offset is below struct_size (SCHEDHOST_HAS_FIELD); before
  *    calling a table entry, also check that it is non-NULL. A NULL extension point means "this
