@@ -178,14 +178,10 @@ impl<'a> Args<'a> {
     /// on an older host).
     #[inline]
     pub fn key_location(&self) -> String {
-        let a = api();
-        let has = a.struct_size
-            >= std::mem::offset_of!(sys::schedhost_host_api, config_key_location)
-                + std::mem::size_of::<usize>();
-        match (has, a.config_key_location) {
+        match host_fn_since!(config_key_location) {
             // SAFETY: as kind().
-            (true, Some(f)) => unsafe { str_of(f(self.node)).to_string() },
-            _ => self.location(),
+            Some(f) => unsafe { str_of(f(self.node)).to_string() },
+            None => self.location(),
         }
     }
     /// A reader of this table for plugin `plugin`'s arguments (paths `plugin_config.<plugin>.`).

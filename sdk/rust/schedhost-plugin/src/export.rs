@@ -738,7 +738,8 @@ unsafe extern "C" fn normalize_score<T: ScoreExtensions>(
     })
 }
 
-// Reserve, PreBind and Bind: the pod and the node it goes to.
+// The binding cycle's points (Reserve, Unreserve, Permit, PreBind, Bind, PostBind): the pod and
+// the node it goes to. Unreserve and PostBind have no status: they pass NULL, which nothing reads.
 unsafe fn pod_on_node<T: Plugin>(
     i: *mut c_void,
     point: &str,
@@ -770,14 +771,8 @@ unsafe extern "C" fn unreserve<T: ReservePlugin>(
     pod: *const sys::schedhost_pod_view,
     node: sys::schedhost_str,
 ) {
-    guard::<T>(i, "Unreserve", std::ptr::null_mut(), |inst| {
-        if let Some(p) = Pod::from_raw(pod) {
-            inst.plugin.unreserve(
-                &mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()),
-                &p,
-                str_of(node),
-            );
-        }
+    pod_on_node::<T>(i, "Unreserve", cs, pod, node, std::ptr::null_mut(), |p, s, pod, node| {
+        p.unreserve(s, pod, node);
         Status::success()
     });
 }
@@ -790,17 +785,12 @@ unsafe extern "C" fn permit<T: PermitPlugin>(
     timeout_ns: *mut i64,
     st: *mut sys::schedhost_status,
 ) -> i32 {
-    guard::<T>(i, "Permit", st, |inst| {
-        let Some(p) = Pod::from_raw(pod) else { return Status::error("no pod") };
-        let (s, timeout) = inst.plugin.permit(
-            &mut CycleState::new(cs, st, std::ptr::null_mut()),
-            &p,
-            str_of(node),
-        );
+    pod_on_node::<T>(i, "Permit", cs, pod, node, st, |p, s, pod, node| {
+        let (status, timeout) = p.permit(s, pod, node);
         if !timeout_ns.is_null() {
             *timeout_ns = i64::try_from(timeout.as_nanos()).unwrap_or(i64::MAX);
         }
-        s
+        status
     })
 }
 
@@ -830,14 +820,8 @@ unsafe extern "C" fn post_bind<T: PostBindPlugin>(
     pod: *const sys::schedhost_pod_view,
     node: sys::schedhost_str,
 ) {
-    guard::<T>(i, "PostBind", std::ptr::null_mut(), |inst| {
-        if let Some(p) = Pod::from_raw(pod) {
-            inst.plugin.post_bind(
-                &mut CycleState::new(cs, std::ptr::null_mut(), std::ptr::null_mut()),
-                &p,
-                str_of(node),
-            );
-        }
+    pod_on_node::<T>(i, "PostBind", cs, pod, node, std::ptr::null_mut(), |p, s, pod, node| {
+        p.post_bind(s, pod, node);
         Status::success()
     });
 }
@@ -893,9 +877,6 @@ pub fn descriptor<T: Registrations>() -> Descriptor {
     d.version = abi_str(T::VERSION);
     d.create = Some(create::<T>);
     d.destroy = Some(destroy::<T>);
-    if T::HINT.is_some() {
-        d.events_to_register = Some(events_to_register::<T>);
-    }
     if !kind_ptrs.is_empty() {
         d.kinds = kind_ptrs.as_ptr();
         d.kinds_len = kind_ptrs.len();

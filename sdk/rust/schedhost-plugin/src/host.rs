@@ -36,21 +36,6 @@ unsafe impl Send for Host {}
 // SAFETY: as Send.
 unsafe impl Sync for Host {}
 
-#[inline]
-fn has_field(offset: usize) -> bool {
-    api().struct_size >= offset + std::mem::size_of::<usize>()
-}
-
-macro_rules! host_fn_since {
-    ($field:ident) => {
-        if has_field(std::mem::offset_of!(sys::schedhost_host_api, $field)) {
-            api().$field
-        } else {
-            None
-        }
-    };
-}
-
 impl Host {
     #[inline]
     pub(crate) fn from_raw(raw: *mut sys::schedhost_host) -> Host {

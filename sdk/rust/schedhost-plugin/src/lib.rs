@@ -51,6 +51,21 @@
 #[rustfmt::skip]
 pub mod sys;
 
+// The entry `$field` of the host's table: None when the host's table ends before it (a host
+// older than the entry) or leaves it NULL.
+macro_rules! host_fn_since {
+    ($field:ident) => {
+        if $crate::export::api().struct_size
+            >= std::mem::offset_of!($crate::sys::schedhost_host_api, $field)
+                + std::mem::size_of::<usize>()
+        {
+            $crate::export::api().$field
+        } else {
+            None
+        }
+    };
+}
+
 mod args;
 mod export;
 mod host;

@@ -206,6 +206,22 @@ pub struct NodeScore {
     pub plugins: Vec<PluginScore>,
 }
 
+impl NodeScore {
+    /// The score of Score plugin `name` on this node.
+    pub fn plugin(&self, name: &str) -> Option<&PluginScore> {
+        self.plugins.iter().find(|p| p.plugin == name)
+    }
+}
+
+/// The score of Score plugin `plugin` on `node`, from [`Cycle::score`]'s answer.
+pub fn plugin_score<'s>(
+    scores: &'s [NodeScore],
+    node: &str,
+    plugin: &str,
+) -> Option<&'s PluginScore> {
+    scores.iter().find(|s| s.node == node)?.plugin(plugin)
+}
+
 /// A cluster event as the host's event router hands it to the queue; objects are manifests.
 #[derive(Clone, Debug)]
 pub enum Event {

@@ -30,12 +30,7 @@ fn raw_scores(h: &mut Harness, pod: &str) -> Vec<(String, i64)> {
         .score()
         .unwrap()
         .into_iter()
-        .map(|s| {
-            (
-                s.node.clone(),
-                s.plugins.iter().find(|p| p.plugin == "TargetLoadPacking").unwrap().raw,
-            )
-        })
+        .map(|s| (s.node.clone(), s.plugin("TargetLoadPacking").unwrap().raw))
         .collect();
     out.sort();
     out

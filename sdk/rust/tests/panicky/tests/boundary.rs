@@ -1,7 +1,7 @@
 //! The SDK's boundary in the real host: panics become Error statuses, the host carries on, and
 //! queueing hints and registrations cross as declared.
 
-use schedhost_plugin::testing::{built_library, node_yaml, pod_yaml, Event, Harness};
+use schedhost_plugin::testing::{built_library, node_yaml, plugin_score, pod_yaml, Event, Harness};
 use schedhost_plugin::{sys, Code, QueueingHint};
 
 fn harness() -> Harness {
@@ -89,17 +89,7 @@ fn scores_count_the_node_labels() {
     c.filter_all().unwrap();
     c.pre_score().unwrap();
     let scores = c.score().unwrap();
-    let raw = |node: &str| {
-        scores
-            .iter()
-            .find(|s| s.node == node)
-            .unwrap()
-            .plugins
-            .iter()
-            .find(|p| p.plugin == "Panicky")
-            .unwrap()
-            .raw
-    };
+    let raw = |node: &str| plugin_score(&scores, node, "Panicky").unwrap().raw;
     assert_eq!(raw("n1"), 1); // kubernetes.io/hostname
     assert_eq!(raw("n2"), 3);
 }
@@ -114,6 +104,6 @@ fn a_skip_at_pre_score_is_named_and_its_score_column_marked() {
     assert!(pre_score.is_success());
     assert_eq!(pre_score.skipped, vec!["Panicky".to_string()]);
     let scores = c.score().unwrap();
-    let mine = scores[0].plugins.iter().find(|p| p.plugin == "Panicky").unwrap();
+    let mine = scores[0].plugin("Panicky").unwrap();
     assert!(mine.skipped, "{scores:?}");
 }

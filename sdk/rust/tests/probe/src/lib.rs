@@ -43,6 +43,10 @@ impl Probe {
     fn count(&self, state: &CycleState<'_>) -> i64 {
         state.read::<Added>(self.added).map(|a| a.0).unwrap_or(0)
     }
+    fn add_to_count(&self, state: &mut CycleState<'_>, by: i64) -> Status {
+        let n = self.count(state);
+        state.write(self.added, Added(n + by)).into()
+    }
 }
 
 impl Plugin for Probe {
@@ -95,8 +99,7 @@ impl PreFilterExtensions for Probe {
         _: &Pod<'_>,
         _: &NodeInfo<'_>,
     ) -> Status {
-        let n = self.count(state);
-        state.write(self.added, Added(n + 1)).into()
+        self.add_to_count(state, 1)
     }
     fn remove_pod(
         &self,
@@ -105,8 +108,7 @@ impl PreFilterExtensions for Probe {
         _: &Pod<'_>,
         _: &NodeInfo<'_>,
     ) -> Status {
-        let n = self.count(state);
-        state.write(self.added, Added(n - 1)).into()
+        self.add_to_count(state, -1)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Every extension point of RustProbe through the real host, as the scheduler calls them.
 
 use schedhost_plugin::testing::{
-    built_library, node_yaml, pod_yaml, simulate, Harness, SimulateOptions,
+    built_library, node_yaml, plugin_score, pod_yaml, simulate, Harness, SimulateOptions,
 };
 use schedhost_plugin::Code;
 
@@ -70,17 +70,7 @@ fn score_and_normalize_score() {
     c.filter_all().unwrap();
     c.pre_score().unwrap();
     let scores = c.score().unwrap();
-    let mine = |node: &str| {
-        scores
-            .iter()
-            .find(|s| s.node == node)
-            .unwrap()
-            .plugins
-            .iter()
-            .find(|p| p.plugin == "RustProbe")
-            .unwrap()
-            .clone()
-    };
+    let mine = |node: &str| plugin_score(&scores, node, "RustProbe").unwrap().clone();
     // n2: hostname, a, b (30, halved); n1: hostname (10, halved).
     assert_eq!((mine("n2").raw, mine("n2").normalized), (30, 15));
     assert_eq!((mine("n1").raw, mine("n1").normalized), (10, 5));
