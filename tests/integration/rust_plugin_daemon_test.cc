@@ -2,12 +2,8 @@
 // TargetLoadPacking is listed and places pods, `schedctl simulate` runs it, the test plugin
 // Panicky's library is swapped for another build under load (`schedctl reload`), and a panic
 // inside it becomes an Error status with the panic's message in the daemon's log.
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -54,48 +50,26 @@ void Publish(int variant, const fs::path& path) {
   fs::rename(temp, path);
 }
 
-class RustPluginDaemonTest : public ::testing::Test {
+// schedhostd with Panicky from a library path of the test's (build 1 to start with) and
+// TargetLoadPacking from the plugin directory, its log in a file.
+class RustPluginDaemonTest : public SchedctlTest {
  protected:
   void SetUp() override {
     if (!fs::exists(kPanickyDir / "panicky_v1.so")) {
       GTEST_SKIP() << "the Rust plugins are not built (no cargo at configure time)";
     }
-    socket_ = dir_.path() / "run" / "schedhost.sock";
-    server_ = "unix://" + socket_.string();
-    library_ = dir_.path() / "panicky.so";
     Publish(1, library_);
-    const fs::path config = dir_.path() / "schedhost.toml";
-    std::ofstream(config)
-        << "[host]\nstate_dir = \"state\"\nlibraries = [{ path = \"" << library_.string()
-        << "\" }]\n[api]\nlisten = \"" << server_
-        << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
-           "[[profile]]\nname = \"default-scheduler\"\n"
+    log_ = dir_.path() / "schedhostd.log";
+    SchedctlTest::SetUp();
+  }
+  std::string HostKeys() override {
+    return "libraries = [{ path = \"" + library_.string() + "\" }]\n";
+  }
+  std::string Profile() override {
+    return "[[profile]]\nname = \"default-scheduler\"\n"
            "[profile.plugins.filter]\nenabled = [{ name = \"Panicky\" }]\n"
            "[profile.plugins.pre_score]\nenabled = [{ name = \"TargetLoadPacking\" }]\n"
            "[profile.plugins.score]\nenabled = [{ name = \"TargetLoadPacking\", weight = 50 }]\n";
-    log_ = dir_.path() / "schedhostd.log";
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, 1);  // the log goes to stdout
-      ::dup2(fd, 2);
-      const std::string exe = (BinDir() / "schedhostd").string();
-      ::execl(exe.c_str(), "schedhostd", "--config", config.c_str(), "--log-level", "info",
-              static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (!fs::exists(socket_) && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ASSERT_TRUE(fs::exists(socket_)) << "schedhostd did not start:\n" << Slurp(log_);
-  }
-  void TearDown() override {
-    if (pid_ > 0) StopSchedhostd(pid_);
-  }
-  Result Ctl(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--server", server_});
-    return RunSchedctl(dir_, args);
   }
   void Apply(const std::string& yaml) {
     const fs::path file = dir_.path() / "apply.yaml";
@@ -103,26 +77,9 @@ class RustPluginDaemonTest : public ::testing::Test {
     const Result r = Ctl({"apply", "-f", file.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  // NodeOf waits until pod `name` is bound (20 s at most) and returns its node ("" if never).
-  std::string NodeOf(const std::string& name) {
-    for (int i = 0; i < 200; ++i) {
-      const Result r = Ctl({"get", "pod", name, "-o", "json"});
-      if (r.exit_code == 0) {
-        const nlohmann::json pod = nlohmann::json::parse(r.out, nullptr, false);
-        std::string node = pod.value("/spec/nodeName"_json_pointer, "");
-        if (!node.empty()) return node;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return "";
-  }
+  std::string NodeOf(const std::string& pod) { return WaitForNodes({pod})[pod]; }
 
-  TempDir dir_;
-  fs::path socket_;
-  std::string server_;
-  fs::path library_;
-  fs::path log_;
-  pid_t pid_ = -1;
+  const fs::path library_ = dir_.path() / "panicky.so";
 };
 
 TEST_F(RustPluginDaemonTest, RustPluginsAreListedPlacePodsAndSurviveASwapAndAPanic) {

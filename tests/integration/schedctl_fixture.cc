@@ -95,9 +95,14 @@ int FreePort() {
 }
 
 // StartSchedhostd runs schedhostd with `config` (quiet logs); returns its pid.
-pid_t StartSchedhostd(const fs::path& config) {
+pid_t StartSchedhostd(const fs::path& config, const fs::path& log) {
   pid_t pid = ::fork();
   if (pid == 0) {
+    if (!log.empty()) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);  // the log lines go to stdout
+      ::dup2(fd, 2);
+    }
     const std::string exe = (BinDir() / "schedhostd").string();
     ::execl(exe.c_str(), "schedhostd", "--config", config.c_str(), "--log-level", "warn",
             static_cast<char*>(nullptr));
@@ -126,7 +131,7 @@ void SchedctlTest::SetUp() {
   std::ofstream(config) << "[host]\nstate_dir = \"state\"\n" << HostKeys() << "[api]\nlisten = \"" << server_
                         << "\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
                         << Profile();
-  pid_ = StartSchedhostd(config);
+  pid_ = StartSchedhostd(config, log_);
   ASSERT_GE(pid_, 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!fs::exists(socket_) && std::chrono::steady_clock::now() < deadline) {

@@ -44,8 +44,9 @@ Result RunSchedctl(const TempDir& dir, const std::vector<std::string>& args,
 // FreePort returns a TCP port on 127.0.0.1 nobody listened on a moment ago (0 if none).
 int FreePort();
 
-// StartSchedhostd runs schedhostd with `config` (quiet logs); returns its pid.
-pid_t StartSchedhostd(const fs::path& config);
+// StartSchedhostd runs schedhostd with `config` (quiet logs: warnings and errors), its output
+// into the file `log` when one is given; returns its pid.
+pid_t StartSchedhostd(const fs::path& config, const fs::path& log = {});
 // StopSchedhostd sends SIGTERM and expects a clean exit 0.
 void StopSchedhostd(pid_t pid);
 
@@ -73,6 +74,7 @@ class SchedctlTest : public ::testing::Test {
   std::map<std::string, std::string> PodNodes();
 
   TempDir dir_;
+  fs::path log_;  // set before SetUp: schedhostd's output goes to this file
   fs::path socket_;
   std::string server_;
   pid_t pid_ = -1;
